@@ -1,0 +1,541 @@
+/* model.c - definitions with defaults, the builder, and the immutable model.
+ *
+ * Style follows Box2D v3's b2Default*Def functions: every definition struct has
+ * a function that fills in the documented defaults, and the caller changes only
+ * what it needs. The model (as MuJoCo's mjModel) never changes after
+ * tp_builder_finish; batches read it concurrently. */
+#include "model.h"
+
+#include "error.h"
+#include "mass.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- names */
+
+static const char *const tp_shape_names[TP_SHAPE_COUNT] = {"box", "ball", "cylinder", "capsule", "wedge", "corner_wedge"};
+static const char *const tp_action_names[TP_EVENT_ACTION_COUNT] = {
+    "impulse", "angular_impulse", "force", "set_velocity", "set_angular_velocity", "teleport",
+    "gravity", "remove", "wake", "sleep", "reset"};
+
+const char *tp_shape_name(tp_shape_type shape)
+{
+    return (unsigned)shape < TP_SHAPE_COUNT ? tp_shape_names[shape] : NULL;
+}
+
+const char *tp_event_action_name(tp_event_action action)
+{
+    return (unsigned)action < TP_EVENT_ACTION_COUNT ? tp_action_names[action] : NULL;
+}
+
+const char *tp_backend_name(tp_backend backend)
+{
+    switch (backend) {
+    case TP_BACKEND_CPU: return "cpu";
+    case TP_BACKEND_CUDA: return "cuda";
+    case TP_BACKEND_AUTO: return "auto";
+    }
+    return NULL;
+}
+
+const char *tp_sleep_state_name(tp_sleep_state state)
+{
+    switch (state) {
+    case TP_AWAKE: return "awake";
+    case TP_SLEEPING: return "sleeping";
+    case TP_CHECKING: return "checking";
+    }
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- defaults */
+
+tp_model_def tp_default_model_def(void)
+{
+    tp_model_def def;
+    memset(&def, 0, sizeof def);
+    def.name = "scene";
+    def.gravity[2] = -9.81f;
+    def.dt = 1.0f / 60.0f;
+    def.substeps = 4;
+    def.solver.iterations = 8;
+    def.solver.mode = TP_SOLVER_COLORED;
+    def.solver.restitution_threshold = 1.0f;
+    def.solver.warm_starting = 1;
+    /* Island sleep defaults of 002_a9dafb58cea291df.txt; the acceleration guard
+     * threshold of 000_5cca17d3fe7ce587.txt. */
+    def.sleep.enabled = 1;
+    def.sleep.policy = TP_SLEEP_ISLAND;
+    def.sleep.linear_threshold = 0.05f;
+    def.sleep.angular_threshold = 0.15f;
+    def.sleep.quiet_time = 0.5f;
+    def.sleep.angular_measure = TP_ANGULAR_RAD_PER_S;
+    def.sleep.accel_threshold = 0.24f;
+    def.sleep.require_support = 1;
+    def.sleep.skip_constraints = 1;
+    def.randomize.seed = 1;
+    return def;
+}
+
+tp_body_def tp_default_body_def(void)
+{
+    tp_body_def def;
+    memset(&def, 0, sizeof def);
+    def.type = TP_BODY_DYNAMIC;
+    def.shape = TP_SHAPE_BOX;
+    def.size[0] = def.size[1] = def.size[2] = 1.0f;
+    def.quat[3] = 1.0f;
+    def.density = 1000.0f;
+    def.friction = 0.6f;
+    return def;
+}
+
+tp_event_def tp_default_event_def(void)
+{
+    tp_event_def def;
+    memset(&def, 0, sizeof def);
+    def.action = TP_EVENT_WAKE;
+    def.body = -1;
+    def.quat[3] = 1.0f;
+    return def;
+}
+
+/* ---------------------------------------------------------------- validation */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 6, 7)))
+#endif
+static int check_fail(char *field, size_t field_len, char *reason, size_t reason_len, const char *path,
+                      const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    snprintf(field, field_len, "%s", path);
+    vsnprintf(reason, reason_len, fmt, args);
+    va_end(args);
+    return 0;
+}
+/* CHECK_FAIL(path, "reason", ...) inside a *_check function. */
+#define CHECK_FAIL(path, ...) check_fail(field, field_len, reason, reason_len, path, __VA_ARGS__)
+
+static int vec_finite(const float *v, int n, const char *name, char *field, size_t field_len, char *reason,
+                      size_t reason_len)
+{
+    for (int i = 0; i < n; ++i) {
+        if (!isfinite(v[i])) {
+            char path[64];
+            snprintf(path, sizeof path, "%s[%d]", name, i);
+            return CHECK_FAIL(path, "must be a finite number, got %g", (double)v[i]);
+        }
+    }
+    return 1;
+}
+
+int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, char *reason, size_t reason_len)
+{
+    if (!vec_finite(def->gravity, 3, "gravity", field, field_len, reason, reason_len)) return 0;
+    for (int i = 0; i < 3; ++i) {
+        /* 004_ef93c51c0d8439b1.txt bounds gravity; we apply its range per axis. */
+        if (def->gravity[i] < -500.0f || def->gravity[i] > 500.0f) {
+            char path[32];
+            snprintf(path, sizeof path, "gravity[%d]", i);
+            return CHECK_FAIL(path, "must be within [-500, 500] m/s^2, got %g", (double)def->gravity[i]);
+        }
+    }
+    if (!isfinite(def->dt) || !(def->dt > 0.0f)) return CHECK_FAIL("dt", "must be > 0 seconds, got %g", (double)def->dt);
+    if (def->substeps < 1 || def->substeps > 1000)
+        return CHECK_FAIL("substeps", "must be in [1, 1000], got %d", def->substeps);
+    if (def->solver.iterations < 1 || def->solver.iterations > 1000)
+        return CHECK_FAIL("solver.iterations", "must be in [1, 1000], got %d", def->solver.iterations);
+    if ((unsigned)def->solver.mode > TP_SOLVER_SERIAL)
+        return CHECK_FAIL("solver.mode", "must be \"colored\" or \"serial\", got %d", (int)def->solver.mode);
+    if (!isfinite(def->solver.restitution_threshold) || def->solver.restitution_threshold < 0.0f)
+        return CHECK_FAIL("solver.restitution_threshold", "must be >= 0 m/s, got %g", (double)def->solver.restitution_threshold);
+    const tp_sleep_def *s = &def->sleep;
+    if ((unsigned)s->policy > TP_SLEEP_ASSEMBLY)
+        return CHECK_FAIL("sleep.policy", "must be \"island\" or \"assembly\", got %d", (int)s->policy);
+    if (s->policy == TP_SLEEP_ASSEMBLY && s->enabled)
+        return CHECK_FAIL("sleep.policy", "\"assembly\" is reserved for a later release; use \"island\"");
+    const struct { const char *name; float value; } nonneg[] = {
+        {"sleep.linear_threshold", s->linear_threshold}, {"sleep.angular_threshold", s->angular_threshold},
+        {"sleep.quiet_time", s->quiet_time}, {"sleep.accel_threshold", s->accel_threshold}};
+    for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; ++i)
+        if (!isfinite(nonneg[i].value) || nonneg[i].value < 0.0f)
+            return CHECK_FAIL(nonneg[i].name, "must be a finite number >= 0, got %g", (double)nonneg[i].value);
+    if ((unsigned)s->angular_measure > TP_ANGULAR_SURFACE_SPEED)
+        return CHECK_FAIL("sleep.angular_measure", "must be \"rad_per_s\" or \"surface_speed\", got %d", (int)s->angular_measure);
+    if (!isfinite(def->randomize.pos_noise) || def->randomize.pos_noise < 0.0f)
+        return CHECK_FAIL("randomize.pos_noise", "must be a finite number >= 0 m, got %g", (double)def->randomize.pos_noise);
+    if (!isfinite(def->randomize.yaw_noise_deg) || def->randomize.yaw_noise_deg < 0.0f ||
+        def->randomize.yaw_noise_deg > 180.0f)
+        return CHECK_FAIL("randomize.yaw_noise_deg", "must be within [0, 180] degrees, got %g", (double)def->randomize.yaw_noise_deg);
+    return 1;
+}
+
+int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, char *reason, size_t reason_len)
+{
+    if ((unsigned)def->type > TP_BODY_KINEMATIC)
+        return CHECK_FAIL("type", "must be dynamic, static or kinematic, got %d", (int)def->type);
+    if ((unsigned)def->shape >= TP_SHAPE_COUNT)
+        return CHECK_FAIL("shape", "unknown shape %d", (int)def->shape);
+    if (!vec_finite(def->size, 3, "size", field, field_len, reason, reason_len)) return 0;
+    for (int i = 0; i < 3; ++i) {
+        if (!(def->size[i] > 0.0f)) {
+            char path[16];
+            snprintf(path, sizeof path, "size[%d]", i);
+            return CHECK_FAIL(path, "must be > 0, got %g", (double)def->size[i]);
+        }
+    }
+    char shape_reason[160];
+    if (!tp_shape_size_check((tp_shape_type)def->shape, def->size, shape_reason, sizeof shape_reason))
+        return CHECK_FAIL("size", "%s", shape_reason);
+    if (!vec_finite(def->pos, 3, "pos", field, field_len, reason, reason_len)) return 0;
+    if (!vec_finite(def->quat, 4, "quat", field, field_len, reason, reason_len)) return 0;
+    float q2 = def->quat[0] * def->quat[0] + def->quat[1] * def->quat[1] + def->quat[2] * def->quat[2] +
+               def->quat[3] * def->quat[3];
+    if (!(q2 > 1e-12f)) return CHECK_FAIL("quat", "must not be the zero quaternion");
+    if (!vec_finite(def->vel, 3, "vel", field, field_len, reason, reason_len)) return 0;
+    if (!vec_finite(def->ang_vel, 3, "ang_vel", field, field_len, reason, reason_len)) return 0;
+    if (!isfinite(def->density) || !(def->density > 0.0f))
+        return CHECK_FAIL("density", "must be > 0 kg/m^3, got %g", (double)def->density);
+    if (!isfinite(def->mass) || def->mass < 0.0f)
+        return CHECK_FAIL("mass", "must be > 0 kg (or 0 to use density), got %g", (double)def->mass);
+    if (!isfinite(def->friction) || def->friction < 0.0f)
+        return CHECK_FAIL("friction", "must be >= 0, got %g", (double)def->friction);
+    if (!isfinite(def->restitution) || def->restitution < 0.0f || def->restitution > 1.0f)
+        return CHECK_FAIL("restitution", "must be within [0, 1], got %g", (double)def->restitution);
+    return 1;
+}
+
+/* Actions that act on one body need `body`; the others must not name one. */
+static int action_needs_body(tp_event_action a)
+{
+    return a != TP_EVENT_GRAVITY && a != TP_EVENT_RESET;
+}
+
+int tp_event_def_check(const tp_event_def *def, int body_count, const tp_body_def *bodies, char *field,
+                       size_t field_len, char *reason, size_t reason_len)
+{
+    if (!isfinite(def->time) || def->time < 0.0)
+        return CHECK_FAIL("time", "must be a finite time >= 0 s, got %g", def->time);
+    if ((unsigned)def->action >= TP_EVENT_ACTION_COUNT)
+        return CHECK_FAIL("action", "unknown action %d", (int)def->action);
+    if (action_needs_body(def->action)) {
+        if (def->body < 0 || def->body >= body_count)
+            return CHECK_FAIL("body", "\"%s\" needs a body of the scene (0..%d), got %d", tp_event_action_name(def->action), body_count - 1, def->body);
+        if (bodies && bodies[def->body].type != TP_BODY_DYNAMIC && def->action != TP_EVENT_REMOVE)
+            return CHECK_FAIL("body", "\"%s\" acts on dynamic bodies; body %d is static or kinematic", tp_event_action_name(def->action), def->body);
+    }
+    if (!vec_finite(def->value, 3, "value", field, field_len, reason, reason_len)) return 0;
+    if (!vec_finite(def->pos, 3, "pos", field, field_len, reason, reason_len)) return 0;
+    if (!vec_finite(def->quat, 4, "quat", field, field_len, reason, reason_len)) return 0;
+    if (def->action == TP_EVENT_GRAVITY) {
+        for (int i = 0; i < 3; ++i) {
+            if (def->value[i] < -500.0f || def->value[i] > 500.0f) {
+                char path[16];
+                snprintf(path, sizeof path, "value[%d]", i);
+                return CHECK_FAIL(path, "gravity must be within [-500, 500] m/s^2, got %g", (double)def->value[i]);
+            }
+        }
+    }
+    if (def->action == TP_EVENT_TELEPORT && def->has_quat) {
+        float q2 = def->quat[0] * def->quat[0] + def->quat[1] * def->quat[1] + def->quat[2] * def->quat[2] +
+                   def->quat[3] * def->quat[3];
+        if (!(q2 > 1e-12f)) return CHECK_FAIL("quat", "must not be the zero quaternion");
+    }
+    if (!isfinite(def->duration) || def->duration < 0.0)
+        return CHECK_FAIL("duration", "must be a finite time >= 0 s, got %g", def->duration);
+    if (def->world_count < 0 || (def->world_count > 0 && !def->worlds))
+        return CHECK_FAIL("worlds", "world list is empty or missing");
+    for (int i = 0; i < def->world_count; ++i) {
+        if (def->worlds[i] < 0) {
+            char path[32];
+            snprintf(path, sizeof path, "worlds[%d]", i);
+            return CHECK_FAIL(path, "must be a world index >= 0, got %d", def->worlds[i]);
+        }
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- builder */
+
+struct tp_builder {
+    tp_model_def def;
+    char *name;
+    tp_body_def *bodies;
+    char **body_names;
+    int body_count, body_capacity;
+    tp_event_def *events;
+    int event_count, event_capacity;
+};
+
+static char *dup_string(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *r = malloc(n);
+    if (r) memcpy(r, s, n);
+    return r;
+}
+
+static int grow(void **array, int *capacity, int needed, size_t elem)
+{
+    if (needed <= *capacity) return 1;
+    int cap = *capacity ? *capacity * 2 : 16;
+    while (cap < needed) cap *= 2;
+    void *p = realloc(*array, (size_t)cap * elem);
+    if (!p) return 0;
+    *array = p;
+    *capacity = cap;
+    return 1;
+}
+
+tp_status tp_builder_create(const tp_model_def *def, tp_builder **out)
+{
+    if (!out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_create: out is NULL");
+    *out = NULL;
+    tp_model_def d = def ? *def : tp_default_model_def();
+    char field[64], reason[256];
+    if (!tp_model_def_check(&d, field, sizeof field, reason, sizeof reason))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "model definition: %s: %s", field, reason);
+    tp_builder *b = calloc(1, sizeof *b);
+    if (!b) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_create: out of memory");
+    b->def = d;
+    b->name = dup_string(d.name ? d.name : "scene");
+    if (!b->name) { free(b); return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_create: out of memory"); }
+    b->def.name = b->name;
+    *out = b;
+    return TP_OK;
+}
+
+static int find_name(char *const *names, int count, const char *name)
+{
+    for (int i = 0; i < count; ++i)
+        if (strcmp(names[i], name) == 0) return i;
+    return -1;
+}
+
+tp_status tp_builder_add_body(tp_builder *b, const tp_body_def *def, int *out_index)
+{
+    if (!b || !def) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_add_body: builder or def is NULL");
+    int index = b->body_count;
+    char field[64], reason[256];
+    if (!tp_body_def_check(def, field, sizeof field, reason, sizeof reason))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "body %d (%s): %s: %s", index, def->name ? def->name : "unnamed",
+                       field, reason);
+    char auto_name[32];
+    snprintf(auto_name, sizeof auto_name, "body%d", index);
+    const char *name = def->name ? def->name : auto_name;
+    if (name[0] == '\0') return tp_fail(TP_ERR_INVALID_ARGUMENT, "body %d: name: must not be empty", index);
+    int other = find_name(b->body_names, b->body_count, name);
+    if (other >= 0)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "body %d: name: \"%s\" is already the name of body %d", index, name,
+                       other);
+    if (index >= TP_MAX_BODIES_PER_WORLD)
+        return tp_fail(TP_ERR_CAPACITY, "body %d (%s): a world holds at most %d bodies", index, name,
+                       TP_MAX_BODIES_PER_WORLD);
+    if (!grow((void **)&b->bodies, &b->body_capacity, index + 1, sizeof *b->bodies)) goto oom;
+    char **names = realloc(b->body_names, (size_t)b->body_capacity * sizeof *names);
+    if (!names) goto oom;
+    b->body_names = names;
+    char *copy = dup_string(name);
+    if (!copy) goto oom;
+    b->bodies[index] = *def;
+    b->body_names[index] = copy;
+    b->bodies[index].name = copy;
+    b->body_count++;
+    if (out_index) *out_index = index;
+    return TP_OK;
+oom:
+    return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_add_body: out of memory");
+}
+
+tp_status tp_builder_add_event(tp_builder *b, const tp_event_def *def)
+{
+    if (!b || !def) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_add_event: builder or def is NULL");
+    char field[64], reason[256];
+    if (!tp_event_def_check(def, b->body_count, b->bodies, field, sizeof field, reason, sizeof reason))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (%s): %s: %s", b->event_count,
+                       tp_event_action_name(def->action) ? tp_event_action_name(def->action) : "?", field, reason);
+    tp_event_def e = *def;
+    if (e.world_count > 0) {
+        int *copy = malloc((size_t)e.world_count * sizeof *copy);
+        if (!copy) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_add_event: out of memory");
+        memcpy(copy, def->worlds, (size_t)e.world_count * sizeof *copy);
+        e.worlds = copy;
+    } else {
+        e.worlds = NULL;
+    }
+    if (!grow((void **)&b->events, &b->event_capacity, b->event_count + 1, sizeof *b->events)) {
+        free((void *)e.worlds);
+        return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_add_event: out of memory");
+    }
+    b->events[b->event_count++] = e;
+    return TP_OK;
+}
+
+void tp_builder_destroy(tp_builder *b)
+{
+    if (!b) return;
+    for (int i = 0; i < b->body_count; ++i) free(b->body_names[i]);
+    for (int i = 0; i < b->event_count; ++i) free((void *)b->events[i].worlds);
+    free(b->body_names);
+    free(b->bodies);
+    free(b->events);
+    free(b->name);
+    free(b);
+}
+
+/* Mass properties of one body; static and kinematic bodies get infinite mass
+ * (inverse 0). `mass` > 0 rescales the density-based tensor. */
+static void body_mass_properties(const tp_body_def *def, tp_body_model *bm, float *inv_mass, float *inv_inertia)
+{
+    tp_shape_mass_properties((tp_shape_type)def->shape, def->size, 1.0f, &bm->mass, bm->com, bm->inertia);
+    float scale = def->mass > 0.0f ? def->mass / bm->mass : def->density;
+    bm->mass *= scale;
+    for (int k = 0; k < 6; ++k) bm->inertia[k] *= scale;
+    if (def->type == TP_BODY_DYNAMIC) {
+        *inv_mass = 1.0f / bm->mass;
+        tp_sym_inverse(bm->inertia, inv_inertia);
+    } else {
+        *inv_mass = 0.0f;
+        for (int k = 0; k < 6; ++k) inv_inertia[k] = 0.0f;
+    }
+}
+
+/* Stable insertion sort of events by time: events at the same time keep the
+ * order in which they were written. */
+static void sort_events(tp_event_def *events, int n)
+{
+    for (int i = 1; i < n; ++i) {
+        tp_event_def e = events[i];
+        int j = i - 1;
+        while (j >= 0 && events[j].time > e.time) { events[j + 1] = events[j]; --j; }
+        events[j + 1] = e;
+    }
+}
+
+tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
+{
+    if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_finish: builder or out is NULL");
+    *out = NULL;
+    if (b->body_count == 0) return tp_fail(TP_ERR_INVALID_ARGUMENT, "model \"%s\": it has no bodies", b->name);
+    int n = b->body_count;
+    tp_model *m = calloc(1, sizeof *m);
+    if (!m) goto oom;
+    m->def = b->def;
+    m->name = dup_string(b->name);
+    m->body_defs = calloc((size_t)n, sizeof *m->body_defs);
+    m->body_names = calloc((size_t)n, sizeof *m->body_names);
+    m->bodies = calloc((size_t)n, sizeof *m->bodies);
+    m->inv_mass = calloc((size_t)n, sizeof *m->inv_mass);
+    m->inv_inertia = calloc((size_t)n * 6, sizeof *m->inv_inertia);
+    if (!m->name || !m->body_defs || !m->body_names || !m->bodies || !m->inv_mass || !m->inv_inertia) goto oom;
+    m->def.name = m->name;
+    m->body_count = n;
+    for (int i = 0; i < n; ++i) {
+        m->body_names[i] = dup_string(b->body_names[i]);
+        if (!m->body_names[i]) goto oom;
+        tp_body_def d = b->bodies[i];
+        d.name = m->body_names[i];
+        /* Normalize the orientation once, here, so every world starts from the same bits. */
+        tp_quat q = tp_q_normalize(tp_q_load(d.quat));
+        tp_q_store(d.quat, q);
+        m->body_defs[i] = d;
+        tp_body_model *bm = &m->bodies[i];
+        bm->type = (uint8_t)d.type;
+        bm->shape = (uint8_t)d.shape;
+        memcpy(bm->size, d.size, sizeof bm->size);
+        bm->friction = d.friction;
+        bm->restitution = d.restitution;
+        bm->bound_radius = tp_shape_bound_radius((tp_shape_type)d.shape, d.size);
+        body_mass_properties(&d, bm, &m->inv_mass[i], &m->inv_inertia[6 * i]);
+        if (d.type == TP_BODY_DYNAMIC) m->dynamic_count++;
+    }
+    m->event_count = b->event_count;
+    int total_worlds = 0;
+    for (int i = 0; i < b->event_count; ++i) total_worlds += b->events[i].world_count;
+    if (b->event_count) {
+        m->events = calloc((size_t)b->event_count, sizeof *m->events);
+        if (!m->events) goto oom;
+    }
+    if (total_worlds) {
+        m->event_worlds = malloc((size_t)total_worlds * sizeof *m->event_worlds);
+        if (!m->event_worlds) goto oom;
+    }
+    int at = 0;
+    for (int i = 0; i < b->event_count; ++i) {
+        m->events[i] = b->events[i];
+        if (b->events[i].world_count) {
+            memcpy(m->event_worlds + at, b->events[i].worlds, (size_t)b->events[i].world_count * sizeof(int));
+            m->events[i].worlds = m->event_worlds + at;
+            at += b->events[i].world_count;
+        }
+    }
+    sort_events(m->events, m->event_count);
+    *out = m;
+    return TP_OK;
+oom:
+    tp_model_destroy(m);
+    return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_finish: out of memory");
+}
+
+void tp_model_destroy(tp_model *m)
+{
+    if (!m) return;
+    if (m->body_names)
+        for (int i = 0; i < m->body_count; ++i) free(m->body_names[i]);
+    free(m->body_names);
+    free(m->body_defs);
+    free(m->bodies);
+    free(m->inv_mass);
+    free(m->inv_inertia);
+    free(m->events);
+    free(m->event_worlds);
+    free(m->name);
+    free(m);
+}
+
+/* ---------------------------------------------------------------- queries */
+
+const char *tp_model_name(const tp_model *m) { return m ? m->name : NULL; }
+int tp_model_body_count(const tp_model *m) { return m ? m->body_count : 0; }
+int tp_model_dynamic_body_count(const tp_model *m) { return m ? m->dynamic_count : 0; }
+tp_model_def tp_model_get_def(const tp_model *m) { return m->def; }
+
+int tp_model_find_body(const tp_model *m, const char *name)
+{
+    if (!m || !name) return -1;
+    return find_name(m->body_names, m->body_count, name);
+}
+
+const char *tp_model_body_name(const tp_model *m, int body)
+{
+    if (!m || body < 0 || body >= m->body_count) return NULL;
+    return m->body_names[body];
+}
+
+tp_status tp_model_get_body_def(const tp_model *m, int body, tp_body_def *out)
+{
+    if (!m || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_get_body_def: model or out is NULL");
+    if (body < 0 || body >= m->body_count)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_get_body_def: body %d out of range [0, %d)", body,
+                       m->body_count);
+    *out = m->body_defs[body];
+    return TP_OK;
+}
+
+tp_status tp_model_body_mass(const tp_model *m, int body, float *mass, float inertia[3])
+{
+    if (!m) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_body_mass: model is NULL");
+    if (body < 0 || body >= m->body_count)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_body_mass: body %d out of range [0, %d)", body,
+                       m->body_count);
+    if (mass) *mass = m->bodies[body].mass;
+    if (inertia)
+        for (int k = 0; k < 3; ++k) inertia[k] = m->bodies[body].inertia[k];
+    return TP_OK;
+}

@@ -1,0 +1,36 @@
+/* model.h - internals of the immutable model and of its builder. */
+#ifndef TP_MODEL_H
+#define TP_MODEL_H
+
+#include "torpor.h"
+#include "tp_world.h"
+
+#include <stddef.h>
+
+struct tp_model {
+    tp_model_def def;          /* def.name points at `name` */
+    char *name;
+    int body_count;            /* bodies per world, static included */
+    int dynamic_count;
+    tp_body_def *body_defs;    /* [body_count], names point into body_names */
+    char **body_names;         /* [body_count] */
+    tp_body_model *bodies;     /* [body_count] shape, mass properties, material */
+    float *inv_mass;           /* [body_count] 0 for static and kinematic */
+    float *inv_inertia;        /* [body_count][6] body frame, xx yy zz xy xz yz */
+    tp_event_def *events;      /* [event_count] sorted by time (stable) */
+    int event_count;
+    int *event_worlds;         /* storage behind events[i].worlds */
+};
+
+/* Validation shared by the builder and the scene loader, so a rule lives in one
+ * place. On failure they return 0 and write the offending field's path relative
+ * to the definition (e.g. "size[1]", "solver.iterations") and the reason
+ * ("must be > 0, got -1"); the caller adds where it came from. */
+int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, char *reason, size_t reason_len);
+int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, char *reason, size_t reason_len);
+/* `body_count` bounds event bodies; `worlds` is unknown at model time, so world
+ * indices are only checked to be >= 0 here and against the batch at run time. */
+int tp_event_def_check(const tp_event_def *def, int body_count, const tp_body_def *bodies, char *field,
+                       size_t field_len, char *reason, size_t reason_len);
+
+#endif

@@ -1,0 +1,299 @@
+/* torpor.h - public C API of torpor, a batched rigid-body simulator with island sleep.
+ *
+ * Vocabulary and conventions are those of DESIGN.md: SI units (m, kg, s, rad, N),
+ * z up, default gravity (0, 0, -9.81), quaternions stored [x, y, z, w], float32
+ * state.
+ *
+ * Three objects:
+ *   - a model (tp_model) is an immutable template world compiled from a scene file
+ *     (tp_model_load) or from a builder (tp_builder_*). It owns bodies, shapes,
+ *     materials, solver and sleep settings, randomization and scripted events;
+ *   - a batch (tp_batch) holds N replicated worlds of one model on one backend.
+ *     All its memory is allocated by tp_batch_create; tp_batch_step never allocates;
+ *   - state arrays are structure-of-arrays, world-major: element [w * bodies + b].
+ *
+ * Errors: every call that can fail returns a tp_status. On failure nothing was
+ * changed, and tp_last_error() returns a message (thread-local, valid until the
+ * next failing call on that thread) that names the bad value and where it came
+ * from, e.g. "scenes/a.json:12:7: bodies[3].size[1]: must be > 0, got -1".
+ */
+#ifndef TORPOR_H
+#define TORPOR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TP_VERSION_STRING "0.1.0"
+
+/* ---------------------------------------------------------------- status */
+
+typedef enum tp_status {
+    TP_OK = 0,
+    TP_ERR_INVALID_ARGUMENT = 1, /* a bad value passed through the API */
+    TP_ERR_PARSE = 2,            /* a malformed or invalid scene file */
+    TP_ERR_IO = 3,               /* a file could not be read or written */
+    TP_ERR_OUT_OF_MEMORY = 4,    /* an allocation at creation time failed */
+    TP_ERR_CAPACITY = 5,         /* a fixed capacity was exceeded */
+    TP_ERR_BACKEND = 6,          /* the backend is not built in or has no device */
+    TP_ERR_CUDA = 7              /* a CUDA call failed */
+} tp_status;
+
+/* Message of the last failure on this thread ("" when none). */
+const char *tp_last_error(void);
+/* Short name of a status code ("invalid argument", ...). */
+const char *tp_status_name(tp_status status);
+
+/* ---------------------------------------------------------------- enums */
+
+typedef enum tp_body_type { TP_BODY_DYNAMIC = 0, TP_BODY_STATIC = 1, TP_BODY_KINEMATIC = 2 } tp_body_type;
+
+/* Shapes fill a box of full extents `size` (local x, y, z), DESIGN.md section 2:
+ *   BOX           fills it;
+ *   BALL          diameter = min(size);
+ *   CYLINDER      axis along local x, length size.x, diameter min(size.y, size.z);
+ *   CAPSULE       axis along local x, total length size.x (hemispherical ends
+ *                 included), diameter min(size.y, size.z);
+ *   WEDGE         a box cut by a slope: full bottom face (-z) and tall back face
+ *                 (-y); the slope runs from the top of the back face down to the
+ *                 bottom front edge (+y). (The source document's y-up wedge with
+ *                 its back at +Z, turned +90 degrees about x into our z-up frame.)
+ *   CORNER_WEDGE  a pyramid over the full bottom face with its apex above the
+ *                 (+x, +y) corner at the top: the wedge's slope cut in two. */
+typedef enum tp_shape_type {
+    TP_SHAPE_BOX = 0,
+    TP_SHAPE_BALL = 1,
+    TP_SHAPE_CYLINDER = 2,
+    TP_SHAPE_CAPSULE = 3,
+    TP_SHAPE_WEDGE = 4,
+    TP_SHAPE_CORNER_WEDGE = 5,
+    TP_SHAPE_COUNT = 6
+} tp_shape_type;
+
+typedef enum tp_solver_mode { TP_SOLVER_COLORED = 0, TP_SOLVER_SERIAL = 1 } tp_solver_mode;
+typedef enum tp_sleep_policy { TP_SLEEP_ISLAND = 0, TP_SLEEP_ASSEMBLY = 1 } tp_sleep_policy;
+typedef enum tp_angular_measure { TP_ANGULAR_RAD_PER_S = 0, TP_ANGULAR_SURFACE_SPEED = 1 } tp_angular_measure;
+/* Sleep state of a body, as stored in the state arrays (uint8). */
+typedef enum tp_sleep_state { TP_AWAKE = 0, TP_SLEEPING = 1, TP_CHECKING = 2 } tp_sleep_state;
+typedef enum tp_backend { TP_BACKEND_CPU = 0, TP_BACKEND_CUDA = 1, TP_BACKEND_AUTO = 2 } tp_backend;
+
+/* Name tables ("box", "island", "cpu", ...); NULL for an out-of-range value. */
+const char *tp_shape_name(tp_shape_type shape);
+const char *tp_backend_name(tp_backend backend);
+const char *tp_sleep_state_name(tp_sleep_state state);
+
+/* ---------------------------------------------------------------- definitions */
+
+typedef struct tp_solver_def {
+    int iterations;              /* PGS sweeps per substep, >= 1 (default 8) */
+    tp_solver_mode mode;         /* colored (default) or serial (the reference) */
+    float restitution_threshold; /* m/s; restitution only above this normal speed (default 1) */
+    int warm_starting;           /* reuse last step's impulses, matched by contact key (default 1) */
+} tp_solver_def;
+
+typedef struct tp_sleep_def {
+    int enabled;                      /* default 1 */
+    tp_sleep_policy policy;           /* default island */
+    float linear_threshold;           /* m/s, default 0.05 */
+    float angular_threshold;          /* rad/s (or m/s for surface speed), default 0.15 */
+    float quiet_time;                 /* s, default 0.5 */
+    tp_angular_measure angular_measure;
+    float accel_threshold;            /* m/s^2, default 0.24; 0 disables the guard */
+    int require_support;              /* default 1 */
+    int skip_constraints;             /* default 1 */
+} tp_sleep_def;
+
+/* Per-world randomization, drawn from Philox4x32-10 keyed on (seed, world, body,
+ * stream) so world w gets the same numbers at any world count (DESIGN.md 5).
+ * Every world, world 0 included, draws its own numbers. */
+typedef struct tp_randomize_def {
+    uint64_t seed;       /* default 1 */
+    float pos_noise;     /* m; x and y offsets uniform in [-pos_noise, pos_noise] (default 0) */
+    float yaw_noise_deg; /* degrees; yaw uniform in [-yaw_noise_deg, yaw_noise_deg] (default 0) */
+} tp_randomize_def;
+
+typedef struct tp_model_def {
+    const char *name;            /* scene name (copied), default "scene" */
+    float gravity[3];            /* m/s^2, each component in [-500, 500]; default (0, 0, -9.81) */
+    float dt;                    /* s, > 0; default 1/60 */
+    int substeps;                /* >= 1; default 4 */
+    tp_solver_def solver;
+    tp_sleep_def sleep;
+    tp_randomize_def randomize;
+} tp_model_def;
+
+typedef struct tp_body_def {
+    const char *name;      /* unique within the model (copied); NULL gives "body<index>" */
+    tp_body_type type;     /* default dynamic */
+    tp_shape_type shape;   /* default box */
+    float size[3];         /* m, full extents, each > 0 (default 1, 1, 1) */
+    float pos[3];          /* m, centre of the shape's box */
+    float quat[4];         /* [x, y, z, w], normalized on load (default identity) */
+    float vel[3];          /* m/s */
+    float ang_vel[3];      /* rad/s */
+    float density;         /* kg/m^3, > 0 (default 1000); used when mass == 0 */
+    float mass;            /* kg; > 0 overrides density, 0 = use density */
+    float friction;        /* >= 0 (default 0.6) */
+    float restitution;     /* [0, 1] (default 0) */
+} tp_body_def;
+
+/* Scripted events, applied before the first step that starts at or after `time`. */
+typedef enum tp_event_action {
+    TP_EVENT_IMPULSE, TP_EVENT_ANGULAR_IMPULSE, TP_EVENT_FORCE, TP_EVENT_SET_VELOCITY,
+    TP_EVENT_SET_ANGULAR_VELOCITY, TP_EVENT_TELEPORT, TP_EVENT_GRAVITY, TP_EVENT_REMOVE,
+    TP_EVENT_WAKE, TP_EVENT_SLEEP, TP_EVENT_RESET, TP_EVENT_ACTION_COUNT
+} tp_event_action;
+
+typedef struct tp_event_def {
+    double time;            /* s, >= 0 */
+    tp_event_action action;
+    int body;               /* body index, or -1 where the action takes none (gravity, reset) */
+    float value[3];         /* the vector: impulse N s, force N, velocity, gravity m/s^2 */
+    float pos[3];           /* teleport: new position (m) */
+    float quat[4];          /* teleport: new orientation, if has_quat */
+    int has_quat;
+    double duration;        /* force: seconds it acts (>= 0; 0 = one step) */
+    const int *worlds;      /* worlds it acts in (copied); NULL = all worlds */
+    int world_count;
+} tp_event_def;
+
+const char *tp_event_action_name(tp_event_action action);
+
+tp_model_def tp_default_model_def(void);
+tp_body_def tp_default_body_def(void);
+tp_event_def tp_default_event_def(void);
+
+/* ---------------------------------------------------------------- model */
+
+typedef struct tp_builder tp_builder;
+typedef struct tp_model tp_model;
+
+/* Start a model from a definition (validated: TP_ERR_INVALID_ARGUMENT). */
+tp_status tp_builder_create(const tp_model_def *def, tp_builder **out);
+/* Add a body; its index (0-based, in order of addition) goes to *out_index. */
+tp_status tp_builder_add_body(tp_builder *builder, const tp_body_def *def, int *out_index);
+tp_status tp_builder_add_event(tp_builder *builder, const tp_event_def *def);
+/* Compile the builder into an immutable model. The builder stays valid and
+ * must still be destroyed. */
+tp_status tp_builder_finish(const tp_builder *builder, tp_model **out);
+void tp_builder_destroy(tp_builder *builder);
+
+/* Load a scene file (JSON, format "torpor-scene", version 1; see docs/scene-format.md).
+ * TP_ERR_IO if it cannot be read, TP_ERR_PARSE with "file:line:col: path: reason". */
+tp_status tp_model_load(const char *path, tp_model **out);
+/* The same from a string; `source` names it in messages. */
+tp_status tp_model_load_string(const char *json, const char *source, tp_model **out);
+void tp_model_destroy(tp_model *model);
+
+const char *tp_model_name(const tp_model *model);
+int tp_model_body_count(const tp_model *model);         /* bodies per world, static included */
+int tp_model_dynamic_body_count(const tp_model *model); /* dynamic bodies per world */
+/* Index of the body named `name`, or -1. */
+int tp_model_find_body(const tp_model *model, const char *name);
+const char *tp_model_body_name(const tp_model *model, int body);
+/* Copy of the definitions the model was built from (name pointers stay owned by the model). */
+tp_model_def tp_model_get_def(const tp_model *model);
+tp_status tp_model_get_body_def(const tp_model *model, int body, tp_body_def *out);
+/* Mass (kg) and principal inertia (kg m^2, about local x, y, z) of a body in the template. */
+tp_status tp_model_body_mass(const tp_model *model, int body, float *mass, float inertia[3]);
+
+/* ---------------------------------------------------------------- batch */
+
+typedef struct tp_batch tp_batch;
+
+typedef struct tp_batch_def {
+    int worlds;                 /* >= 1 (default 1) */
+    tp_backend backend;         /* default cpu */
+    int threads;                /* CPU threads over worlds; 0 = OpenMP default (default 0) */
+    int contact_capacity;       /* contact points per world; 0 = default (64 x dynamic bodies + 64) */
+    int has_seed;               /* if set, `seed` replaces the model's randomize seed */
+    uint64_t seed;
+} tp_batch_def;
+
+tp_batch_def tp_default_batch_def(void);
+
+/* Create N worlds of `model` (which must outlive the batch). Every world starts
+ * at the model's initial state, randomized per world. TP_ERR_BACKEND if the
+ * backend is not built in or has no device; TP_ERR_OUT_OF_MEMORY says how much
+ * was asked for. */
+tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_batch **out);
+void tp_batch_destroy(tp_batch *batch);
+
+/* Advance every world by `steps` steps of dt. Scripted events of the model are
+ * applied before the first step that starts at or after their time. Never
+ * allocates. A world whose state becomes non-finite is flagged in faults and
+ * frozen until reset; the others go on unaffected. */
+tp_status tp_batch_step(tp_batch *batch, int steps);
+
+int tp_batch_worlds(const tp_batch *batch);
+int tp_batch_bodies(const tp_batch *batch);       /* bodies per world */
+tp_backend tp_batch_backend(const tp_batch *batch);
+int tp_batch_threads(const tp_batch *batch);      /* CPU threads actually used */
+int64_t tp_batch_step_count(const tp_batch *batch);
+double tp_batch_time(const tp_batch *batch);      /* steps x dt, seconds */
+const tp_model *tp_batch_model(const tp_batch *batch);
+
+/* Read-only views of the state, world-major. Valid until the next call that
+ * changes the batch. On CUDA, obtaining the view copies the state to the host. */
+typedef struct tp_state_view {
+    int worlds, bodies;             /* shapes below use W = worlds, B = bodies */
+    const float *pos;               /* [W][B][3]  m */
+    const float *quat;              /* [W][B][4]  [x, y, z, w] */
+    const float *v;                 /* [W][B][3]  m/s */
+    const float *w;                 /* [W][B][3]  rad/s */
+    const uint8_t *body_awake;      /* [W][B]     1 awake, 0 sleeping (static bodies: 0) */
+    const uint8_t *sleep_state;     /* [W][B]     tp_sleep_state */
+    const float *quiet_timer;       /* [W][B]     s */
+    const uint8_t *removed;         /* [W][B]     1 once removed by tp_batch_remove_body */
+    const int32_t *awake_count;     /* [W]        awake dynamic bodies */
+    const int32_t *sleeping_count;  /* [W]        sleeping dynamic bodies */
+    const int32_t *checking_count;  /* [W]        sleep-checking dynamic bodies */
+    const int32_t *contact_overflow;/* [W]        contact points that did not fit, summed over steps */
+    const uint8_t *faults;          /* [W]        1 if the world's state became non-finite */
+} tp_state_view;
+
+tp_status tp_batch_state(tp_batch *batch, tp_state_view *out);
+
+/* Writes of one body in one world. Non-finite values are refused
+ * (TP_ERR_INVALID_ARGUMENT naming the value) and nothing changes. A write wakes
+ * the body's island. Static bodies cannot be written. */
+tp_status tp_batch_set_pose(tp_batch *batch, int world, int body, const float pos[3], const float quat[4]);
+tp_status tp_batch_set_velocity(tp_batch *batch, int world, int body, const float v[3], const float w[3]);
+/* Force (N) for the next step only, at a world point (m) or at the centre if
+ * point is NULL (which then adds no torque). A zero force wakes nothing. */
+tp_status tp_batch_apply_force(tp_batch *batch, int world, int body, const float force[3], const float point[3]);
+tp_status tp_batch_apply_torque(tp_batch *batch, int world, int body, const float torque[3]);
+/* Impulse (N s) applied at once to the velocity, at a world point or the centre. */
+tp_status tp_batch_apply_impulse(tp_batch *batch, int world, int body, const float impulse[3], const float point[3]);
+tp_status tp_batch_apply_angular_impulse(tp_batch *batch, int world, int body, const float impulse[3]);
+/* Gravity (m/s^2, each component in [-500, 500]) of one world, or of every world if world == -1. */
+tp_status tp_batch_set_gravity(tp_batch *batch, int world, const float g[3]);
+tp_status tp_batch_get_gravity(const tp_batch *batch, int world, float g[3]);
+/* Remove a body from one world (it stops colliding and moving). */
+tp_status tp_batch_remove_body(tp_batch *batch, int world, int body);
+tp_status tp_batch_wake(tp_batch *batch, int world, int body);
+tp_status tp_batch_sleep(tp_batch *batch, int world, int body);
+/* Put the listed worlds back to their initial (randomized) state; faults and
+ * overflow counters of those worlds are cleared. Other worlds are untouched. */
+tp_status tp_batch_reset_worlds(tp_batch *batch, const int *worlds, int count);
+
+/* 64-bit FNV-1a hash of one world's state (docs/outputs.md says exactly what
+ * goes in), and of the whole batch (FNV-1a over the world hashes in order). */
+tp_status tp_batch_world_hash(tp_batch *batch, int world, uint64_t *out);
+tp_status tp_batch_state_hash(tp_batch *batch, uint64_t *out);
+
+/* ---------------------------------------------------------------- info */
+
+/* 1 if the CUDA backend was compiled in. */
+int tp_cuda_built(void);
+/* Number of CUDA devices usable now (0 without a GPU or without CUDA support). */
+int tp_cuda_device_count(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,55 @@
+/* tp_world.h - the data one stage sees of one world.
+ *
+ * A batch keeps its state world-major (DESIGN.md section 3); a stage works on one
+ * world at a time through a tp_world: pointers to that world's slice of every
+ * array plus the model's read-only body table. The CPU backend builds one per
+ * world in a loop; a CUDA kernel builds one per thread or block. */
+#ifndef TP_WORLD_H
+#define TP_WORLD_H
+
+#include "tp_math.h"
+#include "torpor.h"
+
+/* Read-only description of one template body, shared by every world. */
+typedef struct tp_body_model {
+    uint8_t type;          /* tp_body_type */
+    uint8_t shape;         /* tp_shape_type */
+    float size[3];         /* full extents, m */
+    float mass;            /* kg (0 for static and kinematic bodies) */
+    float com[3];          /* centre of mass in the body frame, relative to the body
+                              origin (the centre of the shape's box), m */
+    float inertia[6];      /* inertia about the centre of mass in the body frame,
+                              kg m^2: xx, yy, zz, xy, xz, yz (products of inertia
+                              with the sign of the tensor entries) */
+    float friction, restitution;
+    float bound_radius;    /* radius of the bounding sphere about the body origin, m */
+} tp_body_model;
+
+/* Per-body flags in a world (uint8). */
+enum { TP_FLAG_REMOVED = 1 };
+
+/* One world's slice of the batch state; arrays are [bodies][k]. */
+typedef struct tp_world {
+    int index;                     /* world number */
+    int bodies;                    /* bodies per world */
+    const tp_body_model *model;    /* [bodies] */
+    float *pos, *quat, *v, *w;     /* [bodies][3], [bodies][4], [bodies][3], [bodies][3] */
+    float *force, *torque;         /* accumulated for this step, cleared after it */
+    float *inv_mass;               /* [bodies]    0 for static, kinematic, removed */
+    float *inv_inertia;            /* [bodies][6] inverse inertia, body frame, xx yy zz xy xz yz */
+    float *friction;               /* [bodies]    per world (randomizable) */
+    uint8_t *flags;                /* [bodies]    TP_FLAG_* */
+    uint8_t *sleep_state;          /* [bodies]    tp_sleep_state */
+    uint8_t *body_awake;           /* [bodies] */
+    float *quiet_timer;            /* [bodies] */
+    float gravity[3];              /* this world's gravity, m/s^2 */
+} tp_world;
+
+/* A body moves under forces and contacts (dynamic, present, awake). */
+TP_HD int tp_body_is_simulated(const tp_world *wd, int b)
+{
+    return wd->model[b].type == TP_BODY_DYNAMIC && !(wd->flags[b] & TP_FLAG_REMOVED) &&
+           wd->sleep_state[b] != TP_SLEEPING;
+}
+
+#endif
