@@ -7,7 +7,7 @@
 #include "model.h"
 
 #include "error.h"
-#include "mass.h"
+#include "shapes.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -191,7 +191,7 @@ int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, cha
         }
     }
     char shape_reason[160];
-    if (!tp_shape_size_check((tp_shape_type)def->shape, def->size, shape_reason, sizeof shape_reason))
+    if (tp_shape_validate(def->shape, def->size, shape_reason, sizeof shape_reason) != 0)
         return CHECK_FAIL("size", "%s", shape_reason);
     if (!vec_finite(def->pos, 3, "pos", field, field_len, reason, reason_len)) return 0;
     if (!vec_finite(def->quat, 4, "quat", field, field_len, reason, reason_len)) return 0;
@@ -393,7 +393,7 @@ void tp_builder_destroy(tp_builder *b)
  * (inverse 0). `mass` > 0 rescales the density-based tensor. */
 static void body_mass_properties(const tp_body_def *def, tp_body_model *bm, float *inv_mass, float *inv_inertia)
 {
-    tp_shape_mass_properties((tp_shape_type)def->shape, def->size, 1.0f, &bm->mass, bm->com, bm->inertia);
+    tp_shape_mass_props(def->shape, def->size, 1.0f, &bm->mass, bm->com, bm->inertia);
     float scale = def->mass > 0.0f ? def->mass / bm->mass : def->density;
     bm->mass *= scale;
     for (int k = 0; k < 6; ++k) bm->inertia[k] *= scale;
@@ -451,19 +451,19 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
         memcpy(bm->size, d.size, sizeof bm->size);
         bm->friction = d.friction;
         bm->restitution = d.restitution;
-        bm->bound_radius = tp_shape_bound_radius((tp_shape_type)d.shape, d.size);
+        bm->bound_radius = tp_shape_bound_radius(d.shape, d.size);
         body_mass_properties(&d, bm, &m->inv_mass[i], &m->inv_inertia[6 * i]);
         if (d.type == TP_BODY_DYNAMIC) m->dynamic_count++;
     }
     m->event_count = b->event_count;
-    int total_worlds = 0;
-    for (int i = 0; i < b->event_count; ++i) total_worlds += b->events[i].world_count;
-    if (b->event_count) {
+    size_t total_worlds = 0;
+    for (int i = 0; i < b->event_count; ++i) total_worlds += (size_t)b->events[i].world_count;
+    if (b->event_count > 0) {
         m->events = calloc((size_t)b->event_count, sizeof *m->events);
         if (!m->events) goto oom;
     }
     if (total_worlds) {
-        m->event_worlds = malloc((size_t)total_worlds * sizeof *m->event_worlds);
+        m->event_worlds = malloc(total_worlds * sizeof *m->event_worlds);
         if (!m->event_worlds) goto oom;
     }
     int at = 0;

@@ -29,6 +29,15 @@ extern "C" {
 
 #define TP_VERSION_STRING "0.1.0"
 
+/* Capacities fixed by the 64-bit contact key (world 17 bits, bodies 15 bits
+ * each, feature 17 bits; docs/collision.md). Larger batches are refused. */
+#ifndef TP_MAX_WORLDS
+#define TP_MAX_WORLDS 131071
+#endif
+#ifndef TP_MAX_BODIES_PER_WORLD
+#define TP_MAX_BODIES_PER_WORLD 32768
+#endif
+
 /* ---------------------------------------------------------------- status */
 
 typedef enum tp_status {

@@ -1,0 +1,341 @@
+/* batch.c - creating a batch of replicated worlds, reading and writing its state.
+ *
+ * All memory is allocated here, at creation (DESIGN.md section 3); stepping
+ * never allocates. Every write through the API is validated first and changes
+ * nothing when it fails. */
+#include "batch.h"
+
+#include "cuda_backend.h"
+#include "error.h"
+#include "philox.h"
+#include "world_step.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+tp_batch_def tp_default_batch_def(void)
+{
+    tp_batch_def def;
+    memset(&def, 0, sizeof def);
+    def.worlds = 1;
+    def.backend = TP_BACKEND_CPU;
+    return def;
+}
+
+tp_world tp_batch_world(tp_batch *b, int w)
+{
+    size_t o = (size_t)w * (size_t)b->bodies;
+    tp_world wd;
+    wd.index = w;
+    wd.bodies = b->bodies;
+    wd.model = b->model->bodies;
+    wd.pos = b->pos + 3 * o;
+    wd.quat = b->quat + 4 * o;
+    wd.v = b->v + 3 * o;
+    wd.w = b->w + 3 * o;
+    wd.force = b->force + 3 * o;
+    wd.torque = b->torque + 3 * o;
+    wd.inv_mass = b->inv_mass + o;
+    wd.inv_inertia = b->inv_inertia + 6 * o;
+    wd.friction = b->friction + o;
+    wd.flags = b->flags + o;
+    wd.sleep_state = b->sleep_state + o;
+    wd.body_awake = b->body_awake + o;
+    wd.quiet_timer = b->quiet_timer + o;
+    for (int k = 0; k < 3; ++k) wd.gravity[k] = b->gravity[3 * w + k];
+    return wd;
+}
+
+/* Initial pose of body i in world w: the template pose, plus for dynamic bodies
+ * a position offset in x, y and a yaw about z drawn from Philox stream 0 of
+ * (seed, w, i): u0 -> x, u1 -> y, u2 -> yaw. */
+static void initial_pose(const tp_batch *b, int w, int i, float pos[3], float quat[4])
+{
+    const tp_body_def *d = &b->model->body_defs[i];
+    const tp_randomize_def *r = &b->model->def.randomize;
+    memcpy(pos, d->pos, 3 * sizeof(float));
+    memcpy(quat, d->quat, 4 * sizeof(float));
+    if (d->type != TP_BODY_DYNAMIC || (r->pos_noise == 0.0f && r->yaw_noise_deg == 0.0f)) return;
+    tp_philox4 u = tp_philox_draw(b->seed, (uint32_t)w, (uint32_t)i, 0u);
+    if (r->pos_noise > 0.0f) {
+        pos[0] += tp_uniform_pm(u.v[0], r->pos_noise);
+        pos[1] += tp_uniform_pm(u.v[1], r->pos_noise);
+    }
+    if (r->yaw_noise_deg > 0.0f) {
+        float yaw = tp_uniform_pm(u.v[2], r->yaw_noise_deg * (3.14159265358979f / 180.0f));
+        tp_q_store(quat, tp_q_normalize(tp_q_mul(tp_q_from_yaw(yaw), tp_q_load(quat))));
+    }
+}
+
+void tp_batch_init_world(tp_batch *b, int w)
+{
+    const tp_model *m = b->model;
+    size_t o = (size_t)w * (size_t)b->bodies;
+    for (int i = 0; i < b->bodies; ++i) {
+        size_t k = o + (size_t)i;
+        const tp_body_def *d = &m->body_defs[i];
+        initial_pose(b, w, i, b->pos + 3 * k, b->quat + 4 * k);
+        memcpy(b->v + 3 * k, d->vel, 3 * sizeof(float));
+        memcpy(b->w + 3 * k, d->ang_vel, 3 * sizeof(float));
+        memset(b->force + 3 * k, 0, 3 * sizeof(float));
+        memset(b->torque + 3 * k, 0, 3 * sizeof(float));
+        b->inv_mass[k] = m->inv_mass[i];
+        memcpy(b->inv_inertia + 6 * k, m->inv_inertia + 6 * i, 6 * sizeof(float));
+        b->friction[k] = m->bodies[i].friction;
+        b->flags[k] = 0;
+        b->sleep_state[k] = TP_AWAKE;
+        b->quiet_timer[k] = 0.0f;
+    }
+    memcpy(b->gravity + 3 * w, m->def.gravity, 3 * sizeof(float));
+    b->contact_overflow[w] = 0;
+    b->faults[w] = 0;
+    tp_batch_count_world(b, w);
+}
+
+void tp_batch_count_world(tp_batch *b, int w)
+{
+    tp_world wd = tp_batch_world(b, w);
+    tp_world_count(&wd, b->awake_count + w, b->sleeping_count + w, b->checking_count + w);
+}
+
+/* ---------------------------------------------------------------- create / destroy */
+
+static size_t batch_bytes_per_world(int bodies)
+{
+    /* pos 3, quat 4, v 3, w 3, force 3, torque 3, inv_mass 1, inv_inertia 6,
+     * friction 1, quiet_timer 1 floats; flags, sleep_state, body_awake bytes. */
+    return (size_t)bodies * (28 * sizeof(float) + 3) + 3 * sizeof(float) + 4 * sizeof(int32_t) + 1;
+}
+
+static void batch_free_arrays(tp_batch *b)
+{
+    void *arrays[] = {b->pos, b->quat, b->v, b->w, b->force, b->torque, b->inv_mass, b->inv_inertia,
+                      b->friction, b->flags, b->sleep_state, b->body_awake, b->quiet_timer, b->gravity,
+                      b->awake_count, b->sleeping_count, b->checking_count, b->contact_overflow, b->faults,
+                      b->schedule};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
+}
+
+static int batch_alloc_arrays(tp_batch *b)
+{
+    size_t n = (size_t)b->worlds * (size_t)b->bodies, W = (size_t)b->worlds;
+    b->pos = calloc(3 * n, sizeof(float));
+    b->quat = calloc(4 * n, sizeof(float));
+    b->v = calloc(3 * n, sizeof(float));
+    b->w = calloc(3 * n, sizeof(float));
+    b->force = calloc(3 * n, sizeof(float));
+    b->torque = calloc(3 * n, sizeof(float));
+    b->inv_mass = calloc(n, sizeof(float));
+    b->inv_inertia = calloc(6 * n, sizeof(float));
+    b->friction = calloc(n, sizeof(float));
+    b->flags = calloc(n, 1);
+    b->sleep_state = calloc(n, 1);
+    b->body_awake = calloc(n, 1);
+    b->quiet_timer = calloc(n, sizeof(float));
+    b->gravity = calloc(3 * W, sizeof(float));
+    b->awake_count = calloc(W, sizeof(int32_t));
+    b->sleeping_count = calloc(W, sizeof(int32_t));
+    b->checking_count = calloc(W, sizeof(int32_t));
+    b->contact_overflow = calloc(W, sizeof(int32_t));
+    b->faults = calloc(W, 1);
+    b->schedule = calloc((size_t)b->model->event_count + 1, sizeof *b->schedule);
+    return b->pos && b->quat && b->v && b->w && b->force && b->torque && b->inv_mass && b->inv_inertia &&
+           b->friction && b->flags && b->sleep_state && b->body_awake && b->quiet_timer && b->gravity &&
+           b->awake_count && b->sleeping_count && b->checking_count && b->contact_overflow && b->faults &&
+           b->schedule;
+}
+
+static tp_status resolve_backend(const tp_batch_def *def, tp_backend *out)
+{
+    if ((unsigned)def->backend > TP_BACKEND_AUTO)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "batch definition: backend: unknown backend %d", (int)def->backend);
+    if (def->backend == TP_BACKEND_AUTO) {
+        *out = tp_cuda_device_count() > 0 ? TP_BACKEND_CUDA : TP_BACKEND_CPU;
+        return TP_OK;
+    }
+    if (def->backend == TP_BACKEND_CUDA) {
+        if (!tp_cuda_built())
+            return tp_fail(TP_ERR_BACKEND, "backend cuda: this build of torpor has no CUDA backend "
+                                           "(configure with nvcc available to build it)");
+        if (tp_cuda_device_count() <= 0)
+            return tp_fail(TP_ERR_BACKEND, "backend cuda: no CUDA device is available on this machine (%s); "
+                                           "use --backend cpu", tp_cuda_probe_message());
+    }
+    *out = def->backend;
+    return TP_OK;
+}
+
+tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_batch **out)
+{
+    if (!out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_create: out is NULL");
+    *out = NULL;
+    if (!model) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_create: model is NULL");
+    tp_batch_def d = def ? *def : tp_default_batch_def();
+    if (d.worlds < 1 || d.worlds > TP_MAX_WORLDS)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "batch definition: worlds: must be in [1, %d], got %d", TP_MAX_WORLDS,
+                       d.worlds);
+    if (d.threads < 0 || d.threads > 4096)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "batch definition: threads: must be in [0, 4096], got %d", d.threads);
+    if (d.contact_capacity < 0)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "batch definition: contact_capacity: must be >= 0, got %d",
+                       d.contact_capacity);
+    tp_backend backend = TP_BACKEND_CPU;
+    tp_status st = resolve_backend(&d, &backend);
+    if (st != TP_OK) return st;
+
+    tp_batch *b = calloc(1, sizeof *b);
+    if (!b) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory");
+    b->model = model;
+    b->backend = backend;
+    b->worlds = d.worlds;
+    b->bodies = model->body_count;
+    b->threads = d.threads > 0 ? d.threads : omp_get_max_threads();
+    b->contact_capacity = d.contact_capacity > 0 ? d.contact_capacity : 64 * model->dynamic_count + 64;
+    b->seed = d.has_seed ? d.seed : model->def.randomize.seed;
+    if (!batch_alloc_arrays(b)) {
+        size_t bytes = batch_bytes_per_world(b->bodies) * (size_t)b->worlds;
+        batch_free_arrays(b);
+        free(b);
+        return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: could not allocate %zu bytes for %d worlds of %d bodies",
+                       bytes, d.worlds, model->body_count);
+    }
+    for (int w = 0; w < b->worlds; ++w) tp_batch_init_world(b, w);
+    st = tp_events_schedule(b);
+    if (st == TP_OK && backend == TP_BACKEND_CUDA) st = tp_cuda_batch_create(b);
+    if (st != TP_OK) {
+        tp_batch_destroy(b);
+        return st;
+    }
+    *out = b;
+    return TP_OK;
+}
+
+void tp_batch_destroy(tp_batch *b)
+{
+    if (!b) return;
+    if (b->cuda) tp_cuda_batch_destroy(b);
+    batch_free_arrays(b);
+    free(b);
+}
+
+/* ---------------------------------------------------------------- stepping */
+
+tp_status tp_batch_step(tp_batch *b, int steps)
+{
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_step: batch is NULL");
+    if (steps < 0) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_step: steps must be >= 0, got %d", steps);
+    for (int s = 0; s < steps; ++s) {
+        tp_status st = tp_events_apply_due(b);
+        if (st != TP_OK) return st;
+        if (b->backend == TP_BACKEND_CUDA) {
+            st = tp_cuda_step(b);
+            if (st != TP_OK) return st;
+        } else {
+            tp_cpu_step(b);
+        }
+        b->step_count++;
+    }
+    return TP_OK;
+}
+
+/* ---------------------------------------------------------------- accessors */
+
+int tp_batch_worlds(const tp_batch *b) { return b ? b->worlds : 0; }
+int tp_batch_bodies(const tp_batch *b) { return b ? b->bodies : 0; }
+tp_backend tp_batch_backend(const tp_batch *b) { return b ? b->backend : TP_BACKEND_CPU; }
+int tp_batch_threads(const tp_batch *b) { return b ? b->threads : 0; }
+int64_t tp_batch_step_count(const tp_batch *b) { return b ? b->step_count : 0; }
+double tp_batch_time(const tp_batch *b) { return b ? (double)b->step_count * (double)b->model->def.dt : 0.0; }
+const tp_model *tp_batch_model(const tp_batch *b) { return b ? b->model : NULL; }
+
+tp_status tp_batch_state(tp_batch *b, tp_state_view *out)
+{
+    if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_state: batch or out is NULL");
+    if (b->cuda) {
+        tp_status st = tp_cuda_download(b);
+        if (st != TP_OK) return st;
+    }
+    out->worlds = b->worlds;
+    out->bodies = b->bodies;
+    out->pos = b->pos;
+    out->quat = b->quat;
+    out->v = b->v;
+    out->w = b->w;
+    out->body_awake = b->body_awake;
+    out->sleep_state = b->sleep_state;
+    out->quiet_timer = b->quiet_timer;
+    out->removed = b->flags; /* TP_FLAG_REMOVED is bit 0, the only flag so far */
+    out->awake_count = b->awake_count;
+    out->sleeping_count = b->sleeping_count;
+    out->checking_count = b->checking_count;
+    out->contact_overflow = b->contact_overflow;
+    out->faults = b->faults;
+    return TP_OK;
+}
+
+/* ---------------------------------------------------------------- hashing */
+
+/* FNV-1a, 64-bit (Fowler, Noll, Vo): simple, fast, and byte-order explicit. */
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; ++i) {
+        h ^= p[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+#define TP_FNV_OFFSET 0xcbf29ce484222325ull
+
+static uint64_t world_hash(const tp_batch *b, int w)
+{
+    uint64_t h = TP_FNV_OFFSET;
+    size_t o = (size_t)w * (size_t)b->bodies;
+    for (int i = 0; i < b->bodies; ++i) {
+        size_t k = o + (size_t)i;
+        h = fnv1a(h, b->pos + 3 * k, 3 * sizeof(float));
+        h = fnv1a(h, b->quat + 4 * k, 4 * sizeof(float));
+        h = fnv1a(h, b->v + 3 * k, 3 * sizeof(float));
+        h = fnv1a(h, b->w + 3 * k, 3 * sizeof(float));
+        h = fnv1a(h, b->sleep_state + k, 1);
+        h = fnv1a(h, b->quiet_timer + k, sizeof(float));
+        h = fnv1a(h, b->flags + k, 1);
+    }
+    return fnv1a(h, b->faults + w, 1);
+}
+
+static tp_status check_world(const tp_batch *b, int world, const char *call)
+{
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
+    if (world < 0 || world >= b->worlds)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: world %d out of range [0, %d)", call, world, b->worlds);
+    return TP_OK;
+}
+
+tp_status tp_batch_world_hash(tp_batch *b, int world, uint64_t *out)
+{
+    tp_status st = check_world(b, world, "tp_batch_world_hash");
+    if (st != TP_OK) return st;
+    if (!out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_world_hash: out is NULL");
+    if (b->cuda && (st = tp_cuda_download(b)) != TP_OK) return st;
+    *out = world_hash(b, world);
+    return TP_OK;
+}
+
+tp_status tp_batch_state_hash(tp_batch *b, uint64_t *out)
+{
+    if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_state_hash: batch or out is NULL");
+    tp_status st;
+    if (b->cuda && (st = tp_cuda_download(b)) != TP_OK) return st;
+    uint64_t h = TP_FNV_OFFSET;
+    for (int w = 0; w < b->worlds; ++w) {
+        uint64_t wh = world_hash(b, w);
+        unsigned char bytes[8];
+        for (int k = 0; k < 8; ++k) bytes[k] = (unsigned char)(wh >> (8 * k)); /* little-endian */
+        h = fnv1a(h, bytes, 8);
+    }
+    *out = h;
+    return TP_OK;
+}

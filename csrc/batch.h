@@ -1,0 +1,53 @@
+/* batch.h - internals of a batch: N replicated worlds of one model. */
+#ifndef TP_BATCH_H
+#define TP_BATCH_H
+
+#include "model.h"
+#include "torpor.h"
+#include "tp_world.h"
+
+/* A timed force event still acting: applied on steps [first_step, last_step]. */
+typedef struct tp_event_schedule {
+    int64_t step;      /* the step before which the event fires */
+    int64_t last_step; /* force events: last step it acts on (>= step) */
+} tp_event_schedule;
+
+struct tp_batch {
+    const tp_model *model;
+    tp_backend backend;
+    int worlds, bodies, threads;
+    int contact_capacity;         /* contact points per world */
+    uint64_t seed;
+    int64_t step_count;
+
+    /* State, world-major [W][B][k] (DESIGN.md section 3). On CUDA these are the
+     * host mirrors, refreshed by tp_batch_state. */
+    float *pos, *quat, *v, *w;
+    float *force, *torque;        /* applied for the next step, cleared after it */
+    float *inv_mass, *inv_inertia, *friction; /* per world-body material (randomizable) */
+    uint8_t *flags, *sleep_state, *body_awake;
+    float *quiet_timer;
+    float *gravity;               /* [W][3] */
+    int32_t *awake_count, *sleeping_count, *checking_count, *contact_overflow; /* [W] */
+    uint8_t *faults;              /* [W] */
+
+    tp_event_schedule *schedule;  /* [model->event_count] */
+    int next_event;               /* first event not yet fired */
+
+    struct tp_cuda_batch *cuda;   /* device side, NULL on the CPU backend */
+};
+
+/* The world view of world `w` (pointers into the batch arrays). */
+tp_world tp_batch_world(tp_batch *b, int w);
+/* Write world w's initial (randomized) state; clears its faults and overflow. */
+void tp_batch_init_world(tp_batch *b, int w);
+/* Recount awake / sleeping / checking bodies and body_awake of world w. */
+void tp_batch_count_world(tp_batch *b, int w);
+
+/* CPU backend: advance every world one step (csrc/step.c). */
+void tp_cpu_step(tp_batch *b);
+/* Fire the model's scripted events due before the next step (csrc/events.c). */
+tp_status tp_events_apply_due(tp_batch *b);
+tp_status tp_events_schedule(tp_batch *b);
+
+#endif

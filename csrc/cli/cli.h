@@ -1,0 +1,34 @@
+/* cli.h - the `torpor` command line: subcommands and their shared helpers. */
+#ifndef TP_CLI_H
+#define TP_CLI_H
+
+#include "torpor.h"
+
+#include <stdio.h>
+
+/* Exit codes: 0 success, 1 runtime failure, 2 bad input (usage, scene, values). */
+enum { TP_EXIT_OK = 0, TP_EXIT_FAILURE = 1, TP_EXIT_USAGE = 2 };
+
+int tp_cmd_run(int argc, char **argv);
+int tp_cmd_info(int argc, char **argv);
+
+/* Exit code for a failed library call: 2 for bad input, 1 otherwise; prints the message. */
+int tp_cli_report(tp_status status, const char *context);
+
+/* Parse an integer / double option value; print an error naming the option. */
+int tp_cli_parse_int(const char *option, const char *text, long min, long max, long *out);
+int tp_cli_parse_double(const char *option, const char *text, double min, double max, double *out);
+
+/* A progress bar on stderr, drawn only on a terminal and only once a run has
+ * taken more than a second. */
+typedef struct tp_progress {
+    int enabled;
+    double start, last_draw;
+    int drawn;
+} tp_progress;
+void tp_progress_begin(tp_progress *p, int quiet);
+void tp_progress_update(tp_progress *p, double fraction, double sim_time, int worlds_asleep, int worlds);
+void tp_progress_end(tp_progress *p);
+double tp_now_seconds(void);
+
+#endif

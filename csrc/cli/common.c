@@ -1,0 +1,100 @@
+/* common.c - helpers shared by the subcommands: errors, numbers, progress, info. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <time.h>
+#include <omp.h>
+#include <unistd.h>
+
+int tp_cli_report(tp_status status, const char *context)
+{
+    fprintf(stderr, "torpor: %s%s%s\n", context ? context : "", context ? ": " : "", tp_last_error());
+    int bad_input = status == TP_ERR_INVALID_ARGUMENT || status == TP_ERR_PARSE || status == TP_ERR_IO ||
+                    status == TP_ERR_BACKEND || status == TP_ERR_CAPACITY;
+    return bad_input ? TP_EXIT_USAGE : TP_EXIT_FAILURE;
+}
+
+int tp_cli_parse_int(const char *option, const char *text, long min, long max, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (errno || end == text || *end != '\0' || v < min || v > max) {
+        fprintf(stderr, "torpor: %s: expected an integer in [%ld, %ld], got \"%s\"\n", option, min, max, text);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+int tp_cli_parse_double(const char *option, const char *text, double min, double max, double *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text || *end != '\0' || !isfinite(v) || v < min || v > max) {
+        fprintf(stderr, "torpor: %s: expected a number in [%g, %g], got \"%s\"\n", option, min, max, text);
+        return 0;
+    }
+    *out = v;
+    return 1;
+}
+
+double tp_now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void tp_progress_begin(tp_progress *p, int quiet)
+{
+    p->enabled = !quiet && isatty(STDERR_FILENO);
+    p->start = tp_now_seconds();
+    p->last_draw = 0.0;
+    p->drawn = 0;
+}
+
+void tp_progress_update(tp_progress *p, double fraction, double sim_time, int worlds_asleep, int worlds)
+{
+    if (!p->enabled) return;
+    double now = tp_now_seconds(), elapsed = now - p->start;
+    if (elapsed < 1.0 || now - p->last_draw < 0.1) return; /* only runs longer than a second, at 10 Hz */
+    p->last_draw = now;
+    p->drawn = 1;
+    const int width = 30;
+    int filled = (int)(fraction * width);
+    char bar[64];
+    for (int i = 0; i < width; ++i) bar[i] = i < filled ? '#' : '-';
+    bar[width] = '\0';
+    double eta = fraction > 0.0 ? elapsed * (1.0 - fraction) / fraction : 0.0;
+    fprintf(stderr, "\r[%s] %5.1f%%  t = %.2f s  asleep %d/%d worlds  %.0f s left   ", bar, 100.0 * fraction,
+            sim_time, worlds_asleep, worlds, eta);
+    fflush(stderr);
+}
+
+void tp_progress_end(tp_progress *p)
+{
+    if (p->enabled && p->drawn) fprintf(stderr, "\n");
+}
+
+int tp_cmd_info(int argc, char **argv)
+{
+    (void)argv;
+    if (argc > 1) {
+        fprintf(stderr, "torpor info: takes no arguments\n");
+        return TP_EXIT_USAGE;
+    }
+    printf("torpor %s\n", TP_VERSION_STRING);
+    printf("backends:\n");
+    printf("  cpu   yes (OpenMP, %d threads available)\n", omp_get_max_threads());
+    if (tp_cuda_built()) {
+        int n = tp_cuda_device_count();
+        printf("  cuda  built in; %d device(s) usable now\n", n);
+    } else {
+        printf("  cuda  not built in (nvcc was not found at configure time)\n");
+    }
+    return TP_EXIT_OK;
+}

@@ -1,0 +1,42 @@
+/* main.c - entry point of the `torpor` command: dispatch to a subcommand. */
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "torpor %s - many replicated rigid-body worlds, with island sleep\n"
+            "\n"
+            "usage:\n"
+            "  torpor run SCENE [--worlds N] [--seconds T | --steps K] [--backend cpu|cuda|auto]\n"
+            "                   [--threads N] [--seed S] [--out DIR] [--every K] [--record-bodies] [--quiet]\n"
+            "  torpor info\n"
+            "  torpor help\n"
+            "\n"
+            "See README.md for the scene format and the output files.\n",
+            TP_VERSION_STRING);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return TP_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "run") == 0) return tp_cmd_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "info") == 0) return tp_cmd_info(argc - 1, argv + 1);
+    if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
+        usage(stdout);
+        return TP_EXIT_OK;
+    }
+    if (strcmp(cmd, "--version") == 0) {
+        printf("torpor %s\n", TP_VERSION_STRING);
+        return TP_EXIT_OK;
+    }
+    fprintf(stderr, "torpor: unknown command \"%s\"\n\n", cmd);
+    usage(stderr);
+    return TP_EXIT_USAGE;
+}

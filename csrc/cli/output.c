@@ -1,0 +1,227 @@
+/* output.c - summary.json (through jansson), awake.csv, state.csv and bodies.csv.
+ *
+ * Floats are printed with %.9g, enough digits to read back the same float32.
+ * Column layouts are a contract with outside tools: docs/outputs.md. */
+#include "output.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+static FILE *open_in(const char *dir, const char *name)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    if (!f) fprintf(stderr, "torpor run: cannot write %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+static const char *const state_columns = "x,y,z,qx,qy,qz,qw,vx,vy,vz,wx,wy,wz,state";
+
+int tp_record_open(tp_run_record *rec, const char *dir, int record_bodies, tp_batch *batch)
+{
+    memset(rec, 0, sizeof *rec);
+    rec->dir = dir;
+    rec->worlds = tp_batch_worlds(batch);
+    rec->all_asleep_time = malloc((size_t)rec->worlds * sizeof(double));
+    rec->record_bodies = record_bodies;
+    rec->awake_csv = open_in(dir, "awake.csv");
+    if (record_bodies) rec->bodies_csv = open_in(dir, "bodies.csv");
+    if (!rec->all_asleep_time || !rec->awake_csv || (record_bodies && !rec->bodies_csv)) {
+        if (rec->awake_csv) fclose(rec->awake_csv);
+        if (rec->bodies_csv) fclose(rec->bodies_csv);
+        free(rec->all_asleep_time);
+        return 0;
+    }
+    for (int w = 0; w < rec->worlds; ++w) rec->all_asleep_time[w] = -1.0;
+    fprintf(rec->awake_csv, "step,time,world,awake,checking,sleeping\n");
+    if (rec->bodies_csv) fprintf(rec->bodies_csv, "step,time,world,body,name,%s\n", state_columns);
+    return 1;
+}
+
+/* Name of a body's state in the CSV files. */
+static const char *body_state_name(const tp_model *m, const tp_state_view *s, size_t k, int body)
+{
+    tp_body_def d;
+    tp_model_get_body_def(m, body, &d);
+    if (d.type == TP_BODY_STATIC) return "static";
+    if (s->removed[k]) return "removed";
+    return tp_sleep_state_name((tp_sleep_state)s->sleep_state[k]);
+}
+
+static void write_body_row(FILE *f, const tp_model *m, const tp_state_view *s, int w, int b)
+{
+    size_t k = (size_t)w * (size_t)s->bodies + (size_t)b;
+    const float *p = s->pos + 3 * k, *q = s->quat + 4 * k, *v = s->v + 3 * k, *a = s->w + 3 * k;
+    fprintf(f, "%d,%d,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%s\n", w, b,
+            tp_model_body_name(m, b), p[0], p[1], p[2], q[0], q[1], q[2], q[3], v[0], v[1], v[2], a[0], a[1], a[2],
+            body_state_name(m, s, k, b));
+}
+
+tp_status tp_record_sample(tp_run_record *rec, tp_batch *batch, const tp_state_view *s)
+{
+    long long step = (long long)tp_batch_step_count(batch);
+    double t = tp_batch_time(batch);
+    for (int w = 0; w < s->worlds; ++w)
+        fprintf(rec->awake_csv, "%lld,%.6f,%d,%d,%d,%d\n", step, t, w, s->awake_count[w], s->checking_count[w],
+                s->sleeping_count[w]);
+    if (rec->bodies_csv) {
+        const tp_model *m = tp_batch_model(batch);
+        for (int w = 0; w < s->worlds; ++w)
+            for (int b = 0; b < s->bodies; ++b) {
+                fprintf(rec->bodies_csv, "%lld,%.6f,", step, t);
+                write_body_row(rec->bodies_csv, m, s, w, b);
+            }
+    }
+    return TP_OK;
+}
+
+void tp_record_asleep(tp_run_record *rec, tp_batch *batch, const tp_state_view *s)
+{
+    double t = tp_batch_time(batch);
+    for (int w = 0; w < s->worlds; ++w) {
+        int asleep = s->awake_count[w] == 0 && s->sleeping_count[w] > 0;
+        if (!asleep) rec->all_asleep_time[w] = -1.0;
+        else if (rec->all_asleep_time[w] < 0.0) rec->all_asleep_time[w] = t;
+    }
+}
+
+static int write_state_csv(const char *dir, tp_batch *batch, const tp_state_view *s)
+{
+    FILE *f = open_in(dir, "state.csv");
+    if (!f) return 0;
+    fprintf(f, "world,body,name,%s\n", state_columns);
+    const tp_model *m = tp_batch_model(batch);
+    for (int w = 0; w < s->worlds; ++w)
+        for (int b = 0; b < s->bodies; ++b) write_body_row(f, m, s, w, b);
+    return fclose(f) == 0;
+}
+
+static json_t *hex64(uint64_t h)
+{
+    char text[19];
+    snprintf(text, sizeof text, "%016llx", (unsigned long long)h);
+    return json_string(text);
+}
+
+static json_t *summary_json(tp_batch *batch, const tp_run_record *rec, const tp_run_info *info, const tp_state_view *s)
+{
+    const tp_model *m = tp_batch_model(batch);
+    tp_model_def def = tp_model_get_def(m);
+    int W = s->worlds;
+    double world_steps = (double)W * (double)info->steps_done;
+    double wall = info->wall_seconds > 0.0 ? info->wall_seconds : 1e-9;
+    json_t *j = json_object();
+    json_object_set_new(j, "torpor_version", json_string(TP_VERSION_STRING));
+    json_object_set_new(j, "scene", json_string(info->scene));
+    json_object_set_new(j, "scene_name", json_string(tp_model_name(m)));
+    json_object_set_new(j, "worlds", json_integer(W));
+    json_object_set_new(j, "bodies_per_world", json_integer(s->bodies));
+    json_object_set_new(j, "dynamic_bodies_per_world", json_integer(tp_model_dynamic_body_count(m)));
+    json_object_set_new(j, "steps", json_integer(info->steps_done));
+    json_object_set_new(j, "steps_requested", json_integer(info->steps_requested));
+    json_object_set_new(j, "interrupted", json_boolean(info->interrupted));
+    json_object_set_new(j, "dt", json_real(def.dt));
+    json_object_set_new(j, "substeps", json_integer(def.substeps));
+    json_object_set_new(j, "simulated_seconds", json_real(tp_batch_time(batch)));
+    json_object_set_new(j, "backend", json_string(tp_backend_name(tp_batch_backend(batch))));
+    json_object_set_new(j, "threads", json_integer(tp_batch_backend(batch) == TP_BACKEND_CPU ? tp_batch_threads(batch) : 0));
+    json_object_set_new(j, "wall_seconds", json_real(info->wall_seconds));
+    json_object_set_new(j, "world_steps_per_second", json_real(world_steps / wall));
+    json_object_set_new(j, "body_steps_per_second",
+                        json_real(world_steps * (double)tp_model_dynamic_body_count(m) / wall));
+    json_t *awake = json_array(), *asleep = json_array(), *hashes = json_array(), *overflow = json_array(),
+           *faults = json_array();
+    for (int w = 0; w < W; ++w) {
+        uint64_t h = 0;
+        tp_batch_world_hash(batch, w, &h);
+        json_array_append_new(awake, json_integer(s->awake_count[w]));
+        json_array_append_new(asleep, rec->all_asleep_time[w] >= 0.0 ? json_real(rec->all_asleep_time[w]) : json_null());
+        json_array_append_new(hashes, hex64(h));
+        json_array_append_new(overflow, json_integer(s->contact_overflow[w]));
+        json_array_append_new(faults, json_boolean(s->faults[w]));
+    }
+    uint64_t state_hash = 0;
+    tp_batch_state_hash(batch, &state_hash);
+    json_object_set_new(j, "awake_final", awake);
+    json_object_set_new(j, "all_asleep_time", asleep);
+    json_object_set_new(j, "state_hash", hex64(state_hash));
+    json_object_set_new(j, "world_hashes", hashes);
+    json_object_set_new(j, "contact_overflow", overflow);
+    json_object_set_new(j, "faults", faults);
+    return j;
+}
+
+int tp_record_finish(tp_run_record *rec, tp_batch *batch, const tp_run_info *info)
+{
+    int ok = 1;
+    if (rec->awake_csv && fclose(rec->awake_csv) != 0) ok = 0;
+    if (rec->bodies_csv && fclose(rec->bodies_csv) != 0) ok = 0;
+    rec->awake_csv = rec->bodies_csv = NULL;
+    tp_state_view s;
+    if (tp_batch_state(batch, &s) != TP_OK) {
+        fprintf(stderr, "torpor run: cannot read the final state: %s\n", tp_last_error());
+        return 0;
+    }
+    if (!write_state_csv(rec->dir, batch, &s)) ok = 0;
+    json_t *j = summary_json(batch, rec, info, &s);
+    char path[4096];
+    snprintf(path, sizeof path, "%s/summary.json", rec->dir);
+    if (json_dump_file(j, path, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) != 0) {
+        fprintf(stderr, "torpor run: cannot write %s\n", path);
+        ok = 0;
+    }
+    json_decref(j);
+    if (!ok) fprintf(stderr, "torpor run: some output files in %s could not be written\n", rec->dir);
+    return ok;
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+void tp_print_summary(FILE *f, tp_batch *batch, const tp_run_record *rec, const tp_run_info *info)
+{
+    tp_state_view s;
+    if (tp_batch_state(batch, &s) != TP_OK) return;
+    const tp_model *m = tp_batch_model(batch);
+    int W = s.worlds, asleep = 0, faults = 0;
+    long long overflow = 0;
+    int *awake = malloc((size_t)W * sizeof *awake);
+    if (!awake) return;
+    for (int w = 0; w < W; ++w) {
+        awake[w] = s.awake_count[w];
+        asleep += rec->all_asleep_time[w] >= 0.0;
+        faults += s.faults[w] != 0;
+        overflow += s.contact_overflow[w];
+    }
+    qsort(awake, (size_t)W, sizeof *awake, cmp_int);
+    double wall = info->wall_seconds > 0.0 ? info->wall_seconds : 1e-9;
+    double ws = (double)W * (double)info->steps_done / wall;
+    uint64_t h = 0;
+    tp_batch_state_hash(batch, &h);
+    fprintf(f, "scene            %s (%s)\n", info->scene, tp_model_name(m));
+    fprintf(f, "worlds           %d x %d bodies (%d dynamic), backend %s\n", W, s.bodies,
+            tp_model_dynamic_body_count(m), tp_backend_name(tp_batch_backend(batch)));
+    fprintf(f, "steps            %ld (%.3f s simulated)%s\n", info->steps_done, tp_batch_time(batch),
+            info->interrupted ? ", interrupted" : "");
+    fprintf(f, "wall time        %.3f s\n", info->wall_seconds);
+    fprintf(f, "throughput       %.4g world-steps/s, %.4g body-steps/s\n", ws, ws * tp_model_dynamic_body_count(m));
+    fprintf(f, "awake at end     min %d, median %d, max %d bodies per world\n", awake[0], awake[W / 2], awake[W - 1]);
+    fprintf(f, "worlds asleep    %d of %d\n", asleep, W);
+    fprintf(f, "contact overflow %lld, faulted worlds %d\n", overflow, faults);
+    fprintf(f, "state hash       %016llx\n", (unsigned long long)h);
+    fprintf(f, "outputs          %s/{summary.json,awake.csv,state.csv%s}\n", info->out_dir,
+            rec->record_bodies ? ",bodies.csv" : "");
+    free(awake);
+}
+
+void tp_record_free(tp_run_record *rec)
+{
+    free(rec->all_asleep_time);
+    rec->all_asleep_time = NULL;
+}

@@ -1,0 +1,208 @@
+/* run.c - `torpor run`: step a scene in N worlds and write what happened.
+ *
+ * Outputs (docs/outputs.md): summary.json, awake.csv (every K steps),
+ * state.csv (final), bodies.csv (with --record-bodies, every K steps). Ctrl-C
+ * stops the run after the current step and still writes what it has. */
+#include "cli.h"
+#include "output.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static volatile sig_atomic_t tp_interrupted = 0;
+static void on_sigint(int sig)
+{
+    (void)sig;
+    tp_interrupted = 1;
+}
+
+typedef struct run_options {
+    const char *scene, *out_dir;
+    long worlds, threads, every, steps;
+    double seconds;
+    int have_seconds, have_steps, have_seed, record_bodies, quiet;
+    unsigned long long seed;
+    tp_backend backend;
+} run_options;
+
+static void run_usage(FILE *f)
+{
+    fprintf(f, "usage: torpor run SCENE [--worlds N] [--seconds T | --steps K] [--backend cpu|cuda|auto]\n"
+               "                  [--threads N] [--seed S] [--out DIR] [--every K] [--record-bodies] [--quiet]\n");
+}
+
+/* Value of an option that takes one; prints an error if it is missing. */
+static const char *option_value(int argc, char **argv, int *i)
+{
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "torpor run: %s needs a value\n", argv[*i]);
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int parse_backend(const char *text, tp_backend *out)
+{
+    if (strcmp(text, "cpu") == 0) *out = TP_BACKEND_CPU;
+    else if (strcmp(text, "cuda") == 0) *out = TP_BACKEND_CUDA;
+    else if (strcmp(text, "auto") == 0) *out = TP_BACKEND_AUTO;
+    else {
+        fprintf(stderr, "torpor run: --backend: expected cpu, cuda or auto, got \"%s\"\n", text);
+        return 0;
+    }
+    return 1;
+}
+
+static int parse_options(int argc, char **argv, run_options *o)
+{
+    memset(o, 0, sizeof *o);
+    o->out_dir = "out";
+    o->worlds = 1;
+    o->every = 1;
+    o->backend = TP_BACKEND_CPU;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i], *v = NULL;
+        long n;
+        double d;
+        if (strcmp(a, "--record-bodies") == 0) o->record_bodies = 1;
+        else if (strcmp(a, "--quiet") == 0) o->quiet = 1;
+        else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { run_usage(stdout); exit(0); }
+        else if (a[0] == '-' && a[1] == '-') {
+            if (!(v = option_value(argc, argv, &i))) return 0;
+            if (strcmp(a, "--worlds") == 0) { if (!tp_cli_parse_int(a, v, 1, TP_MAX_WORLDS, &o->worlds)) return 0; }
+            else if (strcmp(a, "--threads") == 0) { if (!tp_cli_parse_int(a, v, 1, 4096, &o->threads)) return 0; }
+            else if (strcmp(a, "--every") == 0) { if (!tp_cli_parse_int(a, v, 1, 1000000000L, &o->every)) return 0; }
+            else if (strcmp(a, "--steps") == 0) {
+                if (!tp_cli_parse_int(a, v, 0, 2000000000L, &n)) return 0;
+                o->steps = n;
+                o->have_steps = 1;
+            } else if (strcmp(a, "--seconds") == 0) {
+                if (!tp_cli_parse_double(a, v, 0.0, 1e7, &d)) return 0;
+                o->seconds = d;
+                o->have_seconds = 1;
+            } else if (strcmp(a, "--seed") == 0) {
+                char *end = NULL;
+                errno = 0;
+                o->seed = strtoull(v, &end, 10);
+                if (errno || end == v || *end || v[0] == '-') {
+                    fprintf(stderr, "torpor run: --seed: expected a non-negative integer, got \"%s\"\n", v);
+                    return 0;
+                }
+                o->have_seed = 1;
+            } else if (strcmp(a, "--backend") == 0) { if (!parse_backend(v, &o->backend)) return 0; }
+            else if (strcmp(a, "--out") == 0) o->out_dir = v;
+            else {
+                fprintf(stderr, "torpor run: unknown option %s\n", a);
+                return 0;
+            }
+        } else if (!o->scene) o->scene = a;
+        else {
+            fprintf(stderr, "torpor run: unexpected argument \"%s\" (the scene is \"%s\")\n", a, o->scene);
+            return 0;
+        }
+    }
+    if (!o->scene) { fprintf(stderr, "torpor run: no scene file given\n"); return 0; }
+    if (o->have_seconds && o->have_steps) {
+        fprintf(stderr, "torpor run: give --seconds or --steps, not both\n");
+        return 0;
+    }
+    return 1;
+}
+
+static int make_dir(const char *path)
+{
+    if (mkdir(path, 0777) == 0 || errno == EEXIST) {
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return 1;
+    }
+    fprintf(stderr, "torpor run: --out %s: cannot create the directory (%s)\n", path, strerror(errno));
+    return 0;
+}
+
+/* Default length when neither --seconds nor --steps is given: 2 s. */
+static long steps_to_run(const run_options *o, float dt)
+{
+    if (o->have_steps) return o->steps;
+    double seconds = o->have_seconds ? o->seconds : 2.0;
+    return (long)(seconds / (double)dt + 0.5);
+}
+
+static int worlds_asleep(const tp_state_view *s)
+{
+    int n = 0;
+    for (int w = 0; w < s->worlds; ++w) n += s->awake_count[w] == 0;
+    return n;
+}
+
+/* The stepping loop: record every `every` steps, stop early on Ctrl-C. */
+static tp_status run_loop(tp_batch *batch, const run_options *o, long steps, tp_run_record *rec, long *done)
+{
+    tp_progress progress;
+    tp_progress_begin(&progress, o->quiet);
+    tp_state_view view;
+    tp_status st = tp_batch_state(batch, &view);
+    if (st == TP_OK) st = tp_record_sample(rec, batch, &view);
+    long s = 0;
+    for (; st == TP_OK && s < steps && !tp_interrupted; ++s) {
+        if ((st = tp_batch_step(batch, 1)) != TP_OK) break;
+        int sample = (s + 1) % o->every == 0 || s + 1 == steps;
+        /* Every step: all_asleep_time must be exact to the step. */
+        if ((st = tp_batch_state(batch, &view)) != TP_OK) break;
+        tp_record_asleep(rec, batch, &view);
+        if (sample) st = tp_record_sample(rec, batch, &view);
+        tp_progress_update(&progress, (double)(s + 1) / (double)steps, tp_batch_time(batch), worlds_asleep(&view),
+                           view.worlds);
+    }
+    tp_progress_end(&progress);
+    *done = s;
+    return st;
+}
+
+int tp_cmd_run(int argc, char **argv)
+{
+    run_options o;
+    if (!parse_options(argc, argv, &o)) {
+        run_usage(stderr);
+        return TP_EXIT_USAGE;
+    }
+    tp_model *model = NULL;
+    tp_status st = tp_model_load(o.scene, &model);
+    if (st != TP_OK) return tp_cli_report(st, NULL);
+    tp_batch_def bd = tp_default_batch_def();
+    bd.worlds = (int)o.worlds;
+    bd.backend = o.backend;
+    bd.threads = (int)o.threads;
+    bd.has_seed = o.have_seed;
+    bd.seed = o.seed;
+    tp_batch *batch = NULL;
+    if ((st = tp_batch_create(model, &bd, &batch)) != TP_OK) {
+        int code = tp_cli_report(st, o.scene);
+        tp_model_destroy(model);
+        return code;
+    }
+    int code = TP_EXIT_OK;
+    tp_run_record rec;
+    long steps = steps_to_run(&o, tp_model_get_def(model).dt), done = 0;
+    if (!make_dir(o.out_dir)) code = TP_EXIT_USAGE;
+    else if (!tp_record_open(&rec, o.out_dir, o.record_bodies, batch)) code = TP_EXIT_FAILURE;
+    else {
+        void (*previous)(int) = signal(SIGINT, on_sigint);
+        double start = tp_now_seconds();
+        st = run_loop(batch, &o, steps, &rec, &done);
+        double wall = tp_now_seconds() - start;
+        signal(SIGINT, previous);
+        if (st != TP_OK) code = tp_cli_report(st, o.scene);
+        if (tp_interrupted) fprintf(stderr, "torpor run: interrupted after %ld of %ld steps; writing what we have\n", done, steps);
+        tp_run_info info = {o.scene, o.out_dir, done, steps, wall, (int)tp_interrupted};
+        if (!tp_record_finish(&rec, batch, &info) && code == TP_EXIT_OK) code = TP_EXIT_FAILURE;
+        if (code == TP_EXIT_OK && !o.quiet) tp_print_summary(stdout, batch, &rec, &info);
+        tp_record_free(&rec);
+    }
+    tp_batch_destroy(batch);
+    tp_model_destroy(model);
+    if (code == TP_EXIT_OK && tp_interrupted) code = 130;
+    return code;
+}

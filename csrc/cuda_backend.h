@@ -1,0 +1,32 @@
+/* cuda_backend.h - the host's view of the CUDA backend (plain C, no CUDA types).
+ *
+ * Implemented in kernels/cuda_backend.cu when the build has nvcc, and by
+ * csrc/cuda_stub.c otherwise. The batch's host arrays are a mirror of the
+ * device state: the device is authoritative while stepping, the mirror is
+ * refreshed on request (tp_batch_state, hashes) and sent back after host writes. */
+#ifndef TP_CUDA_BACKEND_H
+#define TP_CUDA_BACKEND_H
+
+#include "batch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Why no device is usable ("no CUDA-capable device is detected", ...). */
+const char *tp_cuda_probe_message(void);
+/* Allocate the device state of `b` and upload its initial state. */
+tp_status tp_cuda_batch_create(tp_batch *b);
+void tp_cuda_batch_destroy(tp_batch *b);
+/* One step of every world on the device. */
+tp_status tp_cuda_step(tp_batch *b);
+/* Copy the device state to the host mirror if the device is newer. */
+tp_status tp_cuda_download(tp_batch *b);
+/* Make the host mirror current and mark it to be uploaded before the next step. */
+tp_status tp_cuda_begin_host_write(tp_batch *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

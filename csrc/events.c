@@ -1,0 +1,101 @@
+/* events.c - the model's scripted events, fired before the steps they are due.
+ *
+ * An event at time t fires before the first step that starts at or after t:
+ * step k starts at k dt, so it fires before step ceil(t / dt) (with a relative
+ * tolerance of 1e-6 step so that t = 2.0 with dt = 1/60 fires at step 120, not
+ * 121). A force event acts on max(1, round(duration / dt)) consecutive steps.
+ * Events count global steps: resetting a world does not replay them. */
+#include "batch.h"
+
+#include "error.h"
+
+#include <math.h>
+#include <stdio.h>
+
+tp_status tp_events_schedule(tp_batch *b)
+{
+    const tp_model *m = b->model;
+    double dt = (double)m->def.dt;
+    for (int i = 0; i < m->event_count; ++i) {
+        const tp_event_def *e = &m->events[i];
+        for (int k = 0; k < e->world_count; ++k)
+            if (e->worlds[k] >= b->worlds)
+                return tp_fail(TP_ERR_INVALID_ARGUMENT,
+                               "event %d (%s at t = %g s): worlds[%d] = %d, but the batch has %d worlds", i,
+                               tp_event_action_name(e->action), e->time, k, e->worlds[k], b->worlds);
+        int64_t step = (int64_t)ceil(e->time / dt - 1e-6);
+        int64_t n = 1;
+        if (e->action == TP_EVENT_FORCE) {
+            n = (int64_t)floor(e->duration / dt + 0.5);
+            if (n < 1) n = 1;
+        }
+        b->schedule[i].step = step;
+        b->schedule[i].last_step = step + n - 1;
+    }
+    b->next_event = 0;
+    return TP_OK;
+}
+
+static tp_status apply_to_world(tp_batch *b, const tp_event_def *e, int w)
+{
+    const float zero[3] = {0.0f, 0.0f, 0.0f};
+    size_t k = (size_t)w * (size_t)b->bodies + (size_t)(e->body < 0 ? 0 : e->body);
+    switch (e->action) {
+    case TP_EVENT_IMPULSE: return tp_batch_apply_impulse(b, w, e->body, e->value, NULL);
+    case TP_EVENT_ANGULAR_IMPULSE: return tp_batch_apply_angular_impulse(b, w, e->body, e->value);
+    case TP_EVENT_FORCE: return tp_batch_apply_force(b, w, e->body, e->value, NULL);
+    case TP_EVENT_SET_VELOCITY: return tp_batch_set_velocity(b, w, e->body, e->value, b->w + 3 * k);
+    case TP_EVENT_SET_ANGULAR_VELOCITY: return tp_batch_set_velocity(b, w, e->body, b->v + 3 * k, e->value);
+    case TP_EVENT_TELEPORT: {
+        const float *q = e->has_quat ? e->quat : b->quat + 4 * k;
+        float qcopy[4] = {q[0], q[1], q[2], q[3]};
+        tp_status st = tp_batch_set_pose(b, w, e->body, e->pos, qcopy);
+        /* A teleport also stops the body, as a placement does. */
+        return st ? st : tp_batch_set_velocity(b, w, e->body, zero, zero);
+    }
+    case TP_EVENT_GRAVITY: return tp_batch_set_gravity(b, w, e->value);
+    case TP_EVENT_REMOVE: return tp_batch_remove_body(b, w, e->body);
+    case TP_EVENT_WAKE: return tp_batch_wake(b, w, e->body);
+    case TP_EVENT_SLEEP: return tp_batch_sleep(b, w, e->body);
+    case TP_EVENT_RESET: return tp_batch_reset_worlds(b, &w, 1);
+    case TP_EVENT_ACTION_COUNT: break;
+    }
+    return tp_fail(TP_ERR_INVALID_ARGUMENT, "event: unknown action %d", (int)e->action);
+}
+
+static tp_status apply_event(tp_batch *b, int i)
+{
+    const tp_event_def *e = &b->model->events[i];
+    if (e->world_count == 0) {
+        for (int w = 0; w < b->worlds; ++w) {
+            tp_status st = apply_to_world(b, e, w);
+            if (st) return st;
+        }
+        return TP_OK;
+    }
+    for (int k = 0; k < e->world_count; ++k) {
+        tp_status st = apply_to_world(b, e, e->worlds[k]);
+        if (st) return st;
+    }
+    return TP_OK;
+}
+
+tp_status tp_events_apply_due(tp_batch *b)
+{
+    const tp_model *m = b->model;
+    int64_t now = b->step_count;
+    while (b->next_event < m->event_count && b->schedule[b->next_event].step <= now) b->next_event++;
+    /* Events are sorted by time, so every event that acts now is before next_event;
+     * force events may act for several steps after they fire. */
+    for (int i = 0; i < b->next_event; ++i) {
+        if (b->schedule[i].step > now || b->schedule[i].last_step < now) continue;
+        tp_status st = apply_event(b, i);
+        if (st) {
+            char cause[1024];
+            snprintf(cause, sizeof cause, "%s", tp_last_error()); /* tp_fail reuses that buffer */
+            const tp_event_def *e = &m->events[i];
+            return tp_fail(st, "event %d (%s at t = %g s): %s", i, tp_event_action_name(e->action), e->time, cause);
+        }
+    }
+    return TP_OK;
+}
