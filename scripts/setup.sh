@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# setup.sh - install what is missing (Debian 12, as root or with sudo) and build torpor.
+#
+# Idempotent: packages already present are not reinstalled, and an existing
+# build directory is reused. The CUDA toolkit is optional: when nvcc is found
+# (PATH or /usr/local/cuda/bin) the CUDA backend is compiled and linked too.
+#
+#   bash scripts/setup.sh [BUILD_DIR] [BUILD_TYPE]     (defaults: build Release)
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build_dir="${1:-$here/build}"
+build_type="${2:-Release}"
+shift $(( $# > 2 ? 2 : $# )) || true
+
+packages=(build-essential cmake ninja-build pkg-config libcriterion-dev libjansson-dev libcairo2-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" "$@" >/dev/null
+cmake --build "$build_dir" --parallel
+echo "setup: built $build_dir ($build_type)"
