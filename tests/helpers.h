@@ -1,0 +1,41 @@
+/* helpers.h - small builders shared by the tests. */
+#ifndef TP_TEST_HELPERS_H
+#define TP_TEST_HELPERS_H
+
+#include "torpor.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+/* A model of `n` dynamic unit cubes of 1 kg at (0, 0, z0 + 2 i), no ground. */
+static inline tp_model *make_falling_model(int n, float z0, const float gravity[3])
+{
+    tp_model_def md = tp_default_model_def();
+    md.name = "falling";
+    if (gravity) memcpy(md.gravity, gravity, sizeof md.gravity);
+    tp_builder *b = NULL;
+    cr_assert_eq(tp_builder_create(&md, &b), TP_OK, "%s", tp_last_error());
+    for (int i = 0; i < n; ++i) {
+        tp_body_def bd = tp_default_body_def();
+        bd.mass = 1.0f;
+        bd.pos[2] = z0 + 2.0f * (float)i;
+        bd.pos[0] = 3.0f * (float)i;
+        cr_assert_eq(tp_builder_add_body(b, &bd, NULL), TP_OK, "%s", tp_last_error());
+    }
+    tp_model *m = NULL;
+    cr_assert_eq(tp_builder_finish(b, &m), TP_OK, "%s", tp_last_error());
+    tp_builder_destroy(b);
+    return m;
+}
+
+static inline tp_batch *make_batch(const tp_model *m, int worlds, int threads)
+{
+    tp_batch_def bd = tp_default_batch_def();
+    bd.worlds = worlds;
+    bd.threads = threads;
+    tp_batch *batch = NULL;
+    cr_assert_eq(tp_batch_create(m, &bd, &batch), TP_OK, "%s", tp_last_error());
+    return batch;
+}
+
+#endif

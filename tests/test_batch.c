@@ -1,0 +1,241 @@
+/* test_batch.c - batch creation, API writes, validation, reset and hashing. */
+#include "helpers.h"
+
+#include "batch.h"
+
+#include <math.h>
+
+static uint64_t state_hash(tp_batch *b)
+{
+    uint64_t h = 0;
+    cr_assert_eq(tp_batch_state_hash(b, &h), TP_OK);
+    return h;
+}
+
+Test(batch, hash_is_repeatable_and_sees_one_ulp)
+{
+    tp_model *m = make_falling_model(3, 5.0f, NULL);
+    tp_batch *a = make_batch(m, 4, 1), *b = make_batch(m, 4, 2);
+    tp_batch_step(a, 30);
+    tp_batch_step(b, 30);
+    cr_assert_eq(state_hash(a), state_hash(b), "same input, same hash");
+    /* move one body of one world by one ulp */
+    tp_state_view s;
+    tp_batch_state(b, &s);
+    size_t k = 2 * 3 + 1;
+    float pos[3] = {s.pos[3 * k], s.pos[3 * k + 1], nextafterf(s.pos[3 * k + 2], INFINITY)};
+    float quat[4];
+    memcpy(quat, s.quat + 4 * k, sizeof quat);
+    uint64_t before = state_hash(b), w2_before = 0, w2_after = 0, w0_before = 0, w0_after = 0;
+    tp_batch_world_hash(b, 2, &w2_before);
+    tp_batch_world_hash(b, 0, &w0_before);
+    cr_assert_eq(tp_batch_set_pose(b, 2, 1, pos, quat), TP_OK, "%s", tp_last_error());
+    tp_batch_world_hash(b, 2, &w2_after);
+    tp_batch_world_hash(b, 0, &w0_after);
+    cr_assert_neq(state_hash(b), before);
+    cr_assert_neq(w2_before, w2_after);
+    cr_assert_eq(w0_before, w0_after, "other worlds' hashes do not change");
+    tp_batch_destroy(a);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* C12: bad numbers are refused, name the value, and change nothing. */
+Test(batch, non_finite_writes_are_refused_and_change_nothing)
+{
+    tp_model *m = make_falling_model(1, 5.0f, NULL);
+    tp_batch *b = make_batch(m, 2, 1);
+    tp_batch_step(b, 5);
+    uint64_t before = state_hash(b);
+    const float nan3[3] = {0.0f, NAN, 0.0f}, inf3[3] = {INFINITY, 0, 0}, ok3[3] = {0, 0, 1};
+    const float q[4] = {0, 0, 0, 1}, qnan[4] = {0, 0, NAN, 1};
+    cr_assert_eq(tp_batch_set_velocity(b, 0, 0, nan3, ok3), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "v[1]") && strstr(tp_last_error(), "nan"), "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_velocity(b, 0, 0, ok3, inf3), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "w[0]"), "%s", tp_last_error());
+    cr_assert_eq(tp_batch_apply_force(b, 0, 0, inf3, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "force[0]"), "%s", tp_last_error());
+    cr_assert_eq(tp_batch_apply_force(b, 0, 0, ok3, nan3), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "point[1]"), "%s", tp_last_error());
+    cr_assert_eq(tp_batch_apply_impulse(b, 1, 0, nan3, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_apply_angular_impulse(b, 1, 0, inf3), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_apply_torque(b, 1, 0, nan3), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_set_pose(b, 0, 0, nan3, q), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "pos[1]"), "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_pose(b, 0, 0, ok3, qnan), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "quat[2]"), "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_gravity(b, -1, nan3), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "gravity[1]"), "%s", tp_last_error());
+    const float huge_g[3] = {0, 0, -600};
+    cr_assert_eq(tp_batch_set_gravity(b, 0, huge_g), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "[-500, 500]"), "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_velocity(b, 2, 0, ok3, ok3), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "world 2"), "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_velocity(b, 0, 7, ok3, ok3), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "body 7"), "%s", tp_last_error());
+    cr_assert_eq(state_hash(b), before, "a refused write changed the state");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* C12, second half: a world that becomes non-finite is flagged alone. We poison
+ * world 1 through the internals (the API refuses non-finite writes). */
+Test(batch, non_finite_world_is_flagged_and_others_continue)
+{
+    tp_model *m = make_falling_model(1, 5.0f, NULL);
+    tp_batch *b = make_batch(m, 3, 2), *ref = make_batch(m, 3, 1);
+    b->v[3 * 1 + 2] = INFINITY;
+    tp_batch_step(b, 10);
+    tp_batch_step(ref, 10);
+    tp_state_view s;
+    tp_batch_state(b, &s);
+    cr_assert_eq(s.faults[1], 1);
+    cr_assert_eq(s.faults[0], 0);
+    cr_assert_eq(s.faults[2], 0);
+    for (int w = 0; w < 3; w += 2) {
+        uint64_t hw = 0, hr = 0;
+        tp_batch_world_hash(b, w, &hw);
+        tp_batch_world_hash(ref, w, &hr);
+        cr_assert_eq(hw, hr, "world %d changed because world 1 faulted", w);
+    }
+    int one = 1;
+    cr_assert_eq(tp_batch_reset_worlds(b, &one, 1), TP_OK);
+    tp_batch_state(b, &s);
+    cr_assert_eq(s.faults[1], 0, "reset clears the fault");
+    cr_assert_float_eq(s.pos[3 * 1 + 2], 5.0f, 0.0f);
+    tp_batch_destroy(b);
+    tp_batch_destroy(ref);
+    tp_model_destroy(m);
+}
+
+/* C11: a world's trajectory does not depend on the world count or on pushes elsewhere. */
+Test(batch, worlds_are_independent)
+{
+    tp_model *m = make_falling_model(2, 5.0f, NULL);
+    tp_batch *one = make_batch(m, 1, 1), *many = make_batch(m, 64, 2);
+    const float push[3] = {3.0f, 0.0f, 1.0f};
+    cr_assert_eq(tp_batch_apply_impulse(many, 1, 0, push, NULL), TP_OK);
+    tp_batch_step(one, 40);
+    tp_batch_step(many, 40);
+    uint64_t h1 = 0, h64 = 0, h_pushed = 0;
+    tp_batch_world_hash(one, 0, &h1);
+    tp_batch_world_hash(many, 0, &h64);
+    tp_batch_world_hash(many, 1, &h_pushed);
+    cr_assert_eq(h1, h64);
+    cr_assert_neq(h64, h_pushed);
+    tp_batch_destroy(one);
+    tp_batch_destroy(many);
+    tp_model_destroy(m);
+}
+
+Test(batch, impulse_changes_velocity_by_impulse_over_mass)
+{
+    const float g0[3] = {0, 0, 0};
+    tp_model *m = make_falling_model(1, 0.0f, g0);
+    tp_batch *b = make_batch(m, 1, 1);
+    const float j[3] = {1.0f, 0.0f, 0.0f}, zero[3] = {0, 0, 0};
+    cr_assert_eq(tp_batch_apply_impulse(b, 0, 0, zero, NULL), TP_OK);
+    cr_assert_eq(tp_batch_apply_impulse(b, 0, 0, j, NULL), TP_OK);
+    tp_state_view s;
+    tp_batch_state(b, &s);
+    cr_assert_float_eq(s.v[0], 1.0f, 1e-6f, "1 N s on 1 kg: %g", s.v[0]);
+    /* an off-centre impulse on a unit cube spins it: w = I^-1 (r x J), I = m/6 */
+    const float at[3] = {0.0f, 0.5f, 0.0f};
+    cr_assert_eq(tp_batch_apply_impulse(b, 0, 0, j, at), TP_OK);
+    tp_batch_state(b, &s);
+    cr_assert_float_eq(s.w[2], -3.0f, 1e-5f, "wz %g", s.w[2]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* C13: resetting one world leaves the others alone. */
+Test(batch, reset_one_world)
+{
+    const float g0[3] = {0, 0, 0};
+    tp_model *m = make_falling_model(1, 0.0f, g0);
+    tp_batch *b = make_batch(m, 16, 2);
+    const float v[3] = {1.0f, 0, 0}, w0[3] = {0, 0, 0};
+    for (int w = 0; w < 16; ++w) tp_batch_set_velocity(b, w, 0, v, w0);
+    tp_batch_step(b, 50);
+    int five = 5;
+    cr_assert_eq(tp_batch_reset_worlds(b, &five, 1), TP_OK);
+    tp_state_view s;
+    tp_batch_state(b, &s);
+    cr_assert_eq(s.pos[3 * 5], 0.0f);
+    cr_assert_eq(s.v[3 * 5], 0.0f);
+    tp_batch_step(b, 10);
+    tp_batch_state(b, &s);
+    double t = 60.0 / 60.0;
+    for (int w = 0; w < 16; ++w) {
+        if (w == 5) continue;
+        cr_assert(fabs(s.pos[3 * w] - t) < 1e-4, "world %d x = %g, expected %g", w, s.pos[3 * w], t);
+    }
+    cr_assert_eq(s.pos[3 * 5], 0.0f, "world 5 was reset to rest");
+    int bad = 16;
+    cr_assert_eq(tp_batch_reset_worlds(b, &bad, 1), TP_ERR_INVALID_ARGUMENT);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+Test(batch, bad_batch_definitions)
+{
+    tp_model *m = make_falling_model(1, 0.0f, NULL);
+    tp_batch_def d = tp_default_batch_def();
+    tp_batch *b = NULL;
+    d.worlds = 0;
+    cr_assert_eq(tp_batch_create(m, &d, &b), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "worlds"), "%s", tp_last_error());
+    d.worlds = 1;
+    d.backend = TP_BACKEND_CUDA;
+    if (tp_cuda_device_count() == 0) {
+        cr_assert_eq(tp_batch_create(m, &d, &b), TP_ERR_BACKEND);
+        cr_assert(strstr(tp_last_error(), "cuda"), "%s", tp_last_error());
+        cr_assert_null(b);
+    }
+    tp_model_destroy(m);
+}
+
+Test(batch, cuda_backend_is_compiled_when_nvcc_was_found)
+{
+#ifdef TP_EXPECT_CUDA
+    cr_assert_eq(tp_cuda_built(), 1, "nvcc was found at configure time, but the CUDA backend is not linked in");
+#else
+    cr_assert_eq(tp_cuda_built(), 0);
+#endif
+}
+
+/* Scripted events fire before the first step that starts at or after their time. */
+Test(batch, events_fire_at_their_step)
+{
+    tp_model_def md = tp_default_model_def();
+    md.gravity[2] = 0.0f;
+    md.dt = 0.25f;
+    tp_builder *bl = NULL;
+    tp_builder_create(&md, &bl);
+    tp_body_def bd = tp_default_body_def();
+    bd.mass = 2.0f;
+    tp_builder_add_body(bl, &bd, NULL);
+    tp_event_def e = tp_default_event_def();
+    e.time = 0.5;
+    e.action = TP_EVENT_IMPULSE;
+    e.body = 0;
+    e.value[0] = 2.0f;
+    int worlds[1] = {1};
+    e.worlds = worlds;
+    e.world_count = 1;
+    cr_assert_eq(tp_builder_add_event(bl, &e), TP_OK, "%s", tp_last_error());
+    tp_model *m = NULL;
+    cr_assert_eq(tp_builder_finish(bl, &m), TP_OK);
+    tp_builder_destroy(bl);
+    tp_batch *b = make_batch(m, 2, 1);
+    tp_state_view s;
+    tp_batch_step(b, 2); /* steps 0 and 1 start at 0 and 0.25 s */
+    tp_batch_state(b, &s);
+    cr_assert_eq(s.v[3], 0.0f, "not yet");
+    tp_batch_step(b, 1); /* step 2 starts at 0.5 s: the impulse comes first */
+    tp_batch_state(b, &s);
+    cr_assert_float_eq(s.v[3], 1.0f, 1e-6f, "2 N s on 2 kg in world 1: %g", s.v[3]);
+    cr_assert_eq(s.v[0], 0.0f, "world 0 is not listed");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
