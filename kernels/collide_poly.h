@@ -1,0 +1,239 @@
+/* collide_poly.h - manifolds between two convex polyhedra (box, wedge, corner
+ * wedge, 16-sided cylinder prism, in any combination; box-box is this path).
+ *
+ * Method: the separating axis test over the face normals of both polyhedra and
+ * the cross products of edge pairs, with the edge pairs pruned to those that
+ * build a face of the Minkowski difference (Gauss-map arc intersection, D.
+ * Gregorius, "The Separating Axis Test between Convex Polyhedra", GDC 2013).
+ * The best axis decides the manifold:
+ *   - a face axis: the reference face is that face; the incident face is the
+ *     other polyhedron's face most anti-parallel to it; the incident polygon is
+ *     clipped against the side planes of the reference face (Sutherland-Hodgman,
+ *     Ericson 8.3.4) and points within the margin are kept, reduced to 4;
+ *   - an edge axis (clearly better than every face axis): one point, the
+ *     closest points of the two edges.
+ * Every clipped point carries a label saying which features made it (an
+ * incident vertex, an incident edge cut by a reference side plane, or a corner
+ * of the reference face), which becomes its feature id (manifold.h).
+ *
+ * Both polyhedra are handled in the first's frame: the second is transformed
+ * into it once. When the shapes are apart, SAT gives a lower bound of their
+ * distance, so speculative points are conservative. */
+#ifndef TP_COLLIDE_POLY_H
+#define TP_COLLIDE_POLY_H
+
+#include "manifold.h"
+
+#define TP_CLIP_MAX (2 * TP_POLY_MAX_FACE_VERTS + 8)
+
+/* Copy of `src` with every vertex and plane moved by xf. */
+TP_HD void tp_poly_transform(const tp_poly *src, tp_xform xf, tp_poly *dst)
+{
+    *dst = *src;
+    for (int i = 0; i < src->nv; ++i) dst->v[i] = tp_xf_apply(xf, src->v[i]);
+    for (int i = 0; i < src->nf; ++i) {
+        dst->f[i].n = tp_q_rotate(xf.q, src->f[i].n);
+        dst->f[i].d = src->f[i].d + tp_dot(dst->f[i].n, xf.t);
+    }
+    dst->centroid = tp_xf_apply(xf, src->centroid);
+}
+
+/* Smallest projection of the vertices onto n. */
+TP_HD float tp_poly_min_along(const tp_poly *p, tp_vec3 n)
+{
+    float m = tp_dot(n, p->v[0]);
+    for (int i = 1; i < p->nv; ++i) m = tp_minf(m, tp_dot(n, p->v[i]));
+    return m;
+}
+
+/* Face axes of p against the vertices of q: the largest separation and its face. */
+TP_HD float tp_sat_faces(const tp_poly *p, const tp_poly *q, int *face)
+{
+    float best = -3.0e38f;
+    *face = 0;
+    for (int i = 0; i < p->nf; ++i) {
+        float s = tp_poly_min_along(q, p->f[i].n) - p->f[i].d;
+        if (s > best) { best = s; *face = i; }
+    }
+    return best;
+}
+
+/* Do the Gauss-map arcs a-b (first edge) and c-d (second edge, normals already
+ * negated) cross? Gregorius 2013. */
+TP_HD int tp_minkowski_face(tp_vec3 a, tp_vec3 b, tp_vec3 c, tp_vec3 d)
+{
+    tp_vec3 bxa = tp_cross(b, a), dxc = tp_cross(d, c);
+    float cba = tp_dot(c, bxa), dba = tp_dot(d, bxa), adc = tp_dot(a, dxc), bdc = tp_dot(b, dxc);
+    return cba * dba < 0.0f && adc * bdc < 0.0f && cba * bdc > 0.0f;
+}
+
+typedef struct tp_edge_query {
+    float sep;
+    int edge_p, edge_q;
+    tp_vec3 axis; /* unit, pointing away from p */
+} tp_edge_query;
+
+/* Edge-edge axes between p and q (same frame). */
+TP_HD tp_edge_query tp_sat_edges(const tp_poly *p, const tp_poly *q)
+{
+    tp_edge_query r;
+    r.sep = -3.0e38f;
+    r.edge_p = r.edge_q = -1;
+    r.axis = tp_v3(0.0f, 0.0f, 1.0f);
+    for (int i = 0; i < p->ne; ++i) {
+        tp_vec3 pa = p->v[p->e[i].v[0]], da = tp_sub(p->v[p->e[i].v[1]], pa);
+        tp_vec3 na = p->f[p->e[i].f[0]].n, nb = p->f[p->e[i].f[1]].n;
+        for (int j = 0; j < q->ne; ++j) {
+            tp_vec3 nc = q->f[q->e[j].f[0]].n, nd = q->f[q->e[j].f[1]].n;
+            if (!tp_minkowski_face(na, nb, tp_neg(nc), tp_neg(nd))) continue;
+            tp_vec3 qa = q->v[q->e[j].v[0]], db = tp_sub(q->v[q->e[j].v[1]], qa);
+            tp_vec3 axis = tp_cross(da, db);
+            float l2 = tp_len_sq(axis);
+            if (!(l2 > 1e-10f * tp_len_sq(da) * tp_len_sq(db))) continue; /* parallel edges */
+            axis = tp_scale(axis, 1.0f / sqrtf(l2));
+            if (tp_dot(axis, tp_sub(pa, p->centroid)) < 0.0f) axis = tp_neg(axis);
+            float s = tp_dot(axis, tp_sub(qa, pa));
+            if (s > r.sep) {
+                r.sep = s;
+                r.edge_p = i;
+                r.edge_q = j;
+                r.axis = axis;
+            }
+        }
+    }
+    return r;
+}
+
+/* A polygon being clipped: per vertex its position, its feature label (clip
+ * label bits of manifold.h) and the label of the line it starts, as an edge
+ * code: incident edge e -> e, reference edge g -> 64 + g. */
+typedef struct tp_clip_poly {
+    int count;
+    tp_vec3 p[TP_CLIP_MAX];
+    int label[TP_CLIP_MAX];
+    int line[TP_CLIP_MAX];
+} tp_clip_poly;
+
+TP_HD int tp_clip_cross_label(int line, int ref_edge)
+{
+    if (line < 64) return (TP_CLIP_EDGE << 13) | (line << 6) | ref_edge;
+    int g = line - 64, lo = g < ref_edge ? g : ref_edge, hi = g < ref_edge ? ref_edge : g;
+    return (TP_CLIP_CORNER << 13) | (lo << 6) | hi;
+}
+
+/* Keep the part of `in` with dot(n, x) <= d (Sutherland-Hodgman); points made on
+ * the plane are labelled with the reference edge `ref_edge` that owns it. */
+TP_HD void tp_clip_plane(const tp_clip_poly *in, tp_vec3 n, float d, int ref_edge, tp_clip_poly *out)
+{
+    out->count = 0;
+    for (int k = 0; k < in->count; ++k) {
+        int k1 = k + 1 == in->count ? 0 : k + 1;
+        tp_vec3 a = in->p[k], b = in->p[k1];
+        float da = tp_dot(n, a) - d, db = tp_dot(n, b) - d;
+        int a_in = da <= 0.0f, b_in = db <= 0.0f;
+        if (a_in && out->count < TP_CLIP_MAX) {
+            out->p[out->count] = a;
+            out->label[out->count] = in->label[k];
+            out->line[out->count] = in->line[k];
+            out->count++;
+        }
+        if (a_in != b_in && out->count < TP_CLIP_MAX) {
+            out->p[out->count] = tp_mad(a, tp_sub(b, a), da / (da - db));
+            out->label[out->count] = tp_clip_cross_label(in->line[k], ref_edge);
+            out->line[out->count] = a_in ? 64 + ref_edge : in->line[k];
+            out->count++;
+        }
+    }
+}
+
+/* Face manifold: reference face `rf` of `ref`, incident polygon from `inc`
+ * (both in the first's frame). ref_is_first says which polyhedron is which;
+ * the manifold normal always points from first to second. */
+TP_HD int tp_poly_face_contact(const tp_poly *ref, int rf, const tp_poly *inc, int ref_is_first, float margin,
+                               tp_pair_manifold *m)
+{
+    const tp_poly_face *face = &ref->f[rf];
+    tp_vec3 n = face->n;
+    int inc_face = 0;
+    float most = tp_dot(inc->f[0].n, n);
+    for (int i = 1; i < inc->nf; ++i) {
+        float s = tp_dot(inc->f[i].n, n);
+        if (s < most) { most = s; inc_face = i; }
+    }
+    tp_clip_poly buf[2];
+    const tp_poly_face *fi = &inc->f[inc_face];
+    buf[0].count = fi->count;
+    for (int k = 0; k < fi->count; ++k) {
+        buf[0].p[k] = inc->v[fi->vert[k]];
+        buf[0].label[k] = (TP_CLIP_VERTEX << 13) | (rf << 5) | fi->vert[k];
+        buf[0].line[k] = fi->edge[k];
+    }
+    int cur = 0;
+    for (int k = 0; k < face->count && buf[cur].count > 0; ++k) {
+        tp_vec3 a = ref->v[face->vert[k]], b = ref->v[face->vert[(k + 1) % face->count]];
+        tp_vec3 side = tp_cross(tp_sub(b, a), n);
+        tp_clip_plane(&buf[cur], side, tp_dot(side, a), face->edge[k], &buf[1 - cur]);
+        cur = 1 - cur;
+    }
+    /* keep points within the margin */
+    tp_clip_poly *cp = &buf[cur], *kept = &buf[1 - cur];
+    float sep[TP_CLIP_MAX];
+    kept->count = 0;
+    for (int k = 0; k < cp->count; ++k) {
+        float s = tp_dot(n, cp->p[k]) - face->d;
+        if (s > margin) continue;
+        sep[kept->count] = s;
+        kept->p[kept->count] = cp->p[k];
+        kept->label[kept->count] = cp->label[k];
+        kept->count++;
+    }
+    m->count = 0;
+    if (kept->count == 0) return 0;
+    tp_vec3 e1 = tp_normalize_or(tp_sub(ref->v[face->vert[1]], ref->v[face->vert[0]]), tp_any_perpendicular(n));
+    tp_vec3 t = tp_mad(e1, tp_cross(n, e1), 0.35f);
+    int keep[4];
+    int count = tp_reduce_points(kept->p, kept->count, n, t, keep);
+    m->normal = ref_is_first ? n : tp_neg(n);
+    int kind = ref_is_first ? TP_FEAT_CLIP_FIRST : TP_FEAT_CLIP_SECOND;
+    for (int i = 0; i < count; ++i) {
+        int k = keep[i];
+        tp_vec3 on_inc = kept->p[k], on_ref = tp_mad(on_inc, n, -sep[k]);
+        uint32_t feat = ((uint32_t)kind << 15) | (uint32_t)kept->label[k];
+        if (ref_is_first) tp_pm_add(m, on_ref, on_inc, sep[k], feat);
+        else tp_pm_add(m, on_inc, on_ref, sep[k], feat);
+    }
+    return m->count;
+}
+
+/* Manifold between polyhedra p1 (first, its own frame) and p2 (second, in its
+ * own frame, posed by xf in the first's frame). */
+TP_HD int tp_collide_polys(const tp_poly *p1, const tp_poly *p2_local, tp_xform xf, float margin,
+                           tp_pair_manifold *m)
+{
+    tp_poly p2;
+    tp_poly_transform(p2_local, xf, &p2);
+    m->count = 0;
+    int face1, face2;
+    float sep1 = tp_sat_faces(p1, &p2, &face1);
+    if (sep1 > margin) return 0;
+    float sep2 = tp_sat_faces(&p2, p1, &face2);
+    if (sep2 > margin) return 0;
+    tp_edge_query eq = tp_sat_edges(p1, &p2);
+    if (eq.sep > margin) return 0;
+
+    float face_sep = tp_maxf(sep1, sep2);
+    if (eq.edge_p >= 0 && eq.sep > face_sep + TP_EDGE_TOL + 0.05f * tp_absf(face_sep)) {
+        tp_vec3 a0 = p1->v[p1->e[eq.edge_p].v[0]], a1 = p1->v[p1->e[eq.edge_p].v[1]];
+        tp_vec3 b0 = p2.v[p2.e[eq.edge_q].v[0]], b1 = p2.v[p2.e[eq.edge_q].v[1]];
+        float s, t;
+        tp_closest_seg_seg(a0, a1, b0, b1, &s, &t);
+        tp_vec3 c1 = tp_mad(a0, tp_sub(a1, a0), s), c2 = tp_mad(b0, tp_sub(b1, b0), t);
+        m->normal = eq.axis;
+        tp_pm_add(m, c1, c2, tp_dot(eq.axis, tp_sub(c2, c1)), tp_feat_edges(eq.edge_p, eq.edge_q));
+        return 1;
+    }
+    if (sep2 > sep1 + TP_FACE_FLIP_TOL) return tp_poly_face_contact(&p2, face2, p1, 0, margin, m);
+    return tp_poly_face_contact(p1, face1, &p2, 1, margin, m);
+}
+
+#endif

@@ -1,0 +1,159 @@
+/* collision.h - the collision stage of one world: broadphase, narrowphase,
+ * contact buffer and contact sort (DESIGN.md section 4, stages 2-4).
+ *
+ * tp_collide_world writes the world's contact points into a buffer of fixed
+ * capacity, sorted by contact key. It never writes past the capacity: points
+ * that do not fit are counted in *overflow. Which points are kept does not
+ * depend on the order in which they were found either: once the buffer is
+ * full it becomes a max-heap on the key and a new point replaces the largest
+ * key when its own key is smaller, so the buffer ends with the `capacity`
+ * smallest keys. The CPU backend runs it in a loop over worlds, the CUDA
+ * backend in one thread per world (kernels/collision.cu). */
+#ifndef TP_COLLISION_H
+#define TP_COLLISION_H
+
+#include "broadphase.h"
+#include "contact.h"
+#include "narrowphase.h"
+
+/* Scratch bytes tp_collide_world needs for a world of `bodies` bodies and a
+ * buffer of `capacity` contacts (8-byte aligned). */
+TP_HD size_t tp_collide_scratch_bytes(int bodies, int capacity)
+{
+    size_t c = (size_t)(capacity > 0 ? capacity : 0);
+    return tp_broadphase_scratch_bytes(bodies) + 2 * tp_align8(c * sizeof(uint64_t)) +
+           2 * tp_align8(c * sizeof(int32_t));
+}
+
+TP_HD float tp_body_friction(const tp_world *wd, int b)
+{
+    return wd->friction ? wd->friction[b] : wd->model[b].friction;
+}
+
+/* Contact points of bodies a < b of world wd (up to 4) into pts; the solver
+ * accumulators are zeroed. margin: TP_CONTACT_MARGIN normally. */
+TP_HD int tp_collide_pair(const tp_world *wd, int a, int b, float margin, tp_contact *pts)
+{
+    const tp_body_model *ma = &wd->model[a], *mb = &wd->model[b];
+    tp_manifold m;
+    int n = tp_collide_shapes(ma->shape, ma->size, tp_v3_load(wd->pos + 3 * a), tp_q_load(wd->quat + 4 * a),
+                              mb->shape, mb->size, tp_v3_load(wd->pos + 3 * b), tp_q_load(wd->quat + 4 * b),
+                              margin, &m);
+    float friction = sqrtf(tp_body_friction(wd, a) * tp_body_friction(wd, b));
+    float restitution = tp_maxf(ma->restitution, mb->restitution);
+    for (int i = 0; i < n; ++i) {
+        tp_contact *c = &pts[i];
+        c->key = tp_contact_key(wd->index, a, b, m.feature[i]);
+        c->body_a = a;
+        c->body_b = b;
+        tp_v3_store(c->normal, m.normal);
+        c->separation = m.separation[i];
+        tp_v3_store(c->local_a, m.local_a[i]);
+        tp_v3_store(c->local_b, m.local_b[i]);
+        c->feature = m.feature[i];
+        c->friction = friction;
+        c->restitution = restitution;
+        c->normal_impulse = 0.0f;
+        c->tangent_impulse[0] = c->tangent_impulse[1] = 0.0f;
+    }
+    return n;
+}
+
+/* Max-heap on key over out[0..n): restore below slot i. */
+TP_HD void tp_contact_sift_down(tp_contact *out, int n, int i)
+{
+    for (;;) {
+        int l = 2 * i + 1, r = l + 1, big = i;
+        if (l < n && out[l].key > out[big].key) big = l;
+        if (r < n && out[r].key > out[big].key) big = r;
+        if (big == i) return;
+        tp_contact t = out[i];
+        out[i] = out[big];
+        out[big] = t;
+        i = big;
+    }
+}
+
+/* A contact buffer being filled. */
+typedef struct tp_contact_buffer {
+    tp_contact *out;
+    int capacity, count, overflow, heap;
+} tp_contact_buffer;
+
+/* Append c; when full keep the `capacity` smallest keys and count the rest. */
+TP_HD void tp_contact_push(tp_contact_buffer *cb, const tp_contact *c)
+{
+    if (cb->count < cb->capacity) {
+        cb->out[cb->count++] = *c;
+        return;
+    }
+    cb->overflow++;
+    if (cb->capacity == 0) return;
+    if (!cb->heap) {
+        for (int i = cb->capacity / 2 - 1; i >= 0; --i) tp_contact_sift_down(cb->out, cb->capacity, i);
+        cb->heap = 1;
+    }
+    if (c->key < cb->out[0].key) {
+        cb->out[0] = *c;
+        tp_contact_sift_down(cb->out, cb->capacity, 0);
+    }
+}
+
+/* Sort out[0..n) by key: radix sort of (key, slot) pairs, then the records are
+ * permuted in place by following the permutation's cycles. `scratch` holds
+ * 2 x n keys then 2 x n slots (8-byte aligned segments). */
+TP_HD void tp_contacts_sort(tp_contact *out, int n, void *scratch, int capacity)
+{
+    char *s = (char *)scratch;
+    size_t c = (size_t)capacity;
+    uint64_t *keys = (uint64_t *)s, *tmp_keys = (uint64_t *)(s + tp_align8(c * sizeof(uint64_t)));
+    int32_t *perm = (int32_t *)(s + 2 * tp_align8(c * sizeof(uint64_t)));
+    int32_t *tmp_perm = (int32_t *)(s + 2 * tp_align8(c * sizeof(uint64_t)) + tp_align8(c * sizeof(int32_t)));
+    for (int i = 0; i < n; ++i) {
+        keys[i] = out[i].key;
+        perm[i] = i;
+    }
+    /* bits 47 and up (the world) are the same for every contact of a world */
+    tp_radix_sort_u64(keys, perm, tmp_keys, tmp_perm, n, 0, 8);
+    /* slot i must receive out[perm[i]] */
+    for (int i = 0; i < n; ++i) {
+        if (perm[i] == i || perm[i] < 0) continue;
+        tp_contact first = out[i];
+        int j = i;
+        for (;;) {
+            int from = perm[j];
+            perm[j] = -1;
+            if (from == i) {
+                out[j] = first;
+                break;
+            }
+            out[j] = out[from];
+            j = from;
+        }
+    }
+}
+
+/* The collision stage of one world. scratch: tp_collide_scratch_bytes(
+ * wd->bodies, capacity) bytes, 8-byte aligned; out: [capacity] contacts.
+ * Returns the number written (<= capacity), sorted by key; *overflow gets the
+ * number of points that did not fit (0 when all did). */
+TP_HD int tp_collide_world(const tp_world *wd, void *scratch, tp_contact *out, int capacity, int *overflow)
+{
+    tp_broadphase bp;
+    tp_broadphase_begin(&bp, wd, TP_CONTACT_MARGIN, scratch);
+    tp_contact_buffer cb;
+    cb.out = out;
+    cb.capacity = capacity > 0 ? capacity : 0;
+    cb.count = cb.overflow = cb.heap = 0;
+    int a, b;
+    tp_contact pts[TP_MAX_MANIFOLD_POINTS];
+    while (tp_broadphase_next(&bp, &a, &b)) {
+        int n = tp_collide_pair(wd, a, b, TP_CONTACT_MARGIN, pts);
+        for (int i = 0; i < n; ++i) tp_contact_push(&cb, &pts[i]);
+    }
+    tp_contacts_sort(out, cb.count, (char *)scratch + tp_broadphase_scratch_bytes(wd->bodies), cb.capacity);
+    *overflow = cb.overflow;
+    return cb.count;
+}
+
+#endif

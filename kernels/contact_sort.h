@@ -1,0 +1,124 @@
+/* contact_sort.h - the 64-bit contact key and deterministic radix sorts.
+ *
+ * DESIGN.md section 4 stage 4: every contact point gets a key and the contact
+ * list is sorted by it, so nothing downstream depends on the order in which
+ * contacts were appended. Key layout, most significant bits first:
+ *
+ *   bits 63..47  world     (17 bits, 0 .. TP_MAX_WORLDS - 1)
+ *   bits 46..32  body_a    (15 bits, 0 .. TP_MAX_BODIES_PER_WORLD - 1)
+ *   bits 31..17  body_b    (15 bits), body_a < body_b
+ *   bits 16..0   feature   (17 bits, narrowphase.h says what they mean)
+ *
+ * Unused slots of a contact buffer hold TP_CONTACT_KEY_SENTINEL (all ones),
+ * which no real contact can have because the world field never reaches 2^17 - 1.
+ * Sorting by key therefore orders contacts by world, then by body pair, then by
+ * feature, and puts empty slots last.
+ *
+ * The sorts here are LSD radix sorts with 8-bit digits (Knuth, TAOCP vol. 3,
+ * 5.2.5): stable, no comparisons, no allocation (the caller passes scratch), the
+ * same on one CPU thread and one CUDA thread. */
+#ifndef TP_CONTACT_SORT_H
+#define TP_CONTACT_SORT_H
+
+#include "tp_hd.h"
+#include <stdint.h>
+
+#define TP_MAX_WORLDS 131071           /* worlds 0 .. 2^17 - 2 fit the key */
+#define TP_MAX_BODIES_PER_WORLD 32768  /* bodies 0 .. 2^15 - 1 */
+#define TP_KEY_WORLD_SHIFT 47
+#define TP_KEY_BODY_A_SHIFT 32
+#define TP_KEY_BODY_B_SHIFT 17
+#define TP_KEY_FEATURE_BITS 17
+#define TP_KEY_FEATURE_MASK 0x1FFFFu
+#define TP_CONTACT_KEY_SENTINEL UINT64_MAX
+
+TP_HD uint64_t tp_contact_key(int world, int body_a, int body_b, uint32_t feature)
+{
+    return ((uint64_t)(uint32_t)world << TP_KEY_WORLD_SHIFT) |
+           ((uint64_t)((uint32_t)body_a & 0x7FFFu) << TP_KEY_BODY_A_SHIFT) |
+           ((uint64_t)((uint32_t)body_b & 0x7FFFu) << TP_KEY_BODY_B_SHIFT) |
+           (uint64_t)(feature & TP_KEY_FEATURE_MASK);
+}
+TP_HD int tp_contact_key_world(uint64_t key) { return (int)(key >> TP_KEY_WORLD_SHIFT); }
+TP_HD int tp_contact_key_body_a(uint64_t key) { return (int)((key >> TP_KEY_BODY_A_SHIFT) & 0x7FFFu); }
+TP_HD int tp_contact_key_body_b(uint64_t key) { return (int)((key >> TP_KEY_BODY_B_SHIFT) & 0x7FFFu); }
+TP_HD uint32_t tp_contact_key_feature(uint64_t key) { return (uint32_t)(key & TP_KEY_FEATURE_MASK); }
+
+/* Stable LSD radix sort of n (key, value) pairs by bytes [first_byte, end_byte)
+ * of the 64-bit key. keys/vals: [n] in and out; tmp_keys/tmp_vals: [n] scratch.
+ * A pass whose digit is the same for every key is skipped (it would not move
+ * anything), which keeps sorts of one world's keys (world bits constant) short. */
+TP_HD void tp_radix_sort_u64(uint64_t *keys, int32_t *vals, uint64_t *tmp_keys, int32_t *tmp_vals, int n,
+                             int first_byte, int end_byte)
+{
+    int count[256];
+    uint64_t *src_k = keys, *dst_k = tmp_keys;
+    int32_t *src_v = vals, *dst_v = tmp_vals;
+    for (int byte = first_byte; byte < end_byte; ++byte) {
+        int shift = 8 * byte;
+        for (int i = 0; i < 256; ++i) count[i] = 0;
+        for (int i = 0; i < n; ++i) count[(int)((src_k[i] >> shift) & 0xFFu)]++;
+        if (n == 0 || count[(int)((src_k[0] >> shift) & 0xFFu)] == n) continue;
+        int sum = 0;
+        for (int i = 0; i < 256; ++i) {
+            int c = count[i];
+            count[i] = sum;
+            sum += c;
+        }
+        for (int i = 0; i < n; ++i) {
+            int d = (int)((src_k[i] >> shift) & 0xFFu);
+            int at = count[d]++;
+            dst_k[at] = src_k[i];
+            dst_v[at] = src_v[i];
+        }
+        uint64_t *tk = src_k; src_k = dst_k; dst_k = tk;
+        int32_t *tv = src_v; src_v = dst_v; dst_v = tv;
+    }
+    if (src_k != keys)
+        for (int i = 0; i < n; ++i) {
+            keys[i] = src_k[i];
+            vals[i] = src_v[i];
+        }
+}
+
+/* Stable radix sort of n (uint32 key, value) pairs, all four bytes. */
+TP_HD void tp_radix_sort_u32(uint32_t *keys, int32_t *vals, uint32_t *tmp_keys, int32_t *tmp_vals, int n)
+{
+    int count[256];
+    uint32_t *src_k = keys, *dst_k = tmp_keys;
+    int32_t *src_v = vals, *dst_v = tmp_vals;
+    for (int shift = 0; shift < 32; shift += 8) {
+        for (int i = 0; i < 256; ++i) count[i] = 0;
+        for (int i = 0; i < n; ++i) count[(src_k[i] >> shift) & 0xFFu]++;
+        if (n == 0 || count[(src_k[0] >> shift) & 0xFFu] == n) continue;
+        int sum = 0;
+        for (int i = 0; i < 256; ++i) {
+            int c = count[i];
+            count[i] = sum;
+            sum += c;
+        }
+        for (int i = 0; i < n; ++i) {
+            int at = count[(src_k[i] >> shift) & 0xFFu]++;
+            dst_k[at] = src_k[i];
+            dst_v[at] = src_v[i];
+        }
+        uint32_t *tk = src_k; src_k = dst_k; dst_k = tk;
+        int32_t *tv = src_v; src_v = dst_v; dst_v = tv;
+    }
+    if (src_k != keys)
+        for (int i = 0; i < n; ++i) {
+            keys[i] = src_k[i];
+            vals[i] = src_v[i];
+        }
+}
+
+/* Map a float to a uint32 whose unsigned order is the float's order
+ * (-0 sorts just before +0; NaN is not expected). */
+TP_HD uint32_t tp_float_sort_bits(float f)
+{
+    union { float f; uint32_t u; } c;
+    c.f = f;
+    return (c.u & 0x80000000u) ? ~c.u : (c.u | 0x80000000u);
+}
+
+#endif
