@@ -185,7 +185,7 @@ int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, cha
     if (!vec_finite(def->size, 3, "size", field, field_len, reason, reason_len)) return 0;
     for (int i = 0; i < 3; ++i) {
         if (!(def->size[i] > 0.0f)) {
-            char path[16];
+            char path[32];
             snprintf(path, sizeof path, "size[%d]", i);
             return CHECK_FAIL(path, "must be > 0, got %g", (double)def->size[i]);
         }
@@ -236,7 +236,7 @@ int tp_event_def_check(const tp_event_def *def, int body_count, const tp_body_de
     if (def->action == TP_EVENT_GRAVITY) {
         for (int i = 0; i < 3; ++i) {
             if (def->value[i] < -500.0f || def->value[i] > 500.0f) {
-                char path[16];
+                char path[32];
                 snprintf(path, sizeof path, "value[%d]", i);
                 return CHECK_FAIL(path, "gravity must be within [-500, 500] m/s^2, got %g", (double)def->value[i]);
             }
