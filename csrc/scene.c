@@ -1,0 +1,927 @@
+/* scene.c - load a model from a scene file (JSON, "torpor-scene" version 1).
+ *
+ * docs/scene-format.md is the contract. The loader only reads and shapes the
+ * JSON (keys, types, array lengths, names, which keys an action needs); numeric
+ * ranges are checked by tp_*_def_check in model.c, the one place that holds
+ * them, and their field paths are mapped back onto the document. The model is
+ * built through the public builder, so a scene and the builder API produce the
+ * same model. On any error nothing is returned and everything is freed.
+ *
+ * Every error reads "SOURCE:LINE:COL: PATH: REASON". jansson gives positions of
+ * syntax errors; for the others the loader keeps the JSON path it is reading
+ * and asks tp_json_locate (scene_positions.c) where that path sits in the text. */
+#include "error.h"
+#include "model.h"
+#include "scene_positions.h"
+#include "torpor.h"
+
+#include <jansson.h>
+
+#include <assert.h>
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The deepest path the format has is 4 steps (events[i].worlds[j]); room to spare. */
+#define SCENE_MAX_DEPTH 8
+
+typedef struct scene {
+    const char *text;   /* the document, to locate errors */
+    const char *source; /* file name or the caller's label */
+    tp_json_step path[SCENE_MAX_DEPTH];
+    int depth;
+    tp_status status;   /* of the first failure */
+    tp_builder *builder;
+    tp_body_def *bodies; /* [body_count] bodies added so far (names not kept), for event checks */
+    int *elements;      /* [body_count] index of the JSON `bodies` element that made each body */
+    int body_count, body_capacity;
+    json_t *names;      /* body name -> body index */
+    int *worlds;        /* scratch for one event's world list */
+} scene;
+
+/* ---------------------------------------------------------------- paths and errors */
+
+static void push_key(scene *sc, const char *key)
+{
+    assert(sc->depth < SCENE_MAX_DEPTH);
+    sc->path[sc->depth].key = key;
+    sc->path[sc->depth].index = -1;
+    sc->depth++;
+}
+
+static void push_index(scene *sc, int index)
+{
+    assert(sc->depth < SCENE_MAX_DEPTH);
+    sc->path[sc->depth].key = NULL;
+    sc->path[sc->depth].index = index;
+    sc->depth++;
+}
+
+/* Pop one step and pass `ok` through, so a reader can end with `return pop(sc, ok)`. */
+static int pop(scene *sc, int ok)
+{
+    sc->depth--;
+    return ok;
+}
+
+static void render_path(const scene *sc, char *out, size_t len)
+{
+    size_t at = 0;
+    out[0] = '\0';
+    for (int i = 0; i < sc->depth && at < len; ++i) {
+        const tp_json_step *s = &sc->path[i];
+        int n = s->key ? snprintf(out + at, len - at, "%s%s", i ? "." : "", s->key)
+                       : snprintf(out + at, len - at, "[%d]", s->index);
+        if (n < 0) break;
+        at += (size_t)n;
+    }
+}
+
+/* Fail with TP_ERR_PARSE at the current path: at the value, or at its key when
+ * `at_key` is set. Returns 0 so readers can `return fail(...)`. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static int fail(scene *sc, int at_key, const char *fmt, ...)
+{
+    char path[256], reason[768];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(reason, sizeof reason, fmt, args);
+    va_end(args);
+    render_path(sc, path, sizeof path);
+    int line, col;
+    tp_json_locate(sc->text, sc->path, sc->depth, at_key, &line, &col);
+    sc->status = tp_fail(TP_ERR_PARSE, "%s:%d:%d: %s%s%s", sc->source, line, col, path, path[0] ? ": " : "", reason);
+    return 0;
+}
+
+static int fail_oom(scene *sc)
+{
+    sc->status = tp_fail(TP_ERR_OUT_OF_MEMORY, "%s: out of memory while loading the scene", sc->source);
+    return 0;
+}
+
+/* A builder call failed after the loader's own checks passed (a capacity, or
+ * memory): report its message at the current path, keeping an out-of-memory status. */
+static int fail_builder(scene *sc, tp_status status)
+{
+    char message[512];
+    snprintf(message, sizeof message, "%s", tp_last_error());
+    fail(sc, 0, "%s", message);
+    if (status == TP_ERR_OUT_OF_MEMORY) sc->status = status;
+    return 0;
+}
+
+/* Report a failed tp_*_def_check: `field` ("size[1]", "solver.iterations") is
+ * relative to the current path. For generated bodies `pos_as` names the key
+ * that positions come from ("base"), and `body` the generated body. */
+static int fail_check(scene *sc, const char *field, const char *reason, const char *pos_as, const char *body)
+{
+    char keys[SCENE_MAX_DEPTH][64];
+    int nk = 0;
+    int renamed = 0;
+    for (const char *p = field; *p && sc->depth < SCENE_MAX_DEPTH;) {
+        if (*p == '.') {
+            p++;
+        } else if (*p == '[') {
+            char *end;
+            push_index(sc, (int)strtol(p + 1, &end, 10));
+            p = *end == ']' ? end + 1 : end;
+        } else {
+            size_t len = strcspn(p, ".[");
+            snprintf(keys[nk], sizeof keys[nk], "%.*s", (int)len, p);
+            if (nk == 0 && pos_as && strcmp(keys[0], "pos") == 0) {
+                snprintf(keys[0], sizeof keys[0], "%s", pos_as);
+                renamed = 1;
+            }
+            push_key(sc, keys[nk++]);
+            p += len;
+        }
+    }
+    if (renamed) return fail(sc, 0, "generated body \"%s\": %s", body, reason);
+    return fail(sc, 0, "%s", reason);
+}
+
+/* ---------------------------------------------------------------- names and hints */
+
+/* Levenshtein distance (insertions, deletions, substitutions), or INT_MAX for
+ * words too long to be worth a hint. */
+static int edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 63 || lb > 63) return INT_MAX;
+    int prev[64], cur[64];
+    for (size_t j = 0; j <= lb; ++j) prev[j] = (int)j;
+    for (size_t i = 1; i <= la; ++i) {
+        cur[0] = (int)i;
+        for (size_t j = 1; j <= lb; ++j) {
+            int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+            int del = prev[j] + 1, ins = cur[j - 1] + 1;
+            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
+        }
+        memcpy(prev, cur, (lb + 1) * sizeof prev[0]);
+    }
+    return prev[lb];
+}
+
+/* The nearest candidate seen so far, kept only if close enough to be a likely typo. */
+typedef struct hint {
+    const char *word;
+    const char *best;
+    int distance;
+} hint;
+
+static void hint_consider(hint *h, const char *candidate)
+{
+    int d = edit_distance(h->word, candidate);
+    int len = (int)strlen(h->word);
+    int close = len >= 6 ? len / 3 : 1; /* one typo in a short word, one in three letters in a long one */
+    if (d <= close && (!h->best || d < h->distance)) {
+        h->best = candidate;
+        h->distance = d;
+    }
+}
+
+/* "; did you mean "x"?" or "; expected one of "a", "b"" into out. */
+static void hint_text(const char *word, const char *const *names, int count, char *out, size_t len)
+{
+    hint h = {word, NULL, 0};
+    for (int i = 0; i < count; ++i) hint_consider(&h, names[i]);
+    if (h.best) {
+        snprintf(out, len, "; did you mean \"%s\"?", h.best);
+        return;
+    }
+    size_t at = (size_t)snprintf(out, len, "; expected one of");
+    for (int i = 0; i < count && at < len; ++i)
+        at += (size_t)snprintf(out + at, len - at, "%s \"%s\"", i ? "," : "", names[i]);
+}
+
+static int find_name(const char *word, const char *const *names, int count)
+{
+    for (int i = 0; i < count; ++i)
+        if (strcmp(word, names[i]) == 0) return i;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- values */
+
+static const char *json_kind(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "object";
+    case JSON_ARRAY: return "array";
+    case JSON_STRING: return "string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "boolean";
+    case JSON_NULL: return "null";
+    }
+    return "value";
+}
+
+/* The converters below read the value at the current path. */
+
+static int as_float(scene *sc, const json_t *v, float *out)
+{
+    if (!json_is_number(v)) return fail(sc, 0, "must be a number, got %s", json_kind(v));
+    double d = json_number_value(v); /* finite: jansson refuses what overflows a double */
+    if (fabs(d) > FLT_MAX) return fail(sc, 0, "out of float range (magnitude up to %g), got %g", FLT_MAX, d);
+    *out = (float)d;
+    return 1;
+}
+
+static int as_double(scene *sc, const json_t *v, double *out)
+{
+    if (!json_is_number(v)) return fail(sc, 0, "must be a number, got %s", json_kind(v));
+    *out = json_number_value(v);
+    return 1;
+}
+
+static int as_integer(scene *sc, const json_t *v, json_int_t *out)
+{
+    if (json_is_real(v)) return fail(sc, 0, "must be an integer, got %.17g", json_real_value(v));
+    if (!json_is_integer(v)) return fail(sc, 0, "must be an integer, got %s", json_kind(v));
+    *out = json_integer_value(v);
+    return 1;
+}
+
+static int as_int(scene *sc, const json_t *v, int *out)
+{
+    json_int_t i;
+    if (!as_integer(sc, v, &i)) return 0;
+    if (i < INT_MIN || i > INT_MAX) return fail(sc, 0, "out of range for an int, got %lld", (long long)i);
+    *out = (int)i;
+    return 1;
+}
+
+static int as_bool(scene *sc, const json_t *v, int *out)
+{
+    if (!json_is_boolean(v)) return fail(sc, 0, "must be true or false, got %s", json_kind(v));
+    *out = json_is_true(v);
+    return 1;
+}
+
+static int as_string(scene *sc, const json_t *v, const char **out)
+{
+    if (!json_is_string(v)) return fail(sc, 0, "must be a string, got %s", json_kind(v));
+    *out = json_string_value(v);
+    return 1;
+}
+
+/* A fixed-length array of numbers. */
+static int as_vec(scene *sc, const json_t *v, int n, float *out)
+{
+    if (!json_is_array(v)) return fail(sc, 0, "must be an array of %d numbers, got %s", n, json_kind(v));
+    if ((int)json_array_size(v) != n)
+        return fail(sc, 0, "must have %d elements, got %d", n, (int)json_array_size(v));
+    for (int i = 0; i < n; ++i) {
+        push_index(sc, i);
+        if (!pop(sc, as_float(sc, json_array_get(v, i), &out[i]))) return 0;
+    }
+    return 1;
+}
+
+/* A string naming one of `count` values; `what` names the kind in messages. */
+static int as_enum(scene *sc, const json_t *v, const char *const *names, int count, const char *what, int *out)
+{
+    const char *s;
+    if (!as_string(sc, v, &s)) return 0;
+    int i = find_name(s, names, count);
+    if (i < 0) {
+        char h[512];
+        hint_text(s, names, count, h, sizeof h);
+        return fail(sc, 0, "unknown %s \"%s\"%s", what, s, h);
+    }
+    *out = i;
+    return 1;
+}
+
+/* ---------------------------------------------------------------- field tables */
+
+/* Value names, indexed by the enum value of include/torpor.h. */
+static const char *const shape_names[] = {"box", "ball", "cylinder", "capsule", "wedge", "corner_wedge"};
+static const char *const mode_names[] = {"colored", "serial"};
+static const char *const policy_names[] = {"island", "assembly"};
+static const char *const measure_names[] = {"rad_per_s", "surface_speed"};
+static const char *const action_names[] = {"impulse", "angular_impulse", "force", "set_velocity",
+                                           "set_angular_velocity", "teleport", "gravity", "remove",
+                                           "wake", "sleep", "reset"};
+static const char *const generator_names[] = {"stack", "grid"};
+_Static_assert(sizeof shape_names / sizeof shape_names[0] == TP_SHAPE_COUNT, "a shape lacks its name");
+_Static_assert(sizeof action_names / sizeof action_names[0] == TP_EVENT_ACTION_COUNT, "an action lacks its name");
+/* Enum fields are written through an int. */
+_Static_assert(sizeof(tp_shape_type) == sizeof(int) && sizeof(tp_solver_mode) == sizeof(int) &&
+                   sizeof(tp_sleep_policy) == sizeof(int) && sizeof(tp_angular_measure) == sizeof(int),
+               "enums must be int-sized");
+
+typedef enum value_kind {
+    V_FLOAT, V_DOUBLE, V_INT, V_BOOL, V_VEC3, V_VEC4, V_ENUM,
+    V_OTHER /* a valid key that the caller reads itself */
+} value_kind;
+
+/* One key of a JSON object: its kind and where it goes in the definition struct. */
+typedef struct field {
+    const char *key;
+    value_kind kind;
+    size_t offset;
+    const char *const *names; /* V_ENUM */
+    int name_count;
+    const char *what;         /* V_ENUM: name of the kind in messages */
+} field;
+
+#define FIELD(key, kind, type, member) {key, kind, offsetof(type, member), NULL, 0, NULL}
+#define ENUM_FIELD(key, type, member, names, what) \
+    {key, V_ENUM, offsetof(type, member), names, (int)(sizeof names / sizeof names[0]), what}
+#define OTHER(key) {key, V_OTHER, 0, NULL, 0, NULL}
+#define COUNT(table) ((int)(sizeof table / sizeof table[0]))
+
+static const field model_fields[] = {
+    OTHER("format"), OTHER("version"), OTHER("name"),
+    FIELD("gravity", V_VEC3, tp_model_def, gravity), FIELD("dt", V_FLOAT, tp_model_def, dt),
+    FIELD("substeps", V_INT, tp_model_def, substeps),
+    OTHER("solver"), OTHER("sleep"), OTHER("bodies"), OTHER("randomize"), OTHER("events")};
+
+static const field solver_fields[] = {
+    FIELD("iterations", V_INT, tp_solver_def, iterations),
+    ENUM_FIELD("mode", tp_solver_def, mode, mode_names, "solver mode"),
+    FIELD("restitution_threshold", V_FLOAT, tp_solver_def, restitution_threshold),
+    FIELD("warm_starting", V_BOOL, tp_solver_def, warm_starting)};
+
+static const field sleep_fields[] = {
+    FIELD("enabled", V_BOOL, tp_sleep_def, enabled),
+    ENUM_FIELD("policy", tp_sleep_def, policy, policy_names, "sleep policy"),
+    FIELD("linear_threshold", V_FLOAT, tp_sleep_def, linear_threshold),
+    FIELD("angular_threshold", V_FLOAT, tp_sleep_def, angular_threshold),
+    FIELD("quiet_time", V_FLOAT, tp_sleep_def, quiet_time),
+    ENUM_FIELD("angular_measure", tp_sleep_def, angular_measure, measure_names, "angular measure"),
+    FIELD("accel_threshold", V_FLOAT, tp_sleep_def, accel_threshold),
+    FIELD("require_support", V_BOOL, tp_sleep_def, require_support),
+    FIELD("skip_constraints", V_BOOL, tp_sleep_def, skip_constraints)};
+
+static const field randomize_fields[] = {
+    OTHER("seed"), FIELD("pos_noise", V_FLOAT, tp_randomize_def, pos_noise),
+    FIELD("yaw_noise_deg", V_FLOAT, tp_randomize_def, yaw_noise_deg)};
+
+/* Keys of a body other than its position, shared by plain bodies and
+ * generators (split so that messages list them in a natural order). */
+#define BODY_HEAD_FIELDS \
+    OTHER("name"), ENUM_FIELD("shape", tp_body_def, shape, shape_names, "shape"), FIELD("size", V_VEC3, tp_body_def, size)
+#define BODY_TAIL_FIELDS                                                                            \
+    FIELD("quat", V_VEC4, tp_body_def, quat), FIELD("vel", V_VEC3, tp_body_def, vel),               \
+        FIELD("ang_vel", V_VEC3, tp_body_def, ang_vel), FIELD("density", V_FLOAT, tp_body_def, density), \
+        FIELD("mass", V_FLOAT, tp_body_def, mass), FIELD("friction", V_FLOAT, tp_body_def, friction), \
+        FIELD("restitution", V_FLOAT, tp_body_def, restitution), OTHER("static"), OTHER("kinematic")
+
+static const field body_fields[] = {BODY_HEAD_FIELDS, FIELD("pos", V_VEC3, tp_body_def, pos), BODY_TAIL_FIELDS};
+static const field stack_fields[] = {OTHER("generate"), OTHER("count"), OTHER("base"), OTHER("step"),
+                                     BODY_HEAD_FIELDS, BODY_TAIL_FIELDS};
+static const field grid_fields[] = {OTHER("generate"), OTHER("count"), OTHER("base"), OTHER("spacing"),
+                                    BODY_HEAD_FIELDS, BODY_TAIL_FIELDS};
+
+static const field event_fields[] = {
+    FIELD("time", V_DOUBLE, tp_event_def, time), OTHER("action"), OTHER("body"),
+    FIELD("value", V_VEC3, tp_event_def, value), FIELD("pos", V_VEC3, tp_event_def, pos),
+    FIELD("quat", V_VEC4, tp_event_def, quat), FIELD("duration", V_DOUBLE, tp_event_def, duration),
+    OTHER("worlds")};
+
+/* Every key of `obj` must be one of `fields`; the first that is not is reported at the key. */
+static int check_keys(scene *sc, const json_t *obj, const field *fields, int count)
+{
+    const char *names[32];
+    assert(count <= 32);
+    for (int i = 0; i < count; ++i) names[i] = fields[i].key;
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)obj, key, value) {
+        if (find_name(key, names, count) < 0) {
+            char h[512];
+            hint_text(key, names, count, h, sizeof h);
+            push_key(sc, key);
+            return pop(sc, fail(sc, 1, "unknown key%s", h));
+        }
+    }
+    return 1;
+}
+
+static int read_value(scene *sc, const json_t *v, const field *f, char *out)
+{
+    switch (f->kind) {
+    case V_FLOAT: return as_float(sc, v, (float *)out);
+    case V_DOUBLE: return as_double(sc, v, (double *)out);
+    case V_INT: return as_int(sc, v, (int *)out);
+    case V_BOOL: return as_bool(sc, v, (int *)out);
+    case V_VEC3: return as_vec(sc, v, 3, (float *)out);
+    case V_VEC4: return as_vec(sc, v, 4, (float *)out);
+    case V_ENUM: return as_enum(sc, v, f->names, f->name_count, f->what, (int *)out);
+    case V_OTHER: return 1;
+    }
+    return 1;
+}
+
+/* Check the keys of `obj` and read every field present into the struct at `def`;
+ * absent fields keep their defaults. */
+static int read_fields(scene *sc, const json_t *obj, const field *fields, int count, void *def)
+{
+    if (!check_keys(sc, obj, fields, count)) return 0;
+    for (int i = 0; i < count; ++i) {
+        const json_t *v = json_object_get(obj, fields[i].key);
+        if (!v) continue;
+        push_key(sc, fields[i].key);
+        if (!pop(sc, read_value(sc, v, &fields[i], (char *)def + fields[i].offset))) return 0;
+    }
+    return 1;
+}
+
+/* Read the object `key` of `parent`, if present, with read_fields. */
+static int read_section(scene *sc, const json_t *parent, const char *key, const field *fields, int count, void *def)
+{
+    const json_t *obj = json_object_get(parent, key);
+    if (!obj) return 1;
+    push_key(sc, key);
+    if (!json_is_object(obj)) return pop(sc, fail(sc, 0, "must be an object, got %s", json_kind(obj)));
+    return pop(sc, read_fields(sc, obj, fields, count, def));
+}
+
+/* Read an optional key of `obj` with a converter taking (scene, value, out). */
+#define READ_KEY(sc, obj, key, conv, out)                                                  \
+    do {                                                                                   \
+        const json_t *v_ = json_object_get((obj), (key));                                  \
+        if (v_) {                                                                          \
+            push_key((sc), (key));                                                         \
+            if (!pop((sc), conv((sc), v_, (out)))) return 0;                               \
+        }                                                                                  \
+    } while (0)
+
+static int fail_missing(scene *sc, const char *key)
+{
+    push_key(sc, key);
+    return pop(sc, fail(sc, 0, "required key is missing"));
+}
+
+/* ---------------------------------------------------------------- model settings */
+
+static int read_header(scene *sc, const json_t *root)
+{
+    const json_t *v = json_object_get(root, "format");
+    if (v) {
+        const char *s;
+        push_key(sc, "format");
+        if (!as_string(sc, v, &s)) return pop(sc, 0);
+        if (strcmp(s, "torpor-scene") != 0)
+            return pop(sc, fail(sc, 0, "must be \"torpor-scene\", got \"%s\"", s));
+        pop(sc, 1);
+    }
+    v = json_object_get(root, "version");
+    if (v) {
+        json_int_t version;
+        push_key(sc, "version");
+        if (!as_integer(sc, v, &version)) return pop(sc, 0);
+        if (version > 1)
+            return pop(sc, fail(sc, 0, "this torpor reads version 1, got %lld; upgrade torpor", (long long)version));
+        if (version < 1) return pop(sc, fail(sc, 0, "must be 1, got %lld", (long long)version));
+        pop(sc, 1);
+    }
+    return 1;
+}
+
+static int read_seed(scene *sc, const json_t *v, uint64_t *out)
+{
+    json_int_t seed;
+    if (!as_integer(sc, v, &seed)) return 0;
+    if (seed < 0) return fail(sc, 0, "must be an integer >= 0, got %lld", (long long)seed);
+    *out = (uint64_t)seed;
+    return 1;
+}
+
+static int read_model_def(scene *sc, const json_t *root, tp_model_def *def)
+{
+    *def = tp_default_model_def();
+    if (!read_fields(sc, root, model_fields, COUNT(model_fields), def)) return 0;
+    if (!read_header(sc, root)) return 0;
+    READ_KEY(sc, root, "name", as_string, &def->name);
+    if (!read_section(sc, root, "solver", solver_fields, COUNT(solver_fields), &def->solver)) return 0;
+    if (!read_section(sc, root, "sleep", sleep_fields, COUNT(sleep_fields), &def->sleep)) return 0;
+    if (!read_section(sc, root, "randomize", randomize_fields, COUNT(randomize_fields), &def->randomize)) return 0;
+    const json_t *randomize = json_object_get(root, "randomize");
+    if (randomize) {
+        push_key(sc, "randomize");
+        READ_KEY(sc, randomize, "seed", read_seed, &def->randomize.seed);
+        pop(sc, 1);
+    }
+    char field[64], reason[256];
+    if (!tp_model_def_check(def, field, sizeof field, reason, sizeof reason))
+        return fail_check(sc, field, reason, NULL, NULL);
+    return 1;
+}
+
+/* ---------------------------------------------------------------- bodies */
+
+/* Everything of a body but its name and position, from a plain body or a generator. */
+static int read_body_common(scene *sc, const json_t *obj, const field *fields, int count, tp_body_def *def)
+{
+    *def = tp_default_body_def();
+    if (!read_fields(sc, obj, fields, count, def)) return 0;
+    int is_static = 0, is_kinematic = 0;
+    READ_KEY(sc, obj, "static", as_bool, &is_static);
+    READ_KEY(sc, obj, "kinematic", as_bool, &is_kinematic);
+    if (is_static && is_kinematic) {
+        push_key(sc, "kinematic");
+        return pop(sc, fail(sc, 1, "a body cannot be both \"static\" and \"kinematic\""));
+    }
+    def->type = is_static ? TP_BODY_STATIC : is_kinematic ? TP_BODY_KINEMATIC : TP_BODY_DYNAMIC;
+    if (json_object_get(obj, "mass")) {
+        push_key(sc, "mass");
+        if (json_object_get(obj, "density"))
+            return pop(sc, fail(sc, 1, "give either \"density\" or \"mass\", not both"));
+        /* model.c lets mass 0 mean "use density"; a scene that writes a mass means it. */
+        if (!(def->mass > 0.0f)) return pop(sc, fail(sc, 0, "must be > 0 kg, got %g", (double)def->mass));
+        pop(sc, 1);
+    }
+    return 1;
+}
+
+static int grow_bodies(scene *sc)
+{
+    int cap = sc->body_capacity ? 2 * sc->body_capacity : 64;
+    tp_body_def *bodies = realloc(sc->bodies, (size_t)cap * sizeof *bodies);
+    if (!bodies) return 0;
+    sc->bodies = bodies;
+    int *elements = realloc(sc->elements, (size_t)cap * sizeof *elements);
+    if (!elements) return 0;
+    sc->elements = elements;
+    sc->body_capacity = cap;
+    return 1;
+}
+
+/* Validate one body and add it under `name` (NULL: "body<index>"). `element` is
+ * the index in the JSON `bodies` array; `pos_as` is set for generated bodies. */
+static int add_body(scene *sc, tp_body_def *def, const char *name, int element, const char *pos_as)
+{
+    char auto_name[32], field[64], reason[256];
+    snprintf(auto_name, sizeof auto_name, "body%d", sc->body_count);
+    def->name = name ? name : auto_name;
+    if (!tp_body_def_check(def, field, sizeof field, reason, sizeof reason))
+        return fail_check(sc, field, reason, pos_as, def->name);
+    const json_t *other = json_object_get(sc->names, def->name);
+    if (other) {
+        push_key(sc, "name");
+        return pop(sc, fail(sc, 0, "duplicate body name \"%s\"; bodies[%d] already has it", def->name,
+                            sc->elements[json_integer_value(other)]));
+    }
+    if (sc->body_count == sc->body_capacity && !grow_bodies(sc)) return fail_oom(sc);
+    if (json_object_set_new(sc->names, def->name, json_integer(sc->body_count)) != 0) return fail_oom(sc);
+    tp_status status = tp_builder_add_body(sc->builder, def, NULL);
+    if (status != TP_OK) return fail_builder(sc, status);
+    sc->bodies[sc->body_count] = *def;
+    sc->bodies[sc->body_count].name = NULL; /* points at a buffer that does not outlive this call */
+    sc->elements[sc->body_count] = element;
+    sc->body_count++;
+    return 1;
+}
+
+static int as_name(scene *sc, const json_t *v, const char **out)
+{
+    if (!as_string(sc, v, out)) return 0;
+    if ((*out)[0] == '\0') return fail(sc, 0, "must not be empty");
+    return 1;
+}
+
+static int read_plain_body(scene *sc, const json_t *obj, int element)
+{
+    tp_body_def def;
+    if (!read_body_common(sc, obj, body_fields, COUNT(body_fields), &def)) return 0;
+    const char *name = NULL;
+    READ_KEY(sc, obj, "name", as_name, &name);
+    return add_body(sc, &def, name, element, NULL);
+}
+
+static int as_vec3(scene *sc, const json_t *v, float *out) { return as_vec(sc, v, 3, out); }
+
+/* A generator's body count: an integer >= 1. */
+static int as_count(scene *sc, const json_t *v, int *out)
+{
+    if (!as_int(sc, v, out)) return 0;
+    if (*out < 1) return fail(sc, 0, "must be >= 1, got %d", *out);
+    return 1;
+}
+
+/* A grid's counts [nx, ny, nz]. */
+static int as_counts(scene *sc, const json_t *v, int *out)
+{
+    if (!json_is_array(v)) return fail(sc, 0, "must be an array of 3 integers, got %s", json_kind(v));
+    if (json_array_size(v) != 3) return fail(sc, 0, "must have 3 elements, got %d", (int)json_array_size(v));
+    for (int i = 0; i < 3; ++i) {
+        push_index(sc, i);
+        if (!pop(sc, as_count(sc, json_array_get(v, i), &out[i]))) return 0;
+    }
+    return 1;
+}
+
+/* Add the bodies of a generator: a stack (counts {n, 1, 1}) puts body i at
+ * base + i * step, a grid body (ix, iy, iz) at base + (ix, iy, iz) * spacing
+ * componentwise, x fastest; float arithmetic, as documented. Names
+ * are the `name` prefix followed by the running number i from 0, or the default
+ * "body<index>" without a prefix. */
+static int add_generated(scene *sc, const tp_body_def *common, const char *prefix, int grid, const int counts[3],
+                         const float base[3], const float step[3], int element)
+{
+    char *name = NULL;
+    if (prefix) {
+        name = malloc(strlen(prefix) + 16);
+        if (!name) return fail_oom(sc);
+    }
+    int ok = 1;
+    for (int iz = 0, i = 0; ok && iz < counts[2]; ++iz)
+        for (int iy = 0; ok && iy < counts[1]; ++iy)
+            for (int ix = 0; ok && ix < counts[0]; ++ix, ++i) {
+                tp_body_def def = *common;
+                const float at[3] = {(float)ix, (float)iy, (float)iz};
+                for (int k = 0; k < 3; ++k) def.pos[k] = base[k] + (grid ? at[k] : (float)i) * step[k];
+                if (name) sprintf(name, "%s%d", prefix, i);
+                ok = add_body(sc, &def, name, element, "base");
+            }
+    free(name);
+    return ok;
+}
+
+static int read_generator(scene *sc, const json_t *obj, int element)
+{
+    int kind;
+    push_key(sc, "generate");
+    if (!pop(sc, as_enum(sc, json_object_get(obj, "generate"), generator_names, COUNT(generator_names),
+                         "generator", &kind)))
+        return 0;
+    int grid = kind == 1;
+    const char *step_key = grid ? "spacing" : "step";
+    if (json_object_get(obj, "pos")) {
+        push_key(sc, "pos");
+        return pop(sc, fail(sc, 1, "a generator places its bodies by \"base\" and \"%s\"; it takes no \"pos\"",
+                            step_key));
+    }
+    tp_body_def def;
+    if (!read_body_common(sc, obj, grid ? grid_fields : stack_fields, grid ? COUNT(grid_fields) : COUNT(stack_fields),
+                          &def))
+        return 0;
+    const char *prefix = NULL;
+    float base[3] = {0.0f, 0.0f, 0.0f}, step[3];
+    int counts[3] = {1, 1, 1};
+    READ_KEY(sc, obj, "name", as_string, &prefix);
+    READ_KEY(sc, obj, "base", as_vec3, base);
+    if (!json_object_get(obj, "count")) return fail_missing(sc, "count");
+    if (grid) READ_KEY(sc, obj, "count", as_counts, counts);
+    else READ_KEY(sc, obj, "count", as_count, &counts[0]);
+    if (!json_object_get(obj, step_key)) return fail_missing(sc, step_key);
+    READ_KEY(sc, obj, step_key, as_vec3, step);
+    long long total = (long long)counts[0] * counts[1] * counts[2];
+    if (total > INT_MAX) {
+        push_key(sc, "count");
+        return pop(sc, fail(sc, 0, "makes %lld bodies, too many", total));
+    }
+    return add_generated(sc, &def, prefix, grid, counts, base, step, element);
+}
+
+static int read_bodies(scene *sc, const json_t *root)
+{
+    const json_t *bodies = json_object_get(root, "bodies");
+    if (!bodies) return fail_missing(sc, "bodies");
+    push_key(sc, "bodies");
+    if (!json_is_array(bodies)) return pop(sc, fail(sc, 0, "must be an array of bodies, got %s", json_kind(bodies)));
+    if (json_array_size(bodies) == 0) return pop(sc, fail(sc, 0, "must hold at least one body"));
+    for (int i = 0; i < (int)json_array_size(bodies); ++i) {
+        const json_t *obj = json_array_get(bodies, i);
+        push_index(sc, i);
+        int ok;
+        if (!json_is_object(obj)) ok = fail(sc, 0, "must be an object (a body or a generator), got %s", json_kind(obj));
+        else if (json_object_get(obj, "generate")) ok = read_generator(sc, obj, i);
+        else ok = read_plain_body(sc, obj, i);
+        if (!pop(sc, ok)) return pop(sc, 0);
+    }
+    return pop(sc, 1);
+}
+
+/* ---------------------------------------------------------------- events */
+
+/* Which keys an action needs or takes besides time, action and worlds. */
+enum { NEEDS_BODY = 1, NEEDS_VALUE = 2, NEEDS_POS = 4, TAKES_QUAT = 8, TAKES_DURATION = 16 };
+
+static unsigned action_keys(tp_event_action action)
+{
+    switch (action) {
+    case TP_EVENT_IMPULSE:
+    case TP_EVENT_ANGULAR_IMPULSE:
+    case TP_EVENT_SET_VELOCITY:
+    case TP_EVENT_SET_ANGULAR_VELOCITY: return NEEDS_BODY | NEEDS_VALUE;
+    case TP_EVENT_FORCE: return NEEDS_BODY | NEEDS_VALUE | TAKES_DURATION;
+    case TP_EVENT_TELEPORT: return NEEDS_BODY | NEEDS_POS | TAKES_QUAT;
+    case TP_EVENT_GRAVITY: return NEEDS_VALUE;
+    case TP_EVENT_REMOVE:
+    case TP_EVENT_WAKE:
+    case TP_EVENT_SLEEP: return NEEDS_BODY;
+    default: return 0; /* reset */
+    }
+}
+
+static int check_action_keys(scene *sc, const json_t *obj, tp_event_action action)
+{
+    static const struct { const char *key; unsigned needs, takes; } rules[] = {
+        {"body", NEEDS_BODY, NEEDS_BODY}, {"value", NEEDS_VALUE, NEEDS_VALUE}, {"pos", NEEDS_POS, NEEDS_POS},
+        {"quat", 0, TAKES_QUAT}, {"duration", 0, TAKES_DURATION}};
+    unsigned keys = action_keys(action);
+    const char *name = action_names[action];
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; ++i) {
+        int present = json_object_get(obj, rules[i].key) != NULL;
+        int takes = (keys & rules[i].takes) != 0, needs = (keys & rules[i].needs) != 0;
+        if (present && !takes) {
+            push_key(sc, rules[i].key);
+            return pop(sc, fail(sc, 1, "action \"%s\" takes no \"%s\"", name, rules[i].key));
+        }
+        if (!present && needs) {
+            push_key(sc, rules[i].key);
+            return pop(sc, fail(sc, 0, "required by action \"%s\"", name));
+        }
+    }
+    return 1;
+}
+
+/* A body named by the scene; an unknown name gets the nearest one as a hint. */
+static int as_body(scene *sc, const json_t *v, int *out)
+{
+    const char *name;
+    if (!as_string(sc, v, &name)) return 0;
+    const json_t *index = json_object_get(sc->names, name);
+    if (index) {
+        *out = (int)json_integer_value(index);
+        return 1;
+    }
+    hint h = {name, NULL, 0};
+    const char *key;
+    json_t *value;
+    json_object_foreach(sc->names, key, value) hint_consider(&h, key);
+    if (h.best) return fail(sc, 0, "unknown body \"%s\"; did you mean \"%s\"?", name, h.best);
+    return fail(sc, 0, "unknown body \"%s\"; no body of the scene has that name", name);
+}
+
+/* "all" (every world) or a non-empty array of world indices. */
+static int as_worlds(scene *sc, const json_t *v, tp_event_def *ev)
+{
+    if (json_is_string(v) && strcmp(json_string_value(v), "all") == 0) return 1;
+    if (json_is_string(v))
+        return fail(sc, 0, "must be \"all\" or an array of world indices, got \"%s\"", json_string_value(v));
+    if (!json_is_array(v)) return fail(sc, 0, "must be \"all\" or an array of world indices, got %s", json_kind(v));
+    int n = (int)json_array_size(v);
+    if (n == 0) return fail(sc, 0, "must list at least one world (or be \"all\")");
+    int *worlds = realloc(sc->worlds, (size_t)n * sizeof *worlds);
+    if (!worlds) return fail_oom(sc);
+    sc->worlds = worlds;
+    for (int i = 0; i < n; ++i) {
+        push_index(sc, i);
+        if (!pop(sc, as_int(sc, json_array_get(v, i), &worlds[i]))) return 0;
+    }
+    ev->worlds = worlds;
+    ev->world_count = n;
+    return 1;
+}
+
+static int read_event(scene *sc, const json_t *obj)
+{
+    if (!json_is_object(obj)) return fail(sc, 0, "must be an object (an event), got %s", json_kind(obj));
+    tp_event_def ev = tp_default_event_def();
+    if (!read_fields(sc, obj, event_fields, COUNT(event_fields), &ev)) return 0;
+    if (!json_object_get(obj, "time")) return fail_missing(sc, "time");
+    if (!json_object_get(obj, "action")) return fail_missing(sc, "action");
+    int action;
+    push_key(sc, "action");
+    if (!pop(sc, as_enum(sc, json_object_get(obj, "action"), action_names, COUNT(action_names), "action", &action)))
+        return 0;
+    ev.action = (tp_event_action)action;
+    if (!check_action_keys(sc, obj, ev.action)) return 0;
+    ev.has_quat = json_object_get(obj, "quat") != NULL;
+    READ_KEY(sc, obj, "body", as_body, &ev.body);
+    READ_KEY(sc, obj, "worlds", as_worlds, &ev);
+    char field[64], reason[256];
+    if (!tp_event_def_check(&ev, sc->body_count, sc->bodies, field, sizeof field, reason, sizeof reason))
+        return fail_check(sc, field, reason, NULL, NULL);
+    tp_status status = tp_builder_add_event(sc->builder, &ev);
+    if (status != TP_OK) return fail_builder(sc, status);
+    return 1;
+}
+
+static int read_events(scene *sc, const json_t *root)
+{
+    const json_t *events = json_object_get(root, "events");
+    if (!events) return 1;
+    push_key(sc, "events");
+    if (!json_is_array(events)) return pop(sc, fail(sc, 0, "must be an array of events, got %s", json_kind(events)));
+    for (int i = 0; i < (int)json_array_size(events); ++i) {
+        push_index(sc, i);
+        if (!pop(sc, read_event(sc, json_array_get(events, i)))) return pop(sc, 0);
+    }
+    return pop(sc, 1);
+}
+
+/* ---------------------------------------------------------------- loading */
+
+static int load_root(scene *sc, const json_t *root, tp_model **out)
+{
+    if (!json_is_object(root)) return fail(sc, 0, "a scene must be a JSON object, got %s", json_kind(root));
+    tp_model_def def;
+    if (!read_model_def(sc, root, &def)) return 0;
+    tp_status status = tp_builder_create(&def, &sc->builder);
+    if (status != TP_OK) return fail_builder(sc, status);
+    if (!read_bodies(sc, root) || !read_events(sc, root)) return 0;
+    status = tp_builder_finish(sc->builder, out);
+    if (status != TP_OK) return fail_builder(sc, status);
+    return 1;
+}
+
+/* Parse `len` bytes of `text` (NUL-terminated after them) named `source`. */
+static tp_status load_text(const char *text, size_t len, const char *source, tp_model **out)
+{
+    json_error_t error;
+    json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &error);
+    if (!root) {
+        if (error.line < 1) return tp_fail(TP_ERR_PARSE, "%s: malformed JSON: %s", source, error.text);
+        return tp_fail(TP_ERR_PARSE, "%s:%d:%d: malformed JSON: %s", source, error.line,
+                       error.column < 1 ? 1 : error.column, error.text);
+    }
+    scene sc;
+    memset(&sc, 0, sizeof sc);
+    sc.text = text;
+    sc.source = source;
+    sc.names = json_object();
+    tp_model *model = NULL;
+    int ok = sc.names ? load_root(&sc, root, &model) : fail_oom(&sc);
+    tp_builder_destroy(sc.builder);
+    json_decref(sc.names);
+    json_decref(root);
+    free(sc.bodies);
+    free(sc.elements);
+    free(sc.worlds);
+    if (!ok) return sc.status;
+    *out = model;
+    return TP_OK;
+}
+
+tp_status tp_model_load_string(const char *json, const char *source, tp_model **out)
+{
+    if (!out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_load_string: out is NULL");
+    *out = NULL;
+    if (!json) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_load_string: json is NULL");
+    return load_text(json, strlen(json), source ? source : "<string>", out);
+}
+
+/* Read a whole file into a NUL-terminated buffer. */
+static tp_status read_file(const char *path, char **text, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return tp_fail(TP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    for (;;) {
+        if (buf && cap - n < 2) {
+            char *grown = realloc(buf, cap * 2);
+            if (!grown) free(buf);
+            buf = grown;
+            cap *= 2;
+        }
+        if (!buf) {
+            fclose(f);
+            return tp_fail(TP_ERR_OUT_OF_MEMORY, "%s: out of memory while reading", path);
+        }
+        size_t got = fread(buf + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) break;
+    }
+    int failed = ferror(f), saved_errno = errno;
+    fclose(f);
+    if (failed) {
+        free(buf);
+        return tp_fail(TP_ERR_IO, "%s: cannot read: %s", path, strerror(saved_errno));
+    }
+    buf[n] = '\0';
+    *text = buf;
+    *len = n;
+    return TP_OK;
+}
+
+tp_status tp_model_load(const char *path, tp_model **out)
+{
+    if (!out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_load: out is NULL");
+    *out = NULL;
+    if (!path) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_load: path is NULL");
+    char *text;
+    size_t len;
+    tp_status status = read_file(path, &text, &len);
+    if (status != TP_OK) return status;
+    status = load_text(text, len, path, out);
+    free(text);
+    return status;
+}
