@@ -206,8 +206,13 @@ TP_HD int tp_poly_face_contact(const tp_poly *ref, int rf, const tp_poly *inc, i
 }
 
 /* Manifold between polyhedra p1 (first, its own frame) and p2 (second, in its
- * own frame, posed by xf in the first's frame). */
-TP_HD int tp_collide_polys(const tp_poly *p1, const tp_poly *p2_local, tp_xform xf, float margin,
+ * own frame, posed by xf in the first's frame). `prefer` is TP_REF_PREFER in
+ * the first's frame: when the best faces of the two polyhedra separate equally
+ * (within TP_FACE_FLIP_TOL: parallel faces at rest), the reference face is the
+ * one whose normal leans more along it. That is the lower body's top face in a
+ * stack, whichever body is first, so feature ids do not change when the bodies
+ * slide past each other. */
+TP_HD int tp_collide_polys(const tp_poly *p1, const tp_poly *p2_local, tp_xform xf, tp_vec3 prefer, float margin,
                            tp_pair_manifold *m)
 {
     tp_poly p2;
@@ -232,7 +237,10 @@ TP_HD int tp_collide_polys(const tp_poly *p1, const tp_poly *p2_local, tp_xform 
         tp_pm_add(m, c1, c2, tp_dot(eq.axis, tp_sub(c2, c1)), tp_feat_edges(eq.edge_p, eq.edge_q));
         return 1;
     }
-    if (sep2 > sep1 + TP_FACE_FLIP_TOL) return tp_poly_face_contact(&p2, face2, p1, 0, margin, m);
+    int ref_second = sep2 > sep1;
+    if (tp_absf(sep2 - sep1) <= TP_FACE_FLIP_TOL)
+        ref_second = tp_dot(p2.f[face2].n, prefer) > tp_dot(p1->f[face1].n, prefer);
+    if (ref_second) return tp_poly_face_contact(&p2, face2, p1, 0, margin, m);
     return tp_poly_face_contact(p1, face1, &p2, 1, margin, m);
 }
 

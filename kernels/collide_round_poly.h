@@ -6,16 +6,19 @@
  *     polyhedron (Ericson 5.1: the face whose plane is farthest is the only face
  *     whose interior can hold it, otherwise the closest point of an edge or
  *     vertex); if inside, the face of least penetration. One point.
- *   - Capsule: SAT between the core segment and the polyhedron over the face
- *     normals and the cross products of the segment with the edges whose
- *     Gauss-map arc crosses the segment's great circle (Gregorius 2013 with the
- *     segment as a degenerate polyhedron). With a face axis the segment is
- *     clipped against the face's side planes (two points, so a capsule lying on
- *     a face rests on both ends, as Box2D v3 does in 2-D); while the cores are
- *     apart the exact closest points (segment ends against the polyhedron,
- *     segment against every edge) check that those points hold the nearest
- *     one, else the nearest pair alone is used. With an edge axis through
- *     overlapping cores, the closest points of segment and edge.
+ *   - Capsule, core apart from the polyhedron (Cyrus-Beck clipping decides,
+ *     Ericson 5.3.8): the exact nearest pair (segment ends against the
+ *     polyhedron, segment against every edge) gives distance and normal. When
+ *     that normal is a face normal, the core is clipped against the face's side
+ *     planes instead, for two points, so a capsule lying on a face rests on
+ *     both ends (as Box2D v3 does in 2-D), provided they hold the nearest point.
+ *   - Capsule, core through the polyhedron (deep): SAT over the face normals
+ *     and the cross products of the core with the edges whose Gauss-map arc
+ *     crosses the core's great circle (Gregorius 2013, the segment as a
+ *     degenerate polyhedron); a face axis clips the core to that face, an edge
+ *     axis gives the closest points of core and edge. SAT alone is not used
+ *     while the cores are apart: with a segment's missing face axes it can
+ *     report touching for a core that is far away.
  * The polyhedron is the pair's first shape: functions work in its frame and the
  * normal points from the polyhedron to the round shape. */
 #ifndef TP_COLLIDE_ROUND_POLY_H
@@ -178,59 +181,75 @@ TP_HD float tp_sat_segment(const tp_poly *p, tp_vec3 s0, tp_vec3 s1, int *face, 
     return best;
 }
 
+/* Does segment [s0, s1] meet the polyhedron? Clip it against every face's
+ * half-space (Cyrus-Beck; Ericson 5.3.8). */
+TP_HD int tp_segment_meets_poly(const tp_poly *p, tp_vec3 s0, tp_vec3 s1)
+{
+    float t0 = 0.0f, t1 = 1.0f;
+    for (int i = 0; i < p->nf; ++i) {
+        float d0 = tp_dot(p->f[i].n, s0) - p->f[i].d, d1 = tp_dot(p->f[i].n, s1) - p->f[i].d;
+        if (d0 > 0.0f && d1 > 0.0f) return 0;
+        if (d0 > 0.0f) t0 = tp_maxf(t0, d0 / (d0 - d1));
+        else if (d1 > 0.0f) t1 = tp_minf(t1, d0 / (d0 - d1));
+        if (t0 > t1) return 0;
+    }
+    return 1;
+}
+
+/* Capsule core apart from the polyhedron: the exact nearest pair gives the
+ * normal; when it is (within ~8 degrees) a face normal, the core clipped to
+ * that face gives two points, provided they hold the nearest one. */
+TP_HD int tp_poly_capsule_apart(const tp_poly *p, tp_vec3 s0, tp_vec3 s1, float r, float margin,
+                                tp_pair_manifold *m)
+{
+    tp_vec3 on_seg, on_poly;
+    uint32_t feat;
+    float near = tp_segment_poly_nearest(p, s0, s1, &on_seg, &on_poly, &feat);
+    if (near - r > margin) return 0;
+    int face = 0;
+    float best = -2.0f;
+    tp_vec3 n = tp_v3(0.0f, 0.0f, 1.0f);
+    if (near > 1e-6f) n = tp_scale(tp_sub(on_seg, on_poly), 1.0f / near);
+    for (int i = 0; i < p->nf; ++i) {
+        float c = tp_dot(p->f[i].n, n);
+        if (c > best) { best = c; face = i; }
+    }
+    if (!(near > 1e-6f)) n = p->f[face].n;
+    tp_vec3 pts[2];
+    int labels[2];
+    if (best > 0.99f && tp_clip_segment_to_face(p, face, s0, s1, pts, labels)) {
+        tp_vec3 fn = p->f[face].n;
+        float seps[2] = {tp_dot(fn, pts[0]) - p->f[face].d - r, tp_dot(fn, pts[1]) - p->f[face].d - r};
+        int count = tp_len_sq(tp_sub(pts[1], pts[0])) > 1e-12f ? 2 : 1;
+        float lowest = count == 2 ? tp_minf(seps[0], seps[1]) : seps[0];
+        if (lowest <= near - r + 0.001f) {
+            m->normal = fn;
+            for (int k = 0; k < count; ++k)
+                if (seps[k] <= margin)
+                    tp_pm_add(m, tp_mad(pts[k], fn, -(seps[k] + r)), tp_mad(pts[k], fn, -r), seps[k],
+                              tp_feat_round(TP_ROUND_FACE_CLIP, (face << 7) | labels[k]));
+            if (m->count > 0) return m->count;
+        }
+    }
+    m->normal = n;
+    tp_pm_add(m, on_poly, tp_mad(on_seg, n, -r), near - r, feat);
+    return 1;
+}
+
 /* Polyhedron p (first) against a capsule of radius r whose core runs from s0 to
  * s1 in p's frame. */
 TP_HD int tp_collide_poly_capsule(const tp_poly *p, tp_vec3 s0, tp_vec3 s1, float r, float margin,
                                   tp_pair_manifold *m)
 {
+    m->count = 0;
+    if (!tp_segment_meets_poly(p, s0, s1)) return tp_poly_capsule_apart(p, s0, s1, r, margin, m);
+
+    /* the core passes through the polyhedron: least penetration by SAT */
     int face, edge;
     float edge_sep;
     tp_vec3 edge_axis = tp_v3(0.0f, 0.0f, 1.0f);
     float face_sep = tp_sat_segment(p, s0, s1, &face, &edge_sep, &edge, &edge_axis);
-    float core_sep = tp_maxf(face_sep, edge_sep);
-    m->count = 0;
-    if (core_sep - r > margin) return 0;
-    int use_edge = edge >= 0 && edge_sep > face_sep + TP_EDGE_TOL + 0.05f * tp_absf(face_sep);
-
-    /* exact nearest pair while the cores are apart */
-    tp_vec3 near_seg = s0, near_poly = s0;
-    uint32_t near_feat = 0;
-    float near = -1.0f;
-    if (core_sep > 0.0f) {
-        near = tp_segment_poly_nearest(p, s0, s1, &near_seg, &near_poly, &near_feat);
-        if (near - r > margin) return 0;
-    }
-
-    if (!use_edge) {
-        tp_vec3 n = p->f[face].n, pts[2];
-        int labels[2];
-        float seps[2];
-        if (tp_clip_segment_to_face(p, face, s0, s1, pts, labels)) {
-            seps[0] = tp_dot(n, pts[0]) - p->f[face].d - r;
-            seps[1] = tp_dot(n, pts[1]) - p->f[face].d - r;
-            int both = tp_len_sq(tp_sub(pts[1], pts[0])) > 1e-12f;
-            float lowest = both ? tp_minf(seps[0], seps[1]) : seps[0];
-            /* the clipped points must hold the nearest point (1 mm) */
-            if (near < 0.0f || lowest <= near - r + 0.001f) {
-                m->normal = n;
-                for (int k = 0; k < (both ? 2 : 1); ++k) {
-                    if (seps[k] > margin) continue;
-                    tp_vec3 on_poly = tp_mad(pts[k], n, -(seps[k] + r));
-                    tp_pm_add(m, on_poly, tp_mad(pts[k], n, -r), seps[k],
-                              tp_feat_round(TP_ROUND_FACE_CLIP, (face << 7) | labels[k]));
-                }
-                if (m->count > 0) return m->count;
-            }
-        }
-    }
-    if (near >= 0.0f) {
-        tp_vec3 n = near > 1e-6f ? tp_scale(tp_sub(near_seg, near_poly), 1.0f / near) : p->f[face].n;
-        m->normal = n;
-        tp_pm_add(m, near_poly, tp_mad(near_seg, n, -r), near - r, near_feat);
-        return 1;
-    }
-    /* overlapping cores */
-    if (use_edge) {
+    if (edge >= 0 && edge_sep > face_sep + TP_EDGE_TOL + 0.05f * tp_absf(face_sep)) {
         tp_vec3 a = p->v[p->e[edge].v[0]], b = p->v[p->e[edge].v[1]];
         float s, t;
         tp_closest_seg_seg(s0, s1, a, b, &s, &t);
@@ -239,12 +258,23 @@ TP_HD int tp_collide_poly_capsule(const tp_poly *p, tp_vec3 s0, tp_vec3 s1, floa
         tp_pm_add(m, y, tp_mad(x, edge_axis, -r), edge_sep - r, tp_feat_round(TP_ROUND_DEEP_EDGE, edge));
         return 1;
     }
-    /* face axis but the core misses the face's side planes: deepest core end */
-    tp_vec3 n = p->f[face].n;
+    tp_vec3 n = p->f[face].n, pts[2];
+    int labels[2];
+    m->normal = n;
+    if (tp_clip_segment_to_face(p, face, s0, s1, pts, labels)) {
+        int count = tp_len_sq(tp_sub(pts[1], pts[0])) > 1e-12f ? 2 : 1;
+        for (int k = 0; k < count; ++k) {
+            float sep = tp_dot(n, pts[k]) - p->f[face].d - r;
+            if (sep <= margin)
+                tp_pm_add(m, tp_mad(pts[k], n, -(sep + r)), tp_mad(pts[k], n, -r), sep,
+                          tp_feat_round(TP_ROUND_FACE_CLIP, (face << 7) | labels[k]));
+        }
+        if (m->count > 0) return m->count;
+    }
+    /* the core misses the face's side planes: its deepest end */
     int end = tp_dot(n, s0) <= tp_dot(n, s1) ? 0 : 1;
     tp_vec3 x = end == 0 ? s0 : s1;
     float sep = tp_dot(n, x) - p->f[face].d - r;
-    m->normal = n;
     tp_pm_add(m, tp_mad(x, n, -(sep + r)), tp_mad(x, n, -r), sep,
               tp_feat_round(TP_ROUND_FACE_CLIP, (face << 7) | end));
     return 1;

@@ -36,10 +36,15 @@
  * far apart, so resting contact is continuous and the solver can stop an
  * approach before it penetrates (4 x a linear slop of 5 mm, as Box2D v3). */
 #define TP_CONTACT_MARGIN 0.02f
-/* A reference face on the second shape replaces one on the first only when its
- * separation is larger by this much (m): stops the reference face flipping
- * between two resting boxes (and their feature ids with it). */
+/* Two candidate reference faces whose separations differ by less than this (m)
+ * are a tie, broken by TP_REF_PREFER rather than by noise: stops the reference
+ * face flipping between two resting boxes (and their feature ids with it). */
 #define TP_FACE_FLIP_TOL 0.0005f
+/* World direction that breaks reference-face ties: mostly up, skewed so that
+ * no axis-aligned face normal is perpendicular to it. */
+#define TP_REF_PREFER_X 0.1f
+#define TP_REF_PREFER_Y 0.2f
+#define TP_REF_PREFER_Z 1.0f
 /* An edge-edge axis wins over the best face axis only when its separation is
  * larger by this much (m) plus 5 % of |face separation|. */
 #define TP_EDGE_TOL 0.001f

@@ -17,7 +17,10 @@
  * is chosen from the shapes and their poses only, never from the body indices
  * (polyhedron before round, ball before capsule, then lower shape type, then
  * lower position x, y, z), so renumbering the bodies of a world gives the same
- * bits up to swapping A and B. Indices decide only when the poses are equal. */
+ * bits up to swapping A and B. Indices decide only when the poses are equal.
+ * No choice that shapes the feature ids depends on which shape is first
+ * (reference-face ties are broken by a fixed world direction, collide_poly.h),
+ * so ids do not change when two bodies slide past each other. */
 #ifndef TP_NARROWPHASE_H
 #define TP_NARROWPHASE_H
 
@@ -56,9 +59,10 @@ TP_HD int tp_pair_first_is_b(int shape_a, tp_vec3 pos_a, int shape_b, tp_vec3 po
     return 0;
 }
 
-/* Manifold of shape s1 (first, its frame) and s2 posed by xf in that frame. */
-TP_HD int tp_collide_in_first(int s1, const float *size1, int s2, const float *size2, tp_xform xf, float margin,
-                              tp_pair_manifold *m)
+/* Manifold of shape s1 (first, its frame) and s2 posed by xf in that frame;
+ * prefer: TP_REF_PREFER in that frame (collide_poly.h). */
+TP_HD int tp_collide_in_first(int s1, const float *size1, int s2, const float *size2, tp_xform xf, tp_vec3 prefer,
+                              float margin, tp_pair_manifold *m)
 {
     int f1 = tp_shape_family(s1), f2 = tp_shape_family(s2);
     float r1 = tp_shape_radius(s1, size1), r2 = tp_shape_radius(s2, size2);
@@ -79,7 +83,7 @@ TP_HD int tp_collide_in_first(int s1, const float *size1, int s2, const float *s
     }
     tp_poly p2;
     tp_poly_build(&p2, s2, size2);
-    return tp_collide_polys(&p1, &p2, xf, margin, m);
+    return tp_collide_polys(&p1, &p2, xf, prefer, margin, m);
 }
 
 /* Contact manifold of shape A (type, full size [3] in m, world pose) and shape
@@ -92,9 +96,10 @@ TP_HD int tp_collide_shapes(int shape_a, const float *size_a, tp_vec3 pos_a, tp_
     tp_vec3 pos1 = swap ? pos_b : pos_a, pos2 = swap ? pos_a : pos_b;
     tp_quat q1 = swap ? q_b : q_a, q2 = swap ? q_a : q_b;
     tp_xform xf = tp_xf_relative(pos1, q1, pos2, q2);
+    tp_vec3 prefer = tp_q_inv_rotate(q1, tp_v3(TP_REF_PREFER_X, TP_REF_PREFER_Y, TP_REF_PREFER_Z));
     tp_pair_manifold m;
-    int n = swap ? tp_collide_in_first(shape_b, size_b, shape_a, size_a, xf, margin, &m)
-                 : tp_collide_in_first(shape_a, size_a, shape_b, size_b, xf, margin, &m);
+    int n = swap ? tp_collide_in_first(shape_b, size_b, shape_a, size_a, xf, prefer, margin, &m)
+                 : tp_collide_in_first(shape_a, size_a, shape_b, size_b, xf, prefer, margin, &m);
     out->count = n;
     if (n == 0) return 0;
     tp_vec3 nw = tp_q_rotate(q1, m.normal);

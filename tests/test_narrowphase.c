@@ -1,0 +1,358 @@
+/* test_narrowphase.c - contact manifolds of every shape pair against analytic
+ * geometry: normals, separations, points, point counts, feature ids.
+ *
+ * Tolerances: poses and sizes are O(1) m, computed in float32 with a handful of
+ * rotations, so positions carry errors of a few ulp of 1 m (~1e-7); 2e-5 m
+ * leaves room for rotated scenes without hiding a wrong feature (the nearest
+ * wrong answer in these scenes is >= 1 cm away). */
+#include "narrowphase.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+
+#define PI_D 3.14159265358979323846
+#define POS_TOL 2e-5f
+#define NRM_TOL 2e-5f
+
+static const tp_quat ID = {0.0f, 0.0f, 0.0f, 1.0f};
+
+/* Rotation of `angle` radians about a unit axis (test-side trig in double). */
+static tp_quat axis_angle(float x, float y, float z, double angle)
+{
+    double l = sqrt((double)x * x + (double)y * y + (double)z * z);
+    double s = sin(0.5 * angle) / l;
+    return tp_q((float)(x * s), (float)(y * s), (float)(z * s), (float)cos(0.5 * angle));
+}
+
+static tp_vec3 world_point(tp_vec3 pos, tp_quat q, tp_vec3 local) { return tp_add(pos, tp_q_rotate(q, local)); }
+
+static int collide(int sa, const float *za, tp_vec3 pa, tp_quat qa, int sb, const float *zb, tp_vec3 pb, tp_quat qb,
+                   tp_manifold *m)
+{
+    return tp_collide_shapes(sa, za, pa, qa, sb, zb, pb, qb, TP_CONTACT_MARGIN, m);
+}
+
+static void assert_vec(tp_vec3 a, tp_vec3 e, float tol, const char *what)
+{
+    cr_assert(fabsf(a.x - e.x) <= tol && fabsf(a.y - e.y) <= tol && fabsf(a.z - e.z) <= tol,
+              "%s: got (%g %g %g), expected (%g %g %g)", what, a.x, a.y, a.z, e.x, e.y, e.z);
+}
+
+/* Does the manifold hold a point whose B-local position is e? */
+static int has_local_b(const tp_manifold *m, tp_vec3 e, float tol)
+{
+    for (int i = 0; i < m->count; ++i)
+        if (tp_len(tp_sub(m->local_b[i], e)) <= tol) return 1;
+    return 0;
+}
+
+static void assert_unique_features(const tp_manifold *m, const char *what)
+{
+    for (int i = 0; i < m->count; ++i)
+        for (int j = i + 1; j < m->count; ++j)
+            cr_assert_neq(m->feature[i], m->feature[j], "%s: points %d and %d share feature %x", what, i, j,
+                          m->feature[i]);
+}
+
+/* ------------------------------------------------------------ specific scenes */
+
+Test(narrowphase, unit_cube_resting_flat_on_box_gives_its_four_bottom_corners)
+{
+    float ground[3] = {10.0f, 10.0f, 1.0f}, cube[3] = {1.0f, 1.0f, 1.0f};
+    tp_manifold m;
+    int n = collide(TP_SHAPE_BOX, ground, tp_v3(0, 0, -0.5f), ID, TP_SHAPE_BOX, cube, tp_v3(0, 0, 0.5f), ID, &m);
+    cr_assert_eq(n, 4);
+    assert_vec(m.normal, tp_v3(0, 0, 1), NRM_TOL, "normal");
+    for (int sx = -1; sx <= 1; sx += 2)
+        for (int sy = -1; sy <= 1; sy += 2)
+            cr_assert(has_local_b(&m, tp_v3(0.5f * sx, 0.5f * sy, -0.5f), POS_TOL), "corner %d %d missing", sx, sy);
+    for (int i = 0; i < n; ++i) {
+        cr_assert_float_eq(m.separation[i], 0.0f, POS_TOL);
+        /* the point on the ground is the corner on the ground's top face */
+        assert_vec(m.local_a[i], tp_add(m.local_b[i], tp_v3(0, 0, 1.0f)), POS_TOL, "point on ground");
+    }
+    assert_unique_features(&m, "cube on box");
+}
+
+Test(narrowphase, penetrating_cube_reports_depth_at_each_corner)
+{
+    float ground[3] = {10.0f, 10.0f, 1.0f}, cube[3] = {1.0f, 1.0f, 1.0f};
+    tp_manifold m;
+    int n = collide(TP_SHAPE_BOX, ground, tp_v3(0, 0, -0.5f), ID, TP_SHAPE_BOX, cube, tp_v3(0, 0, 0.45f), ID, &m);
+    cr_assert_eq(n, 4);
+    for (int i = 0; i < n; ++i) cr_assert_float_eq(m.separation[i], -0.05f, POS_TOL);
+}
+
+Test(narrowphase, cube_beyond_margin_has_no_points_and_within_margin_is_speculative)
+{
+    float ground[3] = {10.0f, 10.0f, 1.0f}, cube[3] = {1.0f, 1.0f, 1.0f};
+    tp_manifold m;
+    cr_assert_eq(collide(TP_SHAPE_BOX, ground, tp_v3(0, 0, -0.5f), ID, TP_SHAPE_BOX, cube,
+                         tp_v3(0, 0, 0.5f + TP_CONTACT_MARGIN + 0.005f), ID, &m), 0);
+    int n = collide(TP_SHAPE_BOX, ground, tp_v3(0, 0, -0.5f), ID, TP_SHAPE_BOX, cube, tp_v3(0, 0, 0.51f), ID, &m);
+    cr_assert_eq(n, 4);
+    for (int i = 0; i < n; ++i) cr_assert_float_eq(m.separation[i], 0.01f, POS_TOL);
+}
+
+Test(narrowphase, cube_balanced_on_an_edge_gives_two_points_at_the_edge_ends)
+{
+    float ground[3] = {10.0f, 10.0f, 1.0f}, cube[3] = {1.0f, 1.0f, 1.0f};
+    /* 45 degrees about x: the edge (x, -0.5, -0.5) points straight down, sqrt(2)/2 below the centre */
+    tp_quat q = axis_angle(1, 0, 0, PI_D / 4.0);
+    tp_manifold m;
+    int n = collide(TP_SHAPE_BOX, ground, tp_v3(0, 0, -0.5f), ID, TP_SHAPE_BOX, cube,
+                    tp_v3(0, 0, (float)(sqrt(0.5))), q, &m);
+    cr_assert_eq(n, 2);
+    assert_vec(m.normal, tp_v3(0, 0, 1), NRM_TOL, "normal");
+    cr_assert(has_local_b(&m, tp_v3(-0.5f, -0.5f, -0.5f), POS_TOL));
+    cr_assert(has_local_b(&m, tp_v3(0.5f, -0.5f, -0.5f), POS_TOL));
+    for (int i = 0; i < n; ++i) cr_assert_float_eq(m.separation[i], 0.0f, POS_TOL);
+}
+
+Test(narrowphase, crossed_box_edges_touch_at_one_point)
+{
+    /* A: edge along x on top at z = sqrt(2)/2; B: edge along y at the bottom */
+    float cube[3] = {1.0f, 1.0f, 1.0f};
+    float h = (float)sqrt(0.5), gap = 0.004f;
+    tp_manifold m;
+    int n = collide(TP_SHAPE_BOX, cube, tp_v3(0, 0, 0), axis_angle(1, 0, 0, PI_D / 4.0), TP_SHAPE_BOX, cube,
+                    tp_v3(0.1f, -0.05f, 2.0f * h + gap), axis_angle(0, 1, 0, PI_D / 4.0), &m);
+    cr_assert_eq(n, 1);
+    assert_vec(m.normal, tp_v3(0, 0, 1), NRM_TOL, "normal");
+    cr_assert_float_eq(m.separation[0], gap, POS_TOL);
+    cr_assert_eq(m.feature[0] >> 15, TP_FEAT_EDGE_EDGE, "feature %x is not edge-edge", m.feature[0]);
+    /* crossing point: x = 0.1 on A's edge, y = 0 on B's edge */
+    tp_vec3 pa = world_point(tp_v3(0, 0, 0), axis_angle(1, 0, 0, PI_D / 4.0), m.local_a[0]);
+    assert_vec(pa, tp_v3(0.1f, 0.0f, h), POS_TOL, "point on A");
+}
+
+Test(narrowphase, ball_on_wedge_slope_gets_one_point_with_the_slope_normal)
+{
+    float wedge[3] = {2.0f, 3.0f, 1.5f}, ball[3] = {0.4f, 0.4f, 0.4f};
+    /* slope plane through (y=-1.5, z=0.75) and (y=1.5, z=-0.75): normal (0, sz, sy)/|.| */
+    float l = sqrtf(1.5f * 1.5f + 3.0f * 3.0f);
+    tp_vec3 n = tp_v3(0.0f, 1.5f / l, 3.0f / l);
+    float gap = 0.005f;
+    tp_vec3 on_slope = tp_v3(0.3f, 0.5f, -0.25f); /* a point of the slope plane y/2 + z = 0 */
+    tp_vec3 c = tp_mad(on_slope, n, 0.2f + gap);
+    tp_manifold m;
+    int k = collide(TP_SHAPE_WEDGE, wedge, tp_v3(0, 0, 0), ID, TP_SHAPE_BALL, ball, c, ID, &m);
+    cr_assert_eq(k, 1);
+    assert_vec(m.normal, n, NRM_TOL, "normal");
+    cr_assert_float_eq(m.separation[0], gap, POS_TOL);
+    assert_vec(m.local_a[0], on_slope, POS_TOL, "point on slope");
+    assert_vec(m.local_b[0], tp_scale(n, -0.2f), POS_TOL, "point on ball");
+}
+
+Test(narrowphase, ball_against_box_edge_and_corner_regions)
+{
+    float box[3] = {2.0f, 2.0f, 2.0f}, ball[3] = {1.0f, 1.0f, 1.0f};
+    tp_manifold m;
+    /* edge region: centre beyond the +x+z edge along the diagonal */
+    float d = 0.5f - 0.01f;
+    tp_vec3 dir = tp_v3((float)sqrt(0.5), 0.0f, (float)sqrt(0.5));
+    tp_vec3 c = tp_mad(tp_v3(1, 0.3f, 1), dir, d);
+    cr_assert_eq(collide(TP_SHAPE_BOX, box, tp_v3(0, 0, 0), ID, TP_SHAPE_BALL, ball, c, ID, &m), 1);
+    assert_vec(m.normal, dir, NRM_TOL, "edge normal");
+    cr_assert_float_eq(m.separation[0], -0.01f, POS_TOL);
+    assert_vec(m.local_a[0], tp_v3(1, 0.3f, 1), POS_TOL, "edge point");
+    /* corner region */
+    float s3 = (float)(1.0 / sqrt(3.0));
+    dir = tp_v3(s3, s3, s3);
+    c = tp_mad(tp_v3(1, 1, 1), dir, 0.51f);
+    cr_assert_eq(collide(TP_SHAPE_BOX, box, tp_v3(0, 0, 0), ID, TP_SHAPE_BALL, ball, c, ID, &m), 1);
+    assert_vec(m.normal, dir, NRM_TOL, "corner normal");
+    cr_assert_float_eq(m.separation[0], 0.01f, POS_TOL);
+    /* centre inside the box: least penetration through the nearest face (+y) */
+    cr_assert_eq(collide(TP_SHAPE_BOX, box, tp_v3(0, 0, 0), ID, TP_SHAPE_BALL, ball, tp_v3(0.1f, 0.8f, 0.0f), ID,
+                         &m), 1);
+    assert_vec(m.normal, tp_v3(0, 1, 0), NRM_TOL, "inside normal");
+    cr_assert_float_eq(m.separation[0], -0.2f - 0.5f, POS_TOL);
+}
+
+Test(narrowphase, balls_along_a_diagonal)
+{
+    float a[3] = {1.0f, 1.0f, 1.0f}, b[3] = {0.6f, 2.0f, 3.0f}; /* radii 0.5 and 0.3 */
+    tp_vec3 dir = tp_v3(1.0f / 3.0f, 2.0f / 3.0f, 2.0f / 3.0f);
+    tp_vec3 pa = tp_v3(1, 2, 3);
+    tp_manifold m;
+    cr_assert_eq(collide(TP_SHAPE_BALL, a, pa, ID, TP_SHAPE_BALL, b, tp_mad(pa, dir, 0.75f), ID, &m), 1);
+    assert_vec(m.normal, dir, NRM_TOL, "normal");
+    cr_assert_float_eq(m.separation[0], -0.05f, POS_TOL);
+    assert_vec(m.local_a[0], tp_scale(dir, 0.5f), POS_TOL, "point on A");
+    assert_vec(m.local_b[0], tp_scale(dir, -0.3f), POS_TOL, "point on B");
+    cr_assert_eq(collide(TP_SHAPE_BALL, a, pa, ID, TP_SHAPE_BALL, b, tp_mad(pa, dir, 0.8f + 0.021f), ID, &m), 0);
+}
+
+Test(narrowphase, capsules_crossed_give_one_point_parallel_give_two)
+{
+    float cap[3] = {2.0f, 0.4f, 0.4f}; /* radius 0.2, core half length 0.8 */
+    tp_manifold m;
+    /* crossed at right angles, 0.39 apart: 1 point, separation -0.01 */
+    int n = collide(TP_SHAPE_CAPSULE, cap, tp_v3(0, 0, 0), ID, TP_SHAPE_CAPSULE, cap, tp_v3(0.3f, 0, 0.39f),
+                    axis_angle(0, 0, 1, PI_D / 2.0), &m);
+    cr_assert_eq(n, 1);
+    assert_vec(m.normal, tp_v3(0, 0, 1), NRM_TOL, "normal");
+    cr_assert_float_eq(m.separation[0], -0.01f, POS_TOL);
+    assert_vec(m.local_a[0], tp_v3(0.3f, 0, 0.2f), POS_TOL, "point on A");
+    /* parallel, shifted by 0.5 along x: overlap of the cores is [-0.3, 0.8] */
+    n = collide(TP_SHAPE_CAPSULE, cap, tp_v3(0, 0, 0), ID, TP_SHAPE_CAPSULE, cap, tp_v3(0.5f, 0, 0.4f), ID, &m);
+    cr_assert_eq(n, 2);
+    assert_vec(m.normal, tp_v3(0, 0, 1), NRM_TOL, "normal");
+    cr_assert(has_local_b(&m, tp_v3(-0.8f, 0, -0.2f), POS_TOL));
+    cr_assert(has_local_b(&m, tp_v3(0.3f, 0, -0.2f), POS_TOL));
+    for (int i = 0; i < n; ++i) cr_assert_float_eq(m.separation[i], 0.0f, POS_TOL);
+    assert_unique_features(&m, "parallel capsules");
+}
+
+Test(narrowphase, capsule_lying_on_a_box_rests_on_both_core_ends)
+{
+    float box[3] = {4.0f, 4.0f, 1.0f}, cap[3] = {1.5f, 0.5f, 0.5f}; /* r 0.25, h 0.5 */
+    tp_quat yaw = axis_angle(0, 0, 1, 0.3);
+    tp_manifold m;
+    int n = collide(TP_SHAPE_CAPSULE, cap, tp_v3(0.2f, 0.1f, 0.74f), yaw, TP_SHAPE_BOX, box, tp_v3(0, 0, 0), ID, &m);
+    cr_assert_eq(n, 2);
+    assert_vec(m.normal, tp_v3(0, 0, -1), NRM_TOL, "normal (capsule is A)");
+    cr_assert(fabsf(m.local_a[0].x) > 0.49f && fabsf(m.local_a[1].x) > 0.49f);
+    for (int i = 0; i < n; ++i) {
+        cr_assert_float_eq(m.separation[i], -0.01f, POS_TOL);
+        cr_assert_float_eq(m.local_b[i].z, 0.5f, POS_TOL);
+    }
+}
+
+Test(narrowphase, cylinder_on_its_side_and_upright)
+{
+    float ground[3] = {10.0f, 10.0f, 1.0f}, cyl[3] = {1.0f, 0.8f, 0.8f};
+    float apothem = 0.4f * 0.98078528f;
+    tp_manifold m;
+    /* on its side: the flat side facing -z, 4 points at the rectangle's corners */
+    int n = collide(TP_SHAPE_BOX, ground, tp_v3(0, 0, -0.5f), ID, TP_SHAPE_CYLINDER, cyl, tp_v3(0, 0, apothem), ID, &m);
+    cr_assert_eq(n, 4);
+    float half_side = 0.4f * 0.19509032f; /* r sin(pi/16) */
+    for (int sx = -1; sx <= 1; sx += 2)
+        for (int sy = -1; sy <= 1; sy += 2)
+            cr_assert(has_local_b(&m, tp_v3(0.5f * sx, half_side * sy, -apothem), POS_TOL));
+    /* upright on a cap: 4 points on the rim circle, at the cap plane */
+    tp_quat up = axis_angle(0, 1, 0, PI_D / 2.0);
+    n = collide(TP_SHAPE_BOX, ground, tp_v3(0, 0, -0.5f), ID, TP_SHAPE_CYLINDER, cyl, tp_v3(0, 0, 0.5f), up, &m);
+    cr_assert_eq(n, 4);
+    for (int i = 0; i < n; ++i) {
+        cr_assert_float_eq(m.separation[i], 0.0f, POS_TOL);
+        cr_assert_float_eq(m.local_b[i].x, 0.5f, POS_TOL);
+        cr_assert_float_eq(sqrtf(m.local_b[i].y * m.local_b[i].y + m.local_b[i].z * m.local_b[i].z), 0.4f, POS_TOL);
+    }
+    assert_unique_features(&m, "upright cylinder");
+}
+
+Test(narrowphase, box_on_corner_wedge_apex_touches_one_point)
+{
+    float cw[3] = {1.0f, 2.0f, 1.5f}, cube[3] = {1.0f, 1.0f, 1.0f};
+    tp_manifold m;
+    int n = collide(TP_SHAPE_CORNER_WEDGE, cw, tp_v3(0, 0, 0), ID, TP_SHAPE_BOX, cube, tp_v3(0.5f, 1.0f, 1.24f), ID, &m);
+    cr_assert_eq(n, 1);
+    assert_vec(m.normal, tp_v3(0, 0, 1), NRM_TOL, "normal");
+    cr_assert_float_eq(m.separation[0], -0.01f, POS_TOL);
+    assert_vec(m.local_a[0], tp_v3(0.5f, 1.0f, 0.75f), POS_TOL, "apex");
+}
+
+/* ------------------------------------------------------------ every pair */
+
+typedef struct stack_shape {
+    int shape;
+    float size[3];
+    float top;        /* highest z of the shape, identity pose */
+    float bottom;     /* lowest z (negative) */
+    float top_x, top_y; /* where the highest point is */
+} stack_shape;
+
+static const char *const NAMES[6] = {"box", "ball", "cylinder", "capsule", "wedge", "corner_wedge"};
+
+static const stack_shape STACK[6] = {
+    {TP_SHAPE_BOX, {1, 1, 1}, 0.5f, -0.5f, 0.0f, 0.0f},
+    {TP_SHAPE_BALL, {1, 1, 1}, 0.5f, -0.5f, 0.0f, 0.0f},
+    {TP_SHAPE_CYLINDER, {1, 1, 1}, 0.49039264f, -0.49039264f, 0.0f, 0.0f},
+    {TP_SHAPE_CAPSULE, {2, 1, 1}, 0.5f, -0.5f, 0.0f, 0.0f},
+    {TP_SHAPE_WEDGE, {1, 1, 1}, 0.5f, -0.5f, 0.0f, -0.5f},      /* the top edge of the back face */
+    {TP_SHAPE_CORNER_WEDGE, {1, 1, 1}, 0.5f, -0.5f, 0.5f, 0.5f} /* the apex */
+};
+
+/* Shape `up` stacked on shape `lo`, its lowest point `gap` above lo's highest,
+ * the whole scene turned by rot. The lower shape is body A when lower_is_a. */
+static void check_stack(int lo, int up, float gap, tp_quat rot, int lower_is_a)
+{
+    const stack_shape *l = &STACK[lo], *u = &STACK[up];
+    tp_vec3 pl = tp_v3(0, 0, 0), pu = tp_v3(l->top_x, l->top_y, l->top - u->bottom + gap);
+    tp_vec3 wl = tp_q_rotate(rot, pl), wu = tp_q_rotate(rot, pu);
+    tp_quat ql = rot, qu = rot;
+    tp_manifold m;
+    int n = lower_is_a ? collide(l->shape, l->size, wl, ql, u->shape, u->size, wu, qu, &m)
+                       : collide(u->shape, u->size, wu, qu, l->shape, l->size, wl, ql, &m);
+    char what[96];
+    snprintf(what, sizeof what, "%s on %s, gap %g, lower is %s", NAMES[u->shape], NAMES[l->shape], (double)gap, lower_is_a ? "A" : "B");
+    if (gap > TP_CONTACT_MARGIN) {
+        cr_assert_eq(n, 0, "%s: %d points beyond the margin", what, n);
+        return;
+    }
+    cr_assert(n >= 1 && n <= 4, "%s: %d points", what, n);
+    tp_vec3 up_dir = tp_q_rotate(rot, tp_v3(0, 0, 1));
+    assert_vec(m.normal, lower_is_a ? up_dir : tp_neg(up_dir), NRM_TOL, what);
+    assert_unique_features(&m, what);
+    for (int i = 0; i < n; ++i) {
+        cr_assert(fabsf(m.separation[i] - gap) <= POS_TOL, "%s: separation %g", what, m.separation[i]);
+        tp_vec3 on_lo = lower_is_a ? m.local_a[i] : m.local_b[i];
+        tp_vec3 on_up = lower_is_a ? m.local_b[i] : m.local_a[i];
+        /* both points in the lower shape's (unrotated) frame */
+        tp_vec3 up_in_lo = tp_add(tp_sub(pu, pl), on_up);
+        cr_assert(fabsf(on_lo.z - l->top) <= POS_TOL, "%s: point on lower at z %g", what, on_lo.z);
+        cr_assert(fabsf(up_in_lo.z - (l->top + gap)) <= POS_TOL, "%s: point on upper at z %g", what, up_in_lo.z);
+        cr_assert(fabsf(up_in_lo.x - on_lo.x) <= POS_TOL && fabsf(up_in_lo.y - on_lo.y) <= POS_TOL,
+                  "%s: points not aligned with the normal", what);
+    }
+}
+
+Test(narrowphase, every_pair_touching_separated_penetrating_and_rotated)
+{
+    const float gaps[4] = {0.0f, 0.01f, -0.01f, 0.05f};
+    tp_quat rots[3] = {ID, axis_angle(0.3f, -0.5f, 0.8f, 0.9), axis_angle(-0.7f, 0.2f, 0.1f, 2.4)};
+    for (int lo = 0; lo < 6; ++lo)
+        for (int up = 0; up < 6; ++up)
+            for (int g = 0; g < 4; ++g)
+                for (int r = 0; r < 3; ++r)
+                    for (int order = 0; order < 2; ++order) check_stack(lo, up, gaps[g], rots[r], order);
+}
+
+/* ------------------------------------------------------------ feature ids */
+
+Test(narrowphase, feature_ids_stay_equal_while_a_box_slides_across_another)
+{
+    float big[3] = {4.0f, 4.0f, 1.0f}, small[3] = {0.6f, 0.4f, 0.3f};
+    tp_quat yaw = axis_angle(0, 0, 1, 0.2);
+    tp_manifold first, m;
+    for (int step = 0; step < 100; ++step) {
+        /* 1 mm per step in x and 0.5 mm in y, sinking and rising by < 1 mm */
+        tp_vec3 p = tp_v3(-0.05f + 0.001f * step, 0.02f + 0.0005f * step, 0.65f - 0.0008f * (float)(step % 3));
+        int n = collide(TP_SHAPE_BOX, big, tp_v3(0, 0, 0), ID, TP_SHAPE_BOX, small, p, yaw, &m);
+        cr_assert_eq(n, 4, "step %d: %d points", step, n);
+        if (step == 0) {
+            first = m;
+            continue;
+        }
+        for (int i = 0; i < n; ++i) {
+            cr_assert_eq(m.feature[i], first.feature[i], "step %d point %d: feature %x, was %x", step, i, m.feature[i],
+                         first.feature[i]);
+            assert_vec(m.local_b[i], first.local_b[i], POS_TOL, "the same corner");
+        }
+    }
+}
+
+Test(narrowphase, feature_swap_is_an_involution_and_maps_kinds)
+{
+    uint32_t f = tp_feat_edges(5, 9);
+    cr_assert_eq(tp_feature_swap(f), tp_feat_edges(9, 5));
+    cr_assert_eq(tp_feature_swap(tp_feature_swap(f)), f);
+    uint32_t c = tp_feat_clip(TP_FEAT_CLIP_FIRST, TP_CLIP_EDGE, 7, 3);
+    cr_assert_eq(tp_feature_swap(c), tp_feat_clip(TP_FEAT_CLIP_SECOND, TP_CLIP_EDGE, 7, 3));
+    cr_assert_eq(tp_feature_swap(tp_feat_round(TP_ROUND_SEGMENTS, 1)), tp_feat_round(TP_ROUND_SEGMENTS, 3));
+    cr_assert(tp_feat_edges(47, 47) < (1u << 17) && tp_feat_round(5, 0xFFF) < (1u << 17));
+}
