@@ -170,7 +170,7 @@ Test(scene, stack_generator)
                           " \"events\": [{\"time\": 0, \"action\": \"wake\", \"body\": \"b9\"}]}");
     cr_assert_eq(tp_model_body_count(m), 11);
     for (int i = 0; i < 10; ++i) {
-        char name[8];
+        char name[16];
         snprintf(name, sizeof name, "b%d", i);
         tp_body_def b;
         cr_assert_eq(tp_model_get_body_def(m, 1 + i, &b), TP_OK);
