@@ -255,7 +255,7 @@ static int as_integer(scene *sc, const json_t *v, json_int_t *out)
 
 static int as_int(scene *sc, const json_t *v, int *out)
 {
-    json_int_t i;
+    json_int_t i = 0;
     if (!as_integer(sc, v, &i)) return 0;
     if (i < INT_MIN || i > INT_MAX) return fail(sc, 0, "out of range for an int, got %lld", (long long)i);
     *out = (int)i;
@@ -292,7 +292,7 @@ static int as_vec(scene *sc, const json_t *v, int n, float *out)
 /* A string naming one of `count` values; `what` names the kind in messages. */
 static int as_enum(scene *sc, const json_t *v, const char *const *names, int count, const char *what, int *out)
 {
-    const char *s;
+    const char *s = NULL;
     if (!as_string(sc, v, &s)) return 0;
     int i = find_name(s, names, count);
     if (i < 0) {
@@ -472,7 +472,7 @@ static int read_header(scene *sc, const json_t *root)
 {
     const json_t *v = json_object_get(root, "format");
     if (v) {
-        const char *s;
+        const char *s = NULL;
         push_key(sc, "format");
         if (!as_string(sc, v, &s)) return pop(sc, 0);
         if (strcmp(s, "torpor-scene") != 0)
@@ -481,7 +481,7 @@ static int read_header(scene *sc, const json_t *root)
     }
     v = json_object_get(root, "version");
     if (v) {
-        json_int_t version;
+        json_int_t version = 0;
         push_key(sc, "version");
         if (!as_integer(sc, v, &version)) return pop(sc, 0);
         if (version > 1)
@@ -494,7 +494,7 @@ static int read_header(scene *sc, const json_t *root)
 
 static int read_seed(scene *sc, const json_t *v, uint64_t *out)
 {
-    json_int_t seed;
+    json_int_t seed = 0;
     if (!as_integer(sc, v, &seed)) return 0;
     if (seed < 0) return fail(sc, 0, "must be an integer >= 0, got %lld", (long long)seed);
     *out = (uint64_t)seed;
@@ -654,7 +654,7 @@ static int add_generated(scene *sc, const tp_body_def *common, const char *prefi
 
 static int read_generator(scene *sc, const json_t *obj, int element)
 {
-    int kind;
+    int kind = 0;
     push_key(sc, "generate");
     if (!pop(sc, as_enum(sc, json_object_get(obj, "generate"), generator_names, COUNT(generator_names),
                          "generator", &kind)))
@@ -671,7 +671,7 @@ static int read_generator(scene *sc, const json_t *obj, int element)
                           &def))
         return 0;
     const char *prefix = NULL;
-    float base[3] = {0.0f, 0.0f, 0.0f}, step[3];
+    float base[3] = {0.0f, 0.0f, 0.0f}, step[3] = {0.0f, 0.0f, 0.0f};
     int counts[3] = {1, 1, 1};
     READ_KEY(sc, obj, "name", as_string, &prefix);
     READ_KEY(sc, obj, "base", as_vec3, base);
@@ -754,7 +754,7 @@ static int check_action_keys(scene *sc, const json_t *obj, tp_event_action actio
 /* A body named by the scene; an unknown name gets the nearest one as a hint. */
 static int as_body(scene *sc, const json_t *v, int *out)
 {
-    const char *name;
+    const char *name = NULL;
     if (!as_string(sc, v, &name)) return 0;
     const json_t *index = json_object_get(sc->names, name);
     if (index) {
@@ -797,7 +797,7 @@ static int read_event(scene *sc, const json_t *obj)
     if (!read_fields(sc, obj, event_fields, COUNT(event_fields), &ev)) return 0;
     if (!json_object_get(obj, "time")) return fail_missing(sc, "time");
     if (!json_object_get(obj, "action")) return fail_missing(sc, "action");
-    int action;
+    int action = 0;
     push_key(sc, "action");
     if (!pop(sc, as_enum(sc, json_object_get(obj, "action"), action_names, COUNT(action_names), "action", &action)))
         return 0;
@@ -917,8 +917,8 @@ tp_status tp_model_load(const char *path, tp_model **out)
     if (!out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_load: out is NULL");
     *out = NULL;
     if (!path) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_load: path is NULL");
-    char *text;
-    size_t len;
+    char *text = NULL;
+    size_t len = 0;
     tp_status status = read_file(path, &text, &len);
     if (status != TP_OK) return status;
     status = load_text(text, len, path, out);
