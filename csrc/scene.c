@@ -450,7 +450,8 @@ static int read_section(scene *sc, const json_t *parent, const char *key, const 
     return pop(sc, read_fields(sc, obj, fields, count, def));
 }
 
-/* Read an optional key of `obj` with a converter taking (scene, value, out). */
+/* Read an optional key of `obj` with a converter taking (scene, value, out);
+ * on failure the enclosing reader returns 0. */
 #define READ_KEY(sc, obj, key, conv, out)                                                  \
     do {                                                                                   \
         const json_t *v_ = json_object_get((obj), (key));                                  \
