@@ -7,8 +7,11 @@
 
 #include "cuda_backend.h"
 #include "error.h"
+#include "contact.h"
 #include "philox.h"
 #include "world_step.h"
+
+static size_t tp_align16(size_t n) { return (n + 15u) & ~(size_t)15u; }
 
 #include <math.h>
 #include <omp.h>
@@ -44,6 +47,7 @@ tp_world tp_batch_world(tp_batch *b, int w)
     wd.sleep_state = b->sleep_state + o;
     wd.body_awake = b->body_awake + o;
     wd.quiet_timer = b->quiet_timer + o;
+    wd.contact_f = b->contact_f + 3 * o;
     for (int k = 0; k < 3; ++k) wd.gravity[k] = b->gravity[3 * w + k];
     return wd;
 }
@@ -87,7 +91,9 @@ void tp_batch_init_world(tp_batch *b, int w)
         b->flags[k] = 0;
         b->sleep_state[k] = TP_AWAKE;
         b->quiet_timer[k] = 0.0f;
+        memset(b->contact_f + 3 * k, 0, 3 * sizeof(float));
     }
+    b->contact_count[0][w] = b->contact_count[1][w] = 0; /* nothing to warm start from */
     memcpy(b->gravity + 3 * w, m->def.gravity, 3 * sizeof(float));
     b->contact_overflow[w] = 0;
     b->faults[w] = 0;
@@ -102,11 +108,13 @@ void tp_batch_count_world(tp_batch *b, int w)
 
 /* ---------------------------------------------------------------- create / destroy */
 
-static size_t batch_bytes_per_world(int bodies)
+static size_t batch_bytes_per_world(int bodies, int capacity)
 {
     /* pos 3, quat 4, v 3, w 3, force 3, torque 3, inv_mass 1, inv_inertia 6,
-     * friction 1, quiet_timer 1 floats; flags, sleep_state, body_awake bytes. */
-    return (size_t)bodies * (28 * sizeof(float) + 3) + 3 * sizeof(float) + 4 * sizeof(int32_t) + 1;
+     * friction 1, quiet_timer 1, contact_f 3 floats; flags, sleep_state,
+     * body_awake bytes; two contact buffers. */
+    return (size_t)bodies * (31 * sizeof(float) + 3) + 3 * sizeof(float) + 6 * sizeof(int32_t) + 1 +
+           2 * (size_t)capacity * sizeof(tp_contact);
 }
 
 static void batch_free_arrays(tp_batch *b)
@@ -114,8 +122,12 @@ static void batch_free_arrays(tp_batch *b)
     void *arrays[] = {b->pos, b->quat, b->v, b->w, b->force, b->torque, b->inv_mass, b->inv_inertia,
                       b->friction, b->flags, b->sleep_state, b->body_awake, b->quiet_timer, b->gravity,
                       b->awake_count, b->sleeping_count, b->checking_count, b->contact_overflow, b->faults,
-                      b->schedule};
+                      b->schedule, b->contact_f, b->contacts[0], b->contacts[1], b->contact_count[0],
+                      b->contact_count[1]};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
+    if (b->scratch)
+        for (int t = 0; t < b->threads; ++t) free(b->scratch[t]);
+    free(b->scratch);
 }
 
 static int batch_alloc_arrays(tp_batch *b)
@@ -141,7 +153,23 @@ static int batch_alloc_arrays(tp_batch *b)
     b->contact_overflow = calloc(W, sizeof(int32_t));
     b->faults = calloc(W, 1);
     b->schedule = calloc((size_t)b->model->event_count + 1, sizeof *b->schedule);
-    return b->pos && b->quat && b->v && b->w && b->force && b->torque && b->inv_mass && b->inv_inertia &&
+    b->contact_f = calloc(3 * n, sizeof(float));
+    size_t cap = (size_t)b->contact_capacity * W;
+    for (int i = 0; i < 2; ++i) {
+        b->contacts[i] = calloc(cap, sizeof(tp_contact));
+        b->contact_count[i] = calloc(W, sizeof(int32_t));
+        if (!b->contacts[i] || !b->contact_count[i]) return 0;
+    }
+    /* One scratch block per CPU thread, reused by every world it steps. */
+    b->collide_scratch_bytes = tp_align16(tp_collide_scratch_bytes(b->bodies, b->contact_capacity));
+    b->solver_scratch_bytes = tp_align16(tp_solver_scratch_bytes(b->bodies, b->contact_capacity));
+    b->scratch = calloc((size_t)b->threads, sizeof(void *));
+    if (!b->scratch) return 0;
+    for (int t = 0; t < b->threads; ++t) {
+        b->scratch[t] = aligned_alloc(16, b->collide_scratch_bytes + b->solver_scratch_bytes);
+        if (!b->scratch[t]) return 0;
+    }
+    return b->contact_f && b->pos && b->quat && b->v && b->w && b->force && b->torque && b->inv_mass && b->inv_inertia &&
            b->friction && b->flags && b->sleep_state && b->body_awake && b->quiet_timer && b->gravity &&
            b->awake_count && b->sleeping_count && b->checking_count && b->contact_overflow && b->faults &&
            b->schedule;
@@ -192,10 +220,10 @@ tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_bat
     b->worlds = d.worlds;
     b->bodies = model->body_count;
     b->threads = d.threads > 0 ? d.threads : omp_get_max_threads();
-    b->contact_capacity = d.contact_capacity > 0 ? d.contact_capacity : 64 * model->dynamic_count + 64;
+    b->contact_capacity = d.contact_capacity > 0 ? d.contact_capacity : 16 * model->dynamic_count + 32;
     b->seed = d.has_seed ? d.seed : model->def.randomize.seed;
     if (!batch_alloc_arrays(b)) {
-        size_t bytes = batch_bytes_per_world(b->bodies) * (size_t)b->worlds;
+        size_t bytes = batch_bytes_per_world(b->bodies, b->contact_capacity) * (size_t)b->worlds;
         batch_free_arrays(b);
         free(b);
         return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: could not allocate %zu bytes for %d worlds of %d bodies",
@@ -272,6 +300,7 @@ tp_status tp_batch_state(tp_batch *b, tp_state_view *out)
     out->checking_count = b->checking_count;
     out->contact_overflow = b->contact_overflow;
     out->faults = b->faults;
+    out->contact_f = b->contact_f;
     return TP_OK;
 }
 
@@ -337,5 +366,35 @@ tp_status tp_batch_state_hash(tp_batch *b, uint64_t *out)
         h = fnv1a(h, bytes, 8);
     }
     *out = h;
+    return TP_OK;
+}
+
+/* ---------------------------------------------------------------- contacts */
+
+tp_status tp_batch_contacts(tp_batch *b, int world, tp_contact_info *out, int capacity, int *count)
+{
+    tp_status st = check_world(b, world, "tp_batch_contacts");
+    if (st != TP_OK) return st;
+    if (!count || capacity < 0 || (capacity > 0 && !out))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_contacts: out, capacity or count is invalid");
+    if (b->cuda && (st = tp_cuda_download(b)) != TP_OK) return st;
+    int n = b->contact_count[b->current][world];
+    const tp_contact *c = b->contacts[b->current] + (size_t)world * (size_t)b->contact_capacity;
+    tp_world wd = tp_batch_world(b, world);
+    for (int i = 0; i < n && i < capacity; ++i) {
+        tp_contact_info *o = &out[i];
+        tp_vec3 pa = tp_body_point(&wd, c[i].body_a, c[i].local_a), pb = tp_body_point(&wd, c[i].body_b, c[i].local_b);
+        o->body_a = c[i].body_a;
+        o->body_b = c[i].body_b;
+        tp_v3_store(o->point, tp_scale(tp_add(pa, pb), 0.5f));
+        memcpy(o->normal, c[i].normal, sizeof o->normal);
+        o->separation = c[i].separation;
+        o->normal_force = c[i].normal_force;
+        o->friction_force[0] = c[i].tangent_force[0];
+        o->friction_force[1] = c[i].tangent_force[1];
+        o->feature = c[i].feature;
+        o->key = c[i].key;
+    }
+    *count = n;
     return TP_OK;
 }

@@ -217,7 +217,8 @@ typedef struct tp_batch_def {
     int worlds;                 /* >= 1 (default 1) */
     tp_backend backend;         /* default cpu */
     int threads;                /* CPU threads over worlds; 0 = OpenMP default (default 0) */
-    int contact_capacity;       /* contact points per world; 0 = default (64 x dynamic bodies + 64) */
+    int contact_capacity;       /* contact points per world; 0 = default (16 x dynamic bodies + 32).
+                                   Points that do not fit are counted in contact_overflow. */
     int has_seed;               /* if set, `seed` replaces the model's randomize seed */
     uint64_t seed;
 } tp_batch_def;
@@ -262,6 +263,7 @@ typedef struct tp_state_view {
     const int32_t *checking_count;  /* [W]        sleep-checking dynamic bodies */
     const int32_t *contact_overflow;/* [W]        contact points that did not fit, summed over steps */
     const uint8_t *faults;          /* [W]        1 if the world's state became non-finite */
+    const float *contact_f;         /* [W][B][3]  summed contact force on each body in the last step, N */
 } tp_state_view;
 
 tp_status tp_batch_state(tp_batch *batch, tp_state_view *out);
@@ -288,6 +290,23 @@ tp_status tp_batch_sleep(tp_batch *batch, int world, int body);
 /* Put the listed worlds back to their initial (randomized) state; faults and
  * overflow counters of those worlds are cleared. Other worlds are untouched. */
 tp_status tp_batch_reset_worlds(tp_batch *batch, const int *worlds, int count);
+
+/* One contact point of the last step, as tp_batch_contacts reports it. */
+typedef struct tp_contact_info {
+    int body_a, body_b;      /* body indices, body_a < body_b */
+    float point[3];          /* world frame, m: midway between the two surfaces */
+    float normal[3];         /* world frame, unit, from A to B */
+    float separation;        /* m, negative when penetrating */
+    float normal_force;      /* N, pushing the bodies apart (0 when the row was skipped) */
+    float friction_force[2]; /* N, along two tangents orthogonal to the normal */
+    uint32_t feature;        /* feature id, stable while the same features touch */
+    uint64_t key;            /* contact key: world, body_a, body_b, feature (docs/collision.md) */
+} tp_contact_info;
+
+/* Copy up to `capacity` contact points of `world` from the last step, in key
+ * order, into out; *count gets the number of points there are (which may be
+ * more than capacity). */
+tp_status tp_batch_contacts(tp_batch *batch, int world, tp_contact_info *out, int capacity, int *count);
 
 /* 64-bit FNV-1a hash of one world's state (docs/outputs.md says exactly what
  * goes in), and of the whole batch (FNV-1a over the world hashes in order). */

@@ -26,6 +26,9 @@ typedef struct tp_contact {
     float restitution;         /* combined: max(restitution_a, restitution_b) */
     float normal_impulse;      /* N s, solver accumulator, zeroed by the narrowphase */
     float tangent_impulse[2];  /* N s, solver accumulators, zeroed by the narrowphase */
+    float normal_force;        /* N, written by the solver: normal impulse summed over the
+                                  substeps of the step, divided by dt (0 for skipped rows) */
+    float tangent_force[2];    /* N, friction force along the row's tangents t1, t2 */
 } tp_contact;
 
 #endif

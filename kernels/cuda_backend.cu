@@ -6,14 +6,17 @@
  * headers as the CPU backend, compiled with --fmad=false, so a world computes
  * the same bits on both (DESIGN.md section 5).
  *
- * Status: forces, integration, fault detection and counting run on the device,
- * one thread per world (kernels/world_step.h). Collision, solver, islands and
- * sleep join as their stages land; graph capture with the conditional node is
- * the CUDA backend issue's work. */
+ * Status: the whole world step (collision, contact sort, coloring, solver,
+ * integration, fault detection, counts) runs on the device, one thread per
+ * world, through kernels/world_step.h. Splitting it into per-stage kernels
+ * (block-per-world propagation, CUB's global sort), graph capture with the
+ * conditional node, islands and sleep are the CUDA backend issue's work. It
+ * has not yet run on a GPU: docs/gpu-results.md says so. */
 extern "C" {
 #include "cuda_backend.h"
 #include "error.h"
 }
+#include "contact.h"
 #include "world_step.h"
 
 #include <cuda_runtime.h>
@@ -28,13 +31,18 @@ struct tp_device_array {
 
 struct tp_cuda_batch {
     float *pos, *quat, *v, *w, *force, *torque, *inv_mass, *inv_inertia, *friction, *quiet_timer, *gravity;
+    float *contact_f;
+    tp_contact *contacts[2];
+    int32_t *contact_count[2];
+    char *scratch;                /* per world: collide then solver scratch */
+    size_t collide_bytes, scratch_bytes;
     uint8_t *flags, *sleep_state, *body_awake, *faults;
     int32_t *awake_count, *sleeping_count, *checking_count, *contact_overflow;
     tp_body_model *model;
     cudaStream_t stream;
     int host_dirty;    /* host mirror changed: upload before the next step */
     int device_newer;  /* device stepped: download before the host reads */
-    struct tp_device_array arrays[20];
+    struct tp_device_array arrays[32];
     int array_count;
 };
 
@@ -99,6 +107,17 @@ static void list_arrays(tp_cuda_batch *c, tp_batch *b)
     add_array(c, (void **)&c->sleeping_count, b->sleeping_count, W * sizeof(int32_t));
     add_array(c, (void **)&c->checking_count, b->checking_count, W * sizeof(int32_t));
     add_array(c, (void **)&c->contact_overflow, b->contact_overflow, W * sizeof(int32_t));
+    add_array(c, (void **)&c->contact_f, b->contact_f, 3 * n * sizeof(float));
+    size_t cap = (size_t)b->contact_capacity * W;
+    for (int i = 0; i < 2; ++i) {
+        add_array(c, (void **)&c->contacts[i], b->contacts[i], cap * sizeof(tp_contact));
+        add_array(c, (void **)&c->contact_count[i], b->contact_count[i], W * sizeof(int32_t));
+    }
+    /* Device-only scratch (no host mirror: host pointer NULL), then the model
+     * table, which is uploaded once and never downloaded: both sit at the end. */
+    c->collide_bytes = tp_solver_align(tp_collide_scratch_bytes(b->bodies, b->contact_capacity));
+    c->scratch_bytes = c->collide_bytes + tp_solver_align(tp_solver_scratch_bytes(b->bodies, b->contact_capacity));
+    add_array(c, (void **)&c->scratch, NULL, c->scratch_bytes * W);
     add_array(c, (void **)&c->model, (void *)b->model->bodies, (size_t)b->bodies * sizeof(tp_body_model));
 }
 
@@ -106,8 +125,9 @@ static tp_status upload(tp_batch *b)
 {
     tp_cuda_batch *c = b->cuda;
     for (int i = 0; i < c->array_count; ++i)
-        TP_CUDA_TRY(cudaMemcpyAsync(*c->arrays[i].device, c->arrays[i].host, c->arrays[i].bytes,
-                                    cudaMemcpyHostToDevice, c->stream), "upload of the state");
+        if (c->arrays[i].host)
+            TP_CUDA_TRY(cudaMemcpyAsync(*c->arrays[i].device, c->arrays[i].host, c->arrays[i].bytes,
+                                        cudaMemcpyHostToDevice, c->stream), "upload of the state");
     TP_CUDA_TRY(cudaStreamSynchronize(c->stream), "upload of the state");
     c->host_dirty = 0;
     return TP_OK;
@@ -149,11 +169,13 @@ extern "C" void tp_cuda_batch_destroy(tp_batch *b)
     b->cuda = NULL;
 }
 
-__global__ void tp_world_step_kernel(tp_cuda_batch c, int worlds, int bodies, float dt, int substeps)
+__global__ void tp_world_step_kernel(tp_cuda_batch c, int worlds, int bodies, int capacity, int current,
+                                     tp_solver_params p)
 {
     int w = blockIdx.x * blockDim.x + threadIdx.x;
     if (w >= worlds) return;
-    size_t o = (size_t)w * (size_t)bodies;
+    size_t o = (size_t)w * (size_t)bodies, cap = (size_t)capacity;
+    int next = 1 - current;
     tp_world wd;
     wd.index = w;
     wd.bodies = bodies;
@@ -171,8 +193,22 @@ __global__ void tp_world_step_kernel(tp_cuda_batch c, int worlds, int bodies, fl
     wd.sleep_state = c.sleep_state + o;
     wd.body_awake = c.body_awake + o;
     wd.quiet_timer = c.quiet_timer + o;
+    wd.contact_f = c.contact_f + 3 * o;
     for (int k = 0; k < 3; ++k) wd.gravity[k] = c.gravity[3 * w + k];
-    if (!c.faults[w] && !tp_world_step(&wd, dt, substeps)) c.faults[w] = 1;
+    if (c.faults[w]) {
+        c.contact_count[next][w] = 0;
+    } else {
+        tp_world_buffers buf;
+        buf.contacts = c.contacts[next] + (size_t)w * cap;
+        buf.previous = c.contacts[current] + (size_t)w * cap;
+        buf.prev_count = c.contact_count[current][w];
+        buf.capacity = capacity;
+        buf.collide_scratch = c.scratch + (size_t)w * c.scratch_bytes;
+        buf.solver_scratch = c.scratch + (size_t)w * c.scratch_bytes + c.collide_bytes;
+        if (!tp_world_step(&wd, &p, &buf)) c.faults[w] = 1;
+        c.contact_count[next][w] = buf.contact_count;
+        c.contact_overflow[w] += buf.overflow;
+    }
     tp_world_count(&wd, c.awake_count + w, c.sleeping_count + w, c.checking_count + w);
 }
 
@@ -183,10 +219,11 @@ extern "C" tp_status tp_cuda_step(tp_batch *b)
         tp_status st = upload(b);
         if (st != TP_OK) return st;
     }
-    int threads = 128, blocks = (b->worlds + threads - 1) / threads;
-    tp_world_step_kernel<<<blocks, threads, 0, c->stream>>>(*c, b->worlds, b->bodies, b->model->def.dt,
-                                                             b->model->def.substeps);
+    int threads = 64, blocks = (b->worlds + threads - 1) / threads;
+    tp_world_step_kernel<<<blocks, threads, 0, c->stream>>>(*c, b->worlds, b->bodies, b->contact_capacity,
+                                                             b->current, tp_batch_solver_params(b));
     TP_CUDA_TRY(cudaGetLastError(), "launch of tp_world_step_kernel");
+    b->current = 1 - b->current;
     c->device_newer = 1;
     return TP_OK;
 }
@@ -195,8 +232,8 @@ extern "C" tp_status tp_cuda_download(tp_batch *b)
 {
     tp_cuda_batch *c = b->cuda;
     if (!c->device_newer) return TP_OK;
-    /* The model table is never written on the device: skip it (the last array). */
-    for (int i = 0; i < c->array_count - 1; ++i)
+    /* The scratch and the model table (the last two arrays) are not state. */
+    for (int i = 0; i < c->array_count - 2; ++i)
         TP_CUDA_TRY(cudaMemcpyAsync(c->arrays[i].host, *c->arrays[i].device, c->arrays[i].bytes,
                                     cudaMemcpyDeviceToHost, c->stream), "download of the state");
     TP_CUDA_TRY(cudaStreamSynchronize(c->stream), "download of the state");

@@ -42,6 +42,7 @@ typedef struct tp_world {
     uint8_t *sleep_state;          /* [bodies]    tp_sleep_state */
     uint8_t *body_awake;           /* [bodies] */
     float *quiet_timer;            /* [bodies] */
+    float *contact_f;              /* [bodies][3] summed contact force on each body, N */
     float gravity[3];              /* this world's gravity, m/s^2 */
 } tp_world;
 

@@ -2,12 +2,13 @@
  *
  * The stages of DESIGN.md section 4 in order, for one world. The CPU backend
  * calls tp_world_step for each world inside an OpenMP loop (csrc/step.c); the
- * CUDA backend calls it from one thread per world (kernels/cuda_backend.cu).
- * Collision, islands, the solver and sleep join here as they are built. */
+ * CUDA backend calls the same function from one thread per world
+ * (kernels/cuda_backend.cu) until its stages are split into their own kernels. */
 #ifndef TP_WORLD_STEP_H
 #define TP_WORLD_STEP_H
 
-#include "integrate.h"
+#include "collision.h"
+#include "solver.h"
 
 /* 1 if every non-static body's pose and velocity are finite. */
 TP_HD int tp_world_is_finite(const tp_world *wd)
@@ -41,17 +42,92 @@ TP_HD void tp_world_count(tp_world *wd, int32_t *awake, int32_t *sleeping, int32
     *checking = c;
 }
 
-/* Advance one world by dt in `substeps` substeps; clears the applied forces.
- * Returns 0 if the state became non-finite (the caller flags the world). */
-TP_HD int tp_world_step(tp_world *wd, float dt, int substeps)
+/* Two points closer than this (m, in A's frame) are taken as the same contact
+ * point when their feature ids differ (Jolt keeps impulses within 1 cm too). */
+#define TP_WARM_MATCH_DISTANCE 0.01f
+
+TP_HD uint64_t tp_pair_of_key(uint64_t key) { return key >> TP_KEY_BODY_B_SHIFT; }
+
+TP_HD void tp_copy_impulses(tp_contact *to, const tp_contact *from)
 {
-    float h = dt / (float)substeps;
-    for (int s = 0; s < substeps; ++s) {
-        for (int b = 0; b < wd->bodies; ++b)
-            if (tp_body_is_simulated(wd, b)) tp_integrate_velocity(wd, b, h);
-        for (int b = 0; b < wd->bodies; ++b)
-            if (tp_body_moves(wd, b)) tp_integrate_position(wd, b, h);
+    to->normal_impulse = from->normal_impulse;
+    to->tangent_impulse[0] = from->tangent_impulse[0];
+    to->tangent_impulse[1] = from->tangent_impulse[1];
+}
+
+/* Warm starting: give each of this step's points the accumulated impulses of
+ * last step's point of the same pair with the same contact key, or else of the
+ * nearest one within TP_WARM_MATCH_DISTANCE (in body A's frame). Feature ids
+ * of clipped points can flip between neighbouring features when faces are
+ * exactly flush (two equal boxes stacked); matching by place keeps the
+ * impulses there. Both lists are sorted by key, so the points of a pair are
+ * contiguous in each: one merge pass over pairs. */
+TP_HD void tp_match_impulses(tp_contact *cur, int n, const tp_contact *prev, int n_prev)
+{
+    int j = 0;
+    for (int i = 0; i < n;) {
+        uint64_t pair = tp_pair_of_key(cur[i].key);
+        int i_end = i;
+        while (i_end < n && tp_pair_of_key(cur[i_end].key) == pair) ++i_end;
+        while (j < n_prev && tp_pair_of_key(prev[j].key) < pair) ++j;
+        int j_end = j;
+        while (j_end < n_prev && tp_pair_of_key(prev[j_end].key) == pair) ++j_end;
+        for (int k = i; k < i_end; ++k) {
+            int best = -1;
+            float best_d2 = TP_WARM_MATCH_DISTANCE * TP_WARM_MATCH_DISTANCE;
+            for (int m = j; m < j_end; ++m) {
+                if (prev[m].key == cur[k].key) { best = m; break; }
+                float d2 = tp_len_sq(tp_sub(tp_v3_load(prev[m].local_a), tp_v3_load(cur[k].local_a)));
+                if (d2 < best_d2) { best_d2 = d2; best = m; }
+            }
+            if (best >= 0) tp_copy_impulses(&cur[k], &prev[best]);
+        }
+        i = i_end;
+        j = j_end;
     }
+}
+
+/* Forces of every point (impulse totals over the step / dt) and their sum on
+ * each body, contact_f [bodies][3] (world frame, N): +F on B, -F on A. */
+TP_HD void tp_contact_forces(tp_world *wd, tp_contact *contacts, int n, const tp_contact_row *rows, float dt)
+{
+    float inv_dt = 1.0f / dt;
+    for (int k = 0; k < 3 * wd->bodies; ++k) wd->contact_f[k] = 0.0f;
+    for (int i = 0; i < n; ++i) {
+        tp_contact *c = &contacts[i];
+        const tp_contact_row *r = &rows[i];
+        c->normal_force = r->normal_total * inv_dt;
+        c->tangent_force[0] = r->tangent_total[0] * inv_dt;
+        c->tangent_force[1] = r->tangent_total[1] * inv_dt;
+        tp_vec3 f = tp_scale(tp_v3_load(c->normal), c->normal_force);
+        f = tp_mad(f, tp_v3_load(r->t1), c->tangent_force[0]);
+        f = tp_mad(f, tp_v3_load(r->t2), c->tangent_force[1]);
+        tp_v3_store(wd->contact_f + 3 * c->body_a, tp_sub(tp_v3_load(wd->contact_f + 3 * c->body_a), f));
+        tp_v3_store(wd->contact_f + 3 * c->body_b, tp_add(tp_v3_load(wd->contact_f + 3 * c->body_b), f));
+    }
+}
+
+/* What one world's step reads and writes besides its state. */
+typedef struct tp_world_buffers {
+    tp_contact *contacts;       /* [capacity] this step's contacts (output) */
+    const tp_contact *previous; /* [prev_count] last step's, for warm starting */
+    int prev_count, capacity;
+    void *collide_scratch;      /* tp_collide_scratch_bytes(bodies, capacity) */
+    void *solver_scratch;       /* tp_solver_scratch_bytes(bodies, capacity) */
+    int contact_count;          /* out: points in contacts */
+    int overflow;               /* out: points that did not fit */
+} tp_world_buffers;
+
+/* Advance one world by one step; clears the applied forces. Returns 0 if the
+ * state became non-finite (the caller flags the world). */
+TP_HD int tp_world_step(tp_world *wd, const tp_solver_params *p, tp_world_buffers *buf)
+{
+    int n = tp_collide_world(wd, buf->collide_scratch, buf->contacts, buf->capacity, &buf->overflow);
+    if (p->warm_starting) tp_match_impulses(buf->contacts, n, buf->previous, buf->prev_count);
+    tp_solver_work work = tp_solver_work_at(buf->solver_scratch, wd->bodies, buf->capacity);
+    tp_solve_world(wd, buf->contacts, n, &work, p);
+    tp_contact_forces(wd, buf->contacts, n, work.rows, p->dt);
+    buf->contact_count = n;
     for (int k = 0; k < 3 * wd->bodies; ++k) {
         wd->force[k] = 0.0f;
         wd->torque[k] = 0.0f;
