@@ -48,6 +48,8 @@ tp_world tp_batch_world(tp_batch *b, int w)
     wd.body_awake = b->body_awake + o;
     wd.quiet_timer = b->quiet_timer + o;
     wd.contact_f = b->contact_f + 3 * o;
+    wd.island = b->island + o;
+    wd.solve_sleeping = !b->model->def.sleep.skip_constraints;
     for (int k = 0; k < 3; ++k) wd.gravity[k] = b->gravity[3 * w + k];
     return wd;
 }
@@ -92,6 +94,7 @@ void tp_batch_init_world(tp_batch *b, int w)
         b->sleep_state[k] = TP_AWAKE;
         b->quiet_timer[k] = 0.0f;
         memset(b->contact_f + 3 * k, 0, 3 * sizeof(float));
+        b->island[k] = -1;
     }
     b->contact_count[0][w] = b->contact_count[1][w] = 0; /* nothing to warm start from */
     memcpy(b->gravity + 3 * w, m->def.gravity, 3 * sizeof(float));
@@ -112,8 +115,8 @@ static size_t batch_bytes_per_world(int bodies, int capacity)
 {
     /* pos 3, quat 4, v 3, w 3, force 3, torque 3, inv_mass 1, inv_inertia 6,
      * friction 1, quiet_timer 1, contact_f 3 floats; flags, sleep_state,
-     * body_awake bytes; two contact buffers. */
-    return (size_t)bodies * (31 * sizeof(float) + 3) + 3 * sizeof(float) + 6 * sizeof(int32_t) + 1 +
+     * body_awake bytes; island label; two contact buffers. */
+    return (size_t)bodies * (32 * sizeof(float) + 3) + 3 * sizeof(float) + 6 * sizeof(int32_t) + 1 +
            2 * (size_t)capacity * sizeof(tp_contact);
 }
 
@@ -122,7 +125,7 @@ static void batch_free_arrays(tp_batch *b)
     void *arrays[] = {b->pos, b->quat, b->v, b->w, b->force, b->torque, b->inv_mass, b->inv_inertia,
                       b->friction, b->flags, b->sleep_state, b->body_awake, b->quiet_timer, b->gravity,
                       b->awake_count, b->sleeping_count, b->checking_count, b->contact_overflow, b->faults,
-                      b->schedule, b->contact_f, b->contacts[0], b->contacts[1], b->contact_count[0],
+                      b->schedule, b->contact_f, b->island, b->contacts[0], b->contacts[1], b->contact_count[0],
                       b->contact_count[1]};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     if (b->scratch)
@@ -154,6 +157,8 @@ static int batch_alloc_arrays(tp_batch *b)
     b->faults = calloc(W, 1);
     b->schedule = calloc((size_t)b->model->event_count + 1, sizeof *b->schedule);
     b->contact_f = calloc(3 * n, sizeof(float));
+    b->island = calloc(n, sizeof(int32_t));
+    if (!b->island) return 0;
     size_t cap = (size_t)b->contact_capacity * W;
     for (int i = 0; i < 2; ++i) {
         b->contacts[i] = calloc(cap, sizeof(tp_contact));
@@ -163,10 +168,11 @@ static int batch_alloc_arrays(tp_batch *b)
     /* One scratch block per CPU thread, reused by every world it steps. */
     b->collide_scratch_bytes = tp_align16(tp_collide_scratch_bytes(b->bodies, b->contact_capacity));
     b->solver_scratch_bytes = tp_align16(tp_solver_scratch_bytes(b->bodies, b->contact_capacity));
+    b->island_scratch_bytes = tp_align16(tp_island_scratch_bytes(b->bodies));
     b->scratch = calloc((size_t)b->threads, sizeof(void *));
     if (!b->scratch) return 0;
     for (int t = 0; t < b->threads; ++t) {
-        b->scratch[t] = aligned_alloc(16, b->collide_scratch_bytes + b->solver_scratch_bytes);
+        b->scratch[t] = aligned_alloc(16, b->collide_scratch_bytes + b->solver_scratch_bytes + b->island_scratch_bytes);
         if (!b->scratch[t]) return 0;
     }
     return b->contact_f && b->pos && b->quat && b->v && b->w && b->force && b->torque && b->inv_mass && b->inv_inertia &&
@@ -301,6 +307,7 @@ tp_status tp_batch_state(tp_batch *b, tp_state_view *out)
     out->contact_overflow = b->contact_overflow;
     out->faults = b->faults;
     out->contact_f = b->contact_f;
+    out->island = b->island;
     return TP_OK;
 }
 

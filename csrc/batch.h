@@ -31,6 +31,7 @@ struct tp_batch {
     int32_t *awake_count, *sleeping_count, *checking_count, *contact_overflow; /* [W] */
     uint8_t *faults;              /* [W] */
     float *contact_f;             /* [W][B][3] summed contact force per body, N */
+    int32_t *island;              /* [W][B] island label, -1 for static and removed bodies */
 
     /* Contacts: two buffers of [W][capacity] used alternately, so last step's
      * list (with its impulses) is there for warm starting. */
@@ -40,7 +41,7 @@ struct tp_batch {
 
     /* Per-thread scratch of the CPU backend (collision and solver). */
     void **scratch;
-    size_t collide_scratch_bytes, solver_scratch_bytes;
+    size_t collide_scratch_bytes, solver_scratch_bytes, island_scratch_bytes;
 
     tp_event_schedule *schedule;  /* [model->event_count] */
     int next_event;               /* first event not yet fired */
@@ -55,8 +56,8 @@ void tp_batch_init_world(tp_batch *b, int w);
 /* Recount awake / sleeping / checking bodies and body_awake of world w. */
 void tp_batch_count_world(tp_batch *b, int w);
 
-/* Solver settings of the model, as the stages take them (csrc/step.c). */
-struct tp_solver_params tp_batch_solver_params(const tp_batch *b);
+/* Solver and sleep settings of the model, as the stages take them (csrc/step.c). */
+struct tp_step_params tp_batch_step_params(const tp_batch *b);
 /* CPU backend: advance every world one step (csrc/step.c). */
 void tp_cpu_step(tp_batch *b);
 /* Fire the model's scripted events due before the next step (csrc/events.c). */

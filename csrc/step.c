@@ -11,20 +11,28 @@
 
 #include <omp.h>
 
-tp_solver_params tp_batch_solver_params(const tp_batch *b)
+tp_step_params tp_batch_step_params(const tp_batch *b)
 {
     const tp_model_def *d = &b->model->def;
-    tp_solver_params p;
-    p.dt = d->dt;
-    p.substeps = d->substeps;
-    p.iterations = d->solver.iterations;
-    p.serial = d->solver.mode == TP_SOLVER_SERIAL;
-    p.warm_starting = d->solver.warm_starting;
-    p.restitution_threshold = d->solver.restitution_threshold;
+    tp_step_params p;
+    p.solver.dt = d->dt;
+    p.solver.substeps = d->substeps;
+    p.solver.iterations = d->solver.iterations;
+    p.solver.serial = d->solver.mode == TP_SOLVER_SERIAL;
+    p.solver.warm_starting = d->solver.warm_starting;
+    p.solver.restitution_threshold = d->solver.restitution_threshold;
+    p.sleep.enabled = d->sleep.enabled;
+    p.sleep.linear_threshold = d->sleep.linear_threshold;
+    p.sleep.angular_threshold = d->sleep.angular_threshold;
+    p.sleep.quiet_time = d->sleep.quiet_time;
+    p.sleep.accel_threshold = d->sleep.accel_threshold;
+    p.sleep.surface_speed = d->sleep.angular_measure == TP_ANGULAR_SURFACE_SPEED;
+    p.sleep.require_support = d->sleep.require_support;
+    p.sleep.dt = d->dt;
     return p;
 }
 
-static void world_step(tp_batch *bt, int w, int next, const tp_solver_params *p, void *scratch)
+static void world_step(tp_batch *bt, int w, int next, const tp_step_params *p, void *scratch)
 {
     size_t cap = (size_t)bt->contact_capacity;
     if (bt->faults[w]) { /* frozen until reset (acceptance case C12) */
@@ -39,6 +47,7 @@ static void world_step(tp_batch *bt, int w, int next, const tp_solver_params *p,
     buf.capacity = bt->contact_capacity;
     buf.collide_scratch = scratch;
     buf.solver_scratch = (char *)scratch + bt->collide_scratch_bytes;
+    buf.island_scratch = (char *)scratch + bt->collide_scratch_bytes + bt->solver_scratch_bytes;
     if (!tp_world_step(&wd, p, &buf)) bt->faults[w] = 1;
     bt->contact_count[next][w] = buf.contact_count;
     bt->contact_overflow[w] += buf.overflow;
@@ -48,7 +57,7 @@ static void world_step(tp_batch *bt, int w, int next, const tp_solver_params *p,
 void tp_cpu_step(tp_batch *b)
 {
     int worlds = b->worlds, next = 1 - b->current;
-    tp_solver_params p = tp_batch_solver_params(b);
+    tp_step_params p = tp_batch_step_params(b);
 #pragma omp parallel num_threads(b->threads)
     {
         void *scratch = b->scratch[omp_get_thread_num()];

@@ -1,37 +1,51 @@
-/* wake.c - wake events and explicit sleep on the host. */
+/* wake.c - wake events and explicit sleep, on the host between steps.
+ *
+ * They act on whole islands, as the labels of the last step left them
+ * (kernels/islands.h): waking one body wakes its island and resets the timers
+ * of all of it; putting one body to sleep puts its island to sleep. */
 #include "wake.h"
 
-#include <string.h>
-
-static void set_awake(tp_batch *b, size_t k)
-{
-    b->sleep_state[k] = TP_AWAKE;
-    b->quiet_timer[k] = 0.0f;
-}
+#include "world_step.h"
 
 void tp_wake_body(tp_batch *b, int world, int body)
 {
-    size_t k = (size_t)world * (size_t)b->bodies + (size_t)body;
-    if (b->model->bodies[body].type != TP_BODY_DYNAMIC) return;
-    set_awake(b, k);
+    tp_world wd = tp_batch_world(b, world);
+    if (!tp_body_in_islands(&wd, body)) return;
+    if (wd.island[body] >= 0) tp_island_wake(&wd, wd.island[body]);
+    /* a body that has not been through a step yet has no island: itself */
+    wd.sleep_state[body] = TP_AWAKE;
+    wd.quiet_timer[body] = 0.0f;
     tp_batch_count_world(b, world);
 }
 
 void tp_wake_world(tp_batch *b, int world)
 {
-    size_t o = (size_t)world * (size_t)b->bodies;
-    for (int i = 0; i < b->bodies; ++i)
-        if (b->model->bodies[i].type == TP_BODY_DYNAMIC) set_awake(b, o + (size_t)i);
+    tp_world wd = tp_batch_world(b, world);
+    tp_world_wake_all(&wd);
     tp_batch_count_world(b, world);
 }
 
 void tp_wake_force_sleep(tp_batch *b, int world, int body)
 {
-    size_t k = (size_t)world * (size_t)b->bodies + (size_t)body;
-    if (b->model->bodies[body].type != TP_BODY_DYNAMIC || (b->flags[k] & TP_FLAG_REMOVED)) return;
-    b->sleep_state[k] = TP_SLEEPING;
-    /* A sleeping body's published velocity reads zero (DESIGN.md section 7). */
-    memset(b->v + 3 * k, 0, 3 * sizeof(float));
-    memset(b->w + 3 * k, 0, 3 * sizeof(float));
+    tp_world wd = tp_batch_world(b, world);
+    if (!tp_body_in_islands(&wd, body)) return;
+    if (wd.island[body] < 0) wd.island[body] = body;
+    tp_island_sleep(&wd, wd.island[body]);
+    tp_batch_count_world(b, world);
+}
+
+void tp_wake_sphere(tp_batch *b, int world, const float center[3], float radius)
+{
+    tp_world wd = tp_batch_world(b, world);
+    tp_vec3 c = tp_v3_load(center);
+    for (int i = 0; i < wd.bodies; ++i) {
+        if (!tp_body_in_islands(&wd, i)) continue;
+        float reach = radius + wd.model[i].bound_radius;
+        if (tp_len_sq(tp_sub(tp_v3_load(wd.pos + 3 * i), c)) <= reach * reach) {
+            if (wd.island[i] >= 0) tp_island_wake(&wd, wd.island[i]);
+            wd.sleep_state[i] = TP_AWAKE;
+            wd.quiet_timer[i] = 0.0f;
+        }
+    }
     tp_batch_count_world(b, world);
 }

@@ -8,11 +8,15 @@
 
 #include "batch.h"
 
-/* Wake `body` in `world` (and, once islands exist, its whole island); resets timers. */
+/* Wake `body` in `world` and its whole island; resets the island's timers. */
 void tp_wake_body(tp_batch *b, int world, int body);
 /* Wake every body of `world` (a change of gravity). */
 void tp_wake_world(tp_batch *b, int world);
 /* Put `body` (and its island) to sleep at once, even in mid-air. */
 void tp_wake_force_sleep(tp_batch *b, int world, int body);
+
+/* Wake every island with a body whose bounding sphere meets the sphere
+ * (center, radius): the explosion situation of 000_5cca17d3fe7ce587.txt. */
+void tp_wake_sphere(tp_batch *b, int world, const float center[3], float radius);
 
 #endif

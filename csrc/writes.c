@@ -228,6 +228,22 @@ tp_status tp_batch_sleep(tp_batch *b, int world, int body)
     return TP_OK;
 }
 
+tp_status tp_batch_wake_sphere(tp_batch *b, int world, const float center[3], float radius)
+{
+    const char *call = "tp_batch_wake_sphere";
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
+    if (world < -1 || world >= b->worlds)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: world %d out of range [-1, %d)", call, world, b->worlds);
+    tp_status st = check_vec(center, 3, call, "center");
+    if (st) return st;
+    if (!isfinite(radius) || radius < 0.0f)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: radius must be a finite number >= 0 m, got %g", call, (double)radius);
+    if ((st = begin_write(b))) return st;
+    int first = world < 0 ? 0 : world, last = world < 0 ? b->worlds - 1 : world;
+    for (int w = first; w <= last; ++w) tp_wake_sphere(b, w, center, radius);
+    return TP_OK;
+}
+
 tp_status tp_batch_reset_worlds(tp_batch *b, const int *worlds, int count)
 {
     const char *call = "tp_batch_reset_worlds";

@@ -254,7 +254,8 @@ typedef struct tp_state_view {
     const float *quat;              /* [W][B][4]  [x, y, z, w] */
     const float *v;                 /* [W][B][3]  m/s */
     const float *w;                 /* [W][B][3]  rad/s */
-    const uint8_t *body_awake;      /* [W][B]     1 awake, 0 sleeping (static bodies: 0) */
+    const uint8_t *body_awake;      /* [W][B]     1 awake (or sleep-checking), 0 sleeping; static
+                                                 and removed bodies: 0 */
     const uint8_t *sleep_state;     /* [W][B]     tp_sleep_state */
     const float *quiet_timer;       /* [W][B]     s */
     const uint8_t *removed;         /* [W][B]     1 once removed by tp_batch_remove_body */
@@ -264,6 +265,7 @@ typedef struct tp_state_view {
     const int32_t *contact_overflow;/* [W]        contact points that did not fit, summed over steps */
     const uint8_t *faults;          /* [W]        1 if the world's state became non-finite */
     const float *contact_f;         /* [W][B][3]  summed contact force on each body in the last step, N */
+    const int32_t *island;          /* [W][B]     island label (smallest body index in it), -1 if none */
 } tp_state_view;
 
 tp_status tp_batch_state(tp_batch *batch, tp_state_view *out);
@@ -285,8 +287,13 @@ tp_status tp_batch_set_gravity(tp_batch *batch, int world, const float g[3]);
 tp_status tp_batch_get_gravity(const tp_batch *batch, int world, float g[3]);
 /* Remove a body from one world (it stops colliding and moving). */
 tp_status tp_batch_remove_body(tp_batch *batch, int world, int body);
+/* Wake a body's island (resets the quiet timers of all of it), or put the
+ * body's island to sleep at once, even in mid-air: it stays frozen until woken. */
 tp_status tp_batch_wake(tp_batch *batch, int world, int body);
 tp_status tp_batch_sleep(tp_batch *batch, int world, int body);
+/* Wake every island with a body whose bounding sphere meets the sphere of
+ * `radius` (m, >= 0) about `center` (m), in one world or all (world == -1). */
+tp_status tp_batch_wake_sphere(tp_batch *batch, int world, const float center[3], float radius);
 /* Put the listed worlds back to their initial (randomized) state; faults and
  * overflow counters of those worlds are cleared. Other worlds are untouched. */
 tp_status tp_batch_reset_worlds(tp_batch *batch, const int *worlds, int count);

@@ -56,6 +56,7 @@ TP_HD int tp_collide_pair(const tp_world *wd, int a, int b, float margin, tp_con
         c->normal_impulse = 0.0f;
         c->tangent_impulse[0] = c->tangent_impulse[1] = 0.0f;
         c->normal_force = c->tangent_force[0] = c->tangent_force[1] = 0.0f;
+        c->reserved = 0u;
     }
     return n;
 }

@@ -29,6 +29,7 @@ typedef struct tp_contact {
     float normal_force;        /* N, written by the solver: normal impulse summed over the
                                   substeps of the step, divided by dt (0 for skipped rows) */
     float tangent_force[2];    /* N, friction force along the row's tangents t1, t2 */
+    uint32_t reserved;         /* zero; makes the 96-byte record free of uninitialised padding */
 } tp_contact;
 
 #endif

@@ -7,10 +7,10 @@
  * the same bits on both (DESIGN.md section 5).
  *
  * Status: the whole world step (collision, contact sort, coloring, solver,
- * integration, fault detection, counts) runs on the device, one thread per
+ * integration, islands, sleep, fault detection, counts) runs on the device, one thread per
  * world, through kernels/world_step.h. Splitting it into per-stage kernels
  * (block-per-world propagation, CUB's global sort), graph capture with the
- * conditional node, islands and sleep are the CUDA backend issue's work. It
+ * conditional node are the CUDA backend issue's work. It
  * has not yet run on a GPU: docs/gpu-results.md says so. */
 extern "C" {
 #include "cuda_backend.h"
@@ -32,10 +32,12 @@ struct tp_device_array {
 struct tp_cuda_batch {
     float *pos, *quat, *v, *w, *force, *torque, *inv_mass, *inv_inertia, *friction, *quiet_timer, *gravity;
     float *contact_f;
+    int32_t *island;
+    int solve_sleeping;
     tp_contact *contacts[2];
     int32_t *contact_count[2];
     char *scratch;                /* per world: collide then solver scratch */
-    size_t collide_bytes, scratch_bytes;
+    size_t collide_bytes, solver_bytes, scratch_bytes;
     uint8_t *flags, *sleep_state, *body_awake, *faults;
     int32_t *awake_count, *sleeping_count, *checking_count, *contact_overflow;
     tp_body_model *model;
@@ -108,6 +110,8 @@ static void list_arrays(tp_cuda_batch *c, tp_batch *b)
     add_array(c, (void **)&c->checking_count, b->checking_count, W * sizeof(int32_t));
     add_array(c, (void **)&c->contact_overflow, b->contact_overflow, W * sizeof(int32_t));
     add_array(c, (void **)&c->contact_f, b->contact_f, 3 * n * sizeof(float));
+    add_array(c, (void **)&c->island, b->island, n * sizeof(int32_t));
+    c->solve_sleeping = !b->model->def.sleep.skip_constraints;
     size_t cap = (size_t)b->contact_capacity * W;
     for (int i = 0; i < 2; ++i) {
         add_array(c, (void **)&c->contacts[i], b->contacts[i], cap * sizeof(tp_contact));
@@ -116,7 +120,8 @@ static void list_arrays(tp_cuda_batch *c, tp_batch *b)
     /* Device-only scratch (no host mirror: host pointer NULL), then the model
      * table, which is uploaded once and never downloaded: both sit at the end. */
     c->collide_bytes = tp_solver_align(tp_collide_scratch_bytes(b->bodies, b->contact_capacity));
-    c->scratch_bytes = c->collide_bytes + tp_solver_align(tp_solver_scratch_bytes(b->bodies, b->contact_capacity));
+    c->solver_bytes = tp_solver_align(tp_solver_scratch_bytes(b->bodies, b->contact_capacity));
+    c->scratch_bytes = c->collide_bytes + c->solver_bytes + tp_solver_align(tp_island_scratch_bytes(b->bodies));
     add_array(c, (void **)&c->scratch, NULL, c->scratch_bytes * W);
     add_array(c, (void **)&c->model, (void *)b->model->bodies, (size_t)b->bodies * sizeof(tp_body_model));
 }
@@ -170,7 +175,7 @@ extern "C" void tp_cuda_batch_destroy(tp_batch *b)
 }
 
 __global__ void tp_world_step_kernel(tp_cuda_batch c, int worlds, int bodies, int capacity, int current,
-                                     tp_solver_params p)
+                                     tp_step_params p)
 {
     int w = blockIdx.x * blockDim.x + threadIdx.x;
     if (w >= worlds) return;
@@ -194,6 +199,8 @@ __global__ void tp_world_step_kernel(tp_cuda_batch c, int worlds, int bodies, in
     wd.body_awake = c.body_awake + o;
     wd.quiet_timer = c.quiet_timer + o;
     wd.contact_f = c.contact_f + 3 * o;
+    wd.island = c.island + o;
+    wd.solve_sleeping = c.solve_sleeping;
     for (int k = 0; k < 3; ++k) wd.gravity[k] = c.gravity[3 * w + k];
     if (c.faults[w]) {
         c.contact_count[next][w] = 0;
@@ -205,6 +212,7 @@ __global__ void tp_world_step_kernel(tp_cuda_batch c, int worlds, int bodies, in
         buf.capacity = capacity;
         buf.collide_scratch = c.scratch + (size_t)w * c.scratch_bytes;
         buf.solver_scratch = c.scratch + (size_t)w * c.scratch_bytes + c.collide_bytes;
+        buf.island_scratch = c.scratch + (size_t)w * c.scratch_bytes + c.collide_bytes + c.solver_bytes;
         if (!tp_world_step(&wd, &p, &buf)) c.faults[w] = 1;
         c.contact_count[next][w] = buf.contact_count;
         c.contact_overflow[w] += buf.overflow;
@@ -221,7 +229,7 @@ extern "C" tp_status tp_cuda_step(tp_batch *b)
     }
     int threads = 64, blocks = (b->worlds + threads - 1) / threads;
     tp_world_step_kernel<<<blocks, threads, 0, c->stream>>>(*c, b->worlds, b->bodies, b->contact_capacity,
-                                                             b->current, tp_batch_solver_params(b));
+                                                             b->current, tp_batch_step_params(b));
     TP_CUDA_TRY(cudaGetLastError(), "launch of tp_world_step_kernel");
     b->current = 1 - b->current;
     c->device_newer = 1;

@@ -43,14 +43,18 @@ typedef struct tp_world {
     uint8_t *body_awake;           /* [bodies] */
     float *quiet_timer;            /* [bodies] */
     float *contact_f;              /* [bodies][3] summed contact force on each body, N */
+    int32_t *island;               /* [bodies]    island label (smallest body index), -1 if none */
+    int solve_sleeping;            /* sleep.skip_constraints off: sleeping bodies' rows are solved */
     float gravity[3];              /* this world's gravity, m/s^2 */
 } tp_world;
 
-/* A body moves under forces and contacts (dynamic, present, awake). */
+/* A body takes part in collision and the solver: dynamic, present, and awake
+ * (or asleep while skip_constraints is off, so its contacts report forces; a
+ * sleeping body is still never integrated). */
 TP_HD int tp_body_is_simulated(const tp_world *wd, int b)
 {
     return wd->model[b].type == TP_BODY_DYNAMIC && !(wd->flags[b] & TP_FLAG_REMOVED) &&
-           wd->sleep_state[b] != TP_SLEEPING;
+           (wd->sleep_state[b] != TP_SLEEPING || wd->solve_sleeping);
 }
 
 #endif

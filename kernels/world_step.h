@@ -8,6 +8,7 @@
 #define TP_WORLD_STEP_H
 
 #include "collision.h"
+#include "sleep.h"
 #include "solver.h"
 
 /* 1 if every non-static body's pose and velocity are finite. */
@@ -107,6 +108,12 @@ TP_HD void tp_contact_forces(tp_world *wd, tp_contact *contacts, int n, const tp
     }
 }
 
+/* Settings of a step, from the model. */
+typedef struct tp_step_params {
+    tp_solver_params solver;
+    tp_sleep_params sleep;
+} tp_step_params;
+
 /* What one world's step reads and writes besides its state. */
 typedef struct tp_world_buffers {
     tp_contact *contacts;       /* [capacity] this step's contacts (output) */
@@ -114,21 +121,86 @@ typedef struct tp_world_buffers {
     int prev_count, capacity;
     void *collide_scratch;      /* tp_collide_scratch_bytes(bodies, capacity) */
     void *solver_scratch;       /* tp_solver_scratch_bytes(bodies, capacity) */
+    void *island_scratch;       /* tp_island_scratch_bytes(bodies) */
     int contact_count;          /* out: points in contacts */
     int overflow;               /* out: points that did not fit */
 } tp_world_buffers;
 
-/* Advance one world by one step; clears the applied forces. Returns 0 if the
- * state became non-finite (the caller flags the world). */
-TP_HD int tp_world_step(tp_world *wd, const tp_solver_params *p, tp_world_buffers *buf)
+TP_HD size_t tp_island_scratch_bytes(int bodies)
+{
+    size_t b = (size_t)bodies;
+    return tp_solver_align(b * sizeof(int32_t)) + tp_solver_align(b) + tp_solver_align(3 * b * sizeof(float));
+}
+
+/* 1 if any body of the world is awake (or the solver must visit sleepers). */
+TP_HD int tp_world_has_work(const tp_world *wd)
+{
+    for (int b = 0; b < wd->bodies; ++b) {
+        if (wd->model[b].type == TP_BODY_STATIC || (wd->flags[b] & TP_FLAG_REMOVED)) continue;
+        if (wd->model[b].type == TP_BODY_KINEMATIC || wd->sleep_state[b] != TP_SLEEPING || wd->solve_sleeping)
+            return 1;
+    }
+    return 0;
+}
+
+TP_HD void tp_world_wake_all(tp_world *wd)
+{
+    for (int b = 0; b < wd->bodies; ++b) {
+        if (!tp_body_in_islands(wd, b)) continue;
+        wd->sleep_state[b] = TP_AWAKE;
+        wd->quiet_timer[b] = 0.0f;
+    }
+}
+
+/* Stages 2-6: collision, islands and the wakes they cause. If an island woke,
+ * its own pairs were skipped by the broadphase (all asleep), so collide again. */
+TP_HD int tp_world_collide_and_wake(tp_world *wd, tp_world_buffers *buf, int32_t *parent, uint8_t *root_flags)
 {
     int n = tp_collide_world(wd, buf->collide_scratch, buf->contacts, buf->capacity, &buf->overflow);
-    if (p->warm_starting) tp_match_impulses(buf->contacts, n, buf->previous, buf->prev_count);
+    if (buf->overflow > 0) tp_world_wake_all(wd); /* lost contacts: nothing may rest on them */
+    tp_islands_build(wd, buf->contacts, n, parent, root_flags);
+    int woke = 0;
+    for (int r = 0; r < wd->bodies; ++r)
+        woke |= (root_flags[r] & TP_ISLAND_HAS_AWAKE) && (root_flags[r] & TP_ISLAND_HAS_SLEEPING);
+    if (!woke) return n;
+    tp_islands_wake_touched(wd, root_flags);
+    int more = 0;
+    n = tp_collide_world(wd, buf->collide_scratch, buf->contacts, buf->capacity, &more);
+    buf->overflow = more;
+    tp_islands_build(wd, buf->contacts, n, parent, root_flags);
+    return n;
+}
+
+/* Advance one world by one step; clears the applied forces. Returns 0 if the
+ * state became non-finite (the caller flags the world). A world with nothing
+ * awake costs one scan: no collision, no solve (DESIGN.md section 4). */
+TP_HD int tp_world_step(tp_world *wd, const tp_step_params *p, tp_world_buffers *buf)
+{
+    buf->contact_count = 0;
+    buf->overflow = 0;
+    if (!tp_world_has_work(wd)) {
+        for (int k = 0; k < 3 * wd->bodies; ++k) wd->contact_f[k] = 0.0f; /* skipped rows report zero */
+        return 1;
+    }
+    char *is = (char *)buf->island_scratch;
+    size_t nb = (size_t)wd->bodies;
+    int32_t *parent = (int32_t *)is;
+    uint8_t *root_flags = (uint8_t *)(is + tp_solver_align(nb * sizeof(int32_t)));
+    float *v_start = (float *)(is + tp_solver_align(nb * sizeof(int32_t)) + tp_solver_align(nb));
+    for (size_t k = 0; k < 3 * nb; ++k) v_start[k] = wd->v[k];
+
+    int n = tp_world_collide_and_wake(wd, buf, parent, root_flags);
+    if (p->solver.warm_starting) tp_match_impulses(buf->contacts, n, buf->previous, buf->prev_count);
     tp_solver_work work = tp_solver_work_at(buf->solver_scratch, wd->bodies, buf->capacity);
-    tp_solve_world(wd, buf->contacts, n, &work, p);
-    tp_contact_forces(wd, buf->contacts, n, work.rows, p->dt);
+    tp_solve_world(wd, buf->contacts, n, &work, &p->solver);
+    tp_contact_forces(wd, buf->contacts, n, work.rows, p->solver.dt);
+    if (wd->solve_sleeping) /* solved for their forces only: sleepers stay frozen */
+        for (int b = 0; b < wd->bodies; ++b)
+            if (wd->sleep_state[b] == TP_SLEEPING)
+                for (int k = 0; k < 3; ++k) wd->v[3 * b + k] = wd->w[3 * b + k] = 0.0f;
+    tp_sleep_update(wd, &p->sleep, v_start, root_flags);
     buf->contact_count = n;
-    for (int k = 0; k < 3 * wd->bodies; ++k) {
+    for (size_t k = 0; k < 3 * nb; ++k) {
         wd->force[k] = 0.0f;
         wd->torque[k] = 0.0f;
     }

@@ -1,0 +1,83 @@
+/* sleep.h - stage 10: the island sleep policy.
+ *
+ * The rules of 003_e1becc139ac8feb4.txt and 002_a9dafb58cea291df.txt:
+ *   - a body is quiet in a step when its speed is below the linear threshold
+ *     and its angular measure below the angular threshold; a value exactly at
+ *     a threshold counts as moving (strict <);
+ *   - its quiet timer adds dt while quiet and is reset to 0 (never
+ *     decremented) otherwise;
+ *   - an island falls asleep when every body in it has been quiet for the
+ *     quiet time, and, while gravity is non-zero and require_support is set,
+ *     only if it touches static geometry;
+ *   - asleep: not integrated, velocity reading zero, pose and timer frozen.
+ * Two guards of 000_5cca17d3fe7ce587.txt: the acceleration guard (a body whose
+ * velocity changed by more than accel_threshold x dt in the step is not quiet,
+ * so a ball at the top of its arc stays awake) and the surface-speed angular
+ * measure (|w| times the bounding-sphere radius, compared with a speed).
+ * Awake bodies whose timer is running are reported as sleep-checking. */
+#ifndef TP_SLEEP_H
+#define TP_SLEEP_H
+
+#include "islands.h"
+
+typedef struct tp_sleep_params {
+    int enabled;
+    float linear_threshold, angular_threshold, quiet_time, accel_threshold;
+    int surface_speed;   /* angular measure: 0 rad/s, 1 |w| x bound radius */
+    int require_support;
+    float dt;
+} tp_sleep_params;
+
+/* The quiet timer after a step: +dt when quiet, reset to 0 when not. */
+TP_HD float tp_quiet_timer_next(float timer, int quiet, float dt) { return quiet ? timer + dt : 0.0f; }
+
+/* Is body b quiet this step? v_start: its velocity before the step. */
+TP_HD int tp_body_quiet(const tp_world *wd, int b, const tp_sleep_params *p, tp_vec3 v_start)
+{
+    tp_vec3 v = tp_v3_load(wd->v + 3 * b);
+    float w = tp_len(tp_v3_load(wd->w + 3 * b));
+    float angular = p->surface_speed ? w * wd->model[b].bound_radius : w;
+    if (!(tp_len(v) < p->linear_threshold) || !(angular < p->angular_threshold)) return 0;
+    if (p->accel_threshold > 0.0f && !(tp_len(tp_sub(v, v_start)) <= p->accel_threshold * p->dt)) return 0;
+    return 1;
+}
+
+TP_HD int tp_gravity_is_zero(const tp_world *wd)
+{
+    return wd->gravity[0] == 0.0f && wd->gravity[1] == 0.0f && wd->gravity[2] == 0.0f;
+}
+
+/* Put island `label` to sleep: frozen, velocity zero, timers kept. */
+TP_HD void tp_island_sleep(tp_world *wd, int label)
+{
+    for (int b = 0; b < wd->bodies; ++b) {
+        if (wd->island[b] != label) continue;
+        wd->sleep_state[b] = TP_SLEEPING;
+        for (int k = 0; k < 3; ++k) wd->v[3 * b + k] = wd->w[3 * b + k] = 0.0f;
+    }
+}
+
+/* Timers, then the decision per island. root_flags from tp_islands_build;
+ * v_start [bodies][3]: velocities at the start of the step. */
+TP_HD void tp_sleep_update(tp_world *wd, const tp_sleep_params *p, const float *v_start, uint8_t *root_flags)
+{
+    if (!p->enabled) return;
+    for (int b = 0; b < wd->bodies; ++b) {
+        if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
+        int quiet = tp_body_quiet(wd, b, p, tp_v3_load(v_start + 3 * b));
+        wd->quiet_timer[b] = tp_quiet_timer_next(wd->quiet_timer[b], quiet, p->dt);
+        if (!(wd->quiet_timer[b] >= p->quiet_time)) root_flags[wd->island[b]] |= TP_ISLAND_RESTLESS;
+    }
+    int free_fall_ok = !p->require_support || tp_gravity_is_zero(wd);
+    for (int r = 0; r < wd->bodies; ++r) {
+        uint8_t f = root_flags[r];
+        if (!(f & TP_ISLAND_HAS_AWAKE) || (f & TP_ISLAND_RESTLESS)) continue;
+        if ((f & TP_ISLAND_SUPPORTED) || free_fall_ok) tp_island_sleep(wd, r);
+    }
+    for (int b = 0; b < wd->bodies; ++b) {
+        if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
+        wd->sleep_state[b] = wd->quiet_timer[b] > 0.0f ? TP_CHECKING : TP_AWAKE;
+    }
+}
+
+#endif
