@@ -1,0 +1,207 @@
+/* trace.c - `torpor trace SCRIPT`: the island sleep policy alone, frame by frame.
+ *
+ * Runs the rules of kernels/sleep.h and kernels/islands.h on bodies whose
+ * speeds a script gives, as the exercise of 003_e1becc139ac8feb4.txt does, and
+ * prints one line of A (awake) / S (sleeping) per frame. docs/trace-format.md
+ * documents the script:
+ *   threshold X     speed threshold (a speed equal to it counts as moving)
+ *   duration X      quiet time an island needs before it sleeps
+ *   dt X            frame length
+ *   bodies N        number of bodies (before the first frame)
+ *   link I J        I and J touch from now on (a new link between a sleeping
+ *                   and an awake island wakes the sleeping one, as a contact would)
+ *   unlink I J      they no longer touch
+ *   touch I         game code touches body I: its island wakes
+ *   frame S0 S1 ... the speed of every body this frame (ignored while asleep)
+ * Blank lines and lines starting with # are ignored. */
+#include "cli.h"
+
+#include "islands.h"
+#include "sleep.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TRACE_MAX_BODIES 4096
+
+typedef struct trace {
+    const char *path;
+    int line;
+    float threshold, duration, dt;
+    int bodies;
+    uint8_t *linked;   /* [bodies][bodies] */
+    uint8_t *asleep;   /* [bodies] */
+    float *timer;      /* [bodies] */
+    int32_t *parent;   /* [bodies] */
+    int32_t *label;    /* [bodies] */
+} trace;
+
+static int trace_error(const trace *t, const char *what)
+{
+    fprintf(stderr, "torpor trace: %s:%d: %s\n", t->path, t->line, what);
+    return 0;
+}
+
+/* Islands from the current links: label[b] = smallest body index of its island. */
+static void trace_islands(trace *t)
+{
+    for (int b = 0; b < t->bodies; ++b) t->parent[b] = b;
+    for (int i = 0; i < t->bodies; ++i)
+        for (int j = i + 1; j < t->bodies; ++j)
+            if (t->linked[i * t->bodies + j]) tp_uf_union(t->parent, i, j);
+    for (int b = 0; b < t->bodies; ++b) t->label[b] = tp_uf_find(t->parent, b);
+}
+
+/* Wake the island of body b: every body of it awake, timers reset. */
+static void trace_wake(trace *t, int b)
+{
+    trace_islands(t);
+    for (int i = 0; i < t->bodies; ++i)
+        if (t->label[i] == t->label[b]) {
+            t->asleep[i] = 0;
+            t->timer[i] = 0.0f;
+        }
+}
+
+static void trace_frame(trace *t, const float *speed)
+{
+    for (int b = 0; b < t->bodies; ++b)
+        if (!t->asleep[b]) t->timer[b] = tp_quiet_timer_next(t->timer[b], speed[b] < t->threshold, t->dt);
+    trace_islands(t);
+    for (int b = 0; b < t->bodies; ++b) {
+        if (t->asleep[b] || t->label[b] != b) continue; /* decide once per island, at its root */
+        int ready = 1;
+        for (int i = 0; i < t->bodies; ++i)
+            if (t->label[i] == b && !(t->timer[i] >= t->duration)) ready = 0;
+        for (int i = 0; ready && i < t->bodies; ++i)
+            if (t->label[i] == b) t->asleep[i] = 1;
+    }
+    for (int b = 0; b < t->bodies; ++b) printf(b ? " %c" : "%c", t->asleep[b] ? 'S' : 'A');
+    printf("\n");
+}
+
+static int parse_float(const char *s, float *out)
+{
+    char *end = NULL;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !isfinite(v) || v < 0.0) return 0;
+    *out = (float)v;
+    return 1;
+}
+
+static int parse_body(trace *t, const char *s, int *out)
+{
+    char *end = NULL;
+    long v = strtol(s ? s : "", &end, 10);
+    if (!s || end == s || *end || v < 0 || v >= t->bodies) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "expected a body index in [0, %d), got \"%s\"", t->bodies, s ? s : "");
+        return trace_error(t, msg);
+    }
+    *out = (int)v;
+    return 1;
+}
+
+static int trace_alloc(trace *t, int n)
+{
+    t->bodies = n;
+    t->linked = calloc((size_t)n * (size_t)n, 1);
+    t->asleep = calloc((size_t)n, 1);
+    t->timer = calloc((size_t)n, sizeof(float));
+    t->parent = calloc((size_t)n, sizeof(int32_t));
+    t->label = calloc((size_t)n, sizeof(int32_t));
+    return t->linked && t->asleep && t->timer && t->parent && t->label;
+}
+
+static void trace_free(trace *t)
+{
+    free(t->linked);
+    free(t->asleep);
+    free(t->timer);
+    free(t->parent);
+    free(t->label);
+}
+
+/* link / unlink I J; a new link touching a sleeping island wakes it. */
+static int trace_link(trace *t, char *args, int on)
+{
+    int i, j;
+    if (!parse_body(t, strtok(args, " \t"), &i) || !parse_body(t, strtok(NULL, " \t"), &j)) return 0;
+    if (i == j) return trace_error(t, "a body cannot be linked to itself");
+    int was = t->linked[i * t->bodies + j];
+    t->linked[i * t->bodies + j] = t->linked[j * t->bodies + i] = (uint8_t)on;
+    if (on && !was && t->asleep[i] != t->asleep[j]) trace_wake(t, t->asleep[i] ? i : j);
+    return 1;
+}
+
+static int trace_line(trace *t, char *line, int *frames)
+{
+    char *cmd = strtok(line, " \t\r\n");
+    if (!cmd || cmd[0] == '#') return 1;
+    char *rest = strtok(NULL, "\r\n");
+    if (!strcmp(cmd, "threshold") || !strcmp(cmd, "duration") || !strcmp(cmd, "dt")) {
+        float *dst = cmd[0] == 't' ? &t->threshold : (cmd[1] == 'u' ? &t->duration : &t->dt);
+        if (!rest || !parse_float(rest, dst)) return trace_error(t, "expected a finite number >= 0");
+        return 1;
+    }
+    if (!strcmp(cmd, "bodies")) {
+        long n = rest ? strtol(rest, NULL, 10) : 0;
+        if (t->bodies) return trace_error(t, "bodies is given twice");
+        if (n < 1 || n > TRACE_MAX_BODIES) return trace_error(t, "bodies must be in [1, 4096]");
+        if (!trace_alloc(t, (int)n)) return trace_error(t, "out of memory");
+        return 1;
+    }
+    if (!t->bodies) return trace_error(t, "\"bodies N\" must come before links and frames");
+    if (!strcmp(cmd, "link") || !strcmp(cmd, "unlink")) return rest ? trace_link(t, rest, cmd[0] == 'l') : trace_error(t, "expected two body indices");
+    if (!strcmp(cmd, "touch")) {
+        int b;
+        if (!parse_body(t, rest ? strtok(rest, " \t") : NULL, &b)) return 0;
+        trace_wake(t, b);
+        return 1;
+    }
+    if (!strcmp(cmd, "frame")) {
+        if (!(t->dt > 0.0f)) return trace_error(t, "dt must be set to a value > 0 before the first frame");
+        float speed[TRACE_MAX_BODIES];
+        char *tok = rest ? strtok(rest, " \t") : NULL;
+        for (int b = 0; b < t->bodies; ++b, tok = strtok(NULL, " \t")) {
+            char msg[96];
+            snprintf(msg, sizeof msg, "frame needs %d speeds (finite, >= 0); speed %d is missing or bad", t->bodies, b);
+            if (!tok || !parse_float(tok, &speed[b])) return trace_error(t, msg);
+        }
+        if (tok) return trace_error(t, "frame has more speeds than bodies");
+        trace_frame(t, speed);
+        ++*frames;
+        return 1;
+    }
+    char msg[128];
+    snprintf(msg, sizeof msg, "unknown command \"%s\" (threshold, duration, dt, bodies, link, unlink, touch, frame)", cmd);
+    return trace_error(t, msg);
+}
+
+int tp_cmd_trace(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: torpor trace SCRIPT   (docs/trace-format.md)\n");
+        return TP_EXIT_USAGE;
+    }
+    trace t;
+    memset(&t, 0, sizeof t);
+    t.path = argv[1];
+    FILE *f = strcmp(t.path, "-") ? fopen(t.path, "r") : stdin;
+    if (!f) {
+        fprintf(stderr, "torpor trace: cannot read %s: %s\n", t.path, strerror(errno));
+        return TP_EXIT_USAGE;
+    }
+    char line[65536];
+    int ok = 1, frames = 0;
+    while (ok && fgets(line, sizeof line, f)) {
+        t.line++;
+        ok = trace_line(&t, line, &frames);
+    }
+    if (f != stdin) fclose(f);
+    trace_free(&t);
+    return ok ? TP_EXIT_OK : TP_EXIT_USAGE;
+}
