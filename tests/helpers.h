@@ -5,6 +5,7 @@
 #include "torpor.h"
 
 #include <criterion/criterion.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* A model of `n` dynamic unit cubes of 1 kg at (0, 0, z0 + 2 i), no ground. */
@@ -28,11 +29,14 @@ static inline tp_model *make_falling_model(int n, float z0, const float gravity[
     return m;
 }
 
+/* A batch of `worlds` worlds; TORPOR_TEST_BACKEND=cuda (tests/gpu/run.sh) runs it on the GPU. */
 static inline tp_batch *make_batch(const tp_model *m, int worlds, int threads)
 {
     tp_batch_def bd = tp_default_batch_def();
     bd.worlds = worlds;
     bd.threads = threads;
+    const char *backend = getenv("TORPOR_TEST_BACKEND");
+    if (backend && strcmp(backend, "cuda") == 0) bd.backend = TP_BACKEND_CUDA;
     tp_batch *batch = NULL;
     cr_assert_eq(tp_batch_create(m, &bd, &batch), TP_OK, "%s", tp_last_error());
     return batch;

@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# tests/gpu/run.sh [OUT_DIR] - the GPU checks of the CUDA backend, in one go (< 8 min).
+#
+# On a machine with an NVIDIA GPU, nvcc, CMake and Ninja. Packages the build needs
+# (Criterion, jansson, pkg-config) come from .deps/debs (scripts/fetch-gpu-debs.sh)
+# when they are not installed, unpacked into .deps/root. Steps:
+#   1. configure and build (Release, CUDA arch 90 unless CMAKE_CUDA_ARCHITECTURES is set);
+#   2. CPU-vs-CUDA parity: every scene in scenes/ for 120 steps in 8 worlds on both
+#      backends; state_hash and world_hashes must match;
+#   3. the Criterion suite with TORPOR_TEST_BACKEND=cuda (tests that build batches
+#      through tests/helpers.h run on the GPU);
+#   4. compute-sanitizer (memcheck) on a short tower run;
+#   5. benchmarks: tower 16,384 worlds sleep off / sleep on (awake, then all asleep),
+#      pyramid 4,096 worlds, many_pyramids 1 world.
+# Writes OUT_DIR/log.txt and OUT_DIR/results.md (default out/gpu).
+set -uo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+out="${1:-$here/out/gpu}"
+mkdir -p "$out"
+log="$out/log.txt"
+results="$out/results.md"
+: > "$log"
+exec > >(tee -a "$log") 2>&1
+cd "$here"
+say() { echo "== $*"; }
+fail=0
+
+# ---- 0. packages from .deps when missing
+if [ -d .deps/debs ] && ! pkg-config --exists criterion jansson 2>/dev/null; then
+  say "unpacking .deps/debs into .deps/root"
+  mkdir -p .deps/root
+  for f in .deps/debs/*.deb; do dpkg -x "$f" .deps/root; done
+  root="$here/.deps/root"
+  export PATH="$root/usr/bin:$PATH"
+  export LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export PKG_CONFIG_PATH="$root/usr/lib/x86_64-linux-gnu/pkgconfig:$root/usr/share/pkgconfig"
+  export PKG_CONFIG_SYSROOT_DIR="$root"
+  [ -x "$root/usr/bin/pkgconf" ] && [ ! -e "$root/usr/bin/pkg-config" ] && ln -s pkgconf "$root/usr/bin/pkg-config"
+fi
+export PATH="/usr/local/cuda/bin:$PATH"
+
+# ---- 1. build
+say "build"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" || exit 1
+cmake --build build-gpu --parallel || exit 1
+bin=build-gpu/torpor
+$bin info
+
+field() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(d[sys.argv[2]])" "$1" "$2"; }
+
+# ---- 2. parity
+say "parity CPU vs CUDA"
+echo "| scene | worlds | steps | state_hash cpu | state_hash cuda | equal |" > "$out/parity.md"
+echo "|---|---|---|---|---|---|" >> "$out/parity.md"
+for scene in scenes/*.json; do
+  name=$(basename "$scene" .json)
+  worlds=8; steps=120
+  case "$name" in many_pyramids|pyramid3d) worlds=1; steps=30 ;; esac
+  for be in cpu cuda; do
+    timeout 120 $bin run "$scene" --worlds $worlds --steps $steps --backend $be --quiet --out "$out/p_${name}_$be" \
+      || echo "run failed: $scene $be"
+  done
+  hc=$(field "$out/p_${name}_cpu/summary.json" state_hash 2>/dev/null || echo "-")
+  hg=$(field "$out/p_${name}_cuda/summary.json" state_hash 2>/dev/null || echo "-")
+  wc=$(field "$out/p_${name}_cpu/summary.json" world_hashes 2>/dev/null || echo "-")
+  wg=$(field "$out/p_${name}_cuda/summary.json" world_hashes 2>/dev/null || echo "-")
+  eq=no; [ "$hc" = "$hg" ] && [ "$wc" = "$wg" ] && [ "$hc" != "-" ] && eq=yes
+  [ $eq = yes ] || fail=1
+  echo "| $name | $worlds | $steps | $hc | $hg | $eq |" >> "$out/parity.md"
+done
+cat "$out/parity.md"
+
+# ---- 3. Criterion suite on the CUDA backend
+say "ctest with TORPOR_TEST_BACKEND=cuda"
+TORPOR_TEST_BACKEND=cuda timeout 240 ctest --test-dir build-gpu --output-on-failure > "$out/ctest.txt" 2>&1
+ctest_rc=$?
+tail -5 "$out/ctest.txt"
+[ $ctest_rc -eq 0 ] || fail=1
+
+# ---- 4. compute-sanitizer
+say "compute-sanitizer"
+san=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+timeout 120 "$san" --tool memcheck --error-exitcode 3 $bin run scenes/tower.json --worlds 64 --steps 30 \
+  --backend cuda --quiet --out "$out/sanitizer" > "$out/sanitizer.txt" 2>&1
+san_rc=$?
+tail -3 "$out/sanitizer.txt"
+[ $san_rc -eq 0 ] || fail=1
+
+# ---- 5. benchmarks
+say "benchmarks"
+python3 - "$out" <<'PY'
+import json, sys
+out = sys.argv[1]
+d = json.load(open("scenes/tower.json")); d["sleep"] = dict(d.get("sleep", {}), enabled=False)
+json.dump(d, open(out + "/tower_nosleep.json", "w"))
+PY
+bench() { # label scene worlds steps
+  timeout 150 $bin run "$2" --worlds "$3" --steps "$4" --backend cuda --quiet --out "$out/b_$1" \
+    && echo "| $1 | $3 | $4 | $(field "$out/b_$1/summary.json" world_steps_per_second) | $(field "$out/b_$1/summary.json" body_steps_per_second) |" >> "$out/bench.md"
+}
+echo "| run | worlds | steps | world-steps/s | body-steps/s |" > "$out/bench.md"
+echo "|---|---|---|---|---|" >> "$out/bench.md"
+bench tower_sleep_off "$out/tower_nosleep.json" 16384 300
+bench tower_sleep_on_first_0.5s scenes/tower.json 16384 30
+bench tower_sleep_on_after_3s scenes/tower.json 16384 300
+[ -f scenes/pyramid.json ] && bench pyramid scenes/pyramid.json 4096 120
+[ -f scenes/many_pyramids.json ] && bench many_pyramids scenes/many_pyramids.json 1 30
+cat "$out/bench.md"
+
+{
+  echo "# GPU check $(date -u +%Y-%m-%dT%H:%MZ)"
+  echo; echo "GPU: $(cat "$out/gpu.txt")"; echo
+  echo "## Parity"; cat "$out/parity.md"; echo
+  echo "## Criterion on CUDA: exit $ctest_rc"; tail -3 "$out/ctest.txt"; echo
+  echo "## compute-sanitizer: exit $san_rc"; echo
+  echo "## Benchmarks"; cat "$out/bench.md"
+} > "$results"
+say "results in $results (fail=$fail)"
+exit $fail
