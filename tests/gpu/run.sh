@@ -31,11 +31,19 @@ if [ -d .deps/debs ] && ! pkg-config --exists criterion jansson 2>/dev/null; the
   mkdir -p .deps/root
   for f in .deps/debs/*.deb; do dpkg -x "$f" .deps/root; done
   root="$here/.deps/root"
+  lib="$root/usr/lib/x86_64-linux-gnu"
   export PATH="$root/usr/bin:$PATH"
-  export LD_LIBRARY_PATH="$root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  export PKG_CONFIG_PATH="$root/usr/lib/x86_64-linux-gnu/pkgconfig:$root/usr/share/pkgconfig"
-  export PKG_CONFIG_SYSROOT_DIR="$root"
+  export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
   [ -x "$root/usr/bin/pkgconf" ] && [ ! -e "$root/usr/bin/pkg-config" ] && ln -s pkgconf "$root/usr/bin/pkg-config"
+  # The packaged .pc files name their -dev dependencies (libgit2, libffi, ...);
+  # linking needs only the libraries themselves, so write plain ones.
+  mkdir -p "$root/pc"
+  for p in criterion jansson; do
+    printf 'Name: %s\nDescription: unpacked from .deps\nVersion: 0\nCflags: -I%s/usr/include\nLibs: -L%s -l%s\n' \
+      "$p" "$root" "$lib" "$p" > "$root/pc/$p.pc"
+  done
+  export PKG_CONFIG_PATH="$root/pc"
+  export PKG_CONFIG_LIBDIR="$root/pc:/usr/lib/x86_64-linux-gnu/pkgconfig:/usr/share/pkgconfig"
 fi
 export PATH="/usr/local/cuda/bin:$PATH"
 
