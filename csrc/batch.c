@@ -75,6 +75,28 @@ static void initial_pose(const tp_batch *b, int w, int i, float pos[3], float qu
     }
 }
 
+/* Uniform in [lo, hi] from one 32-bit draw (lo + (hi - lo) u, u in (0, 1]). */
+static float uniform_range(uint32_t x, const float r[2]) { return r[0] + (r[1] - r[0]) * tp_uniform01(x); }
+
+/* Per-world material of body i in world w: the template's inverse mass and
+ * inertia divided by a mass scale (dynamic bodies, Philox stream 1, word 0),
+ * and the body's friction or a draw from friction_range (stream 2, word 0). */
+static void initial_material(const tp_batch *b, int w, int i, float *inv_mass, float inv_inertia[6], float *friction)
+{
+    const tp_model *m = b->model;
+    const tp_randomize_def *r = &m->def.randomize;
+    *inv_mass = m->inv_mass[i];
+    memcpy(inv_inertia, m->inv_inertia + 6 * i, 6 * sizeof(float));
+    *friction = m->bodies[i].friction;
+    if (m->body_defs[i].type == TP_BODY_DYNAMIC && (r->mass_scale[0] != 1.0f || r->mass_scale[1] != 1.0f)) {
+        float inv_scale = 1.0f / uniform_range(tp_philox_draw(b->seed, (uint32_t)w, (uint32_t)i, 1u).v[0], r->mass_scale);
+        *inv_mass *= inv_scale;
+        for (int k = 0; k < 6; ++k) inv_inertia[k] *= inv_scale;
+    }
+    if (r->has_friction_range)
+        *friction = uniform_range(tp_philox_draw(b->seed, (uint32_t)w, (uint32_t)i, 2u).v[0], r->friction_range);
+}
+
 void tp_batch_init_world(tp_batch *b, int w)
 {
     const tp_model *m = b->model;
@@ -87,9 +109,7 @@ void tp_batch_init_world(tp_batch *b, int w)
         memcpy(b->w + 3 * k, d->ang_vel, 3 * sizeof(float));
         memset(b->force + 3 * k, 0, 3 * sizeof(float));
         memset(b->torque + 3 * k, 0, 3 * sizeof(float));
-        b->inv_mass[k] = m->inv_mass[i];
-        memcpy(b->inv_inertia + 6 * k, m->inv_inertia + 6 * i, 6 * sizeof(float));
-        b->friction[k] = m->bodies[i].friction;
+        initial_material(b, w, i, b->inv_mass + k, b->inv_inertia + 6 * k, b->friction + k);
         b->flags[k] = 0;
         b->sleep_state[k] = TP_AWAKE;
         b->quiet_timer[k] = 0.0f;
@@ -252,6 +272,22 @@ void tp_batch_destroy(tp_batch *b)
     if (b->cuda) tp_cuda_batch_destroy(b);
     batch_free_arrays(b);
     free(b);
+}
+
+size_t tp_batch_memory_bytes(const tp_batch *b)
+{
+    if (!b) return 0;
+    size_t W = (size_t)b->worlds;
+    size_t shared = (size_t)b->threads * (b->collide_scratch_bytes + b->solver_scratch_bytes + b->island_scratch_bytes +
+                                          sizeof(void *)) +
+                    ((size_t)b->model->event_count + 1) * sizeof *b->schedule;
+    return batch_bytes_per_world(b->bodies, b->contact_capacity) + (shared + W - 1) / W;
+}
+
+size_t tp_batch_contact_memory_bytes(const tp_batch *b)
+{
+    if (!b) return 0;
+    return 2 * (size_t)b->contact_capacity * sizeof(tp_contact) + 2 * sizeof(int32_t);
 }
 
 /* ---------------------------------------------------------------- stepping */

@@ -78,6 +78,8 @@ tp_model_def tp_default_model_def(void)
     def.sleep.require_support = 1;
     def.sleep.skip_constraints = 1;
     def.randomize.seed = 1;
+    def.randomize.mass_scale[0] = def.randomize.mass_scale[1] = 1.0f;
+    def.randomize.friction_range[0] = def.randomize.friction_range[1] = 0.6f;
     return def;
 }
 
@@ -135,6 +137,40 @@ static int vec_finite(const float *v, int n, const char *name, char *field, size
     return 1;
 }
 
+/* A [lo, hi] range: finite, lo <= hi, and lo > min (strict) or lo >= min. */
+static int range_check(const float r[2], float min, int strict, const char *name, char *field, size_t field_len,
+                       char *reason, size_t reason_len)
+{
+    for (int i = 0; i < 2; ++i)
+        if (!isfinite(r[i])) {
+            snprintf(field, field_len, "%s[%d]", name, i);
+            snprintf(reason, reason_len, "must be a finite number, got %g", (double)r[i]);
+            return 0;
+        }
+    if (strict ? !(r[0] > min) : !(r[0] >= min)) {
+        snprintf(field, field_len, "%s[0]", name);
+        snprintf(reason, reason_len, "must be %s %g, got %g", strict ? ">" : ">=", (double)min, (double)r[0]);
+        return 0;
+    }
+    if (!(r[0] <= r[1])) {
+        snprintf(field, field_len, "%s[1]", name);
+        snprintf(reason, reason_len, "must be >= %s[0] = %g, got %g", name, (double)r[0], (double)r[1]);
+        return 0;
+    }
+    return 1;
+}
+
+/* Mass scale: 0 < lo <= hi; friction range (when set): 0 <= lo <= hi. */
+static int randomize_ranges_check(const tp_randomize_def *r, char *field, size_t field_len, char *reason,
+                                  size_t reason_len)
+{
+    if (!range_check(r->mass_scale, 0.0f, 1, "randomize.mass_scale", field, field_len, reason, reason_len)) return 0;
+    if (r->has_friction_range &&
+        !range_check(r->friction_range, 0.0f, 0, "randomize.friction_range", field, field_len, reason, reason_len))
+        return 0;
+    return 1;
+}
+
 int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, char *reason, size_t reason_len)
 {
     if (!vec_finite(def->gravity, 3, "gravity", field, field_len, reason, reason_len)) return 0;
@@ -173,7 +209,7 @@ int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, c
     if (!isfinite(def->randomize.yaw_noise_deg) || def->randomize.yaw_noise_deg < 0.0f ||
         def->randomize.yaw_noise_deg > 180.0f)
         return CHECK_FAIL("randomize.yaw_noise_deg", "must be within [0, 180] degrees, got %g", (double)def->randomize.yaw_noise_deg);
-    return 1;
+    return randomize_ranges_check(&def->randomize, field, field_len, reason, reason_len);
 }
 
 int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, char *reason, size_t reason_len)

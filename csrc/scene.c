@@ -323,7 +323,7 @@ _Static_assert(sizeof(tp_shape_type) == sizeof(int) && sizeof(tp_solver_mode) ==
                "enums must be int-sized");
 
 typedef enum value_kind {
-    V_FLOAT, V_DOUBLE, V_INT, V_BOOL, V_VEC3, V_VEC4, V_ENUM,
+    V_FLOAT, V_DOUBLE, V_INT, V_BOOL, V_VEC2, V_VEC3, V_VEC4, V_ENUM,
     V_OTHER /* a valid key that the caller reads itself */
 } value_kind;
 
@@ -368,7 +368,9 @@ static const field sleep_fields[] = {
 
 static const field randomize_fields[] = {
     OTHER("seed"), FIELD("pos_noise", V_FLOAT, tp_randomize_def, pos_noise),
-    FIELD("yaw_noise_deg", V_FLOAT, tp_randomize_def, yaw_noise_deg)};
+    FIELD("yaw_noise_deg", V_FLOAT, tp_randomize_def, yaw_noise_deg),
+    FIELD("mass_scale", V_VEC2, tp_randomize_def, mass_scale),
+    FIELD("friction_range", V_VEC2, tp_randomize_def, friction_range)};
 
 /* Keys of a body other than its position, shared by plain bodies and
  * generators (split so that messages list them in a natural order). */
@@ -418,6 +420,7 @@ static int read_value(scene *sc, const json_t *v, const field *f, char *out)
     case V_DOUBLE: return as_double(sc, v, (double *)out);
     case V_INT: return as_int(sc, v, (int *)out);
     case V_BOOL: return as_bool(sc, v, (int *)out);
+    case V_VEC2: return as_vec(sc, v, 2, (float *)out);
     case V_VEC3: return as_vec(sc, v, 3, (float *)out);
     case V_VEC4: return as_vec(sc, v, 4, (float *)out);
     case V_ENUM: return as_enum(sc, v, f->names, f->name_count, f->what, (int *)out);
@@ -515,6 +518,7 @@ static int read_model_def(scene *sc, const json_t *root, tp_model_def *def)
     if (randomize) {
         push_key(sc, "randomize");
         READ_KEY(sc, randomize, "seed", read_seed, &def->randomize.seed);
+        def->randomize.has_friction_range = json_object_get(randomize, "friction_range") != NULL;
         pop(sc, 1);
     }
     char field[64], reason[256];

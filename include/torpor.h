@@ -122,6 +122,15 @@ typedef struct tp_randomize_def {
     uint64_t seed;       /* default 1 */
     float pos_noise;     /* m; x and y offsets uniform in [-pos_noise, pos_noise] (default 0) */
     float yaw_noise_deg; /* degrees; yaw uniform in [-yaw_noise_deg, yaw_noise_deg] (default 0) */
+    /* Mass scale of each dynamic body, uniform in [mass_scale[0], mass_scale[1]]
+     * (finite, 0 < lo <= hi; default [1, 1] = off), Philox stream 1: the
+     * body's inverse mass and inverse inertia in that world are divided by it. */
+    float mass_scale[2];
+    /* If has_friction_range is set, the friction of each body (static ones
+     * included) in each world is uniform in [friction_range[0], friction_range[1]]
+     * (finite, 0 <= lo <= hi), Philox stream 2, replacing the body's own. */
+    int has_friction_range;
+    float friction_range[2];
 } tp_randomize_def;
 
 typedef struct tp_model_def {
@@ -245,6 +254,16 @@ int tp_batch_threads(const tp_batch *batch);      /* CPU threads actually used *
 int64_t tp_batch_step_count(const tp_batch *batch);
 double tp_batch_time(const tp_batch *batch);      /* steps x dt, seconds */
 const tp_model *tp_batch_model(const tp_batch *batch);
+
+/* Host memory of a batch per world, in bytes: everything tp_batch_create
+ * allocated (state arrays, per-world parameters, both contact buffers, event
+ * schedule, and the CPU threads' scratch, which all worlds share) divided by
+ * the number of worlds. A CUDA batch holds about as much again on the device.
+ * 0 for NULL. */
+size_t tp_batch_memory_bytes(const tp_batch *batch);
+/* The part of tp_batch_memory_bytes that is the two contact buffers
+ * (2 x contact capacity x contact record, plus their counts). */
+size_t tp_batch_contact_memory_bytes(const tp_batch *batch);
 
 /* Read-only views of the state, world-major. Valid until the next call that
  * changes the batch. On CUDA, obtaining the view copies the state to the host. */
