@@ -204,6 +204,7 @@ tp_status tp_batch_remove_body(tp_batch *b, int world, int body)
     /* Wake first, while the island still holds the body: what it supported wakes. */
     tp_wake_body(b, world, body);
     b->flags[k] |= TP_FLAG_REMOVED;
+    b->island[k] = -1; /* in no island from now on, even if no step rebuilds the islands (all else asleep) */
     memset(b->v + 3 * k, 0, 3 * sizeof(float));
     memset(b->w + 3 * k, 0, 3 * sizeof(float));
     tp_batch_count_world(b, world);

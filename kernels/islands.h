@@ -1,7 +1,8 @@
 /* islands.h - stage 5: islands of touching bodies, by union-find per world.
  *
  * Bodies linked by a touching contact (separation below TP_TOUCH_DISTANCE)
- * belong to one island; static bodies support an island without joining it
+ * belong to one island (and a sleeping body with an awake one about to hit it:
+ * tp_contact_links); static bodies support an island without joining it
  * (so a whole pile on one ground is not one island), as in Box2D and in
  * 002_a9dafb58cea291df.txt. A sleeping body keeps its island: it is united
  * with the label it had when it fell asleep, so a sleeping island stays whole
@@ -48,11 +49,48 @@ TP_HD int tp_body_in_islands(const tp_world *wd, int b)
     return wd->model[b].type == TP_BODY_DYNAMIC && !(wd->flags[b] & TP_FLAG_REMOVED);
 }
 
+/* How far body b, awake, can move towards its contact partner along the
+ * contact's normal n within one step of dt (m, an upper bound): its velocity
+ * towards the partner, |w| x (bounding radius + |centre of mass offset|) for
+ * the rotation, and its acceleration (gravity and applied force) towards the
+ * partner x dt^2 (semi-implicit Euler covers a dt^2 (k + 1) / (2 k) <= a dt^2
+ * in k substeps). toward: +1 if b moving along +n closes the gap (b is body_a),
+ * -1 if along -n (b is body_b). */
+TP_HD float tp_closing_reach(const tp_world *wd, int b, tp_vec3 n, float toward, float dt)
+{
+    const tp_body_model *m = &wd->model[b];
+    tp_vec3 a = tp_v3(wd->gravity[0], wd->gravity[1], wd->gravity[2]);
+    a = tp_mad(a, tp_v3_load(wd->force + 3 * b), wd->inv_mass[b]);
+    float arm = m->bound_radius + tp_len(tp_v3(m->com[0], m->com[1], m->com[2]));
+    float speed = toward * tp_dot(tp_v3_load(wd->v + 3 * b), n) + tp_len(tp_v3_load(wd->w + 3 * b)) * arm;
+    return speed * dt + toward * tp_dot(a, n) * dt * dt;
+}
+
+/* Does contact point c link its two (island) bodies? When they touch; and also
+ * when one of them sleeps, the other is awake, and the awake one can close the
+ * gap within this step (tp_closing_reach). The solver acts on such a
+ * speculative point, and a sleeping body enters its rows with infinite mass:
+ * left asleep, it would stop the awake body like a wall and swallow the impact
+ * (a 2 m/s cube hitting a sleeping one on frictionless ground ended with both at
+ * rest when the gap at the start of the step was 5 mm..2 cm). Linking them wakes
+ * the sleeper's island before the solve. A body passing by, or resting beside a
+ * sleeper, does not close the gap and wakes nothing. */
+TP_HD int tp_contact_links(const tp_world *wd, const tp_contact *c, float dt)
+{
+    if (c->separation <= TP_TOUCH_DISTANCE) return 1;
+    int sa = wd->sleep_state[c->body_a] == TP_SLEEPING, sb = wd->sleep_state[c->body_b] == TP_SLEEPING;
+    if (sa == sb) return 0;
+    tp_vec3 n = tp_v3_load(c->normal);
+    float reach = sa ? tp_closing_reach(wd, c->body_b, n, -1.0f, dt) : tp_closing_reach(wd, c->body_a, n, 1.0f, dt);
+    return c->separation - reach <= TP_TOUCH_DISTANCE;
+}
+
 /* Build the islands of one world from its sorted contacts: writes the label of
  * every dynamic body into wd->island (-1 for others) and, per root, the flags
  * HAS_AWAKE, HAS_SLEEPING and SUPPORTED into root_flags [bodies].
- * parent: [bodies] scratch. */
-TP_HD void tp_islands_build(tp_world *wd, const tp_contact *contacts, int n, int32_t *parent, uint8_t *root_flags)
+ * dt: the step (for tp_contact_links). parent: [bodies] scratch. */
+TP_HD void tp_islands_build(tp_world *wd, const tp_contact *contacts, int n, float dt, int32_t *parent,
+                            uint8_t *root_flags)
 {
     for (int b = 0; b < wd->bodies; ++b) {
         parent[b] = b;
@@ -63,9 +101,8 @@ TP_HD void tp_islands_build(tp_world *wd, const tp_contact *contacts, int n, int
             tp_uf_union(parent, b, wd->island[b]);
     for (int i = 0; i < n; ++i) {
         const tp_contact *c = &contacts[i];
-        if (c->separation > TP_TOUCH_DISTANCE) continue;
         int da = tp_body_in_islands(wd, c->body_a), db = tp_body_in_islands(wd, c->body_b);
-        if (da && db) tp_uf_union(parent, c->body_a, c->body_b);
+        if (da && db && tp_contact_links(wd, c, dt)) tp_uf_union(parent, c->body_a, c->body_b);
     }
     for (int b = 0; b < wd->bodies; ++b) {
         if (!tp_body_in_islands(wd, b)) {

@@ -154,11 +154,12 @@ TP_HD void tp_world_wake_all(tp_world *wd)
 
 /* Stages 2-6: collision, islands and the wakes they cause. If an island woke,
  * its own pairs were skipped by the broadphase (all asleep), so collide again. */
-TP_HD int tp_world_collide_and_wake(tp_world *wd, tp_world_buffers *buf, int32_t *parent, uint8_t *root_flags)
+TP_HD int tp_world_collide_and_wake(tp_world *wd, tp_world_buffers *buf, float dt, int32_t *parent,
+                                    uint8_t *root_flags)
 {
     int n = tp_collide_world(wd, buf->collide_scratch, buf->contacts, buf->capacity, &buf->overflow);
     if (buf->overflow > 0) tp_world_wake_all(wd); /* lost contacts: nothing may rest on them */
-    tp_islands_build(wd, buf->contacts, n, parent, root_flags);
+    tp_islands_build(wd, buf->contacts, n, dt, parent, root_flags);
     int woke = 0;
     for (int r = 0; r < wd->bodies; ++r)
         woke |= (root_flags[r] & TP_ISLAND_HAS_AWAKE) && (root_flags[r] & TP_ISLAND_HAS_SLEEPING);
@@ -167,7 +168,7 @@ TP_HD int tp_world_collide_and_wake(tp_world *wd, tp_world_buffers *buf, int32_t
     int more = 0;
     n = tp_collide_world(wd, buf->collide_scratch, buf->contacts, buf->capacity, &more);
     buf->overflow = more;
-    tp_islands_build(wd, buf->contacts, n, parent, root_flags);
+    tp_islands_build(wd, buf->contacts, n, dt, parent, root_flags);
     return n;
 }
 
@@ -189,7 +190,7 @@ TP_HD int tp_world_step(tp_world *wd, const tp_step_params *p, tp_world_buffers 
     float *v_start = (float *)(is + tp_solver_align(nb * sizeof(int32_t)) + tp_solver_align(nb));
     for (size_t k = 0; k < 3 * nb; ++k) v_start[k] = wd->v[k];
 
-    int n = tp_world_collide_and_wake(wd, buf, parent, root_flags);
+    int n = tp_world_collide_and_wake(wd, buf, p->solver.dt, parent, root_flags);
     if (p->solver.warm_starting) tp_match_impulses(buf->contacts, n, buf->previous, buf->prev_count);
     tp_solver_work work = tp_solver_work_at(buf->solver_scratch, wd->bodies, buf->capacity);
     tp_solve_world(wd, buf->contacts, n, &work, &p->solver);
