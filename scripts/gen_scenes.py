@@ -241,7 +241,7 @@ def card_house():
 
 
 def heap(count=200):
-    """200 shapes (box, ball, capsule, cylinder, wedge in turn; sizes 0.3-0.5 m,
+    """200 shapes (box, ball, capsule, cylinder, wedge mixed on the lattice; sizes 0.3-0.5 m,
     random yaw) on a 5 x 5 x 8 lattice above a static bin of 4 x 4 m, 2 m walls."""
     rng = random.Random(6)
     inner, wall_t, wall_h = 4.0, 0.2, 2.0
@@ -255,7 +255,7 @@ def heap(count=200):
     spacing = 0.7
     for i in range(count):
         ix, iy, iz = i % 5, (i // 5) % 5, i // 25
-        shape = shapes[i % len(shapes)]
+        shape = shapes[(ix + 2 * iy + 3 * iz) % len(shapes)]
         s = [round(rng.uniform(0.3, 0.5), 3) for _ in range(3)]
         if shape in ("capsule", "cylinder"):
             s[0] = round(max(s[0], min(s[1], s[2])) + 0.1, 3)

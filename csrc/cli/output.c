@@ -64,6 +64,7 @@ tp_status tp_record_sample(tp_run_record *rec, tp_batch *batch, const tp_state_v
 {
     long long step = (long long)tp_batch_step_count(batch);
     double t = tp_batch_time(batch);
+    tp_series_add(&rec->series, t, s);
     for (int w = 0; w < s->worlds; ++w)
         fprintf(rec->awake_csv, "%lld,%.6f,%d,%d,%d,%d\n", step, t, w, s->awake_count[w], s->checking_count[w],
                 s->sleeping_count[w]);
@@ -154,6 +155,17 @@ static json_t *summary_json(tp_batch *batch, const tp_run_record *rec, const tp_
     return j;
 }
 
+/* awake.png from the recorded series; without cairo, one line on stderr says why not. */
+static void write_awake_png(tp_run_record *rec, tp_batch *batch)
+{
+    const tp_model *m = tp_batch_model(batch);
+    tp_awake_plot_info info = {tp_model_name(m), rec->worlds, tp_model_dynamic_body_count(m), rec->all_asleep_time,
+                               tp_batch_time(batch)};
+    char path[4096];
+    snprintf(path, sizeof path, "%s/awake.png", rec->dir);
+    rec->awake_png_written = tp_plot_awake(path, &rec->series, &info);
+}
+
 int tp_record_finish(tp_run_record *rec, tp_batch *batch, const tp_run_info *info)
 {
     int ok = 1;
@@ -174,6 +186,7 @@ int tp_record_finish(tp_run_record *rec, tp_batch *batch, const tp_run_info *inf
         ok = 0;
     }
     json_decref(j);
+    write_awake_png(rec, batch);
     if (!ok) fprintf(stderr, "torpor run: some output files in %s could not be written\n", rec->dir);
     return ok;
 }
@@ -215,8 +228,9 @@ void tp_print_summary(FILE *f, tp_batch *batch, const tp_run_record *rec, const 
     fprintf(f, "worlds asleep    %d of %d\n", asleep, W);
     fprintf(f, "contact overflow %lld, faulted worlds %d\n", overflow, faults);
     fprintf(f, "state hash       %016llx\n", (unsigned long long)h);
-    fprintf(f, "outputs          %s/{summary.json,awake.csv,state.csv%s}\n", info->out_dir,
-            rec->record_bodies ? ",bodies.csv" : "");
+    fprintf(f, "outputs          %s/{summary.json,awake.csv,state.csv%s%s%s}\n", info->out_dir,
+            rec->record_bodies ? ",bodies.csv" : "", rec->awake_png_written ? ",awake.png" : "",
+            info->snapshot_written ? ",snapshot.png" : "");
     free(awake);
 }
 
@@ -224,4 +238,5 @@ void tp_record_free(tp_run_record *rec)
 {
     free(rec->all_asleep_time);
     rec->all_asleep_time = NULL;
+    tp_series_free(&rec->series);
 }

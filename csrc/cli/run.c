@@ -5,6 +5,7 @@
  * stops the run after the current step and still writes what it has. */
 #include "cli.h"
 #include "output.h"
+#include "plot.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -22,8 +23,8 @@ static void on_sigint(int sig)
 typedef struct run_options {
     const char *scene, *out_dir;
     long worlds, threads, every, steps;
-    double seconds;
-    int have_seconds, have_steps, have_seed, record_bodies, quiet;
+    double seconds, snapshot_time;
+    int have_seconds, have_steps, have_seed, record_bodies, quiet, have_snapshot;
     unsigned long long seed;
     tp_backend backend;
 } run_options;
@@ -31,7 +32,8 @@ typedef struct run_options {
 static void run_usage(FILE *f)
 {
     fprintf(f, "usage: torpor run SCENE [--worlds N] [--seconds T | --steps K] [--backend cpu|cuda|auto]\n"
-               "                  [--threads N] [--seed S] [--out DIR] [--every K] [--record-bodies] [--quiet]\n");
+               "                  [--threads N] [--seed S] [--out DIR] [--every K] [--record-bodies] [--quiet]\n"
+               "                  [--snapshot T]   (snapshot.png: up to 16 worlds drawn at simulated time T s)\n");
 }
 
 /* Value of an option that takes one; prints an error if it is missing. */
@@ -83,6 +85,9 @@ static int parse_options(int argc, char **argv, run_options *o)
                 if (!tp_cli_parse_double(a, v, 0.0, 1e7, &d)) return 0;
                 o->seconds = d;
                 o->have_seconds = 1;
+            } else if (strcmp(a, "--snapshot") == 0) {
+                if (!tp_cli_parse_double(a, v, 0.0, 1e7, &o->snapshot_time)) return 0;
+                o->have_snapshot = 1;
             } else if (strcmp(a, "--seed") == 0) {
                 char *end = NULL;
                 errno = 0;
@@ -137,14 +142,26 @@ static int worlds_asleep(const tp_state_view *s)
     return n;
 }
 
+/* snapshot.png once the simulated time reaches --snapshot T (to half a step). */
+static void maybe_snapshot(tp_batch *batch, const run_options *o, int *taken)
+{
+    double dt = (double)tp_model_get_def(tp_batch_model(batch)).dt;
+    if (!o->have_snapshot || *taken || tp_batch_time(batch) < o->snapshot_time - 0.5 * dt) return;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/snapshot.png", o->out_dir);
+    *taken = tp_plot_snapshot(path, batch) ? 1 : -1;
+}
+
 /* The stepping loop: record every `every` steps, stop early on Ctrl-C. */
-static tp_status run_loop(tp_batch *batch, const run_options *o, long steps, tp_run_record *rec, long *done)
+static tp_status run_loop(tp_batch *batch, const run_options *o, long steps, tp_run_record *rec, long *done,
+                          int *snapshot)
 {
     tp_progress progress;
     tp_progress_begin(&progress, o->quiet);
     tp_state_view view;
     tp_status st = tp_batch_state(batch, &view);
     if (st == TP_OK) st = tp_record_sample(rec, batch, &view);
+    maybe_snapshot(batch, o, snapshot);
     long s = 0;
     for (; st == TP_OK && s < steps && !tp_interrupted; ++s) {
         if ((st = tp_batch_step(batch, 1)) != TP_OK) break;
@@ -153,6 +170,7 @@ static tp_status run_loop(tp_batch *batch, const run_options *o, long steps, tp_
         if ((st = tp_batch_state(batch, &view)) != TP_OK) break;
         tp_record_asleep(rec, batch, &view);
         if (sample) st = tp_record_sample(rec, batch, &view);
+        maybe_snapshot(batch, o, snapshot);
         tp_progress_update(&progress, (double)(s + 1) / (double)steps, tp_batch_time(batch), worlds_asleep(&view),
                            view.worlds);
     }
@@ -191,12 +209,16 @@ int tp_cmd_run(int argc, char **argv)
     else {
         void (*previous)(int) = signal(SIGINT, on_sigint);
         double start = tp_now_seconds();
-        st = run_loop(batch, &o, steps, &rec, &done);
+        int snapshot = 0;
+        st = run_loop(batch, &o, steps, &rec, &done, &snapshot);
         double wall = tp_now_seconds() - start;
         signal(SIGINT, previous);
         if (st != TP_OK) code = tp_cli_report(st, o.scene);
         if (tp_interrupted) fprintf(stderr, "torpor run: interrupted after %ld of %ld steps; writing what we have\n", done, steps);
-        tp_run_info info = {o.scene, o.out_dir, done, steps, wall, (int)tp_interrupted};
+        if (o.have_snapshot && snapshot == 0)
+            fprintf(stderr, "torpor run: --snapshot %g: the run ended at %.3f s, before that time; no snapshot.png\n",
+                    o.snapshot_time, tp_batch_time(batch));
+        tp_run_info info = {o.scene, o.out_dir, done, steps, wall, (int)tp_interrupted, snapshot == 1};
         if (!tp_record_finish(&rec, batch, &info) && code == TP_EXIT_OK) code = TP_EXIT_FAILURE;
         if (code == TP_EXIT_OK && !o.quiet) tp_print_summary(stdout, batch, &rec, &info);
         tp_record_free(&rec);

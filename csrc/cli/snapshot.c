@@ -1,0 +1,385 @@
+/* snapshot.c - snapshot.png: up to 16 worlds drawn at one time, each body
+ * colored by its sleep state (awake red, sleep-checking orange, sleeping grey,
+ * static dark), as a debug view would.
+ *
+ * An orthographic view from the front right and above. Every shape becomes
+ * flat polygons (box, wedge, corner wedge: their faces; cylinder and capsule:
+ * a 16-sided prism) or discs (ball, capsule ends); faces turned away from the
+ * viewer are dropped and the rest are painted far to near, which is exact for
+ * one convex body and good enough between bodies for a debug picture. Static
+ * bodies (ground, walls) are painted first, under every dynamic body, so that
+ * walls never hide what is inside them. */
+#include "plot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef TP_HAVE_CAIRO
+
+int tp_plot_snapshot(const char *path, tp_batch *batch)
+{
+    (void)batch;
+    fprintf(stderr, "torpor: %s not written: this build of torpor has no cairo (install libcairo2-dev and rebuild)\n",
+            path);
+    return 0;
+}
+
+#else
+
+#include <cairo.h>
+
+#define SNAP_MAX_WORLDS 16
+#define PRISM_SIDES 16
+
+typedef struct v3 { double x, y, z; } v3;
+
+/* The view: screen right, screen up and the direction into the screen. */
+typedef struct view3 { v3 right, up, into; } view3;
+
+/* A drawable: a convex polygon (n >= 3) or a disc (n == 0), at a depth. */
+typedef struct item {
+    int layer;  /* 0 static, 1 dynamic: static bodies are painted first */
+    double depth;
+    int n;
+    double sx[2 * PRISM_SIDES], sy[2 * PRISM_SIDES]; /* screen coordinates (world units) */
+    double radius;                                   /* disc */
+    float rgb[3];
+} item;
+
+typedef struct item_list {
+    item *items;
+    int count, capacity;
+} item_list;
+
+static v3 vadd(v3 a, v3 b) { return (v3){a.x + b.x, a.y + b.y, a.z + b.z}; }
+static v3 vscale(v3 a, double s) { return (v3){a.x * s, a.y * s, a.z * s}; }
+static double vdot(v3 a, v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static v3 vcross(v3 a, v3 b) { return (v3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+
+/* Rotate v by the unit quaternion q = [x, y, z, w]. */
+static v3 qrot(const float *q, v3 v)
+{
+    v3 u = {q[0], q[1], q[2]};
+    v3 t = vscale(vcross(u, v), 2.0);
+    return vadd(vadd(v, vscale(t, q[3])), vcross(u, t));
+}
+
+/* The camera sits in front (-y), 35 degrees round to the right (+x) and 25
+ * degrees up, looking at the origin; screen up has +z in it. */
+static view3 default_view(void)
+{
+    double phi = 35.0 * 3.14159265358979 / 180.0, el = 25.0 * 3.14159265358979 / 180.0;
+    view3 v;
+    v.into = (v3){-sin(phi) * cos(el), cos(phi) * cos(el), -sin(el)};
+    v.right = (v3){cos(phi), sin(phi), 0.0};
+    v.up = vcross(v.right, v.into);
+    return v;
+}
+
+static item *push_item(item_list *l)
+{
+    if (l->count == l->capacity) {
+        int cap = l->capacity ? 2 * l->capacity : 1024;
+        item *p = realloc(l->items, (size_t)cap * sizeof *p);
+        if (!p) return NULL;
+        l->items = p;
+        l->capacity = cap;
+    }
+    item *it = &l->items[l->count++];
+    memset(it, 0, sizeof *it);
+    return it;
+}
+
+/* Add face `idx` (n corners, counter-clockwise seen from outside) of a body
+ * whose world-space corners are `p`, shaded by its normal; back faces are skipped. */
+static void add_face(item_list *l, const view3 *vw, const v3 *p, const int *idx, int n, const float rgb[3])
+{
+    v3 normal = {0, 0, 0}, centre = {0, 0, 0};
+    for (int i = 0; i < n; ++i) {
+        normal = vadd(normal, vcross(p[idx[i]], p[idx[(i + 1) % n]]));
+        centre = vadd(centre, p[idx[i]]);
+    }
+    if (vdot(normal, vw->into) >= 0.0) return; /* facing away (or edge-on) */
+    item *it = push_item(l);
+    if (!it) return;
+    double len = sqrt(vdot(normal, normal));
+    v3 light = {0.35, -0.5, 0.8};
+    double lit = len > 0.0 ? vdot(normal, light) / (len * sqrt(vdot(light, light))) : 0.0;
+    double shade = 0.62 + 0.38 * (lit > 0.0 ? lit : 0.0);
+    it->n = n;
+    it->depth = vdot(vscale(centre, 1.0 / n), vw->into);
+    for (int i = 0; i < n; ++i) {
+        it->sx[i] = vdot(p[idx[i]], vw->right);
+        it->sy[i] = vdot(p[idx[i]], vw->up);
+    }
+    for (int k = 0; k < 3; ++k) it->rgb[k] = (float)(rgb[k] * shade);
+}
+
+static void add_disc(item_list *l, const view3 *vw, v3 c, double r, const float rgb[3])
+{
+    item *it = push_item(l);
+    if (!it) return;
+    it->n = 0;
+    it->radius = r;
+    it->depth = vdot(c, vw->into);
+    it->sx[0] = vdot(c, vw->right);
+    it->sy[0] = vdot(c, vw->up);
+    memcpy(it->rgb, rgb, sizeof it->rgb);
+}
+
+/* Corners of the shape's box (x fastest), transformed to the world. */
+static void box_corners(const float *size, const float *pos, const float *quat, v3 out[8])
+{
+    for (int i = 0; i < 8; ++i) {
+        v3 local = {(i & 1 ? 0.5 : -0.5) * size[0], (i & 2 ? 0.5 : -0.5) * size[1], (i & 4 ? 0.5 : -0.5) * size[2]};
+        out[i] = vadd((v3){pos[0], pos[1], pos[2]}, qrot(quat, local));
+    }
+}
+
+static void add_box(item_list *l, const view3 *vw, const v3 *c, const float rgb[3])
+{
+    static const int faces[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+    for (int f = 0; f < 6; ++f) add_face(l, vw, c, faces[f], 4, rgb);
+}
+
+/* Wedge: full bottom and back (-y) faces, slope from the top back edge down to
+ * the bottom front edge. Corners 0-3 bottom (x fastest), 6, 7 top back. */
+static void add_wedge(item_list *l, const view3 *vw, const v3 *c, const float rgb[3])
+{
+    static const int quads[3][4] = {{0, 2, 3, 1}, {0, 1, 5, 4}, {4, 5, 3, 2}};
+    static const int tris[2][3] = {{0, 4, 2}, {1, 3, 5}};
+    v3 p[6] = {c[0], c[1], c[2], c[3], c[4], c[5]};
+    for (int f = 0; f < 3; ++f) add_face(l, vw, p, quads[f], 4, rgb);
+    for (int f = 0; f < 2; ++f) add_face(l, vw, p, tris[f], 3, rgb);
+}
+
+/* Corner wedge: a pyramid over the bottom face with its apex at the top (+x, +y) corner (7). */
+static void add_corner_wedge(item_list *l, const view3 *vw, const v3 *c, const float rgb[3])
+{
+    static const int base[4] = {0, 2, 3, 1};
+    static const int tris[4][3] = {{0, 1, 7}, {1, 3, 7}, {3, 2, 7}, {2, 0, 7}};
+    add_face(l, vw, c, base, 4, rgb);
+    for (int f = 0; f < 4; ++f) add_face(l, vw, c, tris[f], 3, rgb);
+}
+
+/* A prism of PRISM_SIDES sides along local x from x0 to x1, radius r. */
+static void add_prism(item_list *l, const view3 *vw, const float *pos, const float *quat, double x0, double x1,
+                      double r, const float rgb[3])
+{
+    v3 p[2 * PRISM_SIDES];
+    for (int i = 0; i < PRISM_SIDES; ++i) {
+        double a = 2.0 * 3.14159265358979 * i / PRISM_SIDES;
+        v3 o = {pos[0], pos[1], pos[2]};
+        p[i] = vadd(o, qrot(quat, (v3){x0, r * cos(a), r * sin(a)}));
+        p[i + PRISM_SIDES] = vadd(o, qrot(quat, (v3){x1, r * cos(a), r * sin(a)}));
+    }
+    int cap0[PRISM_SIDES], cap1[PRISM_SIDES];
+    for (int i = 0; i < PRISM_SIDES; ++i) {
+        cap0[i] = PRISM_SIDES - 1 - i;
+        cap1[i] = PRISM_SIDES + i;
+        int side[4] = {i, (i + 1) % PRISM_SIDES, PRISM_SIDES + (i + 1) % PRISM_SIDES, PRISM_SIDES + i};
+        add_face(l, vw, p, side, 4, rgb);
+    }
+    add_face(l, vw, p, cap0, PRISM_SIDES, rgb);
+    add_face(l, vw, p, cap1, PRISM_SIDES, rgb);
+}
+
+static double min3(const float *s) { return fmin(s[0], fmin(s[1], s[2])); }
+
+static void add_body(item_list *l, const view3 *vw, const tp_body_def *d, const float *pos, const float *quat,
+                     const float rgb[3])
+{
+    v3 c[8];
+    double r = 0.5 * fmin(d->size[1], d->size[2]);
+    v3 o = {pos[0], pos[1], pos[2]};
+    switch (d->shape) {
+    case TP_SHAPE_BALL: add_disc(l, vw, o, 0.5 * min3(d->size), rgb); break;
+    case TP_SHAPE_CYLINDER: add_prism(l, vw, pos, quat, -0.5 * d->size[0], 0.5 * d->size[0], r, rgb); break;
+    case TP_SHAPE_CAPSULE: {
+        double h = 0.5 * d->size[0] - r;
+        add_prism(l, vw, pos, quat, -h, h, r, rgb);
+        add_disc(l, vw, vadd(o, qrot(quat, (v3){-h, 0, 0})), r, rgb);
+        add_disc(l, vw, vadd(o, qrot(quat, (v3){h, 0, 0})), r, rgb);
+        break;
+    }
+    case TP_SHAPE_WEDGE: box_corners(d->size, pos, quat, c); add_wedge(l, vw, c, rgb); break;
+    case TP_SHAPE_CORNER_WEDGE: box_corners(d->size, pos, quat, c); add_corner_wedge(l, vw, c, rgb); break;
+    default: box_corners(d->size, pos, quat, c); add_box(l, vw, c, rgb); break;
+    }
+}
+
+static const float color_awake[3] = {0.85f, 0.16f, 0.15f}, color_checking[3] = {1.0f, 0.55f, 0.1f},
+                   color_sleeping[3] = {0.66f, 0.66f, 0.66f}, color_static[3] = {0.3f, 0.32f, 0.35f};
+
+static const float *body_color(const tp_body_def *d, uint8_t state)
+{
+    if (d->type == TP_BODY_STATIC) return color_static;
+    if (state == TP_SLEEPING) return color_sleeping;
+    if (state == TP_CHECKING) return color_checking;
+    return color_awake;
+}
+
+/* Screen-space bounds (world units) of the dynamic bodies of the drawn worlds. */
+static void dynamic_bounds(const tp_state_view *s, const tp_body_def *defs, int worlds, const view3 *vw, double b[4])
+{
+    b[0] = b[1] = 1e30;
+    b[2] = b[3] = -1e30;
+    for (int w = 0; w < worlds; ++w)
+        for (int i = 0; i < s->bodies; ++i) {
+            size_t k = (size_t)w * (size_t)s->bodies + (size_t)i;
+            if (defs[i].type == TP_BODY_STATIC || s->removed[k]) continue;
+            v3 p = {s->pos[3 * k], s->pos[3 * k + 1], s->pos[3 * k + 2]};
+            double r = 0.5 * sqrt(defs[i].size[0] * defs[i].size[0] + defs[i].size[1] * defs[i].size[1] +
+                                  defs[i].size[2] * defs[i].size[2]);
+            double x = vdot(p, vw->right), y = vdot(p, vw->up);
+            b[0] = fmin(b[0], x - r);
+            b[1] = fmin(b[1], y - r);
+            b[2] = fmax(b[2], x + r);
+            b[3] = fmax(b[3], y + r);
+        }
+    if (b[0] > b[2]) b[0] = -1, b[1] = -1, b[2] = 1, b[3] = 1; /* no dynamic body */
+}
+
+static int cmp_depth(const void *a, const void *b)
+{
+    const item *p = a, *q = b;
+    if (p->layer != q->layer) return p->layer - q->layer;
+    return (p->depth < q->depth) - (p->depth > q->depth); /* far (large depth) first */
+}
+
+/* Paint the items of one world into the cell, mapping world units by `scale`. */
+static void paint_items(cairo_t *cr, item_list *l, double ox, double oy, double scale)
+{
+    qsort(l->items, (size_t)l->count, sizeof(item), cmp_depth);
+    cairo_set_line_width(cr, 0.8);
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    for (int i = 0; i < l->count; ++i) {
+        const item *it = &l->items[i];
+        if (it->n == 0) {
+            cairo_new_sub_path(cr);
+            cairo_arc(cr, ox + it->sx[0] * scale, oy - it->sy[0] * scale, it->radius * scale, 0, 2 * 3.14159265358979);
+        } else {
+            cairo_move_to(cr, ox + it->sx[0] * scale, oy - it->sy[0] * scale);
+            for (int k = 1; k < it->n; ++k) cairo_line_to(cr, ox + it->sx[k] * scale, oy - it->sy[k] * scale);
+            cairo_close_path(cr);
+        }
+        cairo_set_source_rgb(cr, it->rgb[0], it->rgb[1], it->rgb[2]);
+        cairo_fill_preserve(cr);
+        cairo_set_source_rgba(cr, 0.1, 0.1, 0.1, 0.7);
+        cairo_stroke(cr);
+    }
+}
+
+static void cell_label(cairo_t *cr, const tp_state_view *s, int w, double x, double y)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "world %d: %d awake (%d checking), %d asleep", w, s->awake_count[w],
+             s->checking_count[w], s->sleeping_count[w]);
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    cairo_set_font_size(cr, 12);
+    cairo_move_to(cr, x + 6, y + 16);
+    cairo_show_text(cr, buf);
+}
+
+static void legend(cairo_t *cr, double x, double y)
+{
+    const char *names[4] = {"awake", "sleep-checking", "sleeping", "static"};
+    const float *colors[4] = {color_awake, color_checking, color_sleeping, color_static};
+    cairo_set_font_size(cr, 12);
+    for (int i = 0; i < 4; ++i) {
+        cairo_set_source_rgb(cr, colors[i][0], colors[i][1], colors[i][2]);
+        cairo_rectangle(cr, x, y - 10, 12, 12);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+        cairo_move_to(cr, x + 16, y);
+        cairo_show_text(cr, names[i]);
+        x += 130;
+    }
+}
+
+/* Draw world w into the cell at (x, y) of size cw x ch. */
+static void draw_world(cairo_t *cr, const tp_state_view *s, const tp_body_def *defs, int w, const view3 *vw,
+                       const double b[4], double x, double y, double cw, double ch, item_list *l)
+{
+    double scale = fmin((cw - 20) / (b[2] - b[0]), (ch - 40) / (b[3] - b[1]));
+    double ox = x + cw / 2 - scale * 0.5 * (b[0] + b[2]), oy = y + 24 + (ch - 30) / 2 + scale * 0.5 * (b[1] + b[3]);
+    l->count = 0;
+    for (int i = 0; i < s->bodies; ++i) {
+        size_t k = (size_t)w * (size_t)s->bodies + (size_t)i;
+        if (s->removed[k]) continue;
+        int first = l->count;
+        add_body(l, vw, &defs[i], s->pos + 3 * k, s->quat + 4 * k, body_color(&defs[i], s->sleep_state[k]));
+        for (int j = first; j < l->count; ++j) l->items[j].layer = defs[i].type != TP_BODY_STATIC;
+    }
+    cairo_save(cr);
+    cairo_rectangle(cr, x, y, cw, ch);
+    cairo_clip(cr);
+    cairo_set_source_rgb(cr, 0.95, 0.97, 1.0);
+    cairo_paint(cr);
+    paint_items(cr, l, ox, oy, scale);
+    cell_label(cr, s, w, x, y);
+    cairo_restore(cr);
+    cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
+    cairo_set_line_width(cr, 1.0);
+    cairo_rectangle(cr, x + 0.5, y + 0.5, cw - 1, ch - 1);
+    cairo_stroke(cr);
+}
+
+static int draw_snapshot(const char *path, tp_batch *batch, const tp_state_view *s, const tp_body_def *defs)
+{
+    int n = s->worlds < SNAP_MAX_WORLDS ? s->worlds : SNAP_MAX_WORLDS;
+    int cols = (int)ceil(sqrt((double)n)), rows = (n + cols - 1) / cols;
+    double cw = cols == 1 ? 720 : cols == 2 ? 520 : 360, ch = cw * 0.85;
+    int width = (int)(cols * cw), height = (int)(rows * ch) + 60;
+    view3 vw = default_view();
+    double b[4];
+    dynamic_bounds(s, defs, n, &vw, b);
+    cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, width, height);
+    cairo_t *cr = cairo_create(surf);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    char title[256];
+    snprintf(title, sizeof title, "%s at t = %.3f s (worlds 0-%d of %d)", tp_model_name(tp_batch_model(batch)),
+             tp_batch_time(batch), n - 1, s->worlds);
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    cairo_set_font_size(cr, 15);
+    cairo_move_to(cr, 10, 22);
+    cairo_show_text(cr, title);
+    legend(cr, 10, 46);
+    item_list l = {NULL, 0, 0};
+    for (int w = 0; w < n; ++w)
+        draw_world(cr, s, defs, w, &vw, b, (w % cols) * cw, 60 + (w / cols) * ch, cw, ch, &l);
+    free(l.items);
+    cairo_status_t st = cairo_surface_write_to_png(surf, path);
+    cairo_destroy(cr);
+    cairo_surface_destroy(surf);
+    if (st != CAIRO_STATUS_SUCCESS) {
+        fprintf(stderr, "torpor: cannot write %s: %s\n", path, cairo_status_to_string(st));
+        return 0;
+    }
+    return 1;
+}
+
+int tp_plot_snapshot(const char *path, tp_batch *batch)
+{
+    tp_state_view s;
+    if (tp_batch_state(batch, &s) != TP_OK) {
+        fprintf(stderr, "torpor: %s not written: %s\n", path, tp_last_error());
+        return 0;
+    }
+    const tp_model *m = tp_batch_model(batch);
+    tp_body_def *defs = malloc((size_t)s.bodies * sizeof *defs);
+    if (!defs) {
+        fprintf(stderr, "torpor: %s not written: out of memory\n", path);
+        return 0;
+    }
+    for (int i = 0; i < s.bodies; ++i) tp_model_get_body_def(m, i, &defs[i]);
+    int ok = draw_snapshot(path, batch, &s, defs);
+    free(defs);
+    return ok;
+}
+
+#endif
