@@ -34,8 +34,17 @@
 #include "coloring.h"
 #include "integrate.h"
 
+/* Tuned on the C04 tower and the 55-cube pyramid (docs/solver.md, "Tuning");
+ * overridable at compile time only so that the tuning sweep can be rerun. */
+#ifndef TP_LINEAR_SLOP
 #define TP_LINEAR_SLOP 0.0001f /* m of penetration left alone (no bias) */
+#endif
+#ifndef TP_BAUMGARTE
 #define TP_BAUMGARTE 0.2f /* fraction of the penetration removed per substep */
+#endif
+#ifndef TP_RELAX_DIVISOR
+#define TP_RELAX_DIVISOR 2 /* relax sweeps per substep = iterations / this, at least 1 */
+#endif
 #define TP_MAX_PUSH_SPEED 3.0f      /* m/s, cap of the push-out velocity */
 
 /* Per contact point, prepared once per step. */
@@ -306,7 +315,7 @@ TP_HD void tp_solver_sweep(tp_world *wd, tp_solver_work *w, int n_cons, tp_conta
 /* Relax sweeps per substep: half the biased ones, at least one. One sweep (as
  * in Box2D v3) left enough push-out velocity in a ten-box tower to make it
  * jitter; iterations / 2 settles it (docs/solver.md has the measurements). */
-TP_HD int tp_relax_sweeps(int iterations) { return iterations / 2 > 1 ? iterations / 2 : 1; }
+TP_HD int tp_relax_sweeps(int iterations) { return iterations / TP_RELAX_DIVISOR > 1 ? iterations / TP_RELAX_DIVISOR : 1; }
 
 /* Add each point's per-substep impulses to its totals. */
 TP_HD void tp_solver_accumulate(const tp_contact *contacts, tp_contact_row *rows, int n)
@@ -318,16 +327,24 @@ TP_HD void tp_solver_accumulate(const tp_contact *contacts, tp_contact_row *rows
     }
 }
 
-/* Stages 7-9 of one world: coloring, then every substep's velocity
- * integration, warm start, sweeps, position integration and relax, then
- * restitution. contacts[0..n) sorted by key carry last step's impulses when
- * warm starting (else zero). Returns the number of constraints solved. */
-TP_HD int tp_solve_world(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w, const tp_solver_params *p)
+/* Stage 7 of one world: body masses for this step, constraints from the
+ * key-sorted contacts, and their colors. Returns the number of constraints. */
+TP_HD int tp_solver_color(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w, const tp_solver_params *p)
 {
-    float h = p->dt / (float)p->substeps, inv_h = (float)p->substeps / p->dt;
     tp_solver_prepare_bodies(wd, w->bodies);
     int n_cons = tp_build_constraints(wd, contacts, n, w->cons);
     tp_color_constraints(wd, w->cons, n_cons, p->serial, w->body_mask, w->order, w->color_start);
+    return n_cons;
+}
+
+/* Stages 8-9 of one world, after tp_solver_color: rows, then every substep's
+ * velocity integration, warm start, sweeps, position integration and relax,
+ * then restitution. contacts[0..n) sorted by key carry last step's impulses
+ * when warm starting (else they are zeroed here). */
+TP_HD void tp_solver_substeps(tp_world *wd, tp_contact *contacts, int n, int n_cons, tp_solver_work *w,
+                              const tp_solver_params *p)
+{
+    float h = p->dt / (float)p->substeps, inv_h = (float)p->substeps / p->dt;
     for (int i = 0; i < n; ++i) {
         tp_prepare_row(wd, w->bodies, &contacts[i], &w->rows[i]);
         if (!p->warm_starting) contacts[i].normal_impulse = contacts[i].tangent_impulse[0] = contacts[i].tangent_impulse[1] = 0.0f;
@@ -351,6 +368,14 @@ TP_HD int tp_solve_world(tp_world *wd, tp_contact *contacts, int n, tp_solver_wo
     }
     for (int i = 0; i < n_cons; ++i)
         tp_restitution_constraint(wd, w->bodies, &w->cons[w->order[i]], contacts, w->rows, p->restitution_threshold);
+}
+
+/* Stages 7-9 of one world (coloring, then the substeps). Returns the number of
+ * constraints solved. */
+TP_HD int tp_solve_world(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w, const tp_solver_params *p)
+{
+    int n_cons = tp_solver_color(wd, contacts, n, w, p);
+    tp_solver_substeps(wd, contacts, n, n_cons, w, p);
     return n_cons;
 }
 
