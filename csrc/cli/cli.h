@@ -12,6 +12,10 @@ enum { TP_EXIT_OK = 0, TP_EXIT_FAILURE = 1, TP_EXIT_USAGE = 2 };
 int tp_cmd_run(int argc, char **argv);
 int tp_cmd_info(int argc, char **argv);
 int tp_cmd_trace(int argc, char **argv);
+int tp_cmd_bench(int argc, char **argv);
+
+/* CPU threads a batch uses when --threads is not given (OpenMP's default). */
+int tp_cli_default_threads(void);
 
 /* Exit code for a failed library call: 2 for bad input, 1 otherwise; prints the message. */
 int tp_cli_report(tp_status status, const char *context);

@@ -80,6 +80,8 @@ void tp_progress_end(tp_progress *p)
     if (p->enabled && p->drawn) fprintf(stderr, "\n");
 }
 
+int tp_cli_default_threads(void) { return omp_get_max_threads(); }
+
 int tp_cmd_info(int argc, char **argv)
 {
     (void)argv;

@@ -12,6 +12,9 @@ static void usage(FILE *f)
             "usage:\n"
             "  torpor run SCENE [--worlds N] [--seconds T | --steps K] [--backend cpu|cuda|auto]\n"
             "                   [--threads N] [--seed S] [--out DIR] [--every K] [--record-bodies] [--quiet]\n"
+            "                   [--snapshot T]\n"
+            "  torpor bench [PLAN.json] [--scenes A,B] [--worlds 16,128] [--sleep on,off] [--seconds T]\n"
+            "               [--threads N] [--backend cpu|cuda|auto]   (table of throughput and sleep times)\n"
             "  torpor trace SCRIPT      (the island sleep policy alone; docs/trace-format.md)\n"
             "  torpor info\n"
             "  torpor help\n"
@@ -29,6 +32,7 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (strcmp(cmd, "run") == 0) return tp_cmd_run(argc - 1, argv + 1);
     if (strcmp(cmd, "info") == 0) return tp_cmd_info(argc - 1, argv + 1);
+    if (strcmp(cmd, "bench") == 0) return tp_cmd_bench(argc - 1, argv + 1);
     if (strcmp(cmd, "trace") == 0) return tp_cmd_trace(argc - 1, argv + 1);
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);

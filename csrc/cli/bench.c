@@ -1,0 +1,403 @@
+/* bench.c - `torpor bench`: scenes x world counts x sleep on/off, one table.
+ *
+ *   torpor bench [FILE.json] [--scenes a.json,b.json] [--worlds 16,128] [--sleep on,off]
+ *                [--seconds T] [--threads N] [--backend cpu|cuda|auto]
+ *
+ * FILE.json (bench/default.json) holds {"scenes": [...], "worlds": [...],
+ * "sleep": ["on", "off"], "seconds": T, "threads": N}; command-line lists
+ * replace its entries. Each case loads the scene (with sleep.enabled forced
+ * on or off), runs T simulated seconds and reports:
+ *   world-steps/s and body-steps/s over the whole run (dynamic bodies);
+ *   body-steps/s per thread;
+ *   body-steps/s of the steps taken while every world was asleep ("asleep
+ *   phase"), the figure that sleep is for;
+ *   all-asleep time across worlds (median, p95, max; simulated s), or how many
+ *   worlds never slept;
+ *   memory per world (tp_batch_memory_bytes) and bytes per body per world
+ *   beyond the contact buffers.
+ * Per-stage shares are not reported: the stages run inside one function
+ * (kernels/world_step.h) that has no timers, so only the total is measured. */
+#include "cli.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BENCH_MAX_LIST 64
+
+typedef struct bench_plan {
+    const char *scenes[BENCH_MAX_LIST];
+    int scene_count;
+    long worlds[BENCH_MAX_LIST];
+    int world_count;
+    int sleep[2];   /* sleep modes to run: values 1 (on) and/or 0 (off) */
+    int sleep_count;
+    double seconds;
+    long threads;
+    tp_backend backend;
+    json_t *file;   /* keeps the strings of the plan file alive */
+} bench_plan;
+
+typedef struct bench_result {
+    double wall, world_steps_s, body_steps_s, asleep_body_steps_s;
+    double asleep_median, asleep_p95, asleep_max;
+    int never_asleep, bodies;
+    long steps;
+    size_t mem_world, mem_contacts;
+    long long overflow;
+    int faults;
+} bench_result;
+
+static void bench_usage(FILE *f)
+{
+    fprintf(f, "usage: torpor bench [PLAN.json] [--scenes A.json,B.json] [--worlds 16,128] [--sleep on,off]\n"
+               "                    [--seconds T] [--threads N] [--backend cpu|cuda|auto]\n"
+               "  PLAN.json: {\"scenes\": [...], \"worlds\": [...], \"sleep\": [\"on\", \"off\"], \"seconds\": T}\n");
+}
+
+/* ---------------------------------------------------------------- plan */
+
+static int add_scene(bench_plan *p, const char *s)
+{
+    if (p->scene_count == BENCH_MAX_LIST) {
+        fprintf(stderr, "torpor bench: at most %d scenes\n", BENCH_MAX_LIST);
+        return 0;
+    }
+    p->scenes[p->scene_count++] = s;
+    return 1;
+}
+
+static int add_worlds(bench_plan *p, const char *text)
+{
+    long n;
+    if (!tp_cli_parse_int("--worlds", text, 1, TP_MAX_WORLDS, &n)) return 0;
+    if (p->world_count == BENCH_MAX_LIST) {
+        fprintf(stderr, "torpor bench: at most %d world counts\n", BENCH_MAX_LIST);
+        return 0;
+    }
+    p->worlds[p->world_count++] = n;
+    return 1;
+}
+
+static int add_sleep(bench_plan *p, const char *text)
+{
+    int on = strcmp(text, "on") == 0, off = strcmp(text, "off") == 0;
+    if (!on && !off) {
+        fprintf(stderr, "torpor bench: sleep: expected on or off, got \"%s\"\n", text);
+        return 0;
+    }
+    for (int i = 0; i < p->sleep_count; ++i)
+        if (p->sleep[i] == on) return 1;
+    p->sleep[p->sleep_count++] = on;
+    return 1;
+}
+
+/* Split a comma-separated list in place and add each item. */
+static int add_list(bench_plan *p, char *list, int (*add)(bench_plan *, const char *))
+{
+    for (char *item = strtok(list, ","); item; item = strtok(NULL, ","))
+        if (!add(p, item)) return 0;
+    return 1;
+}
+
+static int add_scene_item(bench_plan *p, const char *s) { return add_scene(p, s); }
+
+/* Read the plan file; its lists apply where the command line gives none. */
+static int read_plan_file(bench_plan *p, const char *path, int *have)
+{
+    json_error_t err;
+    p->file = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    if (!p->file) {
+        fprintf(stderr, "torpor bench: %s:%d:%d: %s\n", path, err.line, err.column, err.text);
+        return 0;
+    }
+    const char *key;
+    json_t *v;
+    json_object_foreach(p->file, key, v) {
+        int ok = 1;
+        size_t i;
+        json_t *e;
+        if (strcmp(key, "scenes") == 0 && json_is_array(v) && !have[0]) {
+            json_array_foreach(v, i, e) ok = ok && json_is_string(e) && add_scene(p, json_string_value(e));
+        } else if (strcmp(key, "worlds") == 0 && json_is_array(v) && !have[1]) {
+            json_array_foreach(v, i, e) {
+                char buf[32];
+                snprintf(buf, sizeof buf, "%lld", json_is_integer(e) ? (long long)json_integer_value(e) : -1LL);
+                ok = ok && add_worlds(p, buf);
+            }
+        } else if (strcmp(key, "sleep") == 0 && json_is_array(v) && !have[2]) {
+            json_array_foreach(v, i, e) ok = ok && json_is_string(e) && add_sleep(p, json_string_value(e));
+        } else if (strcmp(key, "seconds") == 0 && json_is_number(v) && !have[3]) {
+            p->seconds = json_number_value(v);
+            ok = p->seconds > 0.0 && p->seconds <= 1e6;
+        } else if (strcmp(key, "threads") == 0 && json_is_integer(v) && !have[4]) {
+            p->threads = (long)json_integer_value(v);
+            ok = p->threads >= 0 && p->threads <= 4096;
+        } else if (strcmp(key, "scenes") && strcmp(key, "worlds") && strcmp(key, "sleep") && strcmp(key, "seconds") &&
+                   strcmp(key, "threads")) {
+            fprintf(stderr, "torpor bench: %s: unknown key \"%s\" (scenes, worlds, sleep, seconds, threads)\n", path,
+                    key);
+            return 0;
+        }
+        if (!ok) {
+            fprintf(stderr, "torpor bench: %s: \"%s\" has a bad value (scenes: array of paths; worlds: array of "
+                            "integers >= 1; sleep: array of \"on\"/\"off\"; seconds: number > 0; threads: integer >= 0)\n",
+                    path, key);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+static int parse_backend(const char *text, tp_backend *out)
+{
+    if (strcmp(text, "cpu") == 0) *out = TP_BACKEND_CPU;
+    else if (strcmp(text, "cuda") == 0) *out = TP_BACKEND_CUDA;
+    else if (strcmp(text, "auto") == 0) *out = TP_BACKEND_AUTO;
+    else {
+        fprintf(stderr, "torpor bench: --backend: expected cpu, cuda or auto, got \"%s\"\n", text);
+        return 0;
+    }
+    return 1;
+}
+
+/* One option with its value (argv strings: lists are split in place); `have`
+ * marks what the command line gave, which the plan file then leaves alone. */
+static int parse_option(bench_plan *p, const char *a, char *v, int *have)
+{
+    if (!v) {
+        fprintf(stderr, "torpor bench: %s needs a value\n", a);
+        return 0;
+    }
+    static const char *const names[5] = {"--scenes", "--worlds", "--sleep", "--seconds", "--threads"};
+    for (int i = 0; i < 5; ++i)
+        if (strcmp(a, names[i]) == 0) have[i] = 1;
+    if (strcmp(a, "--scenes") == 0) return add_list(p, v, add_scene_item);
+    if (strcmp(a, "--worlds") == 0) return add_list(p, v, add_worlds);
+    if (strcmp(a, "--sleep") == 0) return add_list(p, v, add_sleep);
+    if (strcmp(a, "--seconds") == 0) return tp_cli_parse_double(a, v, 1e-6, 1e6, &p->seconds);
+    if (strcmp(a, "--threads") == 0) return tp_cli_parse_int(a, v, 0, 4096, &p->threads);
+    if (strcmp(a, "--backend") == 0) return parse_backend(v, &p->backend);
+    fprintf(stderr, "torpor bench: unknown option %s\n", a);
+    return 0;
+}
+
+static int parse_plan(int argc, char **argv, bench_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->seconds = 2.0;
+    int have[5] = {0, 0, 0, 0, 0};
+    const char *plan_file = NULL;
+    for (int i = 1; i < argc; ++i) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            bench_usage(stdout);
+            exit(0);
+        }
+        if (strncmp(a, "--", 2) == 0) {
+            char *v = i + 1 < argc ? argv[++i] : NULL;
+            if (!parse_option(p, a, v, have)) return 0;
+        } else if (!plan_file) {
+            plan_file = a;
+        } else {
+            fprintf(stderr, "torpor bench: unexpected argument \"%s\" (the plan is \"%s\")\n", a, plan_file);
+            return 0;
+        }
+    }
+    if (plan_file && !read_plan_file(p, plan_file, have)) return 0;
+    if (p->world_count == 0) p->worlds[p->world_count++] = 64;
+    if (p->sleep_count == 0) p->sleep[p->sleep_count++] = 1;
+    if (p->scene_count == 0) {
+        fprintf(stderr, "torpor bench: no scenes (give a plan file or --scenes)\n");
+        return 0;
+    }
+    return 1;
+}
+
+static void free_plan(bench_plan *p)
+{
+    if (p->file) json_decref(p->file);
+}
+
+/* ---------------------------------------------------------------- one case */
+
+/* The scene with sleep.enabled forced on or off (the file's events kept). */
+static tp_status load_scene(const char *path, int sleep_on, tp_model **out)
+{
+    json_error_t err;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    if (!root || !json_is_object(root)) {
+        if (root) json_decref(root);
+        return tp_model_load(path, out); /* let the loader report the error with its position */
+    }
+    json_t *sleep = json_object_get(root, "sleep");
+    if (!json_is_object(sleep)) {
+        sleep = json_object();
+        json_object_set_new(root, "sleep", sleep);
+    }
+    json_object_set_new(sleep, "enabled", json_boolean(sleep_on));
+    char *text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    if (!text) return tp_model_load(path, out);
+    tp_status st = tp_model_load_string(text, path, out);
+    free(text);
+    return st;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Median, p95 and max of the all-asleep times of the worlds that slept. */
+static void asleep_stats(double *t, int worlds, bench_result *r)
+{
+    int n = 0;
+    for (int w = 0; w < worlds; ++w)
+        if (t[w] >= 0.0) t[n++] = t[w];
+    r->never_asleep = worlds - n;
+    r->asleep_median = r->asleep_p95 = r->asleep_max = -1.0;
+    if (n == 0) return;
+    qsort(t, (size_t)n, sizeof *t, cmp_double);
+    r->asleep_median = t[n / 2];
+    int k = (int)ceil(0.95 * n) - 1;
+    r->asleep_p95 = t[k < 0 ? 0 : k];
+    r->asleep_max = t[n - 1];
+}
+
+/* Step the batch for `steps` steps, timing all steps and those taken while every world was asleep. */
+static tp_status run_case(tp_batch *batch, long steps, double *asleep_t, bench_result *r, long *asleep_steps,
+                          double *asleep_wall)
+{
+    int W = tp_batch_worlds(batch);
+    tp_state_view s;
+    tp_status st = TP_OK;
+    for (int w = 0; w < W; ++w) asleep_t[w] = -1.0;
+    int all_asleep = 0;
+    double start = tp_now_seconds();
+    for (long k = 0; k < steps && st == TP_OK; ++k) {
+        double t0 = tp_now_seconds();
+        if ((st = tp_batch_step(batch, 1)) != TP_OK) break;
+        if (all_asleep) {
+            *asleep_wall += tp_now_seconds() - t0;
+            ++*asleep_steps;
+        }
+        if ((st = tp_batch_state(batch, &s)) != TP_OK) break;
+        all_asleep = 1;
+        for (int w = 0; w < W; ++w) {
+            int asleep = s.awake_count[w] == 0 && s.sleeping_count[w] > 0;
+            if (!asleep) asleep_t[w] = -1.0;
+            else if (asleep_t[w] < 0.0) asleep_t[w] = tp_batch_time(batch);
+            all_asleep &= asleep;
+        }
+    }
+    r->wall = tp_now_seconds() - start;
+    if (st == TP_OK) {
+        for (int w = 0; w < W; ++w) {
+            r->overflow += s.contact_overflow[w];
+            r->faults += s.faults[w] != 0;
+        }
+    }
+    return st;
+}
+
+static tp_status bench_case(const bench_plan *p, const char *scene, long worlds, int sleep_on, bench_result *r)
+{
+    memset(r, 0, sizeof *r);
+    tp_model *model = NULL;
+    tp_status st = load_scene(scene, sleep_on, &model);
+    if (st != TP_OK) return st;
+    tp_batch_def bd = tp_default_batch_def();
+    bd.worlds = (int)worlds;
+    bd.threads = (int)p->threads;
+    bd.backend = p->backend;
+    tp_batch *batch = NULL;
+    double *asleep_t = malloc((size_t)worlds * sizeof *asleep_t);
+    if (!asleep_t) st = TP_ERR_OUT_OF_MEMORY;
+    if (st == TP_OK) st = tp_batch_create(model, &bd, &batch);
+    if (st == TP_OK) {
+        r->steps = (long)(p->seconds / (double)tp_model_get_def(model).dt + 0.5);
+        r->bodies = tp_model_dynamic_body_count(model);
+        r->mem_world = tp_batch_memory_bytes(batch);
+        r->mem_contacts = tp_batch_contact_memory_bytes(batch);
+        long asleep_steps = 0;
+        double asleep_wall = 0.0;
+        st = run_case(batch, r->steps, asleep_t, r, &asleep_steps, &asleep_wall);
+        double ws = (double)worlds * (double)r->steps / (r->wall > 0.0 ? r->wall : 1e-9);
+        r->world_steps_s = ws;
+        r->body_steps_s = ws * r->bodies;
+        r->asleep_body_steps_s = asleep_steps > 0 && asleep_wall > 0.0
+                                     ? (double)worlds * (double)asleep_steps * r->bodies / asleep_wall : -1.0;
+        asleep_stats(asleep_t, (int)worlds, r);
+    }
+    free(asleep_t);
+    tp_batch_destroy(batch);
+    tp_model_destroy(model);
+    return st;
+}
+
+/* ---------------------------------------------------------------- table */
+
+static void print_header(FILE *f, const bench_plan *p, int threads)
+{
+    fprintf(f, "torpor bench: %g simulated s per case, backend %s, %d CPU thread%s\n", p->seconds,
+            tp_backend_name(p->backend), threads, threads == 1 ? "" : "s");
+    fprintf(f, "%-22s %6s %5s %6s %8s %10s %10s %10s %10s %22s %9s %9s\n", "scene", "worlds", "sleep", "steps",
+            "wall s", "wsteps/s", "bsteps/s", "bsteps/s/t", "asleep-ph", "all-asleep med/p95/max", "KiB/world",
+            "B/body");
+}
+
+static void fmt_time(char *buf, size_t n, double t)
+{
+    if (t < 0.0) snprintf(buf, n, "-");
+    else snprintf(buf, n, "%.2f", t);
+}
+
+static void print_row(FILE *f, const char *scene, long worlds, int sleep_on, int threads, const bench_result *r)
+{
+    char med[16], p95[16], mx[16], asleep[64], phase[32];
+    fmt_time(med, sizeof med, r->asleep_median);
+    fmt_time(p95, sizeof p95, r->asleep_p95);
+    fmt_time(mx, sizeof mx, r->asleep_max);
+    if (r->never_asleep) snprintf(asleep, sizeof asleep, "%s/%s/%s (%d never)", med, p95, mx, r->never_asleep);
+    else snprintf(asleep, sizeof asleep, "%s/%s/%s", med, p95, mx);
+    if (r->asleep_body_steps_s < 0.0) snprintf(phase, sizeof phase, "-");
+    else snprintf(phase, sizeof phase, "%.3g", r->asleep_body_steps_s);
+    const char *base = strrchr(scene, '/');
+    double beyond = r->bodies > 0 ? (double)(r->mem_world - r->mem_contacts) / (double)r->bodies : 0.0;
+    fprintf(f, "%-22s %6ld %5s %6ld %8.2f %10.3g %10.3g %10.3g %10s %22s %9.1f %9.0f\n", base ? base + 1 : scene, worlds,
+            sleep_on ? "on" : "off", r->steps, r->wall, r->world_steps_s, r->body_steps_s,
+            r->body_steps_s / (threads > 0 ? threads : 1), phase, asleep, (double)r->mem_world / 1024.0, beyond);
+    if (r->overflow || r->faults)
+        fprintf(f, "  ^ warning: contact overflow %lld points, %d faulted worlds\n", r->overflow, r->faults);
+    fflush(f);
+}
+
+int tp_cmd_bench(int argc, char **argv)
+{
+    bench_plan p;
+    if (!parse_plan(argc, argv, &p)) {
+        bench_usage(stderr);
+        free_plan(&p);
+        return TP_EXIT_USAGE;
+    }
+    int threads = p.threads > 0 ? (int)p.threads : tp_cli_default_threads();
+    print_header(stdout, &p, threads);
+    int code = TP_EXIT_OK;
+    for (int i = 0; i < p.scene_count && code == TP_EXIT_OK; ++i)
+        for (int j = 0; j < p.world_count && code == TP_EXIT_OK; ++j)
+            for (int k = 0; k < p.sleep_count && code == TP_EXIT_OK; ++k) {
+                bench_result r;
+                tp_status st = bench_case(&p, p.scenes[i], p.worlds[j], p.sleep[k], &r);
+                if (st != TP_OK) code = tp_cli_report(st, p.scenes[i]);
+                else print_row(stdout, p.scenes[i], p.worlds[j], p.sleep[k], threads, &r);
+            }
+    printf("wsteps/s = world-steps per second; bsteps/s = dynamic body-steps per second (/t: per thread);\n"
+           "asleep-ph = bsteps/s over the steps taken while every world was asleep; all-asleep times in simulated s;\n"
+           "B/body = bytes per dynamic body per world beyond the contact buffers. Stage shares: not measured\n"
+           "(the stages run inside one untimed function, kernels/world_step.h).\n");
+    free_plan(&p);
+    return code;
+}
