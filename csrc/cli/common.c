@@ -98,5 +98,10 @@ int tp_cmd_info(int argc, char **argv)
     } else {
         printf("  cuda  not built in (nvcc was not found at configure time)\n");
     }
+#ifdef TP_HAVE_CAIRO
+    printf("pictures: yes (cairo: awake.png, snapshot.png)\n");
+#else
+    printf("pictures: no (built without cairo; install libcairo2-dev and rebuild)\n");
+#endif
     return TP_EXIT_OK;
 }
