@@ -413,7 +413,8 @@ Test(sleep_cases, c04_tower_sleeps_alike_in_1_16_and_128_worlds, .timeout = 120)
             double dx = s.pos[3 * top] - 0.0, dy = s.pos[3 * top + 1] - 0.0, dz = s.pos[3 * top + 2] - 9.5;
             cr_assert_lt(sqrt(dx * dx + dy * dy + dz * dz), 1e-3, "world %d: top cube moved %g m", w,
                          sqrt(dx * dx + dy * dy + dz * dz));
-            cr_assert_lt(tilt_deg(s.quat + 4 * top), 0.1, "world %d: top cube tilted %g deg", w, tilt_deg(s.quat + 4 * top));
+            double tilt = tilt_deg(s.quat + 4 * top);
+            cr_assert_lt(tilt, 0.1, "world %d: top cube tilted %g deg", w, tilt);
             cr_assert_eq(world_hash(b, w), h0, "%d worlds: world %d differs from world 0", counts[c], w);
         }
         tp_batch_destroy(b);
@@ -658,6 +659,43 @@ Test(sleep_cases, c09_passing_close_by_does_not_wake)
     tp_model_destroy(m);
 }
 
+/* C09 within the contact margin: a cube slides past a sleeping cube at 2 m/s
+ * with a gap of 1 cm, inside the 2 cm margin within which contact points are
+ * generated but beyond the 5 mm at which bodies touch. It does not approach the
+ * sleeper (its velocity is parallel to the faces), so it wakes nothing either. */
+Test(sleep_rules, passing_within_the_contact_margin_does_not_wake)
+{
+    tp_model_def md = model_def(-9.81f);
+    tp_builder *bl = begin(&md);
+    add_ground(bl, 0.0f);
+    tp_body_def sleeper = cube(0, 0, 0.5f, 0.0f), mover = cube(-4.0f, 1.01f, 0.5f, 0.0f);
+    mover.vel[0] = 2.0f;
+    add(bl, &sleeper);
+    add(bl, &mover);
+    tp_model *m = finish(bl);
+    tp_batch *b = batch_of(m, 1, 1);
+    step(b, 60);
+    tp_state_view s = view(b);
+    cr_assert(sleeping(&s, 0, 1) && !sleeping(&s, 0, 2), "the sleeper sleeps, the mover is awake");
+    frozen f = freeze(&s, 0, 1);
+    int saw_points = 0;
+    for (int k = 0; k < 180; ++k) {
+        step(b, 1);
+        s = view(b);
+        cr_assert(same_bits(freeze(&s, 0, 1), f), "the sleeper changed at t = %g s (mover at x = %g)", tp_batch_time(b),
+                  s.pos[6]);
+        tp_contact_info pts[32];
+        int n = 0;
+        cr_assert_eq(tp_batch_contacts(b, 0, pts, 32, &n), TP_OK);
+        for (int i = 0; i < n && i < 32; ++i) saw_points |= pts[i].body_a == 1 && pts[i].body_b == 2;
+    }
+    cr_assert(saw_points, "no contact point between them was ever generated: the gap is not within the margin");
+    cr_assert_gt(s.pos[6], 3.0f, "the mover went past (x = %g)", s.pos[6]);
+    cr_assert(fabsf(s.pos[7] - 1.01f) < 1e-4f, "the mover's y is %g: something pushed it", s.pos[7]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
 /* A body that does hit a sleeper gives it its momentum: on frictionless ground
  * a 1 kg cube at 2 m/s meets a sleeping 1 kg cube; after the (inelastic)
  * collision the total momentum is still 2 kg m/s. Eight worlds start the mover
@@ -688,7 +726,8 @@ Test(sleep_rules, a_body_hitting_a_sleeper_transfers_its_momentum)
     for (int w = 0; w < 8; ++w) {
         double p = (double)s.v[3 * at(&s, w, 1)] + (double)s.v[3 * at(&s, w, 2)];
         cr_assert(fabs(p - 2.0) <= 0.02, "world %d (mover %g m further back): momentum %g kg m/s after the impact, "
-                  "expected 2 (target vx %g, mover vx %g)", w, 0.0041 * w, p, s.v[3 * at(&s, w, 1)], s.v[3 * at(&s, w, 2)]);
+                  "expected 2 (target vx %g, mover vx %g)",
+                  w, 0.0041 * w, p, s.v[3 * at(&s, w, 1)], s.v[3 * at(&s, w, 2)]);
     }
     tp_batch_destroy(b);
     tp_model_destroy(m);
@@ -704,7 +743,8 @@ Test(sleep_cases, c12_non_finite_scene_events_are_refused)
 {
     tp_model *m = NULL;
     const char *huge = "{\"bodies\": [{\"name\": \"c\"}],\n"
-                       " \"events\": [{\"time\": 1, \"action\": \"impulse\", \"body\": \"c\", \"value\": [0, 1e39, 0]}]}";
+                       " \"events\": [{\"time\": 1, \"action\": \"impulse\", \"body\": \"c\",\n"
+                       "              \"value\": [0, 1e39, 0]}]}";
     cr_assert_eq(tp_model_load_string(huge, "huge.json", &m), TP_ERR_PARSE);
     cr_assert_null(m);
     cr_assert(strstr(tp_last_error(), "events[0].value[1]") && strstr(tp_last_error(), "float range"), "%s",
@@ -807,7 +847,8 @@ Test(sleep_cases, c13_resetting_one_world_leaves_the_others_alone)
     step(by_api, 50);
     int five = 5;
     cr_assert_eq(tp_batch_reset_worlds(by_api, &five, 1), TP_OK, "%s", tp_last_error());
-    cr_assert_eq(world_hash(by_api, 5), world_hash(fresh, 5), "world 5 does not read its initial state after the reset");
+    cr_assert_eq(world_hash(by_api, 5), world_hash(fresh, 5),
+                 "world 5 does not read its initial state after the reset");
     tp_state_view s = view(by_api);
     cr_assert_eq(s.pos[3 * at(&s, 5, 1)], 0.0f);
     cr_assert_eq(s.v[3 * at(&s, 5, 1)], 1.0f);
@@ -824,7 +865,8 @@ Test(sleep_cases, c13_resetting_one_world_leaves_the_others_alone)
         }
         if (k == 51)
             for (int w = 0; w < 16; ++w)
-                cr_assert_eq(world_hash(by_event, w), world_hash(by_api, w), "world %d: event and API resets differ", w);
+                cr_assert_eq(world_hash(by_event, w), world_hash(by_api, w), "world %d: event and API resets differ",
+                             w);
     }
     tp_batch_destroy(by_event);
     tp_batch_destroy(by_api);
@@ -1023,7 +1065,8 @@ Test(sleep_rules, island_labels_are_the_smallest_body_index)
     const int32_t expect[6] = {-1, 1, 2, 1, 2, 5};
     step(b, 1);
     tp_state_view s = view(b);
-    for (int i = 0; i < 6; ++i) cr_assert_eq(s.island[i], expect[i], "body %d: island %d, expected %d", i, s.island[i], expect[i]);
+    for (int i = 0; i < 6; ++i)
+        cr_assert_eq(s.island[i], expect[i], "body %d: island %d, expected %d", i, s.island[i], expect[i]);
     cr_assert_gt(steps_until_asleep(b, 0, 60), 0);
     s = view(b);
     for (int i = 0; i < 6; ++i) cr_assert_eq(s.island[i], expect[i], "asleep, body %d: island %d", i, s.island[i]);
@@ -1193,7 +1236,8 @@ Test(sleep_rules, a_contact_wakes_the_whole_island)
      * which it happens; the wake shows at the end of that step: at most 2 dt
      * after the impact, and never before it (less the h / 2 of the integrator) */
     double t_impact = sqrt(12.0 / G), t_woke = woke_step * (double)DT;
-    cr_assert(t_woke >= t_impact - H && t_woke <= t_impact + 2.0 * DT, "woke at %g s, impact at %g s", t_woke, t_impact);
+    cr_assert(t_woke >= t_impact - H && t_woke <= t_impact + 2.0 * DT, "woke at %g s, impact at %g s", t_woke,
+              t_impact);
     step(b, 60);
     tp_state_view s = view(b);
     cr_assert(fabsf(s.pos[3 * 1 + 2] - 0.5f) < 0.01f && fabsf(s.pos[3 * 2 + 2] - 1.5f) < 0.01f &&
@@ -1205,14 +1249,17 @@ Test(sleep_rules, a_contact_wakes_the_whole_island)
 
 /* An explicit sleep puts the island to sleep at once, even in free fall, and it
  * stays frozen until woken; then it falls again from rest (vz = -g dt after one
- * step). Two touching cubes falling together are one island. */
+ * step). Two touching cubes falling together are one island. A third cube far
+ * away keeps falling, awake, so the world is stepped (not skipped) all along:
+ * the sleepers must be frozen by the step itself. */
 Test(sleep_rules, explicit_sleep_freezes_the_island_in_mid_air)
 {
     tp_model_def md = model_def(-9.81f);
     tp_builder *bl = begin(&md);
-    tp_body_def a = cube(0, 0, 10.0f, 0.6f), c = cube(0, 0, 11.0f, 0.6f);
+    tp_body_def a = cube(0, 0, 10.0f, 0.6f), c = cube(0, 0, 11.0f, 0.6f), d = cube(10.0f, 0, 100.0f, 0.6f);
     add(bl, &a);
     add(bl, &c);
+    add(bl, &d);
     tp_model *m = finish(bl);
     tp_batch *b = batch_of(m, 1, 1);
     step(b, 6);
@@ -1227,6 +1274,7 @@ Test(sleep_rules, explicit_sleep_freezes_the_island_in_mid_air)
     step(b, 60);
     s = view(b);
     cr_assert(same_bits(freeze(&s, 0, 0), f0) && same_bits(freeze(&s, 0, 1), f1), "it moved while asleep in the air");
+    cr_assert(!sleeping(&s, 0, 2) && s.v[3 * 2 + 2] < -5.0f, "the third cube fell on, awake (vz %g)", s.v[3 * 2 + 2]);
     cr_assert_eq(tp_batch_wake(b, 0, 0), TP_OK);
     step(b, 1);
     s = view(b);
