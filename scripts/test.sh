@@ -11,4 +11,5 @@ ctest --test-dir build --output-on-failure
 
 echo "== Sanitizer suite (ASan + UBSan; CUDA left out to keep the build short)"
 bash scripts/setup.sh "$here/build-sanitize" Sanitize -DTORPOR_CUDA=OFF
-ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-sanitize --output-on-failure
+ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions="$here/scripts/lsan.supp" \
+  UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-sanitize --output-on-failure
