@@ -30,6 +30,8 @@ typedef struct tp_progress {
     int enabled;
     double start, last_draw;
     int drawn;
+    double mark_time, mark_fraction; /* the rate for the time-left estimate is taken since this mark */
+    double prev_time, prev_fraction; /* previous mark, moved up every 5 s */
 } tp_progress;
 void tp_progress_begin(tp_progress *p, int quiet);
 void tp_progress_update(tp_progress *p, double fraction, double sim_time, int worlds_asleep, int worlds);

@@ -55,6 +55,22 @@ void tp_progress_begin(tp_progress *p, int quiet)
     p->start = tp_now_seconds();
     p->last_draw = 0.0;
     p->drawn = 0;
+    p->mark_time = p->prev_time = p->start;
+    p->mark_fraction = p->prev_fraction = 0.0;
+}
+
+/* Seconds left at the rate of the last 5-10 s, not of the whole run: steps get
+ * much cheaper once worlds fall asleep, and the estimate should follow. */
+static double progress_eta(tp_progress *p, double now, double fraction)
+{
+    if (now - p->mark_time >= 5.0) {
+        p->prev_time = p->mark_time;
+        p->prev_fraction = p->mark_fraction;
+        p->mark_time = now;
+        p->mark_fraction = fraction;
+    }
+    double df = fraction - p->prev_fraction, dt = now - p->prev_time;
+    return df > 0.0 ? (1.0 - fraction) * dt / df : 0.0;
 }
 
 void tp_progress_update(tp_progress *p, double fraction, double sim_time, int worlds_asleep, int worlds)
@@ -69,7 +85,7 @@ void tp_progress_update(tp_progress *p, double fraction, double sim_time, int wo
     char bar[64];
     for (int i = 0; i < width; ++i) bar[i] = i < filled ? '#' : '-';
     bar[width] = '\0';
-    double eta = fraction > 0.0 ? elapsed * (1.0 - fraction) / fraction : 0.0;
+    double eta = progress_eta(p, now, fraction);
     fprintf(stderr, "\r[%s] %5.1f%%  t = %.2f s  asleep %d/%d worlds  %.0f s left   ", bar, 100.0 * fraction,
             sim_time, worlds_asleep, worlds, eta);
     fflush(stderr);

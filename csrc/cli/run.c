@@ -1,8 +1,9 @@
 /* run.c - `torpor run`: step a scene in N worlds and write what happened.
  *
  * Outputs (docs/outputs.md): summary.json, awake.csv (every K steps),
- * state.csv (final), bodies.csv (with --record-bodies, every K steps). Ctrl-C
- * stops the run after the current step and still writes what it has. */
+ * state.csv (final), bodies.csv (with --record-bodies, every K steps), awake.png
+ * and, with --snapshot T, snapshot.png (docs/pictures.md). Ctrl-C (SIGINT) or
+ * SIGTERM stops the run after the current step and still writes what it has. */
 #include "cli.h"
 #include "output.h"
 #include "plot.h"
@@ -208,11 +209,13 @@ int tp_cmd_run(int argc, char **argv)
     else if (!tp_record_open(&rec, o.out_dir, o.record_bodies, batch)) code = TP_EXIT_FAILURE;
     else {
         void (*previous)(int) = signal(SIGINT, on_sigint);
+        void (*previous_term)(int) = signal(SIGTERM, on_sigint); /* `timeout` and `kill` stop a run the same way */
         double start = tp_now_seconds();
         int snapshot = 0;
         st = run_loop(batch, &o, steps, &rec, &done, &snapshot);
         double wall = tp_now_seconds() - start;
         signal(SIGINT, previous);
+        signal(SIGTERM, previous_term);
         if (st != TP_OK) code = tp_cli_report(st, o.scene);
         if (tp_interrupted) fprintf(stderr, "torpor run: interrupted after %ld of %ld steps; writing what we have\n", done, steps);
         if (o.have_snapshot && snapshot == 0)
