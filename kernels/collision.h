@@ -101,23 +101,11 @@ TP_HD void tp_contact_push(tp_contact_buffer *cb, const tp_contact *c)
     }
 }
 
-/* Sort out[0..n) by key: radix sort of (key, slot) pairs, then the records are
- * permuted in place by following the permutation's cycles. `scratch` holds
- * 2 x n keys then 2 x n slots (8-byte aligned segments). */
-TP_HD void tp_contacts_sort(tp_contact *out, int n, void *scratch, int capacity)
+/* Put out[0..n) in the order `perm` gives: slot i receives out[perm[i]]
+ * (perm is a permutation of 0..n-1), in place by following the permutation's
+ * cycles; perm is consumed (set to -1). */
+TP_HD void tp_contacts_permute(tp_contact *out, int n, int32_t *perm)
 {
-    char *s = (char *)scratch;
-    size_t c = (size_t)capacity;
-    uint64_t *keys = (uint64_t *)s, *tmp_keys = (uint64_t *)(s + tp_align8(c * sizeof(uint64_t)));
-    int32_t *perm = (int32_t *)(s + 2 * tp_align8(c * sizeof(uint64_t)));
-    int32_t *tmp_perm = (int32_t *)(s + 2 * tp_align8(c * sizeof(uint64_t)) + tp_align8(c * sizeof(int32_t)));
-    for (int i = 0; i < n; ++i) {
-        keys[i] = out[i].key;
-        perm[i] = i;
-    }
-    /* bits 47 and up (the world) are the same for every contact of a world */
-    tp_radix_sort_u64(keys, perm, tmp_keys, tmp_perm, n, 0, 8);
-    /* slot i must receive out[perm[i]] */
     for (int i = 0; i < n; ++i) {
         if (perm[i] == i || perm[i] < 0) continue;
         tp_contact first = out[i];
@@ -135,11 +123,34 @@ TP_HD void tp_contacts_sort(tp_contact *out, int n, void *scratch, int capacity)
     }
 }
 
-/* The collision stage of one world. scratch: tp_collide_scratch_bytes(
- * wd->bodies, capacity) bytes, 8-byte aligned; out: [capacity] contacts.
- * Returns the number written (<= capacity), sorted by key; *overflow gets the
- * number of points that did not fit (0 when all did). */
-TP_HD int tp_collide_world(const tp_world *wd, void *scratch, tp_contact *out, int capacity, int *overflow)
+/* Sort out[0..n) by key: radix sort of (key, slot) pairs, then the records are
+ * permuted in place (tp_contacts_permute). `scratch` holds 2 x n keys then
+ * 2 x n slots (8-byte aligned segments). The CUDA backend gets the same
+ * permutation from one CUB sort over every world's keys instead
+ * (kernels/cuda_backend.cu, docs/cuda.md): the sort is stable and keys differ
+ * in their world bits between worlds, so the order within a world is the same. */
+TP_HD void tp_contacts_sort(tp_contact *out, int n, void *scratch, int capacity)
+{
+    char *s = (char *)scratch;
+    size_t c = (size_t)capacity;
+    uint64_t *keys = (uint64_t *)s, *tmp_keys = (uint64_t *)(s + tp_align8(c * sizeof(uint64_t)));
+    int32_t *perm = (int32_t *)(s + 2 * tp_align8(c * sizeof(uint64_t)));
+    int32_t *tmp_perm = (int32_t *)(s + 2 * tp_align8(c * sizeof(uint64_t)) + tp_align8(c * sizeof(int32_t)));
+    for (int i = 0; i < n; ++i) {
+        keys[i] = out[i].key;
+        perm[i] = i;
+    }
+    /* bits 47 and up (the world) are the same for every contact of a world */
+    tp_radix_sort_u64(keys, perm, tmp_keys, tmp_perm, n, 0, 8);
+    tp_contacts_permute(out, n, perm); /* slot i must receive out[perm[i]] */
+}
+
+/* Broadphase and narrowphase of one world into out[0..capacity), not yet
+ * sorted: the same set of points as tp_collide_world (once the buffer is full,
+ * the `capacity` smallest keys, in heap order). Returns the number written;
+ * *overflow gets the number of points that did not fit. scratch as for
+ * tp_collide_world (only its broadphase part is used). */
+TP_HD int tp_collide_world_unsorted(const tp_world *wd, void *scratch, tp_contact *out, int capacity, int *overflow)
 {
     tp_broadphase bp;
     tp_broadphase_begin(&bp, wd, TP_CONTACT_MARGIN, scratch);
@@ -153,9 +164,19 @@ TP_HD int tp_collide_world(const tp_world *wd, void *scratch, tp_contact *out, i
         int n = tp_collide_pair(wd, a, b, TP_CONTACT_MARGIN, pts);
         for (int i = 0; i < n; ++i) tp_contact_push(&cb, &pts[i]);
     }
-    tp_contacts_sort(out, cb.count, (char *)scratch + tp_broadphase_scratch_bytes(wd->bodies), cb.capacity);
     *overflow = cb.overflow;
     return cb.count;
+}
+
+/* The collision stage of one world. scratch: tp_collide_scratch_bytes(
+ * wd->bodies, capacity) bytes, 8-byte aligned; out: [capacity] contacts.
+ * Returns the number written (<= capacity), sorted by key; *overflow gets the
+ * number of points that did not fit (0 when all did). */
+TP_HD int tp_collide_world(const tp_world *wd, void *scratch, tp_contact *out, int capacity, int *overflow)
+{
+    int n = tp_collide_world_unsorted(wd, scratch, out, capacity, overflow);
+    tp_contacts_sort(out, n, (char *)scratch + tp_broadphase_scratch_bytes(wd->bodies), capacity > 0 ? capacity : 0);
+    return n;
 }
 
 #endif

@@ -274,10 +274,17 @@ TP_HD void tp_restitution_constraint(tp_world *wd, const tp_solver_body *sb, con
  * see the same separation: evaluating it once per phase (biased sweeps, relax
  * sweeps) gives the bits that evaluating it in every sweep would, at a fraction
  * of the cost (two quaternion rotations per point per sweep were most of the
- * solver's time). */
-TP_HD void tp_solver_update_separations(const tp_world *wd, const tp_contact *contacts, tp_contact_row *rows, int n)
+ * solver's time).
+ *
+ * Here and below, (tid, nth) share a per-point or per-body loop among the nth
+ * threads of a CUDA block (thread tid takes tid, tid + nth, ...); the CPU
+ * passes (0, 1), which is the plain loop. Each item is computed by one thread
+ * from data no other thread of the phase writes, so the bits do not depend on
+ * nth. */
+TP_HD void tp_solver_update_separations(const tp_world *wd, const tp_contact *contacts, tp_contact_row *rows, int n,
+                                        int tid, int nth)
 {
-    for (int i = 0; i < n; ++i) {
+    for (int i = tid; i < n; i += nth) {
         const tp_contact *c = &contacts[i];
         tp_vec3 d = tp_sub(tp_body_point(wd, c->body_b, c->local_b), tp_body_point(wd, c->body_a, c->local_a));
         rows[i].separation = tp_dot(d, tp_v3_load(c->normal));
@@ -291,9 +298,10 @@ TP_HD void tp_solver_update_separations(const tp_world *wd, const tp_contact *co
  * has not yet pushed in this step, its approach speed is taken again after
  * each substep's velocity integration; the value of the substep in which it
  * first pushes is what restitution uses (error at most g h). */
-TP_HD void tp_solver_capture_approach(const tp_world *wd, const tp_contact *contacts, tp_contact_row *rows, int n)
+TP_HD void tp_solver_capture_approach(const tp_world *wd, const tp_contact *contacts, tp_contact_row *rows, int n,
+                                      int tid, int nth)
 {
-    for (int i = 0; i < n; ++i) {
+    for (int i = tid; i < n; i += nth) {
         tp_contact_row *r = &rows[i];
         if (r->max_normal_impulse > 0.0f) continue;
         const tp_contact *c = &contacts[i];
@@ -303,13 +311,64 @@ TP_HD void tp_solver_capture_approach(const tp_world *wd, const tp_contact *cont
     }
 }
 
-/* One sweep: colors in order (constraints of a color are independent), then
- * the serial tail; in serial mode everything is in the tail, in key order. */
-TP_HD void tp_solver_sweep(tp_world *wd, tp_solver_work *w, int n_cons, tp_contact *contacts, float inv_h,
-                           int use_bias, int reverse)
+/* What a pass over the constraints does to each one. */
+#define TP_PASS_WARM_START 0
+#define TP_PASS_SWEEP 1
+#define TP_PASS_RESTITUTION 2
+
+typedef struct tp_pass_args {
+    float inv_h;
+    int use_bias, reverse;      /* sweeps */
+    float threshold;            /* restitution */
+} tp_pass_args;
+
+/* Constraints order[begin .. end), thread tid of nth taking every nth one. With
+ * nth > 1 the range must lie within one color: its constraints share no
+ * simulated body, so solving them at once writes what solving them one after
+ * the other in key order would. */
+TP_HD void tp_solver_sweep_range(int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts, int begin, int end,
+                                 const tp_pass_args *a, int tid, int nth)
 {
-    for (int i = 0; i < n_cons; ++i)
-        tp_solve_constraint(wd, w->bodies, &w->cons[w->order[i]], contacts, w->rows, inv_h, use_bias, reverse);
+    for (int i = begin + tid; i < end; i += nth) {
+        const tp_constraint *k = &w->cons[w->order[i]];
+        if (pass == TP_PASS_WARM_START) tp_warm_start_constraint(wd, w->bodies, k, contacts, w->rows);
+        else if (pass == TP_PASS_SWEEP)
+            tp_solve_constraint(wd, w->bodies, k, contacts, w->rows, a->inv_h, a->use_bias, a->reverse);
+        else tp_restitution_constraint(wd, w->bodies, k, contacts, w->rows, a->threshold);
+    }
+}
+
+/* One pass over all constraints in solve order: colors in order (constraints
+ * of a color are independent and shared among the threads, with a barrier
+ * after each color), then the serial tail by thread 0; in serial mode
+ * everything is in the tail, in key order. The sequence of updates each body
+ * sees is that of visiting order[0 .. n_cons) one by one. */
+TP_HD void tp_solver_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts, const tp_pass_args *a,
+                          int tid, int nth)
+{
+    for (int c = 0; c < TP_MAX_COLORS; ++c) {
+        int begin = w->color_start[c], end = w->color_start[c + 1];
+        if (begin == end) continue; /* the same for every thread: the barrier below stays uniform */
+        tp_solver_sweep_range(pass, wd, w, contacts, begin, end, a, tid, nth);
+        TP_BARRIER(nth);
+    }
+    int begin = w->color_start[TP_OVERFLOW_COLOR], end = w->color_start[TP_OVERFLOW_COLOR + 1];
+    if (begin < end) {
+        if (tid == 0) tp_solver_sweep_range(pass, wd, w, contacts, begin, end, a, 0, 1);
+        TP_BARRIER(nth);
+    }
+}
+
+/* One sweep of the rows (the biased or the relax kind). */
+TP_HD void tp_solver_sweep(tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h, int use_bias,
+                           int reverse, int tid, int nth)
+{
+    tp_pass_args a;
+    a.inv_h = inv_h;
+    a.use_bias = use_bias;
+    a.reverse = reverse;
+    a.threshold = 0.0f;
+    tp_solver_pass(TP_PASS_SWEEP, wd, w, contacts, &a, tid, nth);
 }
 
 /* Relax sweeps per substep: half the biased ones, at least one. One sweep (as
@@ -318,13 +377,19 @@ TP_HD void tp_solver_sweep(tp_world *wd, tp_solver_work *w, int n_cons, tp_conta
 TP_HD int tp_relax_sweeps(int iterations) { return iterations / TP_RELAX_DIVISOR > 1 ? iterations / TP_RELAX_DIVISOR : 1; }
 
 /* Add each point's per-substep impulses to its totals. */
-TP_HD void tp_solver_accumulate(const tp_contact *contacts, tp_contact_row *rows, int n)
+TP_HD void tp_solver_accumulate(const tp_contact *contacts, tp_contact_row *rows, int n, int tid, int nth)
 {
-    for (int i = 0; i < n; ++i) {
+    for (int i = tid; i < n; i += nth) {
         rows[i].normal_total += contacts[i].normal_impulse;
         rows[i].tangent_total[0] += contacts[i].tangent_impulse[0];
         rows[i].tangent_total[1] += contacts[i].tangent_impulse[1];
     }
+}
+
+TP_HD void tp_zero_impulses(tp_contact *contacts, int n, int tid, int nth)
+{
+    for (int i = tid; i < n; i += nth)
+        contacts[i].normal_impulse = contacts[i].tangent_impulse[0] = contacts[i].tangent_impulse[1] = 0.0f;
 }
 
 /* Stage 7 of one world: body masses for this step, constraints from the
@@ -337,37 +402,62 @@ TP_HD int tp_solver_color(tp_world *wd, tp_contact *contacts, int n, tp_solver_w
     return n_cons;
 }
 
-/* Stages 8-9 of one world, after tp_solver_color: rows, then every substep's
+/* Stages 8-9 of one world, after tp_solver_color, run by threads tid of nth
+ * together (the CPU: 0 of 1; CUDA: one thread block per world, every thread
+ * calling this with the same arguments but tid): rows, then every substep's
  * velocity integration, warm start, sweeps, position integration and relax,
- * then restitution. contacts[0..n) sorted by key carry last step's impulses
- * when warm starting (else they are zeroed here). */
+ * then restitution, with a barrier after each phase. contacts[0..n) sorted by
+ * key carry last step's impulses when warm starting (else they are zeroed
+ * here). */
+TP_HD void tp_solver_substeps_block(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w,
+                                    const tp_solver_params *p, int tid, int nth)
+{
+    float h = p->dt / (float)p->substeps, inv_h = (float)p->substeps / p->dt;
+    for (int i = tid; i < n; i += nth) tp_prepare_row(wd, w->bodies, &contacts[i], &w->rows[i]);
+    if (!p->warm_starting) tp_zero_impulses(contacts, n, tid, nth);
+    TP_BARRIER(nth);
+    tp_pass_args warm;
+    warm.inv_h = inv_h;
+    warm.use_bias = warm.reverse = 0;
+    warm.threshold = 0.0f;
+    for (int s = 0; s < p->substeps; ++s) {
+        for (int b = tid; b < wd->bodies; b += nth)
+            if (w->bodies[b].simulated) tp_integrate_velocity(wd, b, h);
+        TP_BARRIER(nth);
+        tp_solver_capture_approach(wd, contacts, w->rows, n, tid, nth);
+        TP_BARRIER(nth);
+        if (p->warm_starting) {
+            tp_solver_pass(TP_PASS_WARM_START, wd, w, contacts, &warm, tid, nth);
+        } else {
+            tp_zero_impulses(contacts, n, tid, nth);
+            TP_BARRIER(nth);
+        }
+        tp_solver_update_separations(wd, contacts, w->rows, n, tid, nth);
+        TP_BARRIER(nth);
+        for (int it = 0; it < p->iterations; ++it) tp_solver_sweep(wd, w, contacts, inv_h, 1, it & 1, tid, nth);
+        for (int b = tid; b < wd->bodies; b += nth)
+            if (tp_body_moves(wd, b)) tp_integrate_position(wd, b, h);
+        TP_BARRIER(nth);
+        tp_solver_update_separations(wd, contacts, w->rows, n, tid, nth);
+        TP_BARRIER(nth);
+        for (int it = 0; it < tp_relax_sweeps(p->iterations); ++it) tp_solver_sweep(wd, w, contacts, inv_h, 0, it & 1, tid, nth);
+        tp_solver_accumulate(contacts, w->rows, n, tid, nth);
+        TP_BARRIER(nth);
+    }
+    tp_pass_args rest;
+    rest.inv_h = inv_h;
+    rest.use_bias = rest.reverse = 0;
+    rest.threshold = p->restitution_threshold;
+    tp_solver_pass(TP_PASS_RESTITUTION, wd, w, contacts, &rest, tid, nth);
+}
+
+/* Stages 8-9 of one world on one thread. n_cons (from tp_solver_color) is
+ * also color_start[TP_OVERFLOW_COLOR + 1], which is what the passes read. */
 TP_HD void tp_solver_substeps(tp_world *wd, tp_contact *contacts, int n, int n_cons, tp_solver_work *w,
                               const tp_solver_params *p)
 {
-    float h = p->dt / (float)p->substeps, inv_h = (float)p->substeps / p->dt;
-    for (int i = 0; i < n; ++i) {
-        tp_prepare_row(wd, w->bodies, &contacts[i], &w->rows[i]);
-        if (!p->warm_starting) contacts[i].normal_impulse = contacts[i].tangent_impulse[0] = contacts[i].tangent_impulse[1] = 0.0f;
-    }
-    for (int s = 0; s < p->substeps; ++s) {
-        for (int b = 0; b < wd->bodies; ++b)
-            if (w->bodies[b].simulated) tp_integrate_velocity(wd, b, h);
-        tp_solver_capture_approach(wd, contacts, w->rows, n);
-        if (p->warm_starting) {
-            for (int i = 0; i < n_cons; ++i) tp_warm_start_constraint(wd, w->bodies, &w->cons[w->order[i]], contacts, w->rows);
-        } else {
-            for (int i = 0; i < n; ++i) contacts[i].normal_impulse = contacts[i].tangent_impulse[0] = contacts[i].tangent_impulse[1] = 0.0f;
-        }
-        tp_solver_update_separations(wd, contacts, w->rows, n);
-        for (int it = 0; it < p->iterations; ++it) tp_solver_sweep(wd, w, n_cons, contacts, inv_h, 1, it & 1);
-        for (int b = 0; b < wd->bodies; ++b)
-            if (tp_body_moves(wd, b)) tp_integrate_position(wd, b, h);
-        tp_solver_update_separations(wd, contacts, w->rows, n);
-        for (int it = 0; it < tp_relax_sweeps(p->iterations); ++it) tp_solver_sweep(wd, w, n_cons, contacts, inv_h, 0, it & 1);
-        tp_solver_accumulate(contacts, w->rows, n);
-    }
-    for (int i = 0; i < n_cons; ++i)
-        tp_restitution_constraint(wd, w->bodies, &w->cons[w->order[i]], contacts, w->rows, p->restitution_threshold);
+    (void)n_cons;
+    tp_solver_substeps_block(wd, contacts, n, w, p, 0, 1);
 }
 
 /* Stages 7-9 of one world (coloring, then the substeps). Returns the number of

@@ -15,4 +15,18 @@
 #define TP_HD static inline
 #endif
 
+/* A barrier between the phases of a stage that a whole CUDA thread block runs
+ * together (the solver's substeps, kernels/solver.h): `nth` is the number of
+ * threads taking part. With one thread (the CPU backend, or any one-thread
+ * caller) it is nothing; on the device with nth > 1 it is __syncthreads(), and
+ * nth is the same for every thread of the block, so all of them reach it. */
+#if defined(__CUDA_ARCH__)
+#define TP_BARRIER(nth)                                                                                                \
+    do {                                                                                                               \
+        if ((nth) > 1) __syncthreads();                                                                                \
+    } while (0)
+#else
+#define TP_BARRIER(nth) ((void)(nth))
+#endif
+
 #endif

@@ -2,8 +2,10 @@
  *
  * The stages of DESIGN.md section 4 in order, for one world. The CPU backend
  * calls tp_world_step for each world inside an OpenMP loop (csrc/step.c); the
- * CUDA backend calls the same function from one thread per world
- * (kernels/cuda_backend.cu) until its stages are split into their own kernels. */
+ * CUDA backend calls the pieces tp_world_step is made of (has-work check,
+ * v_start, collision, islands and wakes, warm-start match, coloring, substeps,
+ * finish) from its stage kernels, in the same order (kernels/cuda_backend.cu,
+ * docs/cuda.md). */
 #ifndef TP_WORLD_STEP_H
 #define TP_WORLD_STEP_H
 
@@ -132,6 +134,24 @@ TP_HD size_t tp_island_scratch_bytes(int bodies)
     return tp_solver_align(b * sizeof(int32_t)) + tp_solver_align(b) + tp_solver_align(3 * b * sizeof(float));
 }
 
+/* Views of the island scratch of one world's step. */
+typedef struct tp_island_work {
+    int32_t *parent;            /* [bodies] union-find */
+    uint8_t *root_flags;        /* [bodies] TP_ISLAND_* per island root */
+    float *v_start;             /* [bodies][3] velocities at the start of the step */
+} tp_island_work;
+
+TP_HD tp_island_work tp_island_work_at(void *scratch, int bodies)
+{
+    char *is = (char *)scratch;
+    size_t nb = (size_t)bodies;
+    tp_island_work iw;
+    iw.parent = (int32_t *)is;
+    iw.root_flags = (uint8_t *)(is + tp_solver_align(nb * sizeof(int32_t)));
+    iw.v_start = (float *)(is + tp_solver_align(nb * sizeof(int32_t)) + tp_solver_align(nb));
+    return iw;
+}
+
 /* 1 if any body of the world is awake (or the solver must visit sleepers). */
 TP_HD int tp_world_has_work(const tp_world *wd)
 {
@@ -143,6 +163,17 @@ TP_HD int tp_world_has_work(const tp_world *wd)
     return 0;
 }
 
+/* The whole step of a world with no work: its skipped rows report zero. */
+TP_HD void tp_world_step_idle(tp_world *wd)
+{
+    for (int k = 0; k < 3 * wd->bodies; ++k) wd->contact_f[k] = 0.0f;
+}
+
+TP_HD void tp_world_save_v_start(const tp_world *wd, float *v_start)
+{
+    for (size_t k = 0; k < 3 * (size_t)wd->bodies; ++k) v_start[k] = wd->v[k];
+}
+
 TP_HD void tp_world_wake_all(tp_world *wd)
 {
     for (int b = 0; b < wd->bodies; ++b) {
@@ -152,12 +183,14 @@ TP_HD void tp_world_wake_all(tp_world *wd)
     }
 }
 
-/* Stages 2-6: collision, islands and the wakes they cause. If an island woke,
- * its own pairs were skipped by the broadphase (all asleep), so collide again. */
-TP_HD int tp_world_collide_and_wake(tp_world *wd, tp_world_buffers *buf, float dt, int32_t *parent,
+/* Stages 5-6 after the first collision pass, whose n sorted contacts are in
+ * buf->contacts and whose overflow is in buf->overflow: islands and the wakes
+ * they cause. If an island woke, its own pairs were skipped by the broadphase
+ * (all asleep), so collide again (sorted in place, tp_collide_world). Returns
+ * the number of contacts. */
+TP_HD int tp_world_islands_and_wake(tp_world *wd, tp_world_buffers *buf, int n, float dt, int32_t *parent,
                                     uint8_t *root_flags)
 {
-    int n = tp_collide_world(wd, buf->collide_scratch, buf->contacts, buf->capacity, &buf->overflow);
     if (buf->overflow > 0) tp_world_wake_all(wd); /* lost contacts: nothing may rest on them */
     tp_islands_build(wd, buf->contacts, n, dt, parent, root_flags);
     int woke = 0;
@@ -172,40 +205,53 @@ TP_HD int tp_world_collide_and_wake(tp_world *wd, tp_world_buffers *buf, float d
     return n;
 }
 
-/* Advance one world by one step; clears the applied forces. Returns 0 if the
- * state became non-finite (the caller flags the world). A world with nothing
- * awake costs one scan: no collision, no solve (DESIGN.md section 4). */
-TP_HD int tp_world_step(tp_world *wd, const tp_step_params *p, tp_world_buffers *buf)
+/* Stages 2-6: collision, islands and the wakes they cause. */
+TP_HD int tp_world_collide_and_wake(tp_world *wd, tp_world_buffers *buf, float dt, int32_t *parent,
+                                    uint8_t *root_flags)
 {
-    buf->contact_count = 0;
-    buf->overflow = 0;
-    if (!tp_world_has_work(wd)) {
-        for (int k = 0; k < 3 * wd->bodies; ++k) wd->contact_f[k] = 0.0f; /* skipped rows report zero */
-        return 1;
-    }
-    char *is = (char *)buf->island_scratch;
-    size_t nb = (size_t)wd->bodies;
-    int32_t *parent = (int32_t *)is;
-    uint8_t *root_flags = (uint8_t *)(is + tp_solver_align(nb * sizeof(int32_t)));
-    float *v_start = (float *)(is + tp_solver_align(nb * sizeof(int32_t)) + tp_solver_align(nb));
-    for (size_t k = 0; k < 3 * nb; ++k) v_start[k] = wd->v[k];
+    int n = tp_collide_world(wd, buf->collide_scratch, buf->contacts, buf->capacity, &buf->overflow);
+    return tp_world_islands_and_wake(wd, buf, n, dt, parent, root_flags);
+}
 
-    int n = tp_world_collide_and_wake(wd, buf, p->solver.dt, parent, root_flags);
-    if (p->solver.warm_starting) tp_match_impulses(buf->contacts, n, buf->previous, buf->prev_count);
-    tp_solver_work work = tp_solver_work_at(buf->solver_scratch, wd->bodies, buf->capacity);
-    tp_solve_world(wd, buf->contacts, n, &work, &p->solver);
-    tp_contact_forces(wd, buf->contacts, n, work.rows, p->solver.dt);
+/* After the solver (stage 10 and the end of the step): contact forces,
+ * sleepers that were solved for their forces frozen again, the sleep update,
+ * applied forces cleared. Returns 0 if the state became non-finite. */
+TP_HD int tp_world_step_finish(tp_world *wd, const tp_step_params *p, tp_contact *contacts, int n,
+                               const tp_contact_row *rows, const float *v_start, uint8_t *root_flags)
+{
+    tp_contact_forces(wd, contacts, n, rows, p->solver.dt);
     if (wd->solve_sleeping) /* solved for their forces only: sleepers stay frozen */
         for (int b = 0; b < wd->bodies; ++b)
             if (wd->sleep_state[b] == TP_SLEEPING)
                 for (int k = 0; k < 3; ++k) wd->v[3 * b + k] = wd->w[3 * b + k] = 0.0f;
     tp_sleep_update(wd, &p->sleep, v_start, root_flags);
-    buf->contact_count = n;
-    for (size_t k = 0; k < 3 * nb; ++k) {
+    for (size_t k = 0; k < 3 * (size_t)wd->bodies; ++k) {
         wd->force[k] = 0.0f;
         wd->torque[k] = 0.0f;
     }
     return tp_world_is_finite(wd);
+}
+
+/* Advance one world by one step; clears the applied forces. Returns 0 if the
+ * state became non-finite (the caller flags the world). A world with nothing
+ * awake costs one scan: no collision, no solve (DESIGN.md section 4). The CUDA
+ * backend runs the same pieces in its stage kernels (docs/cuda.md). */
+TP_HD int tp_world_step(tp_world *wd, const tp_step_params *p, tp_world_buffers *buf)
+{
+    buf->contact_count = 0;
+    buf->overflow = 0;
+    if (!tp_world_has_work(wd)) {
+        tp_world_step_idle(wd);
+        return 1;
+    }
+    tp_island_work iw = tp_island_work_at(buf->island_scratch, wd->bodies);
+    tp_world_save_v_start(wd, iw.v_start);
+    int n = tp_world_collide_and_wake(wd, buf, p->solver.dt, iw.parent, iw.root_flags);
+    if (p->solver.warm_starting) tp_match_impulses(buf->contacts, n, buf->previous, buf->prev_count);
+    tp_solver_work work = tp_solver_work_at(buf->solver_scratch, wd->bodies, buf->capacity);
+    tp_solve_world(wd, buf->contacts, n, &work, &p->solver);
+    buf->contact_count = n;
+    return tp_world_step_finish(wd, p, buf->contacts, n, work.rows, iw.v_start, iw.root_flags);
 }
 
 #endif
