@@ -27,17 +27,16 @@ TP_HD void tp_integrate_velocity(tp_world *wd, int b, float h)
     }
 }
 
-/* Advance pose by one substep h with the current v and w: the centre of mass
+/* Advance pose by one substep h with velocities v and w: the centre of mass
  * moves by v h, the orientation by q += h/2 (w, 0) q (then normalized), and
  * the origin follows the centre of mass. */
-TP_HD void tp_integrate_position(tp_world *wd, int b, float h)
+TP_HD void tp_integrate_pose(tp_world *wd, int b, float h, tp_vec3 v, tp_vec3 w)
 {
     const float *c = wd->model[b].com;
     tp_vec3 com_local = tp_v3(c[0], c[1], c[2]);
     tp_quat q = tp_q_load(wd->quat + 4 * b);
     tp_vec3 com = tp_add(tp_v3_load(wd->pos + 3 * b), tp_q_rotate(q, com_local));
-    com = tp_mad(com, tp_v3_load(wd->v + 3 * b), h);
-    tp_vec3 w = tp_v3_load(wd->w + 3 * b);
+    com = tp_mad(com, v, h);
     if (w.x != 0.0f || w.y != 0.0f || w.z != 0.0f) {
         tp_quat dq = tp_q_mul(tp_q(w.x, w.y, w.z, 0.0f), q);
         float s = 0.5f * h;
@@ -45,6 +44,12 @@ TP_HD void tp_integrate_position(tp_world *wd, int b, float h)
         tp_q_store(wd->quat + 4 * b, q);
     }
     tp_v3_store(wd->pos + 3 * b, tp_sub(com, tp_q_rotate(q, com_local)));
+}
+
+/* Advance pose by one substep h with the body's own v and w. */
+TP_HD void tp_integrate_position(tp_world *wd, int b, float h)
+{
+    tp_integrate_pose(wd, b, h, tp_v3_load(wd->v + 3 * b), tp_v3_load(wd->w + 3 * b));
 }
 
 /* A kinematic or simulated body moves; static, removed and sleeping ones do not. */
