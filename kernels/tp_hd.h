@@ -19,8 +19,12 @@
  * together (the solver's substeps, kernels/solver.h): `nth` is the number of
  * threads taking part. With one thread (the CPU backend, or any one-thread
  * caller) it is nothing; on the device with nth > 1 it is __syncthreads(), and
- * nth is the same for every thread of the block, so all of them reach it. */
-#if defined(__CUDA_ARCH__)
+ * nth is the same for every thread of the block, so all of them reach it.
+ * A host test may define its own before including this (tests/test_stages.c
+ * runs a block as an OpenMP team). */
+#if defined(TP_BARRIER)
+/* defined by the includer */
+#elif defined(__CUDA_ARCH__)
 #define TP_BARRIER(nth)                                                                                                \
     do {                                                                                                               \
         if ((nth) > 1) __syncthreads();                                                                                \
