@@ -19,7 +19,7 @@ import sys
 GAP = 0.005  # m, between side-by-side neighbours in one layer (documented in scenes/README.md)
 
 # Randomization of the tower-like scenes: small enough that every tower stands.
-RANDOM_TOWER = {"seed": 1, "pos_noise": 0.005, "yaw_noise_deg": 0.0,
+RANDOM_TOWER = {"seed": 1, "pos_noise": 0.005, "yaw_noise_deg": 2.0,
                 "mass_scale": [0.9, 1.1], "friction_range": [0.5, 0.7]}
 # Scenes whose bodies touch side to side: material differences only.
 RANDOM_MATERIAL = {"seed": 1, "pos_noise": 0.0, "yaw_noise_deg": 0.0,
