@@ -468,6 +468,14 @@ static tp_status build_graph(tp_batch *b, int current)
 {
     tp_cuda_batch *c = b->cuda;
     tp_step_params p = tp_batch_step_params(b);
+    if (c->exec[current]) { /* left by an earlier attempt that failed on the other parity */
+        cudaGraphExecDestroy(c->exec[current]);
+        c->exec[current] = NULL;
+    }
+    if (c->graph[current]) {
+        cudaGraphDestroy(c->graph[current]);
+        c->graph[current] = NULL;
+    }
     cudaGraph_t g = NULL;
     TP_CUDA_TRY(cudaGraphCreate(&g, 0), "cudaGraphCreate");
     cudaError_t err = cudaStreamBeginCaptureToGraph(c->stream, g, NULL, NULL, 0, cudaStreamCaptureModeThreadLocal);
