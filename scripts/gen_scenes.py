@@ -168,7 +168,7 @@ def jenga(layers=18):
     rnd = dict(RANDOM_TOWER, pos_noise=0.002)
     # 16 sweeps: with the default 8 this slender tower keeps swaying at a few
     # cm/s and never sleeps (measured; scenes/README.md).
-    return "jenga-18", bodies, rnd, [], {"iterations": 16, "mode": "colored"}
+    return "jenga-18", bodies, rnd, []
 
 
 def ring_tower(per_ring=12, rings=10):
