@@ -42,4 +42,54 @@ static inline tp_batch *make_batch(const tp_model *m, int worlds, int threads)
     return batch;
 }
 
+/* Builder and batch calls that fail the test with the library's message. */
+static inline tp_builder *builder_begin(const tp_model_def *md)
+{
+    tp_builder *b = NULL;
+    cr_assert_eq(tp_builder_create(md, &b), TP_OK, "%s", tp_last_error());
+    return b;
+}
+
+static inline int builder_add(tp_builder *b, const tp_body_def *bd)
+{
+    int index = -1;
+    cr_assert_eq(tp_builder_add_body(b, bd, &index), TP_OK, "%s", tp_last_error());
+    return index;
+}
+
+/* Finish the model and destroy the builder. */
+static inline tp_model *builder_finish(tp_builder *b)
+{
+    tp_model *m = NULL;
+    cr_assert_eq(tp_builder_finish(b, &m), TP_OK, "%s", tp_last_error());
+    tp_builder_destroy(b);
+    return m;
+}
+
+static inline void batch_steps(tp_batch *b, int steps)
+{
+    cr_assert_eq(tp_batch_step(b, steps), TP_OK, "%s", tp_last_error());
+}
+
+static inline tp_state_view batch_view(tp_batch *b)
+{
+    tp_state_view s;
+    cr_assert_eq(tp_batch_state(b, &s), TP_OK, "%s", tp_last_error());
+    return s;
+}
+
+static inline uint64_t batch_world_hash(tp_batch *b, int w)
+{
+    uint64_t h = 0;
+    cr_assert_eq(tp_batch_world_hash(b, w, &h), TP_OK, "%s", tp_last_error());
+    return h;
+}
+
+static inline uint64_t batch_state_hash(tp_batch *b)
+{
+    uint64_t h = 0;
+    cr_assert_eq(tp_batch_state_hash(b, &h), TP_OK, "%s", tp_last_error());
+    return h;
+}
+
 #endif

@@ -33,19 +33,7 @@ static tp_model_def solver_def(tp_solver_mode mode)
     return md;
 }
 
-static tp_builder *begin(const tp_model_def *md)
-{
-    tp_builder *b = NULL;
-    cr_assert_eq(tp_builder_create(md, &b), TP_OK, "%s", tp_last_error());
-    return b;
-}
 
-static int add(tp_builder *b, const tp_body_def *bd)
-{
-    int index = -1;
-    cr_assert_eq(tp_builder_add_body(b, bd, &index), TP_OK, "%s", tp_last_error());
-    return index;
-}
 
 /* A body of 1 m extents (or `size`), mass 1 kg, friction 0.6, restitution 0. */
 static tp_body_def body(tp_shape_type shape, float x, float y, float z)
@@ -66,28 +54,21 @@ static int add_ground(tp_builder *b)
     tp_body_def bd = body(TP_SHAPE_BOX, 0, 0, -0.5f);
     bd.type = TP_BODY_STATIC;
     bd.size[0] = bd.size[1] = 40.0f;
-    return add(b, &bd);
+    return builder_add(b, &bd);
 }
 
-static tp_model *finish(tp_builder *b)
-{
-    tp_model *m = NULL;
-    cr_assert_eq(tp_builder_finish(b, &m), TP_OK, "%s", tp_last_error());
-    tp_builder_destroy(b);
-    return m;
-}
 
 /* C04: ten 1 m cubes of 1 kg stacked exactly on the ground (body 0). */
 static tp_model *tower_model(tp_solver_mode mode)
 {
     tp_model_def md = solver_def(mode);
-    tp_builder *b = begin(&md);
+    tp_builder *b = builder_begin(&md);
     add_ground(b);
     for (int i = 0; i < 10; ++i) {
         tp_body_def bd = body(TP_SHAPE_BOX, 0, 0, 0.5f + (float)i);
-        add(b, &bd);
+        builder_add(b, &bd);
     }
-    return finish(b);
+    return builder_finish(b);
 }
 
 /* A wall-like pyramid of 10 rows of 1 m cubes (55), in the x-z plane. Cubes of
@@ -103,7 +84,7 @@ static tp_model *tower_model(tp_solver_mode mode)
 static tp_model *pyramid_model(tp_solver_mode mode)
 {
     tp_model_def md = solver_def(mode);
-    tp_builder *b = begin(&md);
+    tp_builder *b = builder_begin(&md);
     add_ground(b);
     const float pitch = 1.0f + PYRAMID_GAP;
     for (int row = 0; row < PYRAMID_ROWS; ++row) {
@@ -111,10 +92,10 @@ static tp_model *pyramid_model(tp_solver_mode mode)
         float x0 = -0.5f * pitch * (float)(n - 1);
         for (int i = 0; i < n; ++i) {
             tp_body_def bd = body(TP_SHAPE_BOX, x0 + pitch * (float)i, 0, 0.5f + (float)row);
-            add(b, &bd);
+            builder_add(b, &bd);
         }
     }
-    return finish(b);
+    return builder_finish(b);
 }
 
 static tp_batch *batch_of(const tp_model *m, int worlds, int threads)
@@ -122,28 +103,9 @@ static tp_batch *batch_of(const tp_model *m, int worlds, int threads)
     return make_batch(m, worlds, threads);
 }
 
-static tp_state_view view(tp_batch *b)
-{
-    tp_state_view s;
-    cr_assert_eq(tp_batch_state(b, &s), TP_OK, "%s", tp_last_error());
-    return s;
-}
 
-static uint64_t world_hash(tp_batch *b, int w)
-{
-    uint64_t h = 0;
-    cr_assert_eq(tp_batch_world_hash(b, w, &h), TP_OK, "%s", tp_last_error());
-    return h;
-}
 
-static uint64_t state_hash(tp_batch *b)
-{
-    uint64_t h = 0;
-    cr_assert_eq(tp_batch_state_hash(b, &h), TP_OK, "%s", tp_last_error());
-    return h;
-}
 
-static void step(tp_batch *b, int steps) { cr_assert_eq(tp_batch_step(b, steps), TP_OK, "%s", tp_last_error()); }
 
 static double dist3(const float *a, const float *b)
 {
@@ -187,11 +149,11 @@ static double pair_normal_force(tp_batch *batch, int w, int a, int b, int *n_poi
 static tp_model *resting_box_model(void)
 {
     tp_model_def md = solver_def(TP_SOLVER_COLORED);
-    tp_builder *b = begin(&md);
+    tp_builder *b = builder_begin(&md);
     add_ground(b);
     tp_body_def bd = body(TP_SHAPE_BOX, 0, 0, 0.5f);
-    add(b, &bd);
-    return finish(b);
+    builder_add(b, &bd);
+    return builder_finish(b);
 }
 
 Test(solver, box_at_rest_stays_put_and_never_leaves_the_ground)
@@ -201,8 +163,8 @@ Test(solver, box_at_rest_stays_put_and_never_leaves_the_ground)
     const float start[3] = {0, 0, 0.5f};
     double worst_gap = -1.0, min_force = 1e30, max_force = 0.0;
     for (int i = 0; i < STEPS_10S; ++i) {
-        step(batch, 1);
-        tp_state_view s = view(batch);
+        batch_steps(batch, 1);
+        tp_state_view s = batch_view(batch);
         int n = 0;
         double f = pair_normal_force(batch, 0, 0, 1, &n);
         /* Left the ground: a step with no contact point or no push from the
@@ -216,7 +178,7 @@ Test(solver, box_at_rest_stays_put_and_never_leaves_the_ground)
         if (f < min_force) min_force = f;
         if (f > max_force) max_force = f;
     }
-    tp_state_view s = view(batch);
+    tp_state_view s = batch_view(batch);
     double moved = dist3(s.pos + 3, start);
     cr_log_info("box at rest: moved %.3g m in 10 s, highest bottom %.3g m, ground force in [%.5f, %.5f] N", moved,
                 worst_gap, min_force, max_force);
@@ -234,8 +196,8 @@ Test(solver, resting_box_reports_its_weight)
 {
     tp_model *m = resting_box_model();
     tp_batch *batch = batch_of(m, 1, 1);
-    step(batch, 120);
-    tp_state_view s = view(batch);
+    batch_steps(batch, 120);
+    tp_state_view s = batch_view(batch);
     const double weight = 1.0 * G;
     double fz = s.contact_f[3 * 1 + 2], ground_fz = s.contact_f[2];
     int n = 0;
@@ -260,7 +222,7 @@ static void incline_run(double tan_a, float mu, int every, int n, double *along)
 {
     double a = atan(tan_a);
     tp_model_def md = solver_def(TP_SOLVER_COLORED);
-    tp_builder *b = begin(&md);
+    tp_builder *b = builder_begin(&md);
     float q[4] = {0.0f, (float)sin(0.5 * a), 0.0f, (float)cos(0.5 * a)};
     tp_body_def slope = body(TP_SHAPE_BOX, 0, 0, 0);
     slope.type = TP_BODY_STATIC;
@@ -268,21 +230,21 @@ static void incline_run(double tan_a, float mu, int every, int n, double *along)
     slope.size[1] = 4.0f;
     slope.friction = mu;
     memcpy(slope.quat, q, sizeof q);
-    add(b, &slope);
+    builder_add(b, &slope);
     /* the cube's centre 1 m along the slab's normal (sin a, 0, cos a) from the
      * slab's centre, 5 m uphill: its bottom face lies on the slab's top face */
     tp_body_def cube = body(TP_SHAPE_BOX, (float)(sin(a) - 5.0 * cos(a)), 0, (float)(cos(a) + 5.0 * sin(a)));
     cube.friction = mu;
     memcpy(cube.quat, q, sizeof q);
-    add(b, &cube);
-    tp_model *m = finish(b);
+    builder_add(b, &cube);
+    tp_model *m = builder_finish(b);
     tp_batch *batch = batch_of(m, 1, 1);
-    tp_state_view s = view(batch);
+    tp_state_view s = batch_view(batch);
     float start[3];
     memcpy(start, s.pos + 3, sizeof start);
     for (int k = 0; k < n; ++k) {
-        step(batch, every);
-        s = view(batch);
+        batch_steps(batch, every);
+        s = batch_view(batch);
         along[k] = ((double)s.pos[3] - start[0]) * cos(a) - ((double)s.pos[5] - start[2]) * sin(a);
     }
     tp_batch_destroy(batch);
@@ -334,18 +296,18 @@ Test(solver, incline_slides_with_the_coulomb_acceleration)
 Test(solver, bouncing_ball_rebounds_to_e_squared_height)
 {
     tp_model_def md = solver_def(TP_SOLVER_COLORED);
-    tp_builder *b = begin(&md);
+    tp_builder *b = builder_begin(&md);
     add_ground(b);
     tp_body_def ball = body(TP_SHAPE_BALL, 0, 0, 1.5f);
     ball.restitution = 0.5f;
-    add(b, &ball);
-    tp_model *m = finish(b);
+    builder_add(b, &ball);
+    tp_model *m = builder_finish(b);
     tp_batch *batch = batch_of(m, 1, 1);
     int phase = 0; /* 0 falling, 1 rising after the first bounce, 2 past the apex */
     double apex = 0.0;
     for (int i = 0; i < 240 && phase < 2; ++i) {
-        step(batch, 1);
-        tp_state_view s = view(batch);
+        batch_steps(batch, 1);
+        tp_state_view s = batch_view(batch);
         double z = s.pos[5] - 0.5, vz = s.v[5];
         if (phase == 0 && vz > 0.0f) phase = 1;
         if (phase == 1) {
@@ -370,7 +332,7 @@ Test(solver, collision_conserves_linear_momentum)
 {
     tp_model_def md = solver_def(TP_SOLVER_COLORED);
     md.gravity[2] = 0.0f;
-    tp_builder *b = begin(&md);
+    tp_builder *b = builder_begin(&md);
     tp_body_def a = body(TP_SHAPE_BOX, -1.0f, 0.0f, 0.0f);
     a.vel[0] = 2.0f;
     a.ang_vel[2] = 0.5f;
@@ -380,20 +342,20 @@ Test(solver, collision_conserves_linear_momentum)
     c.vel[1] = 0.1f;
     float q[4] = {0.1f, 0.2f, 0.3f, 0.927362f};
     memcpy(c.quat, q, sizeof q);
-    add(b, &a);
-    add(b, &c);
-    tp_model *m = finish(b);
+    builder_add(b, &a);
+    builder_add(b, &c);
+    tp_model *m = builder_finish(b);
     tp_batch *batch = batch_of(m, 1, 1);
     const double mass[2] = {1.0, 3.0};
     double p0[3] = {0, 0, 0}, scale = 0.0;
-    tp_state_view s = view(batch);
+    tp_state_view s = batch_view(batch);
     for (int i = 0; i < 2; ++i)
         for (int k = 0; k < 3; ++k) {
             p0[k] += mass[i] * s.v[3 * i + k];
             scale += fabs(mass[i] * s.v[3 * i + k]);
         }
-    step(batch, 60);
-    s = view(batch);
+    batch_steps(batch, 60);
+    s = batch_view(batch);
     double err = 0.0;
     for (int k = 0; k < 3; ++k) {
         double p1 = mass[0] * s.v[k] + mass[1] * s.v[3 + k];
@@ -428,10 +390,10 @@ static double max_moved(const tp_state_view *s, int w, const float *start, int *
 static tp_batch *run_10s(const tp_model *m, int worlds, int threads, float *start, float *out)
 {
     tp_batch *batch = batch_of(m, worlds, threads);
-    tp_state_view s = view(batch);
+    tp_state_view s = batch_view(batch);
     memcpy(start, s.pos, 3 * sizeof(float) * (size_t)s.bodies);
-    step(batch, STEPS_10S);
-    s = view(batch);
+    batch_steps(batch, STEPS_10S);
+    s = batch_view(batch);
     memcpy(out, s.pos, 3 * sizeof(float) * (size_t)s.bodies);
     return batch;
 }
@@ -445,7 +407,7 @@ Test(solver, tower_of_ten_stands_still)
     tp_model *m = tower_model(TP_SOLVER_COLORED);
     float start[3 * 11], end[3 * 11];
     tp_batch *batch = run_10s(m, 1, 1, start, end);
-    tp_state_view s = view(batch);
+    tp_state_view s = batch_view(batch);
     double moved = dist3(end + 3 * TOWER_TOP, start + 3 * TOWER_TOP), tilt = tilt_deg(s.quat + 4 * TOWER_TOP);
     int n = 0;
     double f = pair_normal_force(batch, 0, 1, 2, &n), expected = 9.0 * G;
@@ -470,11 +432,11 @@ Test(solver, tower_is_alike_in_every_world)
     const struct { int worlds, steps; } runs[] = {{16, STEPS_10S}, {128, 30}};
     for (size_t r = 0; r < sizeof runs / sizeof runs[0]; ++r) {
         tp_batch *one = batch_of(m, 1, 1), *many = batch_of(m, runs[r].worlds, 1);
-        step(one, runs[r].steps);
-        step(many, runs[r].steps);
-        uint64_t h = world_hash(one, 0);
+        batch_steps(one, runs[r].steps);
+        batch_steps(many, runs[r].steps);
+        uint64_t h = batch_world_hash(one, 0);
         for (int w = 0; w < runs[r].worlds; ++w)
-            cr_assert_eq(world_hash(many, w), h, "%d worlds, %d steps: world %d differs from the single world",
+            cr_assert_eq(batch_world_hash(many, w), h, "%d worlds, %d steps: world %d differs from the single world",
                          runs[r].worlds, runs[r].steps, w);
         tp_batch_destroy(one);
         tp_batch_destroy(many);
@@ -492,7 +454,7 @@ static void compare_modes(tp_model *(*make)(tp_solver_mode), int bodies, const c
     float start[3 * 56], colored[3 * 56], serial[3 * 56];
     cr_assert_eq(tp_model_body_count(mc), bodies);
     tp_batch *bc = run_10s(mc, 1, 1, start, colored), *bs = run_10s(ms, 1, 1, start, serial);
-    tp_state_view sc = view(bc), ss = view(bs);
+    tp_state_view sc = batch_view(bc), ss = batch_view(bs);
     int wc = 0, ws = 0, which = 0;
     double moved_c = max_moved(&sc, 0, start, &wc), moved_s = max_moved(&ss, 0, start, &ws), worst = 0.0;
     for (int b = 1; b < bodies; ++b) {
@@ -557,15 +519,15 @@ static void heap_run(const tp_model *m, int worlds, int threads, int push_world,
 {
     tp_batch *batch = batch_of(m, worlds, threads);
     int steps = heap_steps();
-    step(batch, 30);
+    batch_steps(batch, 30);
     if (push_world >= 0) {
         const float impulse[3] = {2.0f, 0.0f, 1.0f};
         cr_assert_eq(tp_batch_apply_impulse(batch, push_world, 5, impulse, NULL), TP_OK, "%s", tp_last_error());
     }
-    step(batch, steps - 30);
-    for (int w = 0; w < worlds; ++w) out[w] = world_hash(batch, w);
-    if (total) *total = state_hash(batch);
-    tp_state_view s = view(batch);
+    batch_steps(batch, steps - 30);
+    for (int w = 0; w < worlds; ++w) out[w] = batch_world_hash(batch, w);
+    if (total) *total = batch_state_hash(batch);
+    tp_state_view s = batch_view(batch);
     for (int w = 0; w < worlds; ++w) cr_assert_eq(s.faults[w], 0, "world %d faulted", w);
     tp_batch_destroy(batch);
 }
