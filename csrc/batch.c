@@ -151,6 +151,7 @@ static void batch_free_arrays(tp_batch *b)
     if (b->scratch)
         for (int t = 0; t < b->threads; ++t) free(b->scratch[t]);
     free(b->scratch);
+    free(b->stage_seconds);
 }
 
 static int batch_alloc_arrays(tp_batch *b)
@@ -190,7 +191,8 @@ static int batch_alloc_arrays(tp_batch *b)
     b->solver_scratch_bytes = tp_align16(tp_solver_scratch_bytes(b->bodies, b->contact_capacity));
     b->island_scratch_bytes = tp_align16(tp_island_scratch_bytes(b->bodies));
     b->scratch = calloc((size_t)b->threads, sizeof(void *));
-    if (!b->scratch) return 0;
+    b->stage_seconds = calloc((size_t)b->threads * TP_STAGE_COUNT, sizeof(double));
+    if (!b->scratch || !b->stage_seconds) return 0;
     for (int t = 0; t < b->threads; ++t) {
         b->scratch[t] = aligned_alloc(16, b->collide_scratch_bytes + b->solver_scratch_bytes + b->island_scratch_bytes);
         if (!b->scratch[t]) return 0;
@@ -248,6 +250,7 @@ tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_bat
     b->threads = d.threads > 0 ? d.threads : omp_get_max_threads();
     b->contact_capacity = d.contact_capacity > 0 ? d.contact_capacity : 16 * model->dynamic_count + 32;
     b->seed = d.has_seed ? d.seed : model->def.randomize.seed;
+    b->profile_stages = d.profile_stages != 0;
     if (!batch_alloc_arrays(b)) {
         size_t bytes = batch_bytes_per_world(b->bodies, b->contact_capacity) * (size_t)b->worlds;
         batch_free_arrays(b);
@@ -439,5 +442,29 @@ tp_status tp_batch_contacts(tp_batch *b, int world, tp_contact_info *out, int ca
         o->key = c[i].key;
     }
     *count = n;
+    return TP_OK;
+}
+
+/* ---------------------------------------------------------------- stage profile */
+
+const char *tp_stage_name(tp_stage stage)
+{
+    switch (stage) {
+    case TP_STAGE_COLLIDE: return "collide";
+    case TP_STAGE_COLOR: return "color";
+    case TP_STAGE_SOLVE: return "solve";
+    case TP_STAGE_FINISH: return "finish";
+    case TP_STAGE_COUNT: break;
+    }
+    return NULL;
+}
+
+tp_status tp_batch_stage_seconds(const tp_batch *b, double seconds[TP_STAGE_COUNT])
+{
+    if (!b || !seconds) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_stage_seconds: batch or seconds is NULL");
+    for (int k = 0; k < TP_STAGE_COUNT; ++k) {
+        seconds[k] = 0.0;
+        for (int t = 0; t < b->threads; ++t) seconds[k] += b->stage_seconds[t * TP_STAGE_COUNT + k];
+    }
     return TP_OK;
 }

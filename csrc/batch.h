@@ -42,6 +42,8 @@ struct tp_batch {
     /* Per-thread scratch of the CPU backend (collision and solver). */
     void **scratch;
     size_t collide_scratch_bytes, solver_scratch_bytes, island_scratch_bytes;
+    int profile_stages;
+    double *stage_seconds;        /* [threads][TP_STAGE_COUNT], summed by tp_batch_stage_seconds */
 
     tp_event_schedule *schedule;  /* [model->event_count] */
     int next_event;               /* first event not yet fired */

@@ -32,7 +32,38 @@ tp_step_params tp_batch_step_params(const tp_batch *b)
     return p;
 }
 
-static void world_step(tp_batch *bt, int w, int next, const tp_step_params *p, void *scratch)
+/* tp_world_step with a clock around each stage group (same calls, same order;
+ * tests/test_batch.c checks that the state hash is the same with and without). */
+static int world_step_profiled(tp_world *wd, const tp_step_params *p, tp_world_buffers *buf, double *t)
+{
+    buf->contact_count = 0;
+    buf->overflow = 0;
+    if (!tp_world_has_work(wd)) {
+        tp_world_step_idle(wd);
+        return 1;
+    }
+    double t0 = omp_get_wtime();
+    tp_island_work iw = tp_island_work_at(buf->island_scratch, wd->bodies);
+    tp_world_save_v_start(wd, iw.v_start);
+    int n = tp_world_collide_and_wake(wd, buf, p->solver.dt, iw.parent, iw.root_flags);
+    if (p->solver.warm_starting) tp_match_impulses(buf->contacts, n, buf->previous, buf->prev_count);
+    double t1 = omp_get_wtime();
+    tp_solver_work work = tp_solver_work_at(buf->solver_scratch, wd->bodies, buf->capacity);
+    int n_cons = tp_solver_color(wd, buf->contacts, n, &work, &p->solver);
+    double t2 = omp_get_wtime();
+    tp_solver_substeps(wd, buf->contacts, n, n_cons, &work, &p->solver);
+    double t3 = omp_get_wtime();
+    buf->contact_count = n;
+    int ok = tp_world_step_finish(wd, p, buf->contacts, n, work.rows, iw.v_start, iw.root_flags);
+    double t4 = omp_get_wtime();
+    t[TP_STAGE_COLLIDE] += t1 - t0;
+    t[TP_STAGE_COLOR] += t2 - t1;
+    t[TP_STAGE_SOLVE] += t3 - t2;
+    t[TP_STAGE_FINISH] += t4 - t3;
+    return ok;
+}
+
+static void world_step(tp_batch *bt, int w, int next, const tp_step_params *p, void *scratch, double *stage_t)
 {
     size_t cap = (size_t)bt->contact_capacity;
     if (bt->faults[w]) { /* frozen until reset (acceptance case C12) */
@@ -48,7 +79,8 @@ static void world_step(tp_batch *bt, int w, int next, const tp_step_params *p, v
     buf.collide_scratch = scratch;
     buf.solver_scratch = (char *)scratch + bt->collide_scratch_bytes;
     buf.island_scratch = (char *)scratch + bt->collide_scratch_bytes + bt->solver_scratch_bytes;
-    if (!tp_world_step(&wd, p, &buf)) bt->faults[w] = 1;
+    int ok = bt->profile_stages ? world_step_profiled(&wd, p, &buf, stage_t) : tp_world_step(&wd, p, &buf);
+    if (!ok) bt->faults[w] = 1;
     bt->contact_count[next][w] = buf.contact_count;
     bt->contact_overflow[w] += buf.overflow;
     tp_world_count(&wd, bt->awake_count + w, bt->sleeping_count + w, bt->checking_count + w);
@@ -60,9 +92,11 @@ void tp_cpu_step(tp_batch *b)
     tp_step_params p = tp_batch_step_params(b);
 #pragma omp parallel num_threads(b->threads)
     {
-        void *scratch = b->scratch[omp_get_thread_num()];
+        int t = omp_get_thread_num();
+        void *scratch = b->scratch[t];
+        double *stage_t = b->stage_seconds + (size_t)t * TP_STAGE_COUNT;
 #pragma omp for schedule(static)
-        for (int w = 0; w < worlds; ++w) world_step(b, w, next, &p, scratch);
+        for (int w = 0; w < worlds; ++w) world_step(b, w, next, &p, scratch, stage_t);
     }
     b->current = next;
 }

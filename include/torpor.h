@@ -230,6 +230,7 @@ typedef struct tp_batch_def {
                                    Points that do not fit are counted in contact_overflow. */
     int has_seed;               /* if set, `seed` replaces the model's randomize seed */
     uint64_t seed;
+    int profile_stages;         /* CPU backend: time each stage (tp_batch_stage_seconds); default 0 */
 } tp_batch_def;
 
 tp_batch_def tp_default_batch_def(void);
@@ -338,6 +339,21 @@ tp_status tp_batch_contacts(tp_batch *batch, int world, tp_contact_info *out, in
  * goes in), and of the whole batch (FNV-1a over the world hashes in order). */
 tp_status tp_batch_world_hash(tp_batch *batch, int world, uint64_t *out);
 tp_status tp_batch_state_hash(tp_batch *batch, uint64_t *out);
+
+/* Stages of a step as the CPU backend's profiler groups them (DESIGN.md 4). */
+typedef enum tp_stage {
+    TP_STAGE_COLLIDE = 0, /* broadphase, narrowphase, contact sort, islands, wakes, warm-start match */
+    TP_STAGE_COLOR = 1,   /* constraints and coloring */
+    TP_STAGE_SOLVE = 2,   /* substeps: velocity integration, propagation, position integration, relax, restitution */
+    TP_STAGE_FINISH = 3,  /* contact forces, sleep update, fault check, counts */
+    TP_STAGE_COUNT = 4
+} tp_stage;
+
+const char *tp_stage_name(tp_stage stage);
+/* Thread-seconds spent in each stage since creation, summed over threads
+ * (seconds[TP_STAGE_COUNT]); all zero unless the batch was created with
+ * profile_stages on the CPU backend. Worlds with nothing awake cost no stage. */
+tp_status tp_batch_stage_seconds(const tp_batch *batch, double seconds[TP_STAGE_COUNT]);
 
 /* ---------------------------------------------------------------- info */
 

@@ -239,3 +239,31 @@ Test(batch, events_fire_at_their_step)
     tp_batch_destroy(b);
     tp_model_destroy(m);
 }
+
+/* The stage profiler runs the same calls in the same order: same bits, and
+ * every stage group that did work took time. */
+Test(batch, stage_profile_changes_nothing)
+{
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load("tests/scenes/heap20.json", &m), TP_OK, "%s", tp_last_error());
+    tp_batch_def d = tp_default_batch_def();
+    d.worlds = 3;
+    d.threads = 2;
+    tp_batch *plain = NULL, *timed = NULL;
+    cr_assert_eq(tp_batch_create(m, &d, &plain), TP_OK, "%s", tp_last_error());
+    d.profile_stages = 1;
+    cr_assert_eq(tp_batch_create(m, &d, &timed), TP_OK, "%s", tp_last_error());
+    tp_batch_step(plain, 40);
+    tp_batch_step(timed, 40);
+    cr_assert_eq(state_hash(plain), state_hash(timed));
+    double t[TP_STAGE_COUNT], none[TP_STAGE_COUNT];
+    cr_assert_eq(tp_batch_stage_seconds(timed, t), TP_OK);
+    cr_assert_eq(tp_batch_stage_seconds(plain, none), TP_OK);
+    for (int k = 0; k < TP_STAGE_COUNT; ++k) {
+        cr_assert(t[k] > 0.0, "stage %s took no time", tp_stage_name((tp_stage)k));
+        cr_assert_eq(none[k], 0.0, "a batch without profiling reports %s time", tp_stage_name((tp_stage)k));
+    }
+    tp_batch_destroy(plain);
+    tp_batch_destroy(timed);
+    tp_model_destroy(m);
+}

@@ -16,8 +16,8 @@
  *   worlds never slept;
  *   memory per world (tp_batch_memory_bytes) and bytes per body per world
  *   beyond the contact buffers.
- * Per-stage shares are not reported: the stages run inside one function
- * (kernels/world_step.h) that has no timers, so only the total is measured. */
+ *   the share of the stepping time in each stage group (CPU backend,
+ *   tp_batch_def.profile_stages: collide, color, solve, finish). */
 #include "cli.h"
 
 #include <jansson.h>
@@ -48,6 +48,7 @@ typedef struct bench_result {
     size_t mem_world, mem_contacts;
     long long overflow;
     int faults;
+    double stage_share[TP_STAGE_COUNT]; /* fraction of the staged time; < 0 when not measured */
 } bench_result;
 
 static void bench_usage(FILE *f)
@@ -306,6 +307,15 @@ static tp_status run_case(tp_batch *batch, long steps, double *asleep_t, bench_r
     return st;
 }
 
+/* Fractions of the profiled time per stage group (-1 when nothing was timed). */
+static void stage_shares(const tp_batch *batch, bench_result *r)
+{
+    double t[TP_STAGE_COUNT], total = 0.0;
+    tp_batch_stage_seconds(batch, t);
+    for (int k = 0; k < TP_STAGE_COUNT; ++k) total += t[k];
+    for (int k = 0; k < TP_STAGE_COUNT; ++k) r->stage_share[k] = total > 0.0 ? t[k] / total : -1.0;
+}
+
 static tp_status bench_case(const bench_plan *p, const char *scene, long worlds, int sleep_on, bench_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -316,6 +326,7 @@ static tp_status bench_case(const bench_plan *p, const char *scene, long worlds,
     bd.worlds = (int)worlds;
     bd.threads = (int)p->threads;
     bd.backend = p->backend;
+    bd.profile_stages = 1; /* the CPU backend times its stages; the CUDA one ignores it */
     tp_batch *batch = NULL;
     double *asleep_t = malloc((size_t)worlds * sizeof *asleep_t);
     if (!asleep_t) st = TP_ERR_OUT_OF_MEMORY;
@@ -334,6 +345,7 @@ static tp_status bench_case(const bench_plan *p, const char *scene, long worlds,
         r->asleep_body_steps_s = asleep_steps > 0 && asleep_wall > 0.0
                                      ? (double)worlds * (double)asleep_steps * r->bodies / asleep_wall : -1.0;
         asleep_stats(asleep_t, (int)worlds, r);
+        stage_shares(batch, r);
     }
     free(asleep_t);
     tp_batch_destroy(batch);
@@ -347,9 +359,9 @@ static void print_header(FILE *f, const bench_plan *p, int threads)
 {
     fprintf(f, "torpor bench: %g simulated s per case, backend %s, %d CPU thread%s\n", p->seconds,
             tp_backend_name(p->backend), threads, threads == 1 ? "" : "s");
-    fprintf(f, "%-22s %6s %5s %6s %8s %10s %10s %10s %10s %22s %9s %9s\n", "scene", "worlds", "sleep", "steps",
+    fprintf(f, "%-22s %6s %5s %6s %8s %10s %10s %10s %10s %22s %9s %9s  %s\n", "scene", "worlds", "sleep", "steps",
             "wall s", "wsteps/s", "bsteps/s", "bsteps/s/t", "settled", "all-asleep med/p95/max", "KiB/world",
-            "B/body");
+            "B/body", "stages % collide/color/solve/finish");
 }
 
 static void fmt_time(char *buf, size_t n, double t)
@@ -370,9 +382,13 @@ static void print_row(FILE *f, const char *scene, long worlds, int sleep_on, int
     else snprintf(phase, sizeof phase, "%.3g", r->asleep_body_steps_s);
     const char *base = strrchr(scene, '/');
     double beyond = r->bodies > 0 ? (double)(r->mem_world - r->mem_contacts) / (double)r->bodies : 0.0;
-    fprintf(f, "%-22s %6ld %5s %6ld %8.2f %10.3g %10.3g %10.3g %10s %22s %9.1f %9.0f\n", base ? base + 1 : scene, worlds,
-            sleep_on ? "on" : "off", r->steps, r->wall, r->world_steps_s, r->body_steps_s,
-            r->body_steps_s / (threads > 0 ? threads : 1), phase, asleep, (double)r->mem_world / 1024.0, beyond);
+    char stages[64] = "-";
+    if (r->stage_share[0] >= 0.0)
+        snprintf(stages, sizeof stages, "%.0f/%.0f/%.0f/%.0f", 100.0 * r->stage_share[0], 100.0 * r->stage_share[1],
+                 100.0 * r->stage_share[2], 100.0 * r->stage_share[3]);
+    fprintf(f, "%-22s %6ld %5s %6ld %8.2f %10.3g %10.3g %10.3g %10s %22s %9.1f %9.0f  %s\n", base ? base + 1 : scene,
+            worlds, sleep_on ? "on" : "off", r->steps, r->wall, r->world_steps_s, r->body_steps_s,
+            r->body_steps_s / (threads > 0 ? threads : 1), phase, asleep, (double)r->mem_world / 1024.0, beyond, stages);
     if (r->overflow || r->faults)
         fprintf(f, "  ^ warning: contact overflow %lld points, %d faulted worlds\n", r->overflow, r->faults);
     fflush(f);
@@ -399,8 +415,9 @@ int tp_cmd_bench(int argc, char **argv)
             }
     printf("wsteps/s = world-steps per second; bsteps/s = dynamic body-steps per second (/t: per thread);\n"
            "settled = bsteps/s over the steps that began with >= 99%% of worlds asleep; all-asleep times in simulated s;\n"
-           "B/body = bytes per dynamic body per world beyond the contact buffers. Stage shares: not measured\n"
-           "(the stages run inside one untimed function, kernels/world_step.h).\n");
+           "B/body = bytes per dynamic body per world beyond the contact buffers;\n"
+           "stages = share of the stepping time (CPU backend): collide = broadphase, narrowphase, sort, islands,\n"
+           "wakes; color = constraints and coloring; solve = substeps; finish = forces, sleep update, checks.\n");
     free_plan(&p);
     return code;
 }
