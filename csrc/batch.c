@@ -50,6 +50,7 @@ tp_world tp_batch_world(tp_batch *b, int w)
     wd.contact_f = b->contact_f + 3 * o;
     wd.island = b->island + o;
     wd.solve_sleeping = !b->model->def.sleep.skip_constraints;
+    wd.dt = b->model->def.dt;
     for (int k = 0; k < 3; ++k) wd.gravity[k] = b->gravity[3 * w + k];
     return wd;
 }

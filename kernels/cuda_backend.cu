@@ -63,6 +63,7 @@ struct tp_dev {
     uint64_t *keys_in, *keys_out; /* [W * capacity] contact keys, per-world sentinels */
     int32_t *slots_in, *slots_out;/* [W * capacity] slot within the world (i % capacity) */
     int solve_sleeping, worlds, bodies, capacity;
+    float dt;
 };
 
 struct tp_device_array {
@@ -174,6 +175,7 @@ static void list_arrays(tp_cuda_batch *c, tp_batch *b)
     add_array(c, (void **)&d->slots_out, NULL, cap * sizeof(int32_t), 0);
     add_array(c, &c->sort_temp, NULL, c->sort_temp_bytes, 0);
     d->solve_sleeping = !b->model->def.sleep.skip_constraints;
+    d->dt = b->model->def.dt;
     d->worlds = b->worlds;
     d->bodies = b->bodies;
     d->capacity = b->contact_capacity;
@@ -235,6 +237,7 @@ __device__ static tp_world world_view(const tp_dev &d, int w)
     wd.contact_f = d.contact_f + 3 * o;
     wd.island = d.island + o;
     wd.solve_sleeping = d.solve_sleeping;
+    wd.dt = d.dt;
     for (int k = 0; k < 3; ++k) wd.gravity[k] = d.gravity[3 * w + k];
     return wd;
 }

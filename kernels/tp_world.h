@@ -45,6 +45,7 @@ typedef struct tp_world {
     float *contact_f;              /* [bodies][3] summed contact force on each body, N */
     int32_t *island;               /* [bodies]    island label (smallest body index), -1 if none */
     int solve_sleeping;            /* sleep.skip_constraints off: sleeping bodies' rows are solved */
+    float dt;                      /* step length, s; > 0 makes speculative margins grow with speed */
     float gravity[3];              /* this world's gravity, m/s^2 */
 } tp_world;
 
