@@ -253,6 +253,7 @@ int tp_batch_bodies(const tp_batch *batch);       /* bodies per world */
 tp_backend tp_batch_backend(const tp_batch *batch);
 int tp_batch_threads(const tp_batch *batch);      /* CPU threads actually used */
 int64_t tp_batch_step_count(const tp_batch *batch);
+uint64_t tp_batch_seed(const tp_batch *batch);        /* the randomization seed in use */
 double tp_batch_time(const tp_batch *batch);      /* steps x dt, seconds */
 const tp_model *tp_batch_model(const tp_batch *batch);
 

@@ -27,6 +27,14 @@ int tp_record_open(tp_run_record *rec, const char *dir, int record_bodies, tp_ba
     rec->worlds = tp_batch_worlds(batch);
     rec->all_asleep_time = malloc((size_t)rec->worlds * sizeof(double));
     rec->record_bodies = record_bodies;
+    /* Files of an earlier run that this run may not write must not linger
+     * beside the new ones (snapshot.png is written later, if asked for). */
+    const char *stale[] = {"bodies.csv", "snapshot.png"};
+    for (size_t i = record_bodies ? 1 : 0; i < sizeof stale / sizeof stale[0]; ++i) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, stale[i]);
+        remove(path);
+    }
     rec->awake_csv = open_in(dir, "awake.csv");
     if (record_bodies) rec->bodies_csv = open_in(dir, "bodies.csv");
     if (!rec->all_asleep_time || !rec->awake_csv || (record_bodies && !rec->bodies_csv)) {
@@ -83,7 +91,7 @@ void tp_record_asleep(tp_run_record *rec, tp_batch *batch, const tp_state_view *
 {
     double t = tp_batch_time(batch);
     for (int w = 0; w < s->worlds; ++w) {
-        int asleep = s->awake_count[w] == 0 && s->sleeping_count[w] > 0;
+        int asleep = s->awake_count[w] == 0; /* a world without dynamic bodies counts as asleep */
         if (!asleep) rec->all_asleep_time[w] = -1.0;
         else if (rec->all_asleep_time[w] < 0.0) rec->all_asleep_time[w] = t;
     }
@@ -128,6 +136,7 @@ static json_t *summary_json(tp_batch *batch, const tp_run_record *rec, const tp_
     json_object_set_new(j, "substeps", json_integer(def.substeps));
     json_object_set_new(j, "simulated_seconds", json_real(tp_batch_time(batch)));
     json_object_set_new(j, "backend", json_string(tp_backend_name(tp_batch_backend(batch))));
+    json_object_set_new(j, "seed", json_integer((json_int_t)tp_batch_seed(batch)));
     json_object_set_new(j, "threads", json_integer(tp_batch_backend(batch) == TP_BACKEND_CPU ? tp_batch_threads(batch) : 0));
     json_object_set_new(j, "wall_seconds", json_real(info->wall_seconds));
     json_object_set_new(j, "world_steps_per_second", json_real(world_steps / wall));
@@ -169,8 +178,14 @@ static void write_awake_png(tp_run_record *rec, tp_batch *batch)
 int tp_record_finish(tp_run_record *rec, tp_batch *batch, const tp_run_info *info)
 {
     int ok = 1;
-    if (rec->awake_csv && fclose(rec->awake_csv) != 0) ok = 0;
-    if (rec->bodies_csv && fclose(rec->bodies_csv) != 0) ok = 0;
+    if (rec->awake_csv && fclose(rec->awake_csv) != 0) {
+        fprintf(stderr, "torpor run: cannot write %s/awake.csv: %s\n", rec->dir, strerror(errno));
+        ok = 0;
+    }
+    if (rec->bodies_csv && fclose(rec->bodies_csv) != 0) {
+        fprintf(stderr, "torpor run: cannot write %s/bodies.csv: %s\n", rec->dir, strerror(errno));
+        ok = 0;
+    }
     rec->awake_csv = rec->bodies_csv = NULL;
     tp_state_view s;
     if (tp_batch_state(batch, &s) != TP_OK) {
@@ -187,7 +202,7 @@ int tp_record_finish(tp_run_record *rec, tp_batch *batch, const tp_run_info *inf
     }
     json_decref(j);
     write_awake_png(rec, batch);
-    if (!ok) fprintf(stderr, "torpor run: some output files in %s could not be written\n", rec->dir);
+    if (tp_plot_available() && !rec->awake_png_written) ok = 0; /* its own message said why */
     return ok;
 }
 

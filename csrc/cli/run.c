@@ -6,6 +6,8 @@
  * SIGTERM stops the run after the current step and still writes what it has. */
 #include "cli.h"
 #include "output.h"
+
+#include "model.h"
 #include "plot.h"
 
 #include <errno.h>
@@ -40,7 +42,7 @@ static void run_usage(FILE *f)
 /* Value of an option that takes one; prints an error if it is missing. */
 static const char *option_value(int argc, char **argv, int *i)
 {
-    if (*i + 1 >= argc) {
+    if (*i + 1 >= argc || (argv[*i + 1][0] == '-' && argv[*i + 1][1] == '-')) {
         fprintf(stderr, "torpor run: %s needs a value\n", argv[*i]);
         return NULL;
     }
@@ -66,15 +68,22 @@ static int parse_options(int argc, char **argv, run_options *o)
     o->worlds = 1;
     o->every = 1;
     o->backend = TP_BACKEND_CPU;
+    char name[64];
     for (int i = 1; i < argc; ++i) {
-        const char *a = argv[i], *v = NULL;
+        const char *a = argv[i], *v = NULL, *eq = strchr(a, '=');
         long n;
         double d;
+        if (a[0] == '-' && a[1] == '-' && eq && (size_t)(eq - a) < sizeof name) { /* --option=value */
+            memcpy(name, a, (size_t)(eq - a));
+            name[eq - a] = '\0';
+            a = name;
+            v = eq + 1;
+        }
         if (strcmp(a, "--record-bodies") == 0) o->record_bodies = 1;
         else if (strcmp(a, "--quiet") == 0) o->quiet = 1;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { run_usage(stdout); exit(0); }
         else if (a[0] == '-' && a[1] == '-') {
-            if (!(v = option_value(argc, argv, &i))) return 0;
+            if (!v && !(v = option_value(argc, argv, &i))) return 0;
             if (strcmp(a, "--worlds") == 0) { if (!tp_cli_parse_int(a, v, 1, TP_MAX_WORLDS, &o->worlds)) return 0; }
             else if (strcmp(a, "--threads") == 0) { if (!tp_cli_parse_int(a, v, 1, 4096, &o->threads)) return 0; }
             else if (strcmp(a, "--every") == 0) { if (!tp_cli_parse_int(a, v, 1, 1000000000L, &o->every)) return 0; }
@@ -93,8 +102,9 @@ static int parse_options(int argc, char **argv, run_options *o)
                 char *end = NULL;
                 errno = 0;
                 o->seed = strtoull(v, &end, 10);
-                if (errno || end == v || *end || v[0] == '-') {
-                    fprintf(stderr, "torpor run: --seed: expected a non-negative integer, got \"%s\"\n", v);
+                if (errno || end == v || *end || v[0] == '-' || o->seed > (unsigned long long)INT64_MAX) {
+                    fprintf(stderr, "torpor run: --seed: expected an integer in [0, 2^63 - 1] (as in scene files), "
+                                    "got \"%s\"\n", v);
                     return 0;
                 }
                 o->have_seed = 1;
@@ -116,6 +126,20 @@ static int parse_options(int argc, char **argv, run_options *o)
         return 0;
     }
     return 1;
+}
+
+/* Scripted events whose time the run never reached did not fire: say so. */
+static void warn_unfired_events(const tp_model *m, double end_time)
+{
+    int late = 0;
+    double first = 0.0;
+    for (int i = 0; i < m->event_count; ++i) {
+        if (m->events[i].time <= end_time + 1e-9) continue;
+        if (!late++) first = m->events[i].time;
+    }
+    if (late)
+        fprintf(stderr, "torpor run: note: %d scripted event%s at or after t = %g s did not fire (the run ended at %.3f s)\n",
+                late, late == 1 ? "" : "s", first, end_time);
 }
 
 static int make_dir(const char *path)
@@ -218,6 +242,9 @@ int tp_cmd_run(int argc, char **argv)
         signal(SIGTERM, previous_term);
         if (st != TP_OK) code = tp_cli_report(st, o.scene);
         if (tp_interrupted) fprintf(stderr, "torpor run: interrupted after %ld of %ld steps; writing what we have\n", done, steps);
+        warn_unfired_events(model, tp_batch_time(batch));
+        if (tp_model_dynamic_body_count(model) == 0)
+            fprintf(stderr, "torpor run: note: %s has no dynamic bodies; nothing moves\n", o.scene);
         if (o.have_snapshot && snapshot == 0)
             fprintf(stderr, "torpor run: --snapshot %g: the run ended at %.3f s, before that time; no snapshot.png\n",
                     o.snapshot_time, tp_batch_time(batch));
