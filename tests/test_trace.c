@@ -55,7 +55,13 @@ Test(trace, new_link_wakes_sleeping_island) { expect_trace("tests/traces/new_lin
 Test(trace, bad_scripts_exit_2)
 {
     const char *bad[] = {"bodies 2\nframe 0.1\n", "frame 0.1\n", "bodies 2\ndt 0.5\nlink 0 5\n",
-                         "bodies 1\ndt 0.5\nframe -1\n", "bodies 1\nfly 3\n", "bodies 1\nframe 0.1\n"};
+                         "bodies 1\ndt 0.5\nframe -1\n", "bodies 1\nfly 3\n", "bodies 1\nframe 0.1\n",
+                         /* trailing garbage, missing threshold or duration */
+                         "threshold 0.2\nduration 1\ndt 0.1x\nbodies 1\nframe 0.1\n",
+                         "threshold 0.2\nduration 1\ndt 0.5\nbodies 2x\n",
+                         "threshold 0.2\nduration 1\ndt 0.5\nbodies 2\nlink 0 1 2\n",
+                         "threshold 0.2\nduration 1\ndt 0.5\nbodies 1\nframe 0x\n",
+                         "dt 0.5\nbodies 1\nframe 0.1\n"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
         char path[] = "/tmp/tp_trace_XXXXXX";
         int fd = mkstemp(path);

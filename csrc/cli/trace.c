@@ -23,6 +23,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define TRACE_MAX_BODIES 4096
 
@@ -30,6 +31,7 @@ typedef struct trace {
     const char *path;
     int line;
     float threshold, duration, dt;
+    int have_threshold, have_duration;
     int bodies;
     uint8_t *linked;   /* [bodies][bodies] */
     uint8_t *asleep;   /* [bodies] */
@@ -82,12 +84,19 @@ static void trace_frame(trace *t, const float *speed)
     printf("\n");
 }
 
+/* The rest of a line must be blank: "dt 0.1x" or "link 0 1 2" are errors. */
+static int only_blanks(const char *s)
+{
+    while (s && (*s == ' ' || *s == '\t')) ++s;
+    return !s || *s == '\0';
+}
+
 static int parse_float(const char *s, float *out)
 {
     char *end = NULL;
     errno = 0;
     double v = strtod(s, &end);
-    if (errno || end == s || !isfinite(v) || v < 0.0) return 0;
+    if (errno || end == s || !isfinite(v) || v < 0.0 || !only_blanks(end)) return 0;
     *out = (float)v;
     return 1;
 }
@@ -130,6 +139,7 @@ static int trace_link(trace *t, char *args, int on)
 {
     int i, j;
     if (!parse_body(t, strtok(args, " \t"), &i) || !parse_body(t, strtok(NULL, " \t"), &j)) return 0;
+    if (strtok(NULL, " \t")) return trace_error(t, "link and unlink take exactly two body indices");
     if (i == j) return trace_error(t, "a body cannot be linked to itself");
     int was = t->linked[i * t->bodies + j];
     t->linked[i * t->bodies + j] = t->linked[j * t->bodies + i] = (uint8_t)on;
@@ -144,12 +154,16 @@ static int trace_line(trace *t, char *line, int *frames)
     char *rest = strtok(NULL, "\r\n");
     if (!strcmp(cmd, "threshold") || !strcmp(cmd, "duration") || !strcmp(cmd, "dt")) {
         float *dst = cmd[0] == 't' ? &t->threshold : (cmd[1] == 'u' ? &t->duration : &t->dt);
-        if (!rest || !parse_float(rest, dst)) return trace_error(t, "expected a finite number >= 0");
+        if (!rest || !parse_float(rest, dst)) return trace_error(t, "expected one finite number >= 0");
+        t->have_threshold |= cmd[0] == 't';
+        t->have_duration |= cmd[1] == 'u';
         return 1;
     }
     if (!strcmp(cmd, "bodies")) {
-        long n = rest ? strtol(rest, NULL, 10) : 0;
+        char *end = NULL;
+        long n = rest ? strtol(rest, &end, 10) : 0;
         if (t->bodies) return trace_error(t, "bodies is given twice");
+        if (!rest || end == rest || !only_blanks(end)) return trace_error(t, "bodies takes one integer");
         if (n < 1 || n > TRACE_MAX_BODIES) return trace_error(t, "bodies must be in [1, 4096]");
         if (!trace_alloc(t, (int)n)) return trace_error(t, "out of memory");
         return 1;
@@ -159,11 +173,14 @@ static int trace_line(trace *t, char *line, int *frames)
     if (!strcmp(cmd, "touch")) {
         int b;
         if (!parse_body(t, rest ? strtok(rest, " \t") : NULL, &b)) return 0;
+        if (strtok(NULL, " \t")) return trace_error(t, "touch takes one body index");
         trace_wake(t, b);
         return 1;
     }
     if (!strcmp(cmd, "frame")) {
         if (!(t->dt > 0.0f)) return trace_error(t, "dt must be set to a value > 0 before the first frame");
+        if (!t->have_threshold || !t->have_duration)
+            return trace_error(t, "threshold and duration must be set before the first frame (they have no default)");
         float speed[TRACE_MAX_BODIES];
         char *tok = rest ? strtok(rest, " \t") : NULL;
         for (int b = 0; b < t->bodies; ++b, tok = strtok(NULL, " \t")) {
@@ -191,6 +208,12 @@ int tp_cmd_trace(int argc, char **argv)
     memset(&t, 0, sizeof t);
     t.path = argv[1];
     FILE *f = strcmp(t.path, "-") ? fopen(t.path, "r") : stdin;
+    struct stat st;
+    if (f && f != stdin && fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
+        fclose(f);
+        f = NULL;
+        errno = EISDIR;
+    }
     if (!f) {
         fprintf(stderr, "torpor trace: cannot read %s: %s\n", t.path, strerror(errno));
         return TP_EXIT_USAGE;
