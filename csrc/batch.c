@@ -254,10 +254,14 @@ tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_bat
     b->profile_stages = d.profile_stages != 0;
     if (!batch_alloc_arrays(b)) {
         size_t bytes = batch_bytes_per_world(b->bodies, b->contact_capacity) * (size_t)b->worlds;
+        int b_capacity = b->contact_capacity;
         batch_free_arrays(b);
         free(b);
-        return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: could not allocate %zu bytes for %d worlds of %d bodies",
-                       bytes, d.worlds, model->body_count);
+        return tp_fail(TP_ERR_OUT_OF_MEMORY,
+                       "tp_batch_create: could not allocate %.2f GiB for %d worlds of %d bodies (%.1f KiB per world, "
+                       "contact capacity %d points); use fewer worlds or a smaller contact_capacity",
+                       (double)bytes / 1073741824.0, d.worlds, model->body_count,
+                       (double)bytes / (double)d.worlds / 1024.0, b_capacity);
     }
     for (int w = 0; w < b->worlds; ++w) tp_batch_init_world(b, w);
     st = tp_events_schedule(b);
