@@ -65,7 +65,7 @@ echo "|---|---|---|---|---|---|" >> "$out/parity.md"
 for scene in scenes/*.json; do
   name=$(basename "$scene" .json)
   worlds=8; steps=120
-  case "$name" in many_pyramids|pyramid3d) worlds=1; steps=30 ;; esac
+  case "$name" in many_pyramids) worlds=1; steps=3 ;; pyramid3d) worlds=1; steps=20 ;; esac
   for be in cpu cuda; do
     timeout 120 $bin run "$scene" --worlds $worlds --steps $steps --backend $be --quiet --out "$out/p_${name}_$be" \
       || echo "run failed: $scene $be"
@@ -114,7 +114,7 @@ bench tower_sleep_off "$out/tower_nosleep.json" 16384 300
 bench tower_sleep_on_first_0.5s scenes/tower.json 16384 30
 bench tower_sleep_on_after_3s scenes/tower.json 16384 300
 [ -f scenes/pyramid.json ] && bench pyramid scenes/pyramid.json 4096 120
-[ -f scenes/many_pyramids.json ] && bench many_pyramids scenes/many_pyramids.json 1 30
+[ -f scenes/many_pyramids.json ] && bench many_pyramids scenes/many_pyramids.json 1 10
 cat "$out/bench.md"
 
 {
