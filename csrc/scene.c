@@ -11,6 +11,7 @@
  * syntax errors; for the others the loader keeps the JSON path it is reading
  * and asks tp_json_locate (scene_positions.c) where that path sits in the text. */
 #include "error.h"
+#include "hint.h"
 #include "model.h"
 #include "scene_positions.h"
 #include "torpor.h"
@@ -151,58 +152,6 @@ static int fail_check(scene *sc, const char *field, const char *reason, const ch
 
 /* ---------------------------------------------------------------- names and hints */
 
-/* Levenshtein distance (insertions, deletions, substitutions), or INT_MAX for
- * words too long to be worth a hint. */
-static int edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    if (la > 63 || lb > 63) return INT_MAX;
-    int prev[64], cur[64];
-    for (size_t j = 0; j <= lb; ++j) prev[j] = (int)j;
-    for (size_t i = 1; i <= la; ++i) {
-        cur[0] = (int)i;
-        for (size_t j = 1; j <= lb; ++j) {
-            int sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
-            int del = prev[j] + 1, ins = cur[j - 1] + 1;
-            cur[j] = sub < del ? (sub < ins ? sub : ins) : (del < ins ? del : ins);
-        }
-        memcpy(prev, cur, (lb + 1) * sizeof prev[0]);
-    }
-    return prev[lb];
-}
-
-/* The nearest candidate seen so far, kept only if close enough to be a likely typo. */
-typedef struct hint {
-    const char *word;
-    const char *best;
-    int distance;
-} hint;
-
-static void hint_consider(hint *h, const char *candidate)
-{
-    int d = edit_distance(h->word, candidate);
-    int len = (int)strlen(h->word);
-    int close = len >= 6 ? len / 3 : 1; /* one typo in a short word, one in three letters in a long one */
-    if (d <= close && (!h->best || d < h->distance)) {
-        h->best = candidate;
-        h->distance = d;
-    }
-}
-
-/* "; did you mean "x"?" or "; expected one of "a", "b"" into out. */
-static void hint_text(const char *word, const char *const *names, int count, char *out, size_t len)
-{
-    hint h = {word, NULL, 0};
-    for (int i = 0; i < count; ++i) hint_consider(&h, names[i]);
-    if (h.best) {
-        snprintf(out, len, "; did you mean \"%s\"?", h.best);
-        return;
-    }
-    size_t at = (size_t)snprintf(out, len, "; expected one of");
-    for (int i = 0; i < count && at < len; ++i)
-        at += (size_t)snprintf(out + at, len - at, "%s \"%s\"", i ? "," : "", names[i]);
-}
-
 static int find_name(const char *word, const char *const *names, int count)
 {
     for (int i = 0; i < count; ++i)
@@ -297,7 +246,7 @@ static int as_enum(scene *sc, const json_t *v, const char *const *names, int cou
     int i = find_name(s, names, count);
     if (i < 0) {
         char h[512];
-        hint_text(s, names, count, h, sizeof h);
+        tp_hint_text(s, names, count, h, sizeof h);
         return fail(sc, 0, "unknown %s \"%s\"%s", what, s, h);
     }
     *out = i;
@@ -405,7 +354,7 @@ static int check_keys(scene *sc, const json_t *obj, const field *fields, int cou
     json_object_foreach((json_t *)obj, key, value) {
         if (find_name(key, names, count) < 0) {
             char h[512];
-            hint_text(key, names, count, h, sizeof h);
+            tp_hint_text(key, names, count, h, sizeof h);
             push_key(sc, key);
             return pop(sc, fail(sc, 1, "unknown key%s", h));
         }
@@ -766,10 +715,10 @@ static int as_body(scene *sc, const json_t *v, int *out)
         *out = (int)json_integer_value(index);
         return 1;
     }
-    hint h = {name, NULL, 0};
+    tp_hint h = {name, NULL, 0};
     const char *key;
     json_t *value;
-    json_object_foreach(sc->names, key, value) hint_consider(&h, key);
+    json_object_foreach(sc->names, key, value) tp_hint_consider(&h, key);
     if (h.best) return fail(sc, 0, "unknown body \"%s\"; did you mean \"%s\"?", name, h.best);
     return fail(sc, 0, "unknown body \"%s\"; no body of the scene has that name", name);
 }
