@@ -7,6 +7,7 @@
  * Events count global steps: resetting a world does not replay them. */
 #include "batch.h"
 
+#include "cuda_backend.h"
 #include "error.h"
 
 #include <math.h>
@@ -38,6 +39,9 @@ tp_status tp_events_schedule(tp_batch *b)
 
 static tp_status apply_to_world(tp_batch *b, const tp_event_def *e, int w)
 {
+    /* A faulted world is frozen until reset: its events are skipped (feeding
+     * its non-finite state back through the API checks would stop every world). */
+    if (b->faults[w] && e->action != TP_EVENT_RESET) return TP_OK;
     const float zero[3] = {0.0f, 0.0f, 0.0f};
     size_t k = (size_t)w * (size_t)b->bodies + (size_t)(e->body < 0 ? 0 : e->body);
     switch (e->action) {
@@ -66,6 +70,12 @@ static tp_status apply_to_world(tp_batch *b, const tp_event_def *e, int w)
 static tp_status apply_event(tp_batch *b, int i)
 {
     const tp_event_def *e = &b->model->events[i];
+    /* Events read the current state (a teleport keeps the orientation): on
+     * CUDA, bring the host mirror up to date first. */
+    if (b->cuda) {
+        tp_status st = tp_cuda_download(b);
+        if (st) return st;
+    }
     if (e->world_count == 0) {
         for (int w = 0; w < b->worlds; ++w) {
             tp_status st = apply_to_world(b, e, w);

@@ -256,8 +256,8 @@ static int action_needs_body(tp_event_action a)
 int tp_event_def_check(const tp_event_def *def, int body_count, const tp_body_def *bodies, char *field,
                        size_t field_len, char *reason, size_t reason_len)
 {
-    if (!isfinite(def->time) || def->time < 0.0)
-        return CHECK_FAIL("time", "must be a finite time >= 0 s, got %g", def->time);
+    if (!isfinite(def->time) || def->time < 0.0 || def->time > 1e9)
+        return CHECK_FAIL("time", "must be a time >= 0 s (and at most 1e9 s), got %g", def->time);
     if ((unsigned)def->action >= TP_EVENT_ACTION_COUNT)
         return CHECK_FAIL("action", "unknown action %d", (int)def->action);
     if (action_needs_body(def->action)) {
@@ -283,8 +283,8 @@ int tp_event_def_check(const tp_event_def *def, int body_count, const tp_body_de
                    def->quat[3] * def->quat[3];
         if (!(q2 > 1e-12f)) return CHECK_FAIL("quat", "must not be the zero quaternion");
     }
-    if (!isfinite(def->duration) || def->duration < 0.0)
-        return CHECK_FAIL("duration", "must be a finite time >= 0 s, got %g", def->duration);
+    if (!isfinite(def->duration) || def->duration < 0.0 || def->duration > 1e9)
+        return CHECK_FAIL("duration", "must be a time >= 0 s (and at most 1e9 s), got %g", def->duration);
     if (def->world_count < 0 || (def->world_count > 0 && !def->worlds))
         return CHECK_FAIL("worlds", "world list is empty or missing");
     for (int i = 0; i < def->world_count; ++i) {
@@ -588,7 +588,7 @@ void tp_model_destroy(tp_model *m)
 const char *tp_model_name(const tp_model *m) { return m ? m->name : NULL; }
 int tp_model_body_count(const tp_model *m) { return m ? m->body_count : 0; }
 int tp_model_dynamic_body_count(const tp_model *m) { return m ? m->dynamic_count : 0; }
-tp_model_def tp_model_get_def(const tp_model *m) { return m->def; }
+tp_model_def tp_model_get_def(const tp_model *m) { return m ? m->def : tp_default_model_def(); }
 
 int tp_model_find_body(const tp_model *m, const char *name)
 {

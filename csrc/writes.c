@@ -201,12 +201,18 @@ tp_status tp_batch_remove_body(tp_batch *b, int world, int body)
     if ((st = begin_write(b))) return st;
     size_t k = idx(b, world, body);
     if (b->flags[k] & TP_FLAG_REMOVED) return TP_OK;
-    /* Wake first, while the island still holds the body: what it supported wakes. */
+    /* Wake first, while the island still holds the body: what it supported wakes.
+     * A static or kinematic body belongs to no island: wake everything whose
+     * bounding sphere meets its bounding sphere grown by the contact margin. */
     tp_wake_body(b, world, body);
+    if (b->model->bodies[body].type != TP_BODY_DYNAMIC)
+        tp_wake_sphere(b, world, b->pos + 3 * k, b->model->bodies[body].bound_radius + 0.02f);
     b->flags[k] |= TP_FLAG_REMOVED;
     b->island[k] = -1; /* in no island from now on, even if no step rebuilds the islands (all else asleep) */
     memset(b->v + 3 * k, 0, 3 * sizeof(float));
     memset(b->w + 3 * k, 0, 3 * sizeof(float));
+    memset(b->force + 3 * k, 0, 3 * sizeof(float));
+    memset(b->torque + 3 * k, 0, 3 * sizeof(float));
     tp_batch_count_world(b, world);
     return TP_OK;
 }

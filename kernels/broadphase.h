@@ -129,7 +129,11 @@ TP_HD int tp_broadphase_keep(const tp_broadphase *bp, int a, int b)
 {
     for (int k = 0; k < 3; ++k)
         if (bp->lo[3 * a + k] > bp->hi[3 * b + k] || bp->lo[3 * b + k] > bp->hi[3 * a + k]) return 0;
-    return tp_body_is_simulated(bp->wd, a) || tp_body_is_simulated(bp->wd, b);
+    const tp_world *wd = bp->wd;
+    if (tp_body_is_simulated(wd, a) || tp_body_is_simulated(wd, b)) return 1;
+    /* a moving kinematic body against a sleeping one: collide, so it can wake it */
+    return (tp_body_is_moving_kinematic(wd, a) && wd->model[b].type == TP_BODY_DYNAMIC) ||
+           (tp_body_is_moving_kinematic(wd, b) && wd->model[a].type == TP_BODY_DYNAMIC);
 }
 
 /* Next candidate pair: returns 1 with *a < *b, or 0 when the sweep is done. */

@@ -85,6 +85,23 @@ TP_HD int tp_contact_links(const tp_world *wd, const tp_contact *c, float dt)
     return c->separation - reach <= TP_TOUCH_DISTANCE;
 }
 
+/* A moving kinematic body that touches a sleeping island, or will reach it
+ * within the step, counts as something awake in that island, so the island
+ * wakes (tp_islands_wake_touched) instead of being passed through. */
+TP_HD void tp_kinematic_wake_flag(const tp_world *wd, const tp_contact *c, float dt, uint8_t *root_flags)
+{
+    int ka = tp_body_is_moving_kinematic(wd, c->body_a), kb = tp_body_is_moving_kinematic(wd, c->body_b);
+    if (ka == kb) return;
+    int k = ka ? c->body_a : c->body_b, other = ka ? c->body_b : c->body_a;
+    if (!tp_body_in_islands(wd, other) || wd->sleep_state[other] != TP_SLEEPING) return;
+    tp_vec3 n = tp_v3_load(c->normal);
+    const tp_body_model *m = &wd->model[k];
+    float arm = m->bound_radius + tp_len(tp_v3(m->com[0], m->com[1], m->com[2]));
+    float toward = ka ? 1.0f : -1.0f; /* the normal points from a to b */
+    float reach = (toward * tp_dot(tp_v3_load(wd->v + 3 * k), n) + tp_len(tp_v3_load(wd->w + 3 * k)) * arm) * dt;
+    if (c->separation - reach <= TP_TOUCH_DISTANCE) root_flags[wd->island[other]] |= TP_ISLAND_HAS_AWAKE;
+}
+
 /* Build the islands of one world from its sorted contacts: writes the label of
  * every dynamic body into wd->island (-1 for others) and, per root, the flags
  * HAS_AWAKE, HAS_SLEEPING and SUPPORTED into root_flags [bodies].
@@ -120,6 +137,7 @@ TP_HD void tp_islands_build(tp_world *wd, const tp_contact *contacts, int n, flo
         if (sa && tp_body_in_islands(wd, c->body_b)) root_flags[wd->island[c->body_b]] |= TP_ISLAND_SUPPORTED;
         if (sb && tp_body_in_islands(wd, c->body_a)) root_flags[wd->island[c->body_a]] |= TP_ISLAND_SUPPORTED;
     }
+    for (int i = 0; i < n; ++i) tp_kinematic_wake_flag(wd, &contacts[i], dt, root_flags);
 }
 
 /* Wake every body of island `label`: awake, quiet timer reset (the rule of

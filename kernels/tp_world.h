@@ -49,6 +49,14 @@ typedef struct tp_world {
     float gravity[3];              /* this world's gravity, m/s^2 */
 } tp_world;
 
+/* A kinematic body that moves this step (it pushes, and wakes sleepers it meets). */
+TP_HD int tp_body_is_moving_kinematic(const tp_world *wd, int b)
+{
+    if (wd->model[b].type != TP_BODY_KINEMATIC || (wd->flags[b] & TP_FLAG_REMOVED) || !wd->v) return 0;
+    const float *v = wd->v + 3 * b, *w = wd->w + 3 * b;
+    return v[0] != 0.0f || v[1] != 0.0f || v[2] != 0.0f || w[0] != 0.0f || w[1] != 0.0f || w[2] != 0.0f;
+}
+
 /* A body takes part in collision and the solver: dynamic, present, and awake
  * (or asleep while skip_constraints is off, so its contacts report forces; a
  * sleeping body is still never integrated). */

@@ -157,8 +157,11 @@ TP_HD int tp_world_has_work(const tp_world *wd)
 {
     for (int b = 0; b < wd->bodies; ++b) {
         if (wd->model[b].type == TP_BODY_STATIC || (wd->flags[b] & TP_FLAG_REMOVED)) continue;
-        if (wd->model[b].type == TP_BODY_KINEMATIC || wd->sleep_state[b] != TP_SLEEPING || wd->solve_sleeping)
-            return 1;
+        if (wd->model[b].type == TP_BODY_KINEMATIC) {
+            if (tp_body_is_moving_kinematic(wd, b)) return 1;
+            continue;
+        }
+        if (wd->sleep_state[b] != TP_SLEEPING || wd->solve_sleeping) return 1;
     }
     return 0;
 }
@@ -166,7 +169,11 @@ TP_HD int tp_world_has_work(const tp_world *wd)
 /* The whole step of a world with no work: its skipped rows report zero. */
 TP_HD void tp_world_step_idle(tp_world *wd)
 {
-    for (int k = 0; k < 3 * wd->bodies; ++k) wd->contact_f[k] = 0.0f;
+    for (int k = 0; k < 3 * wd->bodies; ++k) {
+        wd->contact_f[k] = 0.0f;
+        wd->force[k] = 0.0f; /* applied forces last one step, idle or not */
+        wd->torque[k] = 0.0f;
+    }
 }
 
 TP_HD void tp_world_save_v_start(const tp_world *wd, float *v_start)
@@ -191,17 +198,27 @@ TP_HD void tp_world_wake_all(tp_world *wd)
 TP_HD int tp_world_islands_and_wake(tp_world *wd, tp_world_buffers *buf, int n, float dt, int32_t *parent,
                                     uint8_t *root_flags)
 {
-    if (buf->overflow > 0) tp_world_wake_all(wd); /* lost contacts: nothing may rest on them */
-    tp_islands_build(wd, buf->contacts, n, dt, parent, root_flags);
     int woke = 0;
-    for (int r = 0; r < wd->bodies; ++r)
-        woke |= (root_flags[r] & TP_ISLAND_HAS_AWAKE) && (root_flags[r] & TP_ISLAND_HAS_SLEEPING);
-    if (!woke) return n;
-    tp_islands_wake_touched(wd, root_flags);
-    int more = 0;
-    n = tp_collide_world(wd, buf->collide_scratch, buf->contacts, buf->capacity, &more);
-    buf->overflow = more;
+    if (buf->overflow > 0) { /* lost contacts: nothing may rest on them */
+        for (int b = 0; b < wd->bodies; ++b) woke |= tp_body_in_islands(wd, b) && wd->sleep_state[b] == TP_SLEEPING;
+        tp_world_wake_all(wd);
+    }
     tp_islands_build(wd, buf->contacts, n, dt, parent, root_flags);
+    /* Each pass wakes the islands touched by something awake and collides
+     * again, since the pairs of what just woke were skipped; a woken island
+     * may in turn reach another sleeper, so repeat until nothing more wakes
+     * (at most once per island). */
+    for (int pass = 0; pass <= wd->bodies; ++pass) {
+        for (int r = 0; r < wd->bodies; ++r)
+            woke |= (root_flags[r] & TP_ISLAND_HAS_AWAKE) && (root_flags[r] & TP_ISLAND_HAS_SLEEPING);
+        if (!woke) return n;
+        woke = 0;
+        tp_islands_wake_touched(wd, root_flags);
+        int more = 0;
+        n = tp_collide_world(wd, buf->collide_scratch, buf->contacts, buf->capacity, &more);
+        buf->overflow = more;
+        tp_islands_build(wd, buf->contacts, n, dt, parent, root_flags);
+    }
     return n;
 }
 

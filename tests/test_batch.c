@@ -267,3 +267,37 @@ Test(batch, stage_profile_changes_nothing)
     tp_batch_destroy(timed);
     tp_model_destroy(m);
 }
+
+/* A scripted event that reads a faulted world's (non-finite) state must not
+ * stop the batch: the faulted world is skipped, the others go on. */
+Test(batch, events_skip_faulted_worlds)
+{
+    tp_model_def md = tp_default_model_def();
+    tp_builder *bl = NULL;
+    cr_assert_eq(tp_builder_create(&md, &bl), TP_OK);
+    tp_body_def bd = tp_default_body_def();
+    bd.mass = 0.001f;
+    bd.pos[2] = 5.0f;
+    bd.size[0] = bd.size[1] = bd.size[2] = 0.1f;
+    cr_assert_eq(tp_builder_add_body(bl, &bd, NULL), TP_OK);
+    tp_event_def e = tp_default_event_def();
+    e.time = 0.5;
+    e.action = TP_EVENT_SET_ANGULAR_VELOCITY;
+    e.body = 0;
+    e.value[2] = 1.0f;
+    cr_assert_eq(tp_builder_add_event(bl, &e), TP_OK, "%s", tp_last_error());
+    tp_model *m = NULL;
+    cr_assert_eq(tp_builder_finish(bl, &m), TP_OK);
+    tp_builder_destroy(bl);
+    tp_batch *b = make_batch(m, 2, 1);
+    const float f[3] = {0, 0, 3e38f};
+    cr_assert_eq(tp_batch_apply_force(b, 0, 0, f, NULL), TP_OK); /* world 0 overflows to infinity */
+    for (int i = 0; i < 60; ++i) cr_assert_eq(tp_batch_step(b, 1), TP_OK, "step %d: %s", i, tp_last_error());
+    tp_state_view s;
+    tp_batch_state(b, &s);
+    cr_assert_eq(s.faults[0], 1);
+    cr_assert_eq(s.faults[1], 0);
+    cr_assert_float_eq(s.w[3 * 1 + 2], 1.0f, 1e-6f, "world 1 got its event");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}

@@ -1408,3 +1408,126 @@ Test(sleep_rules, sleep_state_and_timer_are_in_the_hash)
     tp_batch_destroy(b);
     tp_model_destroy(m);
 }
+
+/* ---------------------------------------------------------------- review cases */
+
+/* A dynamic unit cube of 1 kg, or a body of another type, at (x, y, z). */
+static tp_body_def typed_box(tp_body_type type, float x, float y, float z, float sx)
+{
+    tp_body_def bd = tp_default_body_def();
+    bd.type = type;
+    bd.mass = 1.0f;
+    bd.pos[0] = x;
+    bd.pos[1] = y;
+    bd.pos[2] = z;
+    bd.size[0] = bd.size[1] = sx;
+    return bd;
+}
+
+/* Contact overflow wakes the world; the woken bodies must also get their
+ * contacts in that very step (collision runs again), or a resting box falls
+ * into its support for one step (it dropped 1.7 mm before). */
+Test(sleep_rules, overflow_wake_keeps_support)
+{
+    tp_model_def md = model_def(-9.81f);
+    tp_builder *bl = builder_begin(&md);
+    tp_body_def g = typed_box(TP_BODY_STATIC, 0, 0, -0.5f, 40.0f);
+    builder_add(bl, &g);
+    tp_body_def a = typed_box(TP_BODY_DYNAMIC, 0, 0, 0.5f, 1.0f), bb = typed_box(TP_BODY_DYNAMIC, 10, 0, 20.5f, 1.0f),
+                c = typed_box(TP_BODY_DYNAMIC, 13, 0, 20.5f, 1.0f);
+    builder_add(bl, &a);
+    builder_add(bl, &bb);
+    builder_add(bl, &c);
+    tp_model *m = builder_finish(bl);
+    tp_batch_def d = tp_default_batch_def();
+    d.contact_capacity = 5; /* one resting box needs 4 points, three need 12 */
+    tp_batch *b = NULL;
+    cr_assert_eq(tp_batch_create(m, &d, &b), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_sleep(b, 0, 2), TP_OK);
+    cr_assert_eq(tp_batch_sleep(b, 0, 3), TP_OK);
+    cr_assert_gt(steps_until_asleep(b, 0, 600), 0, "box A never slept");
+    tp_state_view s = batch_view(b);
+    float z = s.pos[3 * 1 + 2];
+    const float q[4] = {0, 0, 0, 1};
+    float p[3] = {10, 0, 0.5f};
+    cr_assert_eq(tp_batch_set_pose(b, 0, 2, p, q), TP_OK);
+    p[0] = 13.0f;
+    cr_assert_eq(tp_batch_set_pose(b, 0, 3, p, q), TP_OK);
+    for (int i = 0; i < 4; ++i) {
+        batch_steps(b, 1);
+        s = batch_view(b);
+        cr_assert_gt(s.contact_overflow[0], 0, "the scene must overflow");
+        cr_assert(fabsf(s.pos[3 * 1 + 2] - z) < 2e-4f, "step %d: box A moved %g m through its support", i,
+                  s.pos[3 * 1 + 2] - z);
+    }
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* A moving kinematic body wakes the sleeping box it meets and pushes it. */
+Test(sleep_rules, kinematic_body_wakes_a_sleeper)
+{
+    tp_model_def md = model_def(-9.81f);
+    tp_builder *bl = builder_begin(&md);
+    tp_body_def g = typed_box(TP_BODY_STATIC, 0, 0, -0.5f, 20.0f), box = typed_box(TP_BODY_DYNAMIC, 0, 0, 0.5f, 1.0f),
+                k = typed_box(TP_BODY_KINEMATIC, -3, 0, 0.5f, 1.0f);
+    builder_add(bl, &g);
+    builder_add(bl, &box);
+    builder_add(bl, &k);
+    tp_model *m = builder_finish(bl);
+    tp_batch *b = batch_of(m, 1, 1);
+    cr_assert_gt(steps_until_asleep(b, 0, 300), 0, "the box never slept");
+    const float v[3] = {2, 0, 0}, w[3] = {0, 0, 0};
+    cr_assert_eq(tp_batch_set_velocity(b, 0, 2, v, w), TP_OK, "%s", tp_last_error());
+    batch_steps(b, 150); /* 2.5 s: the kinematic box travels 5 m */
+    tp_state_view s = batch_view(b);
+    cr_assert_gt(s.pos[3 * 1], 2.0f, "the sleeping box was passed through (x = %g)", s.pos[3 * 1]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* Removing a static support wakes what rested on it (DESIGN.md 7: everything
+ * its island touched wakes); then the box falls. */
+Test(sleep_rules, removing_static_support_wakes)
+{
+    tp_model_def md = model_def(-9.81f);
+    tp_builder *bl = builder_begin(&md);
+    tp_body_def g = typed_box(TP_BODY_STATIC, 0, 0, -0.5f, 20.0f), box = typed_box(TP_BODY_DYNAMIC, 0, 0, 0.5f, 1.0f);
+    builder_add(bl, &g);
+    builder_add(bl, &box);
+    tp_model *m = builder_finish(bl);
+    tp_batch *b = batch_of(m, 1, 1);
+    cr_assert_gt(steps_until_asleep(b, 0, 300), 0, "the box never slept");
+    cr_assert_eq(tp_batch_remove_body(b, 0, 0), TP_OK, "%s", tp_last_error());
+    tp_state_view s = batch_view(b);
+    cr_assert(!sleeping(&s, 0, 1), "the box still sleeps after its ground was removed");
+    batch_steps(b, 60);
+    s = batch_view(b);
+    /* free fall for 1 s: 4.9 m (discrete value within a centimetre) */
+    cr_assert(s.pos[3 * 1 + 2] < 0.5f - 4.8f, "the box did not fall (z = %g)", s.pos[3 * 1 + 2]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* An applied force lasts one step even when the world has nothing awake: a
+ * force on a body put to sleep must not wait for the next wake. */
+Test(sleep_rules, force_does_not_outlive_its_step)
+{
+    tp_model_def md = model_def(-9.81f);
+    tp_builder *bl = builder_begin(&md);
+    tp_body_def g = typed_box(TP_BODY_STATIC, 0, 0, -0.5f, 20.0f), box = typed_box(TP_BODY_DYNAMIC, 0, 0, 0.5f, 1.0f);
+    builder_add(bl, &g);
+    builder_add(bl, &box);
+    tp_model *m = builder_finish(bl);
+    tp_batch *b = batch_of(m, 1, 1);
+    const float up[3] = {0, 0, 3000.0f};
+    cr_assert_eq(tp_batch_apply_force(b, 0, 1, up, NULL), TP_OK);
+    cr_assert_eq(tp_batch_sleep(b, 0, 1), TP_OK); /* asleep: the world is idle for this step */
+    batch_steps(b, 120);
+    cr_assert_eq(tp_batch_wake(b, 0, 1), TP_OK);
+    batch_steps(b, 1);
+    tp_state_view s = batch_view(b);
+    cr_assert(fabsf(s.v[3 * 1 + 2]) < 0.05f, "a force of 2 s ago acted after the wake: vz = %g", s.v[3 * 1 + 2]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
