@@ -251,7 +251,7 @@ tp_status tp_batch_step(tp_batch *batch, int steps);
 int tp_batch_worlds(const tp_batch *batch);
 int tp_batch_bodies(const tp_batch *batch);       /* bodies per world */
 tp_backend tp_batch_backend(const tp_batch *batch);
-int tp_batch_threads(const tp_batch *batch);      /* CPU threads actually used */
+int tp_batch_threads(const tp_batch *batch);      /* CPU threads the batch steps with (requested, or the OpenMP default) */
 int64_t tp_batch_step_count(const tp_batch *batch);
 uint64_t tp_batch_seed(const tp_batch *batch);        /* the randomization seed in use */
 double tp_batch_time(const tp_batch *batch);      /* steps x dt, seconds */
@@ -275,8 +275,8 @@ typedef struct tp_state_view {
     const float *quat;              /* [W][B][4]  [x, y, z, w] */
     const float *v;                 /* [W][B][3]  m/s */
     const float *w;                 /* [W][B][3]  rad/s */
-    const uint8_t *body_awake;      /* [W][B]     1 awake (or sleep-checking), 0 sleeping; static
-                                                 and removed bodies: 0 */
+    const uint8_t *body_awake;      /* [W][B]     1 awake (or sleep-checking), 0 sleeping; static,
+                                                 kinematic and removed bodies: 0 */
     const uint8_t *sleep_state;     /* [W][B]     tp_sleep_state */
     const float *quiet_timer;       /* [W][B]     s */
     const uint8_t *removed;         /* [W][B]     1 once removed by tp_batch_remove_body */

@@ -8,7 +8,7 @@
  * full it becomes a max-heap on the key and a new point replaces the largest
  * key when its own key is smaller, so the buffer ends with the `capacity`
  * smallest keys. The CPU backend runs it in a loop over worlds, the CUDA
- * backend in one thread per world (kernels/collision.cu). */
+ * backend in one thread per world (kernels/cuda_backend.cu). */
 #ifndef TP_COLLISION_H
 #define TP_COLLISION_H
 

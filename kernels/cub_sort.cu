@@ -1,7 +1,7 @@
 /* cub_sort.cu - the only translation unit that includes CUB (DESIGN.md
  * section 5): a C wrapper around cub::DeviceRadixSort::SortPairs for the
- * contact sort. It sorts the full buffer (unused slots carry the sentinel key
- * UINT64_MAX and sort last), so the call has a fixed size and can be captured
+ * contact sort. It sorts the full buffer (unused slots carry a sentinel key
+ * that sorts after the world's contacts), so the call has a fixed size and can be captured
  * in a CUDA graph. CUB's radix sort is stable. */
 #include "cuda_launch.h"
 

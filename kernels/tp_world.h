@@ -15,7 +15,8 @@ typedef struct tp_body_model {
     uint8_t type;          /* tp_body_type */
     uint8_t shape;         /* tp_shape_type */
     float size[3];         /* full extents, m */
-    float mass;            /* kg (0 for static and kinematic bodies) */
+    float mass;            /* kg, density x volume (also for static and kinematic bodies, whose
+                              inverse mass in the batch is 0) */
     float com[3];          /* centre of mass in the body frame, relative to the body
                               origin (the centre of the shape's box), m */
     float inertia[6];      /* inertia about the centre of mass in the body frame,
