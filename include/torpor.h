@@ -245,7 +245,9 @@ void tp_batch_destroy(tp_batch *batch);
 /* Advance every world by `steps` steps of dt. Scripted events of the model are
  * applied before the first step that starts at or after their time. Never
  * allocates. A world whose state becomes non-finite is flagged in faults and
- * frozen until reset; the others go on unaffected. */
+ * frozen until reset (its scripted events are skipped); the others go on
+ * unaffected. An error (a CUDA failure) stops at the step it occurred in: the
+ * steps before it were taken, as tp_batch_step_count() tells. */
 tp_status tp_batch_step(tp_batch *batch, int steps);
 
 int tp_batch_worlds(const tp_batch *batch);
