@@ -48,8 +48,14 @@ static tp_status apply_to_world(tp_batch *b, const tp_event_def *e, int w)
     case TP_EVENT_IMPULSE: return tp_batch_apply_impulse(b, w, e->body, e->value, NULL);
     case TP_EVENT_ANGULAR_IMPULSE: return tp_batch_apply_angular_impulse(b, w, e->body, e->value);
     case TP_EVENT_FORCE: return tp_batch_apply_force(b, w, e->body, e->value, NULL);
-    case TP_EVENT_SET_VELOCITY: return tp_batch_set_velocity(b, w, e->body, e->value, b->w + 3 * k);
-    case TP_EVENT_SET_ANGULAR_VELOCITY: return tp_batch_set_velocity(b, w, e->body, b->v + 3 * k, e->value);
+    case TP_EVENT_SET_VELOCITY: {
+        const float keep[3] = {b->w[3 * k], b->w[3 * k + 1], b->w[3 * k + 2]}; /* a copy: the write copies into b->w */
+        return tp_batch_set_velocity(b, w, e->body, e->value, keep);
+    }
+    case TP_EVENT_SET_ANGULAR_VELOCITY: {
+        const float keep[3] = {b->v[3 * k], b->v[3 * k + 1], b->v[3 * k + 2]};
+        return tp_batch_set_velocity(b, w, e->body, keep, e->value);
+    }
     case TP_EVENT_TELEPORT: {
         const float *q = e->has_quat ? e->quat : b->quat + 4 * k;
         float qcopy[4] = {q[0], q[1], q[2], q[3]};
