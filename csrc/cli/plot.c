@@ -247,7 +247,7 @@ int tp_plot_awake(const char *path, const tp_awake_series *s, const tp_awake_plo
     for (int i = 0; i < s->count; ++i) top_total = s->total[i] > top_total ? s->total[i] : top_total;
     panel top = {80, 50, width - 110, 360, 0.0, t1, 0.0, info->dynamic_bodies > 0 ? info->dynamic_bodies : 1};
     panel bottom = {80, 450, width - 110, 140, 0.0, t1, 0.0, (double)top_total * 1.05};
-    top.y1 *= 1.05;
+    top.y1 *= 1.3; /* headroom above the data for the legend */
 
     char title[256];
     snprintf(title, sizeof title, "%s - %d world%s, %d dynamic bodies per world", info->scene_name, info->worlds,
