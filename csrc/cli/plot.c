@@ -88,6 +88,20 @@ int tp_plot_awake(const char *path, const tp_awake_series *s, const tp_awake_plo
 
 int tp_plot_available(void) { return 1; }
 
+int tp_plot_write_png(cairo_t *cr, cairo_surface_t *surf, const char *path)
+{
+    cairo_status_t st = cairo_surface_write_to_png(surf, path);
+    cairo_destroy(cr);
+    cairo_surface_destroy(surf);
+    cairo_debug_reset_static_data(); /* drop cairo's font caches: nothing of cairo is alive now, and the
+                                        sanitizer build's leak check stays clean */
+    if (st != CAIRO_STATUS_SUCCESS) {
+        fprintf(stderr, "torpor: cannot write %s: %s\n", path, cairo_status_to_string(st));
+        return 0;
+    }
+    return 1;
+}
+
 /* LeakSanitizer hook (read only by sanitizer builds): fontconfig, which cairo
  * uses for text, keeps its configuration in a global cache that only FcFini
  * frees, and cairo never calls it. That is one-off process state, not a leak
@@ -266,16 +280,7 @@ int tp_plot_awake(const char *path, const tp_awake_series *s, const tp_awake_plo
     cairo_set_font_size(cr, 13);
     text_at(cr, bottom.x + bottom.w / 2, height - 12, "simulated time (s)", 0.5, 0.5);
 
-    cairo_status_t st = cairo_surface_write_to_png(surf, path);
-    cairo_destroy(cr);
-    cairo_surface_destroy(surf);
-    cairo_debug_reset_static_data(); /* drop cairo's font caches: nothing of cairo is alive now, and the
-                                        sanitizer build's leak check stays clean */
-    if (st != CAIRO_STATUS_SUCCESS) {
-        fprintf(stderr, "torpor: cannot write %s: %s\n", path, cairo_status_to_string(st));
-        return 0;
-    }
-    return 1;
+    return tp_plot_write_png(cr, surf, path);
 }
 
 #endif

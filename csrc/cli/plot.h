@@ -34,6 +34,13 @@ typedef struct tp_awake_plot_info {
 /* 1 if this build can draw pictures. */
 int tp_plot_available(void);
 
+#ifdef TP_HAVE_CAIRO
+#include <cairo.h>
+/* Write surf to path as PNG, then free cr and surf and cairo's static caches.
+ * Returns 1, or 0 after printing why the file could not be written. */
+int tp_plot_write_png(cairo_t *cr, cairo_surface_t *surf, const char *path);
+#endif
+
 /* Write `path` (PNG). Returns 1 on success; prints the reason otherwise. */
 int tp_plot_awake(const char *path, const tp_awake_series *s, const tp_awake_plot_info *info);
 

@@ -353,16 +353,7 @@ static int draw_snapshot(const char *path, tp_batch *batch, const tp_state_view 
     for (int w = 0; w < n; ++w)
         draw_world(cr, s, defs, w, &vw, b, (w % cols) * cw, 60 + (w / cols) * ch, cw, ch, &l);
     free(l.items);
-    cairo_status_t st = cairo_surface_write_to_png(surf, path);
-    cairo_destroy(cr);
-    cairo_surface_destroy(surf);
-    cairo_debug_reset_static_data(); /* drop cairo's font caches: nothing of cairo is alive now, and the
-                                        sanitizer build's leak check stays clean */
-    if (st != CAIRO_STATUS_SUCCESS) {
-        fprintf(stderr, "torpor: cannot write %s: %s\n", path, cairo_status_to_string(st));
-        return 0;
-    }
-    return 1;
+    return tp_plot_write_png(cr, surf, path);
 }
 
 int tp_plot_snapshot(const char *path, tp_batch *batch)
