@@ -93,6 +93,13 @@ static void torque_at(const tp_batch *b, size_t k, int body, const float f[3], c
     tp_v3_store(out, tp_cross(tp_sub(tp_v3_load(point), com), tp_v3_load(f)));
 }
 
+/* w += I^-1 L for an angular impulse L (world frame) on the body in slot k. */
+static void add_angular_impulse(tp_batch *b, size_t k, const float L[3])
+{
+    tp_mat3 inv_i = tp_inv_inertia_world(tp_q_load(b->quat + 4 * k), b->inv_inertia + 6 * k);
+    tp_v3_store(b->w + 3 * k, tp_add(tp_v3_load(b->w + 3 * k), tp_m3_mul_v(inv_i, tp_v3_load(L))));
+}
+
 tp_status tp_batch_apply_force(tp_batch *b, int world, int body, const float force[3], const float point[3])
 {
     const char *call = "tp_batch_apply_force";
@@ -141,8 +148,7 @@ tp_status tp_batch_apply_impulse(tp_batch *b, int world, int body, const float i
     if (point) {
         float ang[3];
         torque_at(b, k, body, impulse, point, ang);
-        tp_mat3 inv_i = tp_inv_inertia_world(tp_q_load(b->quat + 4 * k), b->inv_inertia + 6 * k);
-        tp_v3_store(b->w + 3 * k, tp_add(tp_v3_load(b->w + 3 * k), tp_m3_mul_v(inv_i, tp_v3_load(ang))));
+        add_angular_impulse(b, k, ang);
     }
     tp_wake_body(b, world, body);
     return TP_OK;
@@ -155,9 +161,7 @@ tp_status tp_batch_apply_angular_impulse(tp_batch *b, int world, int body, const
     if ((st = check_body(b, world, body, call, 1)) || (st = check_vec(impulse, 3, call, "impulse"))) return st;
     if (is_zero(impulse, 3)) return TP_OK;
     if ((st = begin_write(b))) return st;
-    size_t k = idx(b, world, body);
-    tp_mat3 inv_i = tp_inv_inertia_world(tp_q_load(b->quat + 4 * k), b->inv_inertia + 6 * k);
-    tp_v3_store(b->w + 3 * k, tp_add(tp_v3_load(b->w + 3 * k), tp_m3_mul_v(inv_i, tp_v3_load(impulse))));
+    add_angular_impulse(b, idx(b, world, body), impulse);
     tp_wake_body(b, world, body);
     return TP_OK;
 }
