@@ -8,7 +8,7 @@
 #include "cuda_backend.h"
 #include "error.h"
 #include "contact.h"
-#include "philox.h"
+#include "world_init.h"
 #include "world_step.h"
 
 static size_t tp_align16(size_t n) { return (n + 15u) & ~(size_t)15u; }
@@ -55,67 +55,33 @@ tp_world tp_batch_world(tp_batch *b, int w)
     return wd;
 }
 
-/* Initial pose of body i in world w: the template pose, plus for dynamic bodies
- * a position offset in x, y and a yaw about z drawn from Philox stream 0 of
- * (seed, w, i): u0 -> x, u1 -> y, u2 -> yaw. */
-static void initial_pose(const tp_batch *b, int w, int i, float pos[3], float quat[4])
+/* The randomization of a batch (kernels/world_init.h) from its model and seed. */
+tp_randomize_params tp_batch_randomize_params(const tp_batch *b)
 {
-    const tp_body_def *d = &b->model->body_defs[i];
     const tp_randomize_def *r = &b->model->def.randomize;
-    memcpy(pos, d->pos, 3 * sizeof(float));
-    memcpy(quat, d->quat, 4 * sizeof(float));
-    if (d->type != TP_BODY_DYNAMIC || (r->pos_noise == 0.0f && r->yaw_noise_deg == 0.0f)) return;
-    tp_philox4 u = tp_philox_draw(b->seed, (uint32_t)w, (uint32_t)i, 0u);
-    if (r->pos_noise > 0.0f) {
-        pos[0] += tp_uniform_pm(u.v[0], r->pos_noise);
-        pos[1] += tp_uniform_pm(u.v[1], r->pos_noise);
-    }
-    if (r->yaw_noise_deg > 0.0f) {
-        float yaw = tp_uniform_pm(u.v[2], r->yaw_noise_deg * (3.14159265358979f / 180.0f));
-        tp_q_store(quat, tp_q_normalize(tp_q_mul(tp_q_from_yaw(yaw), tp_q_load(quat))));
-    }
+    tp_randomize_params p;
+    memset(&p, 0, sizeof p);
+    p.seed = b->seed;
+    p.pos_noise = r->pos_noise;
+    p.yaw_amplitude = r->yaw_noise_deg * (3.14159265358979f / 180.0f);
+    p.scale_mass = r->mass_scale[0] != 1.0f || r->mass_scale[1] != 1.0f;
+    memcpy(p.mass_scale, r->mass_scale, sizeof p.mass_scale);
+    p.draw_friction = r->has_friction_range;
+    memcpy(p.friction_range, r->friction_range, sizeof p.friction_range);
+    return p;
 }
 
-/* Uniform in [lo, hi] from one 32-bit draw (lo + (hi - lo) u, u in (0, 1]). */
-static float uniform_range(uint32_t x, const float r[2]) { return r[0] + (r[1] - r[0]) * tp_uniform01(x); }
-
-/* Per-world material of body i in world w: the template's inverse mass and
- * inertia divided by a mass scale (dynamic bodies, Philox stream 1, word 0),
- * and the body's friction or a draw from friction_range (stream 2, word 0). */
-static void initial_material(const tp_batch *b, int w, int i, float *inv_mass, float inv_inertia[6], float *friction)
-{
-    const tp_model *m = b->model;
-    const tp_randomize_def *r = &m->def.randomize;
-    *inv_mass = m->inv_mass[i];
-    memcpy(inv_inertia, m->inv_inertia + 6 * i, 6 * sizeof(float));
-    *friction = m->bodies[i].friction;
-    if (m->body_defs[i].type == TP_BODY_DYNAMIC && (r->mass_scale[0] != 1.0f || r->mass_scale[1] != 1.0f)) {
-        float inv_scale = 1.0f / uniform_range(tp_philox_draw(b->seed, (uint32_t)w, (uint32_t)i, 1u).v[0], r->mass_scale);
-        *inv_mass *= inv_scale;
-        for (int k = 0; k < 6; ++k) inv_inertia[k] *= inv_scale;
-    }
-    if (r->has_friction_range)
-        *friction = uniform_range(tp_philox_draw(b->seed, (uint32_t)w, (uint32_t)i, 2u).v[0], r->friction_range);
-}
-
+/* World w as the batch creates it: every body from the model's template and
+ * its Philox draws (kernels/world_init.h), gravity from the model, no contacts,
+ * no fault. The CUDA backend does the same on the device (tp_cuda_reset_worlds). */
 void tp_batch_init_world(tp_batch *b, int w)
 {
     const tp_model *m = b->model;
-    size_t o = (size_t)w * (size_t)b->bodies;
+    tp_randomize_params r = tp_batch_randomize_params(b);
+    tp_world wd = tp_batch_world(b, w);
     for (int i = 0; i < b->bodies; ++i) {
-        size_t k = o + (size_t)i;
-        const tp_body_def *d = &m->body_defs[i];
-        initial_pose(b, w, i, b->pos + 3 * k, b->quat + 4 * k);
-        memcpy(b->v + 3 * k, d->vel, 3 * sizeof(float));
-        memcpy(b->w + 3 * k, d->ang_vel, 3 * sizeof(float));
-        memset(b->force + 3 * k, 0, 3 * sizeof(float));
-        memset(b->torque + 3 * k, 0, 3 * sizeof(float));
-        initial_material(b, w, i, b->inv_mass + k, b->inv_inertia + 6 * k, b->friction + k);
-        b->flags[k] = 0;
-        b->sleep_state[k] = TP_AWAKE;
-        b->quiet_timer[k] = 0.0f;
-        memset(b->contact_f + 3 * k, 0, 3 * sizeof(float));
-        b->island[k] = -1;
+        tp_body_draws u = tp_body_draws_philox(r.seed, (uint32_t)w, (uint32_t)i);
+        tp_world_init_body(&wd, i, &m->body_init[i], &r, &u);
     }
     b->contact_count[0][w] = b->contact_count[1][w] = 0; /* nothing to warm start from */
     memcpy(b->gravity + 3 * w, m->def.gravity, 3 * sizeof(float));

@@ -53,6 +53,8 @@ struct tp_batch {
 
 /* The world view of world `w` (pointers into the batch arrays). */
 tp_world tp_batch_world(tp_batch *b, int w);
+/* The batch's randomization settings (its seed, the model's randomize block). */
+tp_randomize_params tp_batch_randomize_params(const tp_batch *b);
 /* Write world w's initial (randomized) state; clears its faults and overflow. */
 void tp_batch_init_world(tp_batch *b, int w);
 /* Recount awake / sleeping / checking bodies and body_awake of world w. */

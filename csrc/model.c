@@ -490,6 +490,19 @@ static void body_mass_properties(const tp_body_def *def, tp_body_model *bm, floa
     }
 }
 
+/* The body as every fresh world starts it (kernels/world_init.h), and its mass
+ * properties in `bm`. `def`'s orientation is already normalized. */
+static void body_init(const tp_body_def *def, tp_body_model *bm, tp_body_init *t)
+{
+    memcpy(t->pos, def->pos, sizeof t->pos);
+    memcpy(t->quat, def->quat, sizeof t->quat);
+    memcpy(t->vel, def->vel, sizeof t->vel);
+    memcpy(t->ang_vel, def->ang_vel, sizeof t->ang_vel);
+    t->friction = def->friction;
+    t->dynamic = def->type == TP_BODY_DYNAMIC;
+    body_mass_properties(def, bm, &t->inv_mass, t->inv_inertia);
+}
+
 /* Stable insertion sort of events by time: events at the same time keep the
  * order in which they were written. */
 static void sort_events(tp_event_def *events, int n)
@@ -515,9 +528,8 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
     m->body_defs = calloc((size_t)n, sizeof *m->body_defs);
     m->body_names = calloc((size_t)n, sizeof *m->body_names);
     m->bodies = calloc((size_t)n, sizeof *m->bodies);
-    m->inv_mass = calloc((size_t)n, sizeof *m->inv_mass);
-    m->inv_inertia = calloc((size_t)n * 6, sizeof *m->inv_inertia);
-    if (!m->name || !m->body_defs || !m->body_names || !m->bodies || !m->inv_mass || !m->inv_inertia) goto oom;
+    m->body_init = calloc((size_t)n, sizeof *m->body_init);
+    if (!m->name || !m->body_defs || !m->body_names || !m->bodies || !m->body_init) goto oom;
     m->def.name = m->name;
     m->body_count = n;
     for (int i = 0; i < n; ++i) {
@@ -536,7 +548,7 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
         bm->friction = d.friction;
         bm->restitution = d.restitution;
         bm->bound_radius = tp_shape_bound_radius(d.shape, d.size);
-        body_mass_properties(&d, bm, &m->inv_mass[i], &m->inv_inertia[6 * i]);
+        body_init(&d, bm, &m->body_init[i]);
         if (d.type == TP_BODY_DYNAMIC) m->dynamic_count++;
     }
     m->event_count = b->event_count;
@@ -575,8 +587,7 @@ void tp_model_destroy(tp_model *m)
     free(m->body_names);
     free(m->body_defs);
     free(m->bodies);
-    free(m->inv_mass);
-    free(m->inv_inertia);
+    free(m->body_init);
     free(m->events);
     free(m->event_worlds);
     free(m->name);

@@ -4,6 +4,7 @@
 
 #include "torpor.h"
 #include "tp_world.h"
+#include "world_init.h"
 
 #include <stddef.h>
 
@@ -15,8 +16,7 @@ struct tp_model {
     tp_body_def *body_defs;    /* [body_count], names point into body_names */
     char **body_names;         /* [body_count] */
     tp_body_model *bodies;     /* [body_count] shape, mass properties, material */
-    float *inv_mass;           /* [body_count] 0 for static and kinematic */
-    float *inv_inertia;        /* [body_count][6] body frame, xx yy zz xy xz yz */
+    tp_body_init *body_init;   /* [body_count] each body as a fresh world has it, before randomization */
     tp_event_def *events;      /* [event_count] sorted by time (stable) */
     int event_count;
     int *event_worlds;         /* storage behind events[i].worlds */
