@@ -1,0 +1,77 @@
+/* mirror.h - the host copy of a device's world-major arrays, kept current per world.
+ *
+ * The CUDA backend keeps the authoritative state on the device; the batch's host
+ * arrays mirror it. Every mirrored array is world-major (DESIGN.md section 3):
+ * world w's part is the `world_bytes` bytes at offset w * world_bytes, so one
+ * world, or a run of neighbouring worlds, moves with one copy per array.
+ *
+ * Each world carries two marks:
+ *   stale  (a bit per group)  the device changed it since the host last copied it;
+ *   dirty                     the host changed it since the device last had it.
+ * A step marks every world stale; a device-side reset marks its worlds stale and
+ * drops their host changes. Reading pulls only stale worlds of the groups asked
+ * for; writing pulls the written worlds, then marks them dirty; the next step
+ * pushes only dirty worlds. An RL loop that resets or pushes one world of
+ * 16,384 thus moves that world's bytes, not the batch's.
+ *
+ * Arrays belong to a group: TP_MIRROR_STATE (what tp_batch_state, the hashes and
+ * host writes use) or TP_MIRROR_CONTACTS (the contact buffers, read by
+ * tp_batch_contacts only, never written by the host). A push sends the state
+ * group only.
+ *
+ * The copies go through callbacks, so this file is plain C with no CUDA types and
+ * is tested on the CPU against a fake device (tests/test_mirror.c). */
+#ifndef TP_MIRROR_H
+#define TP_MIRROR_H
+
+#include "torpor.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum { TP_MIRROR_STATE = 1, TP_MIRROR_CONTACTS = 2, TP_MIRROR_ALL = 3 };
+#define TP_MIRROR_MAX_ARRAYS 40
+
+/* Copy `bytes` from src to dst; to_device says the direction. May be
+ * asynchronous: `wait` is called before the host uses what was copied. */
+typedef tp_status (*tp_mirror_copy_fn)(void *ctx, void *dst, const void *src, size_t bytes, int to_device);
+typedef tp_status (*tp_mirror_wait_fn)(void *ctx);
+
+typedef struct tp_mirror_array {
+    void *host, *device;
+    size_t world_bytes;    /* bytes of one world */
+    int group;             /* TP_MIRROR_STATE or TP_MIRROR_CONTACTS */
+} tp_mirror_array;
+
+typedef struct tp_mirror {
+    int worlds;
+    uint8_t *stale;        /* [worlds] groups the device changed since the last pull */
+    uint8_t *dirty;        /* [worlds] 1 if the host changed the world since the last push */
+    int any_dirty;
+    tp_mirror_array arrays[TP_MIRROR_MAX_ARRAYS];
+    int count;
+    tp_mirror_copy_fn copy;
+    tp_mirror_wait_fn wait;
+    void *ctx;
+    uint64_t bytes_pulled, bytes_pushed, copies; /* totals, for tests and benchmarks */
+} tp_mirror;
+
+/* Start with every world current on both sides. TP_ERR_OUT_OF_MEMORY if the
+ * marks cannot be allocated. */
+tp_status tp_mirror_init(tp_mirror *m, int worlds, tp_mirror_copy_fn copy, tp_mirror_wait_fn wait, void *ctx);
+void tp_mirror_free(tp_mirror *m);
+/* Register one array; TP_ERR_CAPACITY past TP_MIRROR_MAX_ARRAYS. */
+tp_status tp_mirror_add(tp_mirror *m, void *host, void *device, size_t world_bytes, int group);
+
+/* The device changed worlds [first, last] (a step: all of them). Host changes
+ * to those worlds not yet pushed are dropped: call tp_mirror_push before a
+ * step; a device reset overwrites the worlds it resets anyway. */
+void tp_mirror_device_changed(tp_mirror *m, int first, int last);
+/* Make the host's copy of worlds [first, last] current for `groups`. */
+tp_status tp_mirror_pull(tp_mirror *m, int first, int last, int groups);
+/* Pull the state of worlds [first, last] and mark them to be pushed. */
+tp_status tp_mirror_begin_write(tp_mirror *m, int first, int last);
+/* Send every dirty world's state to the device. */
+tp_status tp_mirror_push(tp_mirror *m);
+
+#endif

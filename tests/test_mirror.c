@@ -1,0 +1,196 @@
+/* test_mirror.c - the per-world host mirror of the CUDA backend (csrc/mirror.c),
+ * against a fake device: the "device" is host memory and a copy is memcpy.
+ *
+ * What it must guarantee: reads see the device's bytes, writes reach the device
+ * before the next step, a host change is never overwritten by a read, and only
+ * the worlds involved move (one world's bytes for a one-world write, one copy
+ * per array for a run of neighbouring worlds). */
+#include <criterion/criterion.h>
+
+#include "mirror.h"
+
+#include <string.h>
+
+#define W 10
+
+typedef struct fake {
+    float host_pos[3 * W], dev_pos[3 * W];   /* state group, 12 bytes a world */
+    uint8_t host_flag[W], dev_flag[W];       /* state group, 1 byte a world */
+    int32_t host_cont[4 * W], dev_cont[4 * W]; /* contacts group, 16 bytes a world */
+    int waits;
+    tp_mirror m;
+} fake;
+
+static tp_status fake_copy(void *ctx, void *dst, const void *src, size_t bytes, int to_device)
+{
+    (void)ctx;
+    (void)to_device;
+    memcpy(dst, src, bytes);
+    return TP_OK;
+}
+
+static tp_status fake_wait(void *ctx)
+{
+    ((fake *)ctx)->waits++;
+    return TP_OK;
+}
+
+/* Host and device hold different values in every slot, so any copy shows. */
+static void fake_init(fake *f)
+{
+    memset(f, 0, sizeof *f);
+    for (int i = 0; i < 3 * W; ++i) {
+        f->host_pos[i] = (float)i;
+        f->dev_pos[i] = 1000.0f + (float)i;
+    }
+    for (int w = 0; w < W; ++w) {
+        f->host_flag[w] = 1;
+        f->dev_flag[w] = 2;
+    }
+    for (int i = 0; i < 4 * W; ++i) {
+        f->host_cont[i] = -i;
+        f->dev_cont[i] = 5000 + i;
+    }
+    cr_assert_eq(tp_mirror_init(&f->m, W, fake_copy, fake_wait, f), TP_OK);
+    cr_assert_eq(tp_mirror_add(&f->m, f->host_pos, f->dev_pos, 3 * sizeof(float), TP_MIRROR_STATE), TP_OK);
+    cr_assert_eq(tp_mirror_add(&f->m, f->host_flag, f->dev_flag, 1, TP_MIRROR_STATE), TP_OK);
+    cr_assert_eq(tp_mirror_add(&f->m, f->host_cont, f->dev_cont, 4 * sizeof(int32_t), TP_MIRROR_CONTACTS), TP_OK);
+}
+
+static int host_world_is_device(const fake *f, int w, int groups)
+{
+    int same = 1;
+    if (groups & TP_MIRROR_STATE)
+        same &= !memcmp(f->host_pos + 3 * w, f->dev_pos + 3 * w, 3 * sizeof(float)) && f->host_flag[w] == f->dev_flag[w];
+    if (groups & TP_MIRROR_CONTACTS) same &= !memcmp(f->host_cont + 4 * w, f->dev_cont + 4 * w, 4 * sizeof(int32_t));
+    return same;
+}
+
+static int host_world_untouched(const fake *f, int w)
+{
+    return f->host_pos[3 * w] == (float)(3 * w) && f->host_flag[w] == 1 && f->host_cont[4 * w] == -4 * w;
+}
+
+Test(mirror, a_fresh_mirror_copies_nothing)
+{
+    fake f;
+    fake_init(&f);
+    cr_assert_eq(tp_mirror_pull(&f.m, 0, W - 1, TP_MIRROR_ALL), TP_OK);
+    cr_assert_eq(tp_mirror_push(&f.m), TP_OK);
+    cr_assert_eq(f.m.copies, 0);
+    cr_assert_eq(f.waits, 0, "nothing copied, nothing to wait for");
+    tp_mirror_free(&f.m);
+}
+
+Test(mirror, pulling_one_world_moves_that_world_only)
+{
+    fake f;
+    fake_init(&f);
+    tp_mirror_device_changed(&f.m, 0, W - 1); /* a step */
+    cr_assert_eq(tp_mirror_pull(&f.m, 3, 3, TP_MIRROR_STATE), TP_OK);
+    cr_assert(host_world_is_device(&f, 3, TP_MIRROR_STATE));
+    cr_assert_eq(f.host_cont[12], -12, "the contacts group was not asked for");
+    for (int w = 0; w < W; ++w)
+        if (w != 3) cr_assert(host_world_untouched(&f, w), "world %d was copied", w);
+    cr_assert_eq(f.m.bytes_pulled, 3 * sizeof(float) + 1);
+    cr_assert_eq(f.m.copies, 2);
+    cr_assert_eq(f.waits, 1);
+    tp_mirror_free(&f.m);
+}
+
+Test(mirror, a_run_of_worlds_is_one_copy_per_array)
+{
+    fake f;
+    fake_init(&f);
+    tp_mirror_device_changed(&f.m, 0, W - 1);
+    cr_assert_eq(tp_mirror_pull(&f.m, 0, W - 1, TP_MIRROR_ALL), TP_OK);
+    for (int w = 0; w < W; ++w) cr_assert(host_world_is_device(&f, w, TP_MIRROR_ALL), "world %d", w);
+    cr_assert_eq(f.m.copies, 3);
+    cr_assert_eq(tp_mirror_pull(&f.m, 0, W - 1, TP_MIRROR_ALL), TP_OK);
+    cr_assert_eq(f.m.copies, 3, "a current host pulls nothing");
+    tp_mirror_free(&f.m);
+}
+
+/* After a one-world pull the rest are split around it: two runs, and world 3's
+ * contacts (still stale) form a run of their own. */
+Test(mirror, runs_split_around_current_worlds)
+{
+    fake f;
+    fake_init(&f);
+    tp_mirror_device_changed(&f.m, 0, W - 1);
+    cr_assert_eq(tp_mirror_pull(&f.m, 3, 3, TP_MIRROR_STATE), TP_OK);
+    f.m.copies = 0;
+    cr_assert_eq(tp_mirror_pull(&f.m, 0, W - 1, TP_MIRROR_ALL), TP_OK);
+    for (int w = 0; w < W; ++w) cr_assert(host_world_is_device(&f, w, TP_MIRROR_ALL), "world %d", w);
+    cr_assert_eq(f.m.copies, 3 + 1 + 3, "worlds 0-2 (3 arrays), world 3 (contacts), worlds 4-9 (3 arrays)");
+    tp_mirror_free(&f.m);
+}
+
+Test(mirror, a_write_reaches_the_device_and_nothing_else_does)
+{
+    fake f;
+    fake_init(&f);
+    tp_mirror_device_changed(&f.m, 0, W - 1);
+    cr_assert_eq(tp_mirror_begin_write(&f.m, 5, 5), TP_OK);
+    cr_assert(host_world_is_device(&f, 5, TP_MIRROR_STATE), "a write starts from the device's state");
+    f.host_pos[15] = -1.0f;
+    f.host_flag[5] = 9;
+    uint64_t pulled = f.m.bytes_pulled;
+    cr_assert_eq(tp_mirror_push(&f.m), TP_OK);
+    cr_assert_eq(f.dev_pos[15], -1.0f);
+    cr_assert_eq(f.dev_flag[5], 9);
+    cr_assert_eq(f.m.bytes_pushed, 3 * sizeof(float) + 1, "one world's state, no contacts");
+    for (int w = 0; w < W; ++w)
+        if (w != 5) cr_assert_eq(f.dev_pos[3 * w], 1000.0f + (float)(3 * w), "device world %d overwritten", w);
+    cr_assert_eq(f.dev_cont[20], 5020, "contacts are never pushed");
+    cr_assert_eq(tp_mirror_push(&f.m), TP_OK);
+    cr_assert_eq(f.m.bytes_pushed, 3 * sizeof(float) + 1, "a second push has nothing to send");
+    cr_assert_eq(f.m.bytes_pulled, pulled);
+    tp_mirror_free(&f.m);
+}
+
+/* A read between a write and the next step must not undo the write. */
+Test(mirror, a_read_keeps_the_hosts_changes)
+{
+    fake f;
+    fake_init(&f);
+    tp_mirror_device_changed(&f.m, 0, W - 1);
+    cr_assert_eq(tp_mirror_begin_write(&f.m, 2, 2), TP_OK);
+    f.host_pos[6] = 42.0f;
+    cr_assert_eq(tp_mirror_pull(&f.m, 0, W - 1, TP_MIRROR_ALL), TP_OK);
+    cr_assert_eq(f.host_pos[6], 42.0f, "the pull overwrote a host write");
+    cr_assert(host_world_is_device(&f, 2, TP_MIRROR_CONTACTS), "world 2's contacts were still stale");
+    cr_assert_eq(tp_mirror_push(&f.m), TP_OK);
+    cr_assert_eq(f.dev_pos[6], 42.0f);
+    tp_mirror_free(&f.m);
+}
+
+/* A device reset of a world drops the host's pending change to it; the others
+ * are still pushed. */
+Test(mirror, a_device_reset_drops_pending_host_changes)
+{
+    fake f;
+    fake_init(&f);
+    cr_assert_eq(tp_mirror_begin_write(&f.m, 2, 4), TP_OK);
+    f.host_pos[6] = 42.0f;  /* world 2 */
+    f.host_pos[12] = 43.0f; /* world 4 */
+    f.dev_pos[6] = 7.0f;    /* the device resets world 2 */
+    tp_mirror_device_changed(&f.m, 2, 2);
+    cr_assert_eq(tp_mirror_push(&f.m), TP_OK);
+    cr_assert_eq(f.dev_pos[6], 7.0f, "a dropped change was pushed over the reset");
+    cr_assert_eq(f.dev_pos[12], 43.0f);
+    cr_assert_eq(f.m.copies, 2, "worlds 3-4 in one run, 2 state arrays");
+    cr_assert_eq(tp_mirror_pull(&f.m, 2, 2, TP_MIRROR_STATE), TP_OK);
+    cr_assert_eq(f.host_pos[6], 7.0f, "the host reads the reset world");
+    tp_mirror_free(&f.m);
+}
+
+Test(mirror, too_many_arrays_is_an_error)
+{
+    fake f;
+    fake_init(&f);
+    while (f.m.count < TP_MIRROR_MAX_ARRAYS) tp_mirror_add(&f.m, f.host_flag, f.dev_flag, 1, TP_MIRROR_STATE);
+    cr_assert_eq(tp_mirror_add(&f.m, f.host_flag, f.dev_flag, 1, TP_MIRROR_STATE), TP_ERR_CAPACITY);
+    cr_assert(strstr(tp_last_error(), "more than 40 arrays"), "%s", tp_last_error());
+    tp_mirror_free(&f.m);
+}
