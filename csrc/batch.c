@@ -295,13 +295,16 @@ uint64_t tp_batch_seed(const tp_batch *b) { return b ? b->seed : 0; }
 double tp_batch_time(const tp_batch *b) { return b ? (double)b->step_count * (double)b->model->def.dt : 0.0; }
 const tp_model *tp_batch_model(const tp_batch *b) { return b ? b->model : NULL; }
 
+tp_status tp_batch_pull(tp_batch *b, int first, int last, int groups)
+{
+    return b->cuda ? tp_cuda_pull(b, first, last, groups) : TP_OK;
+}
+
 tp_status tp_batch_state(tp_batch *b, tp_state_view *out)
 {
     if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_state: batch or out is NULL");
-    if (b->cuda) {
-        tp_status st = tp_cuda_download(b);
-        if (st != TP_OK) return st;
-    }
+    tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_STATE);
+    if (st != TP_OK) return st;
     out->worlds = b->worlds;
     out->bodies = b->bodies;
     out->pos = b->pos;
@@ -366,7 +369,7 @@ tp_status tp_batch_world_hash(tp_batch *b, int world, uint64_t *out)
     tp_status st = check_world(b, world, "tp_batch_world_hash");
     if (st != TP_OK) return st;
     if (!out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_world_hash: out is NULL");
-    if (b->cuda && (st = tp_cuda_download(b)) != TP_OK) return st;
+    if ((st = tp_batch_pull(b, world, world, TP_MIRROR_STATE)) != TP_OK) return st;
     *out = world_hash(b, world);
     return TP_OK;
 }
@@ -374,8 +377,8 @@ tp_status tp_batch_world_hash(tp_batch *b, int world, uint64_t *out)
 tp_status tp_batch_state_hash(tp_batch *b, uint64_t *out)
 {
     if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_state_hash: batch or out is NULL");
-    tp_status st;
-    if (b->cuda && (st = tp_cuda_download(b)) != TP_OK) return st;
+    tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_STATE);
+    if (st != TP_OK) return st;
     uint64_t h = TP_FNV_OFFSET;
     for (int w = 0; w < b->worlds; ++w) {
         uint64_t wh = world_hash(b, w);
@@ -395,7 +398,7 @@ tp_status tp_batch_contacts(tp_batch *b, int world, tp_contact_info *out, int ca
     if (st != TP_OK) return st;
     if (!count || capacity < 0 || (capacity > 0 && !out))
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_contacts: out, capacity or count is invalid");
-    if (b->cuda && (st = tp_cuda_download(b)) != TP_OK) return st;
+    if ((st = tp_batch_pull(b, world, world, TP_MIRROR_ALL)) != TP_OK) return st;
     int n = b->contact_count[b->current][world];
     const tp_contact *c = b->contacts[b->current] + (size_t)world * (size_t)b->contact_capacity;
     tp_world wd = tp_batch_world(b, world);

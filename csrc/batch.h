@@ -2,6 +2,7 @@
 #ifndef TP_BATCH_H
 #define TP_BATCH_H
 
+#include "mirror.h"
 #include "model.h"
 #include "torpor.h"
 #include "tp_world.h"
@@ -59,6 +60,10 @@ tp_randomize_params tp_batch_randomize_params(const tp_batch *b);
 void tp_batch_init_world(tp_batch *b, int w);
 /* Recount awake / sleeping / checking bodies and body_awake of world w. */
 void tp_batch_count_world(tp_batch *b, int w);
+
+/* Make the host arrays of worlds [first, last] current for `groups`
+ * (csrc/mirror.h): a copy from the device on CUDA, nothing on the CPU. */
+tp_status tp_batch_pull(tp_batch *b, int first, int last, int groups);
 
 /* Solver and sleep settings of the model, as the stages take them (csrc/step.c). */
 struct tp_step_params tp_batch_step_params(const tp_batch *b);

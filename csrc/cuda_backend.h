@@ -8,6 +8,7 @@
 #define TP_CUDA_BACKEND_H
 
 #include "batch.h"
+#include "mirror.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -20,10 +21,15 @@ tp_status tp_cuda_batch_create(tp_batch *b);
 void tp_cuda_batch_destroy(tp_batch *b);
 /* One step of every world on the device. */
 tp_status tp_cuda_step(tp_batch *b);
-/* Copy the device state to the host mirror if the device is newer. */
-tp_status tp_cuda_download(tp_batch *b);
-/* Make the host mirror current and mark it to be uploaded before the next step. */
-tp_status tp_cuda_begin_host_write(tp_batch *b);
+/* Make the host mirror of worlds [first, last] current for `groups`
+ * (TP_MIRROR_STATE, TP_MIRROR_CONTACTS; csrc/mirror.h). */
+tp_status tp_cuda_pull(tp_batch *b, int first, int last, int groups);
+/* Make the host state of worlds [first, last] current and send it back before
+ * the next step. */
+tp_status tp_cuda_begin_host_write(tp_batch *b, int first, int last);
+/* Reset the listed worlds on the device, drawing with cuRAND
+ * (kernels/curand_draws.h); the indices are checked by the caller. */
+tp_status tp_cuda_reset_worlds(tp_batch *b, const int *worlds, int count);
 
 #ifdef __cplusplus
 }

@@ -16,8 +16,21 @@ static tp_status not_built(void)
 tp_status tp_cuda_batch_create(tp_batch *b) { (void)b; return not_built(); }
 void tp_cuda_batch_destroy(tp_batch *b) { (void)b; }
 tp_status tp_cuda_step(tp_batch *b) { (void)b; return not_built(); }
-tp_status tp_cuda_download(tp_batch *b) { (void)b; return not_built(); }
-tp_status tp_cuda_begin_host_write(tp_batch *b) { (void)b; return not_built(); }
+tp_status tp_cuda_pull(tp_batch *b, int first, int last, int groups)
+{
+    (void)b, (void)first, (void)last, (void)groups;
+    return not_built();
+}
+tp_status tp_cuda_begin_host_write(tp_batch *b, int first, int last)
+{
+    (void)b, (void)first, (void)last;
+    return not_built();
+}
+tp_status tp_cuda_reset_worlds(tp_batch *b, const int *worlds, int count)
+{
+    (void)b, (void)worlds, (void)count;
+    return not_built();
+}
 
 #else
 /* The CUDA backend is kernels/cuda_backend.cu; ISO C wants a declaration here. */

@@ -7,7 +7,6 @@
  * Events count global steps: resetting a world does not replay them. */
 #include "batch.h"
 
-#include "cuda_backend.h"
 #include "error.h"
 
 #include <math.h>
@@ -39,6 +38,9 @@ tp_status tp_events_schedule(tp_batch *b)
 
 static tp_status apply_to_world(tp_batch *b, const tp_event_def *e, int w)
 {
+    /* Events read the current state (a teleport keeps the orientation). */
+    tp_status st = tp_batch_pull(b, w, w, TP_MIRROR_STATE);
+    if (st) return st;
     /* A faulted world is frozen until reset: its events are skipped (feeding
      * its non-finite state back through the API checks would stop every world). */
     if (b->faults[w] && e->action != TP_EVENT_RESET) return TP_OK;
@@ -76,13 +78,9 @@ static tp_status apply_to_world(tp_batch *b, const tp_event_def *e, int w)
 static tp_status apply_event(tp_batch *b, int i)
 {
     const tp_event_def *e = &b->model->events[i];
-    /* Events read the current state (a teleport keeps the orientation): on
-     * CUDA, bring the host mirror up to date first. */
-    if (b->cuda) {
-        tp_status st = tp_cuda_download(b);
-        if (st) return st;
-    }
     if (e->world_count == 0) {
+        tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_STATE); /* one copy, not one per world */
+        if (st) return st;
         for (int w = 0; w < b->worlds; ++w) {
             tp_status st = apply_to_world(b, e, w);
             if (st) return st;

@@ -307,7 +307,7 @@ tp_status tp_batch_apply_impulse(tp_batch *batch, int world, int body, const flo
 tp_status tp_batch_apply_angular_impulse(tp_batch *batch, int world, int body, const float impulse[3]);
 /* Gravity (m/s^2, each component in [-500, 500]) of one world, or of every world if world == -1. */
 tp_status tp_batch_set_gravity(tp_batch *batch, int world, const float g[3]);
-tp_status tp_batch_get_gravity(const tp_batch *batch, int world, float g[3]);
+tp_status tp_batch_get_gravity(tp_batch *batch, int world, float g[3]);
 /* Remove a body from one world (it stops colliding and moving). */
 tp_status tp_batch_remove_body(tp_batch *batch, int world, int body);
 /* Wake a body's island (resets the quiet timers of all of it), or put the

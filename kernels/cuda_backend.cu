@@ -29,6 +29,7 @@ extern "C" {
 }
 #include "contact.h"
 #include "cuda_launch.h"
+#include "curand_draws.h"
 #include "world_step.h"
 
 #include <cuda_runtime.h>
@@ -55,6 +56,9 @@ struct tp_dev {
     tp_contact *contacts[2];
     int32_t *contact_count[2];
     const tp_body_model *model;
+    const tp_body_init *body_init; /* [bodies] the model's template, for resets */
+    int32_t *reset_list;          /* [W] worlds of the pending reset */
+    float gravity0[3];            /* the model's gravity, for resets */
     char *scratch;                /* per world: collide, solver, island scratch */
     size_t collide_bytes, solver_bytes, scratch_bytes;
     uint8_t *work;                /* [W] TP_WORK_* of this step */
@@ -68,9 +72,10 @@ struct tp_dev {
 
 struct tp_device_array {
     void **device;     /* where the device pointer lives in tp_dev */
-    void *host;        /* the host mirror, NULL for device-only arrays */
+    void *host;        /* the host array, NULL for device-only arrays */
     size_t bytes;
-    int download;      /* state the host reads back */
+    size_t world_bytes;/* bytes of one world in a world-major array, 0 for the rest */
+    int group;         /* TP_MIRROR_STATE / TP_MIRROR_CONTACTS if mirrored per world, 0 if not */
 };
 
 struct tp_cuda_batch {
@@ -83,8 +88,9 @@ struct tp_cuda_batch {
     cudaGraph_t graph[2];         /* one per double-buffer parity b->current */
     cudaGraphExec_t exec[2];
     int graphs_ready;
-    int host_dirty;    /* host mirror changed: upload before the next step */
-    int device_newer;  /* device stepped: download before the host reads */
+    tp_mirror mirror;             /* which worlds the host or the device changed (csrc/mirror.h) */
+    int32_t *reset_host;          /* [W] the reset list being built */
+    uint8_t *reset_mark;          /* [W] world already in the list */
     struct tp_device_array arrays[40];
     int array_count;
 };
@@ -118,70 +124,83 @@ extern "C" int tp_cuda_device_count(void)
 
 extern "C" const char *tp_cuda_probe_message(void) { return tp_probe_message; }
 
-static void add_array(tp_cuda_batch *c, void **device, void *host, size_t bytes, int download)
+static void add_array(tp_cuda_batch *c, void **device, void *host, size_t bytes, size_t world_bytes, int group)
 {
     tp_device_array *a = &c->arrays[c->array_count++];
     a->device = device;
     a->host = host;
     a->bytes = bytes;
-    a->download = download;
+    a->world_bytes = world_bytes;
+    a->group = group;
 }
 
-/* The list of device arrays, in one place so upload, download and free agree. */
+/* A world-major host array of the batch, mirrored per world. */
+static void add_world_array(tp_cuda_batch *c, int worlds, void **device, void *host, size_t world_bytes, int group)
+{
+    add_array(c, device, host, world_bytes * (size_t)worlds, world_bytes, group);
+}
+
+/* The list of device arrays, in one place so upload, mirror and free agree. */
 static void list_arrays(tp_cuda_batch *c, tp_batch *b)
 {
     tp_dev *d = &c->d;
-    size_t n = (size_t)b->worlds * (size_t)b->bodies, W = (size_t)b->worlds;
+    int W = b->worlds;
+    size_t B = (size_t)b->bodies, f = sizeof(float), i32 = sizeof(int32_t), S = TP_MIRROR_STATE;
     c->array_count = 0;
-    add_array(c, (void **)&d->pos, b->pos, 3 * n * sizeof(float), 1);
-    add_array(c, (void **)&d->quat, b->quat, 4 * n * sizeof(float), 1);
-    add_array(c, (void **)&d->v, b->v, 3 * n * sizeof(float), 1);
-    add_array(c, (void **)&d->w, b->w, 3 * n * sizeof(float), 1);
-    add_array(c, (void **)&d->force, b->force, 3 * n * sizeof(float), 1);
-    add_array(c, (void **)&d->torque, b->torque, 3 * n * sizeof(float), 1);
-    add_array(c, (void **)&d->inv_mass, b->inv_mass, n * sizeof(float), 1);
-    add_array(c, (void **)&d->inv_inertia, b->inv_inertia, 6 * n * sizeof(float), 1);
-    add_array(c, (void **)&d->friction, b->friction, n * sizeof(float), 1);
-    add_array(c, (void **)&d->quiet_timer, b->quiet_timer, n * sizeof(float), 1);
-    add_array(c, (void **)&d->gravity, b->gravity, 3 * W * sizeof(float), 1);
-    add_array(c, (void **)&d->flags, b->flags, n, 1);
-    add_array(c, (void **)&d->sleep_state, b->sleep_state, n, 1);
-    add_array(c, (void **)&d->body_awake, b->body_awake, n, 1);
-    add_array(c, (void **)&d->faults, b->faults, W, 1);
-    add_array(c, (void **)&d->awake_count, b->awake_count, W * sizeof(int32_t), 1);
-    add_array(c, (void **)&d->sleeping_count, b->sleeping_count, W * sizeof(int32_t), 1);
-    add_array(c, (void **)&d->checking_count, b->checking_count, W * sizeof(int32_t), 1);
-    add_array(c, (void **)&d->contact_overflow, b->contact_overflow, W * sizeof(int32_t), 1);
-    add_array(c, (void **)&d->contact_f, b->contact_f, 3 * n * sizeof(float), 1);
-    add_array(c, (void **)&d->island, b->island, n * sizeof(int32_t), 1);
-    size_t cap = (size_t)b->contact_capacity * W;
+    add_world_array(c, W, (void **)&d->pos, b->pos, 3 * B * f, S);
+    add_world_array(c, W, (void **)&d->quat, b->quat, 4 * B * f, S);
+    add_world_array(c, W, (void **)&d->v, b->v, 3 * B * f, S);
+    add_world_array(c, W, (void **)&d->w, b->w, 3 * B * f, S);
+    add_world_array(c, W, (void **)&d->force, b->force, 3 * B * f, S);
+    add_world_array(c, W, (void **)&d->torque, b->torque, 3 * B * f, S);
+    add_world_array(c, W, (void **)&d->inv_mass, b->inv_mass, B * f, S);
+    add_world_array(c, W, (void **)&d->inv_inertia, b->inv_inertia, 6 * B * f, S);
+    add_world_array(c, W, (void **)&d->friction, b->friction, B * f, S);
+    add_world_array(c, W, (void **)&d->quiet_timer, b->quiet_timer, B * f, S);
+    add_world_array(c, W, (void **)&d->gravity, b->gravity, 3 * f, S);
+    add_world_array(c, W, (void **)&d->flags, b->flags, B, S);
+    add_world_array(c, W, (void **)&d->sleep_state, b->sleep_state, B, S);
+    add_world_array(c, W, (void **)&d->body_awake, b->body_awake, B, S);
+    add_world_array(c, W, (void **)&d->faults, b->faults, 1, S);
+    add_world_array(c, W, (void **)&d->awake_count, b->awake_count, i32, S);
+    add_world_array(c, W, (void **)&d->sleeping_count, b->sleeping_count, i32, S);
+    add_world_array(c, W, (void **)&d->checking_count, b->checking_count, i32, S);
+    add_world_array(c, W, (void **)&d->contact_overflow, b->contact_overflow, i32, S);
+    add_world_array(c, W, (void **)&d->contact_f, b->contact_f, 3 * B * f, S);
+    add_world_array(c, W, (void **)&d->island, b->island, B * i32, S);
     for (int i = 0; i < 2; ++i) {
-        add_array(c, (void **)&d->contacts[i], b->contacts[i], cap * sizeof(tp_contact), 1);
-        add_array(c, (void **)&d->contact_count[i], b->contact_count[i], W * sizeof(int32_t), 1);
+        add_world_array(c, W, (void **)&d->contacts[i], b->contacts[i], (size_t)b->contact_capacity * sizeof(tp_contact),
+                        TP_MIRROR_CONTACTS);
+        add_world_array(c, W, (void **)&d->contact_count[i], b->contact_count[i], i32, TP_MIRROR_CONTACTS);
     }
-    /* The model table: uploaded, never downloaded. */
-    add_array(c, (void **)&d->model, (void *)b->model->bodies, (size_t)b->bodies * sizeof(tp_body_model), 0);
-    /* Device-only: per-world scratch, stage flags, the global sort's arrays. */
+    /* The model's tables: uploaded once, never mirrored. */
+    add_array(c, (void **)&d->model, (void *)b->model->bodies, B * sizeof(tp_body_model), 0, 0);
+    add_array(c, (void **)&d->body_init, (void *)b->model->body_init, B * sizeof(tp_body_init), 0, 0);
+    /* Device-only: per-world scratch, stage flags, the global sort's arrays, the reset list. */
+    size_t cap = (size_t)b->contact_capacity * (size_t)W;
     d->collide_bytes = tp_solver_align(tp_collide_scratch_bytes(b->bodies, b->contact_capacity));
     d->solver_bytes = tp_solver_align(tp_solver_scratch_bytes(b->bodies, b->contact_capacity));
     d->scratch_bytes = d->collide_bytes + d->solver_bytes + tp_solver_align(tp_island_scratch_bytes(b->bodies));
-    add_array(c, (void **)&d->scratch, NULL, d->scratch_bytes * W, 0);
-    add_array(c, (void **)&d->work, NULL, W, 0);
-    add_array(c, (void **)&d->step_overflow, NULL, W * sizeof(int32_t), 0);
-    add_array(c, (void **)&d->any_busy, NULL, sizeof(unsigned int), 0);
-    add_array(c, (void **)&d->keys_in, NULL, cap * sizeof(uint64_t), 0);
-    add_array(c, (void **)&d->keys_out, NULL, cap * sizeof(uint64_t), 0);
-    add_array(c, (void **)&d->slots_in, NULL, cap * sizeof(int32_t), 0);
-    add_array(c, (void **)&d->slots_out, NULL, cap * sizeof(int32_t), 0);
-    add_array(c, &c->sort_temp, NULL, c->sort_temp_bytes, 0);
+    add_array(c, (void **)&d->scratch, NULL, d->scratch_bytes * (size_t)W, 0, 0);
+    add_array(c, (void **)&d->work, NULL, (size_t)W, 0, 0);
+    add_array(c, (void **)&d->step_overflow, NULL, (size_t)W * i32, 0, 0);
+    add_array(c, (void **)&d->any_busy, NULL, sizeof(unsigned int), 0, 0);
+    add_array(c, (void **)&d->keys_in, NULL, cap * sizeof(uint64_t), 0, 0);
+    add_array(c, (void **)&d->keys_out, NULL, cap * sizeof(uint64_t), 0, 0);
+    add_array(c, (void **)&d->slots_in, NULL, cap * i32, 0, 0);
+    add_array(c, (void **)&d->slots_out, NULL, cap * i32, 0, 0);
+    add_array(c, (void **)&d->reset_list, NULL, (size_t)W * i32, 0, 0);
+    add_array(c, &c->sort_temp, NULL, c->sort_temp_bytes, 0, 0);
     d->solve_sleeping = !b->model->def.sleep.skip_constraints;
     d->dt = b->model->def.dt;
     d->worlds = b->worlds;
     d->bodies = b->bodies;
     d->capacity = b->contact_capacity;
+    for (int k = 0; k < 3; ++k) d->gravity0[k] = b->model->def.gravity[k];
 }
 
-static tp_status upload(tp_batch *b)
+/* Every array with a host side, whole: once, at creation. */
+static tp_status upload_all(tp_batch *b)
 {
     tp_cuda_batch *c = b->cuda;
     for (int i = 0; i < c->array_count; ++i)
@@ -189,7 +208,22 @@ static tp_status upload(tp_batch *b)
             TP_CUDA_TRY(cudaMemcpyAsync(*c->arrays[i].device, c->arrays[i].host, c->arrays[i].bytes,
                                         cudaMemcpyHostToDevice, c->stream), "upload of the state");
     TP_CUDA_TRY(cudaStreamSynchronize(c->stream), "upload of the state");
-    c->host_dirty = 0;
+    return TP_OK;
+}
+
+/* The mirror's copies (csrc/mirror.h): asynchronous on the batch's stream,
+ * then one synchronisation before the host reads. */
+static tp_status mirror_copy(void *ctx, void *dst, const void *src, size_t bytes, int to_device)
+{
+    tp_cuda_batch *c = (tp_cuda_batch *)ctx;
+    TP_CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, c->stream),
+                to_device ? "upload of host writes" : "download of the state");
+    return TP_OK;
+}
+
+static tp_status mirror_wait(void *ctx)
+{
+    TP_CUDA_TRY(cudaStreamSynchronize(((tp_cuda_batch *)ctx)->stream), "synchronisation of a state copy");
     return TP_OK;
 }
 
@@ -397,6 +431,23 @@ __global__ void tp_finish_kernel(tp_dev d, int current, tp_step_params p)
     tp_world_count(&wd, d.awake_count + w, d.sleeping_count + w, d.checking_count + w);
 }
 
+/* Reset: block k resets world reset_list[k], a thread per body, with cuRAND's
+ * draws (kernels/curand_draws.h); then thread 0 does what tp_batch_init_world
+ * does for the world as a whole. Launched outside the step's graph. */
+__global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r)
+{
+    int w = d.reset_list[blockIdx.x];
+    tp_world wd = world_view(d, w);
+    for (int i = threadIdx.x; i < d.bodies; i += blockDim.x) tp_world_init_body_curand(&wd, i, &d.body_init[i], &r);
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    d.contact_count[0][w] = d.contact_count[1][w] = 0; /* nothing to warm start from */
+    for (int k = 0; k < 3; ++k) d.gravity[3 * w + k] = d.gravity0[k];
+    d.contact_overflow[w] = 0;
+    d.faults[w] = 0;
+    tp_world_count(&wd, d.awake_count + w, d.sleeping_count + w, d.checking_count + w);
+}
+
 /* ---------------------------------------------------------------- the graph */
 
 static unsigned int world_blocks(int worlds) { return (unsigned int)((worlds + TP_WORLD_THREADS - 1) / TP_WORLD_THREADS); }
@@ -506,6 +557,8 @@ static tp_status build_graph(tp_batch *b, int current)
 
 /* ---------------------------------------------------------------- entry points */
 
+static tp_status launch_reset(tp_batch *b, int n);
+
 extern "C" tp_status tp_cuda_batch_create(tp_batch *b)
 {
     tp_cuda_batch *c = (tp_cuda_batch *)calloc(1, sizeof *c);
@@ -548,7 +601,21 @@ extern "C" tp_status tp_cuda_batch_create(tp_batch *b)
         tp_sort_init_kernel<<<(unsigned int)((items + 255) / 256), 256, 0, c->stream>>>(c->d);
         TP_CUDA_TRY(cudaGetLastError(), "launch of tp_sort_init_kernel");
     }
-    return upload(b); /* synchronises the stream */
+    tp_status st = upload_all(b); /* synchronises the stream */
+    if (st != TP_OK) return st;
+    st = tp_mirror_init(&c->mirror, b->worlds, mirror_copy, mirror_wait, c);
+    if (st != TP_OK) return st;
+    for (int i = 0; i < c->array_count; ++i)
+        if (c->arrays[i].group && (st = tp_mirror_add(&c->mirror, c->arrays[i].host, *c->arrays[i].device,
+                                                      c->arrays[i].world_bytes, c->arrays[i].group)) != TP_OK)
+            return st;
+    c->reset_host = (int32_t *)malloc((size_t)b->worlds * sizeof(int32_t));
+    c->reset_mark = (uint8_t *)calloc((size_t)b->worlds, 1);
+    if (!c->reset_host || !c->reset_mark) return tp_fail(TP_ERR_OUT_OF_MEMORY, "cuda: out of host memory");
+    /* The device draws its own initial state with cuRAND, as every later reset
+     * does; the host's copy (drawn with kernels/philox.h) is the same bits. */
+    for (int w = 0; w < b->worlds; ++w) c->reset_host[w] = w;
+    return launch_reset(b, b->worlds);
 }
 
 extern "C" void tp_cuda_batch_destroy(tp_batch *b)
@@ -561,6 +628,9 @@ extern "C" void tp_cuda_batch_destroy(tp_batch *b)
     }
     for (int i = 0; i < c->array_count; ++i)
         if (*c->arrays[i].device) cudaFree(*c->arrays[i].device);
+    tp_mirror_free(&c->mirror);
+    free(c->reset_host);
+    free(c->reset_mark);
     if (c->body_stream) cudaStreamDestroy(c->body_stream);
     if (c->stream) cudaStreamDestroy(c->stream);
     free(c);
@@ -570,40 +640,54 @@ extern "C" void tp_cuda_batch_destroy(tp_batch *b)
 extern "C" tp_status tp_cuda_step(tp_batch *b)
 {
     tp_cuda_batch *c = b->cuda;
-    if (c->host_dirty) {
-        tp_status st = upload(b);
-        if (st != TP_OK) return st;
-    }
+    tp_status st = tp_mirror_push(&c->mirror); /* the worlds the host wrote */
+    if (st != TP_OK) return st;
     if (!c->graphs_ready) { /* captured once per batch, at the first step */
-        for (int parity = 0; parity < 2; ++parity) {
-            tp_status st = build_graph(b, parity);
-            if (st != TP_OK) return st;
-        }
+        for (int parity = 0; parity < 2; ++parity)
+            if ((st = build_graph(b, parity)) != TP_OK) return st;
         c->graphs_ready = 1;
     }
     TP_CUDA_TRY(cudaGraphLaunch(c->exec[b->current], c->stream), "cudaGraphLaunch (the step)");
     b->current = 1 - b->current;
-    c->device_newer = 1;
+    tp_mirror_device_changed(&c->mirror, 0, b->worlds - 1);
     return TP_OK;
 }
 
-extern "C" tp_status tp_cuda_download(tp_batch *b)
+extern "C" tp_status tp_cuda_pull(tp_batch *b, int first, int last, int groups)
+{
+    return tp_mirror_pull(&b->cuda->mirror, first, last, groups);
+}
+
+extern "C" tp_status tp_cuda_begin_host_write(tp_batch *b, int first, int last)
+{
+    return tp_mirror_begin_write(&b->cuda->mirror, first, last);
+}
+
+/* Reset worlds reset_host[0 .. n), each listed once, on the device. */
+static tp_status launch_reset(tp_batch *b, int n)
 {
     tp_cuda_batch *c = b->cuda;
-    if (!c->device_newer) return TP_OK;
-    for (int i = 0; i < c->array_count; ++i)
-        if (c->arrays[i].download)
-            TP_CUDA_TRY(cudaMemcpyAsync(c->arrays[i].host, *c->arrays[i].device, c->arrays[i].bytes,
-                                        cudaMemcpyDeviceToHost, c->stream), "download of the state");
-    TP_CUDA_TRY(cudaStreamSynchronize(c->stream), "download of the state");
-    c->device_newer = 0;
+    if (n == 0) return TP_OK;
+    /* From pageable memory the copy returns once reset_host is staged, so the
+     * next call may rewrite it (CUDA Runtime API, "API synchronization behavior"). */
+    TP_CUDA_TRY(cudaMemcpyAsync(c->d.reset_list, c->reset_host, (size_t)n * sizeof(int32_t), cudaMemcpyHostToDevice,
+                                c->stream),
+                "upload of the reset list");
+    tp_reset_kernel<<<(unsigned int)n, TP_SOLVE_THREADS, 0, c->stream>>>(c->d, tp_batch_randomize_params(b));
+    TP_CUDA_TRY(cudaGetLastError(), "launch of tp_reset_kernel");
+    for (int i = 0; i < n; ++i) tp_mirror_device_changed(&c->mirror, c->reset_host[i], c->reset_host[i]);
     return TP_OK;
 }
 
-extern "C" tp_status tp_cuda_begin_host_write(tp_batch *b)
+extern "C" tp_status tp_cuda_reset_worlds(tp_batch *b, const int *worlds, int count)
 {
-    tp_status st = tp_cuda_download(b);
-    if (st != TP_OK) return st;
-    b->cuda->host_dirty = 1;
-    return TP_OK;
+    tp_cuda_batch *c = b->cuda;
+    int n = 0; /* each world once: two blocks must not write the same world */
+    for (int i = 0; i < count; ++i)
+        if (!c->reset_mark[worlds[i]]) {
+            c->reset_mark[worlds[i]] = 1;
+            c->reset_host[n++] = worlds[i];
+        }
+    for (int i = 0; i < n; ++i) c->reset_mark[c->reset_host[i]] = 0;
+    return launch_reset(b, n);
 }
