@@ -166,3 +166,85 @@ Test(cli, info_lists_backends, .init = make_tmpdir, .fini = remove_tmpdir)
     cr_assert(strstr(text, "torpor 0."), "%s", text);
     cr_assert(strstr(text, "cpu") && strstr(text, "cuda"), "%s", text);
 }
+
+/* ---------------------------------------------------------------- the README's C example */
+
+/* The text of `path`, malloc'd. */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    cr_assert_not_null(text);
+    cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+/* Copy `from` into `out`, replacing every `what` with `with`. */
+static void replace_all(const char *from, const char *what, const char *with, char *out, size_t out_len)
+{
+    size_t used = 0, wl = strlen(what);
+    for (const char *p = from; *p;) {
+        const char *piece = strncmp(p, what, wl) == 0 ? with : NULL;
+        size_t n = piece ? strlen(with) : 1;
+        cr_assert_lt(used + n, out_len, "command too long");
+        memcpy(out + used, piece ? with : p, n);
+        used += n;
+        p += piece ? wl : 1;
+    }
+    out[used] = '\0';
+}
+
+/* The README's C example compiles and links with the README's own command
+ * line, as a user copies them (the libraries' link order broke once). */
+Test(cli, readme_c_example_builds, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+#ifdef TP_SANITIZE
+    cr_skip_test("the sanitizer build's libraries need the sanitizer runtime to link");
+#endif
+    char *readme = read_text(TP_SOURCE_DIR "/README.md");
+    char *code = strstr(readme, "```c\n");
+    cr_assert_not_null(code, "README has no C example");
+    code += 5;
+    char *code_end = strstr(code, "```");
+    cr_assert_not_null(code_end);
+    char path[256];
+    snprintf(path, sizeof path, "%s/example.c", tmpdir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fwrite(code, 1, (size_t)(code_end - code), f);
+    fclose(f);
+#ifdef TP_EXPECT_CUDA
+    char *line = strstr(code_end, "gcc -std=c11 -Iinclude example.c -Wl,--start-group");
+#else
+    char *line = strstr(code_end, "gcc -std=c11 -Iinclude example.c build/libtorpor.a -fopenmp");
+#endif
+    cr_assert_not_null(line, "README has no link line for this build");
+    char line_text[1024], joined[2048], step[2048], command[4096];
+    size_t n = strcspn(line, "`\n");
+    if (line[n] == '\n' && n > 0 && line[n - 1] == '\\') n = strcspn(line + n + 1, "\n") + n + 1; /* continued */
+    cr_assert_lt(n, sizeof line_text);
+    memcpy(line_text, line, n);
+    line_text[n] = '\0';
+    replace_all(line_text, "\\\n", " ", joined, sizeof joined);
+    char build_dir[512], include[600];
+    snprintf(build_dir, sizeof build_dir, "%s", TP_CLI);
+    strcpy(strrchr(build_dir, '/'), "/"); /* the directory of the CLI is the build directory */
+    snprintf(include, sizeof include, "-I%s/include", TP_SOURCE_DIR);
+    replace_all(joined, "-Iinclude", include, step, sizeof step);
+    replace_all(step, "build/", build_dir, joined, sizeof joined);
+    snprintf(command, sizeof command, "cd %s && %s 2>link.txt", tmpdir, joined);
+    int st = system(command);
+    snprintf(path, sizeof path, "%s/link.txt", tmpdir);
+    char *log = read_text(path);
+    cr_assert_eq(st, 0, "the README's example does not build:\n%s\n%s", command, log);
+    snprintf(path, sizeof path, "%s/example", tmpdir);
+    cr_assert_eq(access(path, X_OK), 0, "no executable from %s", command);
+    free(log);
+    free(readme);
+}
