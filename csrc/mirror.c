@@ -14,6 +14,7 @@ tp_status tp_mirror_init(tp_mirror *m, int worlds, tp_mirror_copy_fn copy, tp_mi
     m->copy = copy;
     m->wait = wait;
     m->ctx = ctx;
+    m->bridge_bytes = TP_MIRROR_BRIDGE_BYTES;
     m->stale = calloc((size_t)worlds, 1);
     m->dirty = calloc((size_t)worlds, 1);
     if (!m->stale || !m->dirty) {
@@ -50,12 +51,12 @@ void tp_mirror_device_changed(tp_mirror *m, int first, int last)
     }
 }
 
-/* Copy worlds [first, first + n) of the arrays in `groups`, either way. */
-static tp_status copy_run(tp_mirror *m, int first, int n, int groups, int to_device)
+/* Copy worlds [first, first + n) of the arrays in `group`, either way. */
+static tp_status copy_run(tp_mirror *m, int first, int n, int group, int to_device)
 {
     for (int i = 0; i < m->count; ++i) {
         const tp_mirror_array *a = &m->arrays[i];
-        if (!(a->group & groups)) continue;
+        if (a->group != group) continue;
         size_t offset = (size_t)first * a->world_bytes, bytes = (size_t)n * a->world_bytes;
         char *host = (char *)a->host + offset, *device = (char *)a->device + offset;
         tp_status st = to_device ? m->copy(m->ctx, device, host, bytes, 1) : m->copy(m->ctx, host, device, bytes, 0);
@@ -66,22 +67,71 @@ static tp_status copy_run(tp_mirror *m, int first, int n, int groups, int to_dev
     return TP_OK;
 }
 
-tp_status tp_mirror_pull(tp_mirror *m, int first, int last, int groups)
+/* World w must be copied: stale in `group` (pull) or dirty (push). */
+static int needs_copy(const tp_mirror *m, int w, int group, int to_device)
 {
-    int copied = 0;
+    return to_device ? m->dirty[w] : (m->stale[w] & group) != 0;
+}
+
+/* World w may be copied along without changing anything, because both sides
+ * hold the same bytes of `group`: for a pull, a world the host has not changed
+ * (the host never changes contacts); for a push, a world the device has not. */
+static int may_copy(const tp_mirror *m, int w, int group, int to_device)
+{
+    if (to_device) return !(m->stale[w] & group);
+    return group == TP_MIRROR_CONTACTS || !m->dirty[w];
+}
+
+static size_t group_world_bytes(const tp_mirror *m, int group)
+{
+    size_t bytes = 0;
+    for (int i = 0; i < m->count; ++i)
+        if (m->arrays[i].group == group) bytes += m->arrays[i].world_bytes;
+    return bytes;
+}
+
+/* Copy the worlds of [first, last] that need it for `group`. Neighbouring
+ * worlds go in one run; a run also bridges a gap of worlds that may be copied
+ * along when the gap is at most bridge_bytes, since one copy of a few more
+ * bytes is cheaper than two copies (each cudaMemcpyAsync costs microseconds). */
+static tp_status copy_group(tp_mirror *m, int first, int last, int group, int to_device, int *copied)
+{
+    size_t wb = group_world_bytes(m, group);
+    int bridge = wb ? (int)(m->bridge_bytes / wb) : 0;
     for (int w = first; w <= last;) {
-        if (!(m->stale[w] & groups)) {
+        if (!needs_copy(m, w, group, to_device)) {
             ++w;
             continue;
         }
-        /* a run of worlds stale in the same groups moves in one copy per array */
-        int g = m->stale[w] & groups, end = w + 1;
-        while (end <= last && (m->stale[end] & groups) == g) ++end;
-        tp_status st = copy_run(m, w, end - w, g, 0);
+        int end = w + 1; /* the run is [w, end) */
+        for (;;) {
+            while (end <= last && needs_copy(m, end, group, to_device)) ++end;
+            int next = end;
+            while (next <= last && next - end < bridge && !needs_copy(m, next, group, to_device) &&
+                   may_copy(m, next, group, to_device))
+                ++next;
+            if (next == end || next > last || !needs_copy(m, next, group, to_device)) break;
+            end = next; /* the gap [end, next) is bridged */
+        }
+        tp_status st = copy_run(m, w, end - w, group, to_device);
         if (st != TP_OK) return st;
-        for (int k = w; k < end; ++k) m->stale[k] &= (uint8_t)~g;
-        copied = 1;
+        for (int k = w; k < end; ++k) {
+            if (to_device) m->dirty[k] = 0;
+            else m->stale[k] &= (uint8_t)~group;
+        }
+        *copied = 1;
         w = end;
+    }
+    return TP_OK;
+}
+
+tp_status tp_mirror_pull(tp_mirror *m, int first, int last, int groups)
+{
+    int copied = 0;
+    for (int group = TP_MIRROR_STATE; group <= TP_MIRROR_CONTACTS; group <<= 1) {
+        if (!(groups & group)) continue;
+        tp_status st = copy_group(m, first, last, group, 0, &copied);
+        if (st != TP_OK) return st;
     }
     return copied ? m->wait(m->ctx) : TP_OK;
 }
@@ -98,18 +148,9 @@ tp_status tp_mirror_begin_write(tp_mirror *m, int first, int last)
 tp_status tp_mirror_push(tp_mirror *m)
 {
     if (!m->any_dirty) return TP_OK;
-    for (int w = 0; w < m->worlds;) {
-        if (!m->dirty[w]) {
-            ++w;
-            continue;
-        }
-        int end = w + 1;
-        while (end < m->worlds && m->dirty[end]) ++end;
-        tp_status st = copy_run(m, w, end - w, TP_MIRROR_STATE, 1);
-        if (st != TP_OK) return st;
-        memset(m->dirty + w, 0, (size_t)(end - w));
-        w = end;
-    }
+    int copied = 0;
+    tp_status st = copy_group(m, 0, m->worlds - 1, TP_MIRROR_STATE, 1, &copied);
+    if (st != TP_OK) return st;
     m->any_dirty = 0;
-    return m->wait(m->ctx);
+    return copied ? m->wait(m->ctx) : TP_OK;
 }

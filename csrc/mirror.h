@@ -14,6 +14,10 @@
  * pushes only dirty worlds. An RL loop that resets or pushes one world of
  * 16,384 thus moves that world's bytes, not the batch's.
  *
+ * A run also bridges a short gap of worlds whose bytes are the same on both
+ * sides (a pull never crosses a world the host changed, a push never one the
+ * device changed), so a write to every fourth world is one copy per array.
+ *
  * Arrays belong to a group: TP_MIRROR_STATE (what tp_batch_state, the hashes and
  * host writes use) or TP_MIRROR_CONTACTS (the contact buffers, read by
  * tp_batch_contacts only, never written by the host). A push sends the state
@@ -31,6 +35,9 @@
 
 enum { TP_MIRROR_STATE = 1, TP_MIRROR_CONTACTS = 2, TP_MIRROR_ALL = 3 };
 #define TP_MIRROR_MAX_ARRAYS 40
+/* Default largest gap (bytes of one group) a copy run bridges; about what one
+ * more cudaMemcpyAsync call costs in transfer time (microseconds at GB/s). */
+#define TP_MIRROR_BRIDGE_BYTES (64 * 1024)
 
 /* Copy `bytes` from src to dst; to_device says the direction. May be
  * asynchronous: `wait` is called before the host uses what was copied. */
@@ -48,6 +55,7 @@ typedef struct tp_mirror {
     uint8_t *stale;        /* [worlds] groups the device changed since the last pull */
     uint8_t *dirty;        /* [worlds] 1 if the host changed the world since the last push */
     int any_dirty;
+    size_t bridge_bytes;   /* a run bridges a gap of at most this many bytes of worlds that may be copied along */
     tp_mirror_array arrays[TP_MIRROR_MAX_ARRAYS];
     int count;
     tp_mirror_copy_fn copy;

@@ -111,18 +111,74 @@ Test(mirror, a_run_of_worlds_is_one_copy_per_array)
     tp_mirror_free(&f.m);
 }
 
-/* After a one-world pull the rest are split around it: two runs, and world 3's
- * contacts (still stale) form a run of their own. */
-Test(mirror, runs_split_around_current_worlds)
+/* A world that is already current is copied along rather than splitting the
+ * run: after a one-world pull, pulling everything is one copy per array. With
+ * bridging off, the run splits around it. */
+Test(mirror, runs_bridge_current_worlds)
+{
+    for (int bridging = 1; bridging >= 0; --bridging) {
+        fake f;
+        fake_init(&f);
+        if (!bridging) f.m.bridge_bytes = 0;
+        tp_mirror_device_changed(&f.m, 0, W - 1);
+        cr_assert_eq(tp_mirror_pull(&f.m, 3, 3, TP_MIRROR_STATE), TP_OK);
+        f.m.copies = 0;
+        cr_assert_eq(tp_mirror_pull(&f.m, 0, W - 1, TP_MIRROR_ALL), TP_OK);
+        for (int w = 0; w < W; ++w) cr_assert(host_world_is_device(&f, w, TP_MIRROR_ALL), "world %d", w);
+        if (bridging)
+            cr_assert_eq(f.m.copies, 3, "worlds 0-9 in one run per array");
+        else
+            cr_assert_eq(f.m.copies, 2 + 2 + 1, "state of 0-2 and of 4-9 (2 arrays each), contacts of 0-9");
+        tp_mirror_free(&f.m);
+    }
+}
+
+/* A pull never bridges a world the host wrote (it would undo the write); a
+ * gap wider than bridge_bytes is not bridged. */
+Test(mirror, a_pull_does_not_bridge_a_written_world_or_a_wide_gap)
 {
     fake f;
     fake_init(&f);
     tp_mirror_device_changed(&f.m, 0, W - 1);
-    cr_assert_eq(tp_mirror_pull(&f.m, 3, 3, TP_MIRROR_STATE), TP_OK);
+    cr_assert_eq(tp_mirror_begin_write(&f.m, 3, 3), TP_OK);
+    f.host_pos[9] = 42.0f;
     f.m.copies = 0;
-    cr_assert_eq(tp_mirror_pull(&f.m, 0, W - 1, TP_MIRROR_ALL), TP_OK);
-    for (int w = 0; w < W; ++w) cr_assert(host_world_is_device(&f, w, TP_MIRROR_ALL), "world %d", w);
-    cr_assert_eq(f.m.copies, 3 + 1 + 3, "worlds 0-2 (3 arrays), world 3 (contacts), worlds 4-9 (3 arrays)");
+    cr_assert_eq(tp_mirror_pull(&f.m, 0, W - 1, TP_MIRROR_STATE), TP_OK);
+    cr_assert_eq(f.host_pos[9], 42.0f, "the pull overwrote a host write");
+    cr_assert_eq(f.m.copies, 4, "worlds 0-2 and 4-9, 2 state arrays each");
+
+    fake g;
+    fake_init(&g);
+    g.m.bridge_bytes = 2 * (3 * sizeof(float) + 1); /* gaps of up to 2 worlds */
+    tp_mirror_device_changed(&g.m, 0, 0);
+    tp_mirror_device_changed(&g.m, 3, 3);
+    tp_mirror_device_changed(&g.m, 7, 7);
+    cr_assert_eq(tp_mirror_pull(&g.m, 0, W - 1, TP_MIRROR_STATE), TP_OK);
+    cr_assert_eq(g.m.copies, 4, "worlds 0-3 bridged (gap of 2), 7 alone (gap of 3): 2 runs x 2 arrays");
+    cr_assert_eq(g.m.bytes_pulled, 5 * (3 * sizeof(float) + 1));
+    const int beyond_the_runs[] = {4, 5, 6, 8, 9};
+    for (int i = 0; i < 5; ++i)
+        cr_assert(host_world_untouched(&g, beyond_the_runs[i]), "world %d was copied", beyond_the_runs[i]);
+    tp_mirror_free(&f.m);
+    tp_mirror_free(&g.m);
+}
+
+/* Writes to every other world go back in one run; a world the device reset in
+ * between is never pushed over. */
+Test(mirror, a_push_bridges_clean_worlds_but_not_reset_ones)
+{
+    fake f;
+    fake_init(&f);
+    for (int w = 1; w < W; w += 2) {
+        cr_assert_eq(tp_mirror_begin_write(&f.m, w, w), TP_OK);
+        f.host_pos[3 * w] = -(float)w;
+    }
+    f.dev_pos[3 * 4] = 77.0f; /* the device resets world 4 */
+    tp_mirror_device_changed(&f.m, 4, 4);
+    cr_assert_eq(tp_mirror_push(&f.m), TP_OK);
+    for (int w = 1; w < W; w += 2) cr_assert_eq(f.dev_pos[3 * w], -(float)w, "world %d's write was lost", w);
+    cr_assert_eq(f.dev_pos[3 * 4], 77.0f, "a bridged push overwrote the reset world");
+    cr_assert_eq(f.m.copies, 4, "worlds 1-3 and 5-9, 2 state arrays each");
     tp_mirror_free(&f.m);
 }
 

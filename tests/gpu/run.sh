@@ -11,7 +11,8 @@
 #      through tests/helpers.h run on the GPU);
 #   4. compute-sanitizer (memcheck) on a short tower run;
 #   5. benchmarks: tower 16,384 worlds sleep off / sleep on (awake, then all asleep),
-#      pyramid 4,096 worlds, many_pyramids 1 world.
+#      pyramid 4,096 worlds, many_pyramids 1 world; an RL loop (bench/bench_rl.c)
+#      of 16,384 tower worlds with forces, state reads and device resets.
 # Writes OUT_DIR/log.txt and OUT_DIR/results.md (default out/gpu).
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -116,6 +117,10 @@ bench tower_sleep_on_after_3s scenes/tower.json 16384 300
 [ -f scenes/pyramid.json ] && bench pyramid scenes/pyramid.json 4096 120
 [ -f scenes/many_pyramids.json ] && bench many_pyramids scenes/many_pyramids.json 1 10
 cat "$out/bench.md"
+say "RL loop (bench_rl: forces on a quarter of the worlds, state read and 64 resets every step)"
+timeout 120 build-gpu/bench_rl scenes/tower.json 16384 100 cuda 4 64 > "$out/bench_rl.txt" 2>&1 \
+  || echo "bench_rl failed (exit $?)" >> "$out/bench_rl.txt"
+cat "$out/bench_rl.txt"
 
 {
   echo "# GPU check $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -124,6 +129,7 @@ cat "$out/bench.md"
   echo "## Criterion on CUDA: exit $ctest_rc"; tail -3 "$out/ctest.txt"; echo
   echo "## compute-sanitizer: exit $san_rc"; echo
   echo "## Benchmarks"; cat "$out/bench.md"
+  echo; echo "## RL loop"; echo '```'; cat "$out/bench_rl.txt"; echo '```'
 } > "$results"
 say "results in $results (fail=$fail)"
 exit $fail
