@@ -83,10 +83,8 @@ void tp_batch_init_world(tp_batch *b, int w)
         tp_body_draws u = tp_body_draws_philox(r.seed, (uint32_t)w, (uint32_t)i);
         tp_world_init_body(&wd, i, &m->body_init[i], &r, &u);
     }
-    b->contact_count[0][w] = b->contact_count[1][w] = 0; /* nothing to warm start from */
-    memcpy(b->gravity + 3 * w, m->def.gravity, 3 * sizeof(float));
-    b->contact_overflow[w] = 0;
-    b->faults[w] = 0;
+    tp_world_init_globals(&b->contact_count[0][w], &b->contact_count[1][w], b->gravity + 3 * w, m->def.gravity,
+                          &b->contact_overflow[w], &b->faults[w]);
     tp_batch_count_world(b, w);
 }
 
@@ -300,6 +298,11 @@ tp_status tp_batch_pull(tp_batch *b, int first, int last, int groups)
     return b->cuda ? tp_cuda_pull(b, first, last, groups) : TP_OK;
 }
 
+tp_status tp_batch_begin_write(tp_batch *b, int first, int last)
+{
+    return b->cuda ? tp_cuda_begin_host_write(b, first, last) : TP_OK;
+}
+
 tp_status tp_batch_state(tp_batch *b, tp_state_view *out)
 {
     if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_state: batch or out is NULL");
@@ -322,6 +325,23 @@ tp_status tp_batch_state(tp_batch *b, tp_state_view *out)
     out->faults = b->faults;
     out->contact_f = b->contact_f;
     out->island = b->island;
+    return TP_OK;
+}
+
+tp_status tp_batch_counts(tp_batch *b, tp_state_view *out)
+{
+    if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_counts: batch or out is NULL");
+    tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_COUNTS);
+    if (st != TP_OK) return st;
+    memset(out, 0, sizeof *out);
+    out->worlds = b->worlds;
+    out->bodies = b->bodies;
+    out->body_awake = b->body_awake;
+    out->awake_count = b->awake_count;
+    out->sleeping_count = b->sleeping_count;
+    out->checking_count = b->checking_count;
+    out->contact_overflow = b->contact_overflow;
+    out->faults = b->faults;
     return TP_OK;
 }
 

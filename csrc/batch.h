@@ -65,6 +65,11 @@ void tp_batch_count_world(tp_batch *b, int w);
  * (csrc/mirror.h): a copy from the device on CUDA, nothing on the CPU. */
 tp_status tp_batch_pull(tp_batch *b, int first, int last, int groups);
 
+/* Make the host arrays of worlds [first, last] current and send them back to
+ * the device before the next step: what every host write does first (nothing
+ * on the CPU). Tests that poke the internals call it too. */
+tp_status tp_batch_begin_write(tp_batch *b, int first, int last);
+
 /* Solver and sleep settings of the model, as the stages take them (csrc/step.c). */
 struct tp_step_params tp_batch_step_params(const tp_batch *b);
 /* CPU backend: advance every world one step (csrc/step.c). */

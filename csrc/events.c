@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 tp_status tp_events_schedule(tp_batch *b)
 {
@@ -69,15 +70,29 @@ static tp_status apply_to_world(tp_batch *b, const tp_event_def *e, int w)
     case TP_EVENT_REMOVE: return tp_batch_remove_body(b, w, e->body);
     case TP_EVENT_WAKE: return tp_batch_wake(b, w, e->body);
     case TP_EVENT_SLEEP: return tp_batch_sleep(b, w, e->body);
-    case TP_EVENT_RESET: return tp_batch_reset_worlds(b, &w, 1);
+    case TP_EVENT_RESET: return tp_batch_reset_worlds(b, &w, 1); /* (apply_event resets all of an event's at once) */
     case TP_EVENT_ACTION_COUNT: break;
     }
     return tp_fail(TP_ERR_INVALID_ARGUMENT, "event: unknown action %d", (int)e->action);
 }
 
+/* A reset event: every listed world (all of them if none is listed) in one
+ * call, which on CUDA is one device launch and reads nothing back. */
+static tp_status apply_reset(tp_batch *b, const tp_event_def *e)
+{
+    if (e->world_count > 0) return tp_batch_reset_worlds(b, e->worlds, e->world_count);
+    int *all = malloc((size_t)b->worlds * sizeof *all);
+    if (!all) return tp_fail(TP_ERR_OUT_OF_MEMORY, "reset event: out of memory for %d world indices", b->worlds);
+    for (int w = 0; w < b->worlds; ++w) all[w] = w;
+    tp_status st = tp_batch_reset_worlds(b, all, b->worlds);
+    free(all);
+    return st;
+}
+
 static tp_status apply_event(tp_batch *b, int i)
 {
     const tp_event_def *e = &b->model->events[i];
+    if (e->action == TP_EVENT_RESET) return apply_reset(b, e);
     if (e->world_count == 0) {
         tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_STATE); /* one copy, not one per world */
         if (st) return st;

@@ -33,6 +33,8 @@ void tp_mirror_free(tp_mirror *m)
 
 tp_status tp_mirror_add(tp_mirror *m, void *host, void *device, size_t world_bytes, int group)
 {
+    if (group != TP_MIRROR_BODIES && group != TP_MIRROR_COUNTS && group != TP_MIRROR_CONTACTS)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "mirror: an array belongs to exactly one group, got %d", group);
     if (m->count == TP_MIRROR_MAX_ARRAYS)
         return tp_fail(TP_ERR_CAPACITY, "mirror: more than %d arrays", TP_MIRROR_MAX_ARRAYS);
     tp_mirror_array *a = &m->arrays[m->count++];
@@ -115,25 +117,40 @@ static tp_status copy_group(tp_mirror *m, int first, int last, int group, int to
         }
         tp_status st = copy_run(m, w, end - w, group, to_device);
         if (st != TP_OK) return st;
-        for (int k = w; k < end; ++k) {
-            if (to_device) m->dirty[k] = 0;
-            else m->stale[k] &= (uint8_t)~group;
-        }
+        if (!to_device) /* (a push clears the dirty marks once every group is sent) */
+            for (int k = w; k < end; ++k) m->stale[k] &= (uint8_t)~group;
         *copied = 1;
         w = end;
     }
     return TP_OK;
 }
 
+/* copy_group for each group in `groups`. */
+static tp_status copy_groups(tp_mirror *m, int first, int last, int groups, int to_device, int *copied)
+{
+    for (int group = 1; group <= TP_MIRROR_ALL; group <<= 1) {
+        if (!(groups & group)) continue;
+        tp_status st = copy_group(m, first, last, group, to_device, copied);
+        if (st != TP_OK) return st;
+    }
+    return TP_OK;
+}
+
+/* After a failed copy the host side of [first, last] is unknown: mark it stale
+ * again, so that no later read trusts it. */
+static tp_status pull_failed(tp_mirror *m, int first, int last, int groups, tp_status st)
+{
+    for (int w = first; w <= last; ++w) /* (the host's own changes stay: they were not copied over) */
+        m->stale[w] |= (uint8_t)(m->dirty[w] ? groups & TP_MIRROR_CONTACTS : groups);
+    return st;
+}
+
 tp_status tp_mirror_pull(tp_mirror *m, int first, int last, int groups)
 {
     int copied = 0;
-    for (int group = TP_MIRROR_STATE; group <= TP_MIRROR_CONTACTS; group <<= 1) {
-        if (!(groups & group)) continue;
-        tp_status st = copy_group(m, first, last, group, 0, &copied);
-        if (st != TP_OK) return st;
-    }
-    return copied ? m->wait(m->ctx) : TP_OK;
+    tp_status st = copy_groups(m, first, last, groups, 0, &copied);
+    if (st == TP_OK && copied) st = m->wait(m->ctx);
+    return st == TP_OK ? TP_OK : pull_failed(m, first, last, groups, st);
 }
 
 tp_status tp_mirror_begin_write(tp_mirror *m, int first, int last)
@@ -149,8 +166,9 @@ tp_status tp_mirror_push(tp_mirror *m)
 {
     if (!m->any_dirty) return TP_OK;
     int copied = 0;
-    tp_status st = copy_group(m, 0, m->worlds - 1, TP_MIRROR_STATE, 1, &copied);
+    tp_status st = copy_groups(m, 0, m->worlds - 1, TP_MIRROR_STATE, 1, &copied);
     if (st != TP_OK) return st;
+    memset(m->dirty, 0, (size_t)m->worlds);
     m->any_dirty = 0;
     return copied ? m->wait(m->ctx) : TP_OK;
 }

@@ -18,10 +18,11 @@
  * sides (a pull never crosses a world the host changed, a push never one the
  * device changed), so a write to every fourth world is one copy per array.
  *
- * Arrays belong to a group: TP_MIRROR_STATE (what tp_batch_state, the hashes and
- * host writes use) or TP_MIRROR_CONTACTS (the contact buffers, read by
- * tp_batch_contacts only, never written by the host). A push sends the state
- * group only.
+ * Arrays belong to a group: TP_MIRROR_BODIES and TP_MIRROR_COUNTS (together
+ * TP_MIRROR_STATE: what tp_batch_state, the hashes and host writes use; the
+ * counts alone are what tp_batch_counts reads each step) or TP_MIRROR_CONTACTS
+ * (the contact buffers, read by tp_batch_contacts only, never written by the
+ * host). A write pulls and a push sends the state groups only.
  *
  * The copies go through callbacks, so this file is plain C with no CUDA types and
  * is tested on the CPU against a fake device (tests/test_mirror.c). */
@@ -33,7 +34,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum { TP_MIRROR_STATE = 1, TP_MIRROR_CONTACTS = 2, TP_MIRROR_ALL = 3 };
+/* Groups of arrays, copied separately. */
+enum {
+    TP_MIRROR_BODIES = 1,   /* per-body state and per-world parameters (pos ... island, gravity) */
+    TP_MIRROR_COUNTS = 2,   /* what a sleep measurement reads each step: counts, body_awake, faults, overflow */
+    TP_MIRROR_CONTACTS = 4, /* the contact buffers; never written by the host */
+    TP_MIRROR_STATE = TP_MIRROR_BODIES | TP_MIRROR_COUNTS, /* what tp_batch_state, hashes and writes use */
+    TP_MIRROR_ALL = TP_MIRROR_STATE | TP_MIRROR_CONTACTS
+};
 #define TP_MIRROR_MAX_ARRAYS 40
 /* Default largest gap (bytes of one group) a copy run bridges; about what one
  * more cudaMemcpyAsync call costs in transfer time (microseconds at GB/s). */
@@ -47,7 +55,7 @@ typedef tp_status (*tp_mirror_wait_fn)(void *ctx);
 typedef struct tp_mirror_array {
     void *host, *device;
     size_t world_bytes;    /* bytes of one world */
-    int group;             /* TP_MIRROR_STATE or TP_MIRROR_CONTACTS */
+    int group;             /* one of TP_MIRROR_BODIES, TP_MIRROR_COUNTS, TP_MIRROR_CONTACTS */
 } tp_mirror_array;
 
 typedef struct tp_mirror {

@@ -6,7 +6,7 @@
  * changes a body is a wake event (DESIGN.md section 7). */
 #include "batch.h"
 
-#include "cuda_backend.h"
+#include "cuda_backend.h" /* tp_cuda_reset_worlds */
 #include "error.h"
 #include "wake.h"
 
@@ -44,13 +44,6 @@ static int is_zero(const float *v, int n)
     return 1;
 }
 
-/* On CUDA the host mirror of worlds [first, last] must be current before a
- * write, and is sent back before the next step (csrc/mirror.h). */
-static tp_status begin_write(tp_batch *b, int first, int last)
-{
-    return b->cuda ? tp_cuda_begin_host_write(b, first, last) : TP_OK;
-}
-
 static size_t idx(const tp_batch *b, int world, int body) { return (size_t)world * (size_t)b->bodies + (size_t)body; }
 
 tp_status tp_batch_set_pose(tp_batch *b, int world, int body, const float pos[3], const float quat[4])
@@ -61,7 +54,7 @@ tp_status tp_batch_set_pose(tp_batch *b, int world, int body, const float pos[3]
         (st = check_vec(quat, 4, call, "quat")))
         return st;
     if (is_zero(quat, 4)) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: quat is the zero quaternion", call);
-    if ((st = begin_write(b, world, world))) return st;
+    if ((st = tp_batch_begin_write(b, world, world))) return st;
     size_t k = idx(b, world, body);
     memcpy(b->pos + 3 * k, pos, 3 * sizeof(float));
     tp_q_store(b->quat + 4 * k, tp_q_normalize(tp_q_load(quat)));
@@ -76,7 +69,7 @@ tp_status tp_batch_set_velocity(tp_batch *b, int world, int body, const float v[
     if ((st = check_body(b, world, body, call, 1)) || (st = check_vec(v, 3, call, "v")) ||
         (st = check_vec(w, 3, call, "w")))
         return st;
-    if ((st = begin_write(b, world, world))) return st;
+    if ((st = tp_batch_begin_write(b, world, world))) return st;
     size_t k = idx(b, world, body);
     memcpy(b->v + 3 * k, v, 3 * sizeof(float));
     memcpy(b->w + 3 * k, w, 3 * sizeof(float));
@@ -108,7 +101,7 @@ tp_status tp_batch_apply_force(tp_batch *b, int world, int body, const float for
         (point && (st = check_vec(point, 3, call, "point"))))
         return st;
     if (is_zero(force, 3)) return TP_OK; /* a zero force is no wake event */
-    if ((st = begin_write(b, world, world))) return st;
+    if ((st = tp_batch_begin_write(b, world, world))) return st;
     size_t k = idx(b, world, body);
     float tau[3] = {0.0f, 0.0f, 0.0f};
     if (point) torque_at(b, k, body, force, point, tau);
@@ -126,7 +119,7 @@ tp_status tp_batch_apply_torque(tp_batch *b, int world, int body, const float to
     tp_status st;
     if ((st = check_body(b, world, body, call, 1)) || (st = check_vec(torque, 3, call, "torque"))) return st;
     if (is_zero(torque, 3)) return TP_OK;
-    if ((st = begin_write(b, world, world))) return st;
+    if ((st = tp_batch_begin_write(b, world, world))) return st;
     size_t k = idx(b, world, body);
     for (int i = 0; i < 3; ++i) b->torque[3 * k + i] += torque[i];
     tp_wake_body(b, world, body);
@@ -141,7 +134,7 @@ tp_status tp_batch_apply_impulse(tp_batch *b, int world, int body, const float i
         (point && (st = check_vec(point, 3, call, "point"))))
         return st;
     if (is_zero(impulse, 3)) return TP_OK;
-    if ((st = begin_write(b, world, world))) return st;
+    if ((st = tp_batch_begin_write(b, world, world))) return st;
     size_t k = idx(b, world, body);
     float im = b->inv_mass[k];
     tp_v3_store(b->v + 3 * k, tp_mad(tp_v3_load(b->v + 3 * k), tp_v3_load(impulse), im));
@@ -160,7 +153,7 @@ tp_status tp_batch_apply_angular_impulse(tp_batch *b, int world, int body, const
     tp_status st;
     if ((st = check_body(b, world, body, call, 1)) || (st = check_vec(impulse, 3, call, "impulse"))) return st;
     if (is_zero(impulse, 3)) return TP_OK;
-    if ((st = begin_write(b, world, world))) return st;
+    if ((st = tp_batch_begin_write(b, world, world))) return st;
     add_angular_impulse(b, idx(b, world, body), impulse);
     tp_wake_body(b, world, body);
     return TP_OK;
@@ -179,7 +172,7 @@ tp_status tp_batch_set_gravity(tp_batch *b, int world, const float g[3])
             return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: gravity[%d] must be within [-500, 500] m/s^2, got %g", call, i,
                            (double)g[i]);
     int first = world < 0 ? 0 : world, last = world < 0 ? b->worlds - 1 : world;
-    if ((st = begin_write(b, first, last))) return st;
+    if ((st = tp_batch_begin_write(b, first, last))) return st;
     for (int w = first; w <= last; ++w) {
         float *gw = b->gravity + 3 * w;
         if (gw[0] == g[0] && gw[1] == g[1] && gw[2] == g[2]) continue; /* no change, no wake */
@@ -189,12 +182,14 @@ tp_status tp_batch_set_gravity(tp_batch *b, int world, const float g[3])
     return TP_OK;
 }
 
-tp_status tp_batch_get_gravity(tp_batch *b, int world, float g[3])
+tp_status tp_batch_get_gravity(const tp_batch *b, int world, float g[3])
 {
     if (!b || !g) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_get_gravity: batch or g is NULL");
     if (world < 0 || world >= b->worlds)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_get_gravity: world %d out of range [0, %d)", world, b->worlds);
-    tp_status st = tp_batch_pull(b, world, world, TP_MIRROR_STATE); /* a device reset may have changed it */
+    /* A device reset may have changed it. The host mirror is a cache, so
+     * refreshing it does not change the batch as the caller sees it. */
+    tp_status st = tp_batch_pull((tp_batch *)b, world, world, TP_MIRROR_BODIES);
     if (st != TP_OK) return st;
     memcpy(g, b->gravity + 3 * world, 3 * sizeof(float));
     return TP_OK;
@@ -204,7 +199,7 @@ tp_status tp_batch_remove_body(tp_batch *b, int world, int body)
 {
     tp_status st = check_body(b, world, body, "tp_batch_remove_body", 0);
     if (st) return st;
-    if ((st = begin_write(b, world, world))) return st;
+    if ((st = tp_batch_begin_write(b, world, world))) return st;
     size_t k = idx(b, world, body);
     if (b->flags[k] & TP_FLAG_REMOVED) return TP_OK;
     /* Wake first, while the island still holds the body: what it supported wakes.
@@ -227,7 +222,7 @@ tp_status tp_batch_wake(tp_batch *b, int world, int body)
 {
     tp_status st = check_body(b, world, body, "tp_batch_wake", 1);
     if (st) return st;
-    if ((st = begin_write(b, world, world))) return st;
+    if ((st = tp_batch_begin_write(b, world, world))) return st;
     tp_wake_body(b, world, body);
     return TP_OK;
 }
@@ -236,7 +231,7 @@ tp_status tp_batch_sleep(tp_batch *b, int world, int body)
 {
     tp_status st = check_body(b, world, body, "tp_batch_sleep", 1);
     if (st) return st;
-    if ((st = begin_write(b, world, world))) return st;
+    if ((st = tp_batch_begin_write(b, world, world))) return st;
     tp_wake_force_sleep(b, world, body);
     return TP_OK;
 }
@@ -252,7 +247,7 @@ tp_status tp_batch_wake_sphere(tp_batch *b, int world, const float center[3], fl
     if (!isfinite(radius) || radius < 0.0f)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: radius must be a finite number >= 0 m, got %g", call, (double)radius);
     int first = world < 0 ? 0 : world, last = world < 0 ? b->worlds - 1 : world;
-    if ((st = begin_write(b, first, last))) return st;
+    if ((st = tp_batch_begin_write(b, first, last))) return st;
     for (int w = first; w <= last; ++w) tp_wake_sphere(b, w, center, radius);
     return TP_OK;
 }

@@ -292,6 +292,12 @@ typedef struct tp_state_view {
 } tp_state_view;
 
 tp_status tp_batch_state(tp_batch *batch, tp_state_view *out);
+/* The sleep counters only: awake_count, sleeping_count, checking_count,
+ * contact_overflow, faults and body_awake are set, the other pointers are
+ * NULL. What a sleep measurement reads every step; on the CUDA backend it
+ * copies about 20 bytes plus one byte per body of each world, where
+ * tp_batch_state copies the whole state. */
+tp_status tp_batch_counts(tp_batch *batch, tp_state_view *out);
 
 /* Writes of one body in one world. Non-finite values are refused
  * (TP_ERR_INVALID_ARGUMENT naming the value) and nothing changes. A write wakes
@@ -307,7 +313,7 @@ tp_status tp_batch_apply_impulse(tp_batch *batch, int world, int body, const flo
 tp_status tp_batch_apply_angular_impulse(tp_batch *batch, int world, int body, const float impulse[3]);
 /* Gravity (m/s^2, each component in [-500, 500]) of one world, or of every world if world == -1. */
 tp_status tp_batch_set_gravity(tp_batch *batch, int world, const float g[3]);
-tp_status tp_batch_get_gravity(tp_batch *batch, int world, float g[3]);
+tp_status tp_batch_get_gravity(const tp_batch *batch, int world, float g[3]);
 /* Remove a body from one world (it stops colliding and moving). */
 tp_status tp_batch_remove_body(tp_batch *batch, int world, int body);
 /* Wake a body's island (resets the quiet timers of all of it), or put the

@@ -57,7 +57,6 @@ struct tp_dev {
     int32_t *contact_count[2];
     const tp_body_model *model;
     const tp_body_init *body_init; /* [bodies] the model's template, for resets */
-    int32_t *reset_list;          /* [W] worlds of the pending reset */
     float gravity0[3];            /* the model's gravity, for resets */
     char *scratch;                /* per world: collide, solver, island scratch */
     size_t collide_bytes, solver_bytes, scratch_bytes;
@@ -70,12 +69,14 @@ struct tp_dev {
     float dt;
 };
 
+#define TP_DEVICE_ARRAYS 40 /* room for list_arrays' entries */
+
 struct tp_device_array {
     void **device;     /* where the device pointer lives in tp_dev */
     void *host;        /* the host array, NULL for device-only arrays */
     size_t bytes;
     size_t world_bytes;/* bytes of one world in a world-major array, 0 for the rest */
-    int group;         /* TP_MIRROR_STATE / TP_MIRROR_CONTACTS if mirrored per world, 0 if not */
+    int group;         /* TP_MIRROR_BODIES / _COUNTS / _CONTACTS if mirrored per world, 0 if not */
 };
 
 struct tp_cuda_batch {
@@ -91,8 +92,8 @@ struct tp_cuda_batch {
     tp_mirror mirror;             /* which worlds the host or the device changed (csrc/mirror.h) */
     int32_t *reset_host;          /* [W] the reset list being built */
     uint8_t *reset_mark;          /* [W] world already in the list */
-    struct tp_device_array arrays[40];
-    int array_count;
+    struct tp_device_array arrays[TP_DEVICE_ARRAYS];
+    int array_count;              /* arrays listed (more than TP_DEVICE_ARRAYS is a bug, reported at creation) */
 };
 
 static tp_status cuda_fail(cudaError_t err, const char *what)
@@ -126,7 +127,8 @@ extern "C" const char *tp_cuda_probe_message(void) { return tp_probe_message; }
 
 static void add_array(tp_cuda_batch *c, void **device, void *host, size_t bytes, size_t world_bytes, int group)
 {
-    tp_device_array *a = &c->arrays[c->array_count++];
+    if (c->array_count++ >= TP_DEVICE_ARRAYS) return; /* counted: tp_cuda_batch_create fails loudly */
+    tp_device_array *a = &c->arrays[c->array_count - 1];
     a->device = device;
     a->host = host;
     a->bytes = bytes;
@@ -145,7 +147,8 @@ static void list_arrays(tp_cuda_batch *c, tp_batch *b)
 {
     tp_dev *d = &c->d;
     int W = b->worlds;
-    size_t B = (size_t)b->bodies, f = sizeof(float), i32 = sizeof(int32_t), S = TP_MIRROR_STATE;
+    size_t B = (size_t)b->bodies, f = sizeof(float), i32 = sizeof(int32_t);
+    const int S = TP_MIRROR_BODIES, N = TP_MIRROR_COUNTS;
     c->array_count = 0;
     add_world_array(c, W, (void **)&d->pos, b->pos, 3 * B * f, S);
     add_world_array(c, W, (void **)&d->quat, b->quat, 4 * B * f, S);
@@ -160,14 +163,14 @@ static void list_arrays(tp_cuda_batch *c, tp_batch *b)
     add_world_array(c, W, (void **)&d->gravity, b->gravity, 3 * f, S);
     add_world_array(c, W, (void **)&d->flags, b->flags, B, S);
     add_world_array(c, W, (void **)&d->sleep_state, b->sleep_state, B, S);
-    add_world_array(c, W, (void **)&d->body_awake, b->body_awake, B, S);
-    add_world_array(c, W, (void **)&d->faults, b->faults, 1, S);
-    add_world_array(c, W, (void **)&d->awake_count, b->awake_count, i32, S);
-    add_world_array(c, W, (void **)&d->sleeping_count, b->sleeping_count, i32, S);
-    add_world_array(c, W, (void **)&d->checking_count, b->checking_count, i32, S);
-    add_world_array(c, W, (void **)&d->contact_overflow, b->contact_overflow, i32, S);
     add_world_array(c, W, (void **)&d->contact_f, b->contact_f, 3 * B * f, S);
     add_world_array(c, W, (void **)&d->island, b->island, B * i32, S);
+    add_world_array(c, W, (void **)&d->body_awake, b->body_awake, B, N);
+    add_world_array(c, W, (void **)&d->faults, b->faults, 1, N);
+    add_world_array(c, W, (void **)&d->awake_count, b->awake_count, i32, N);
+    add_world_array(c, W, (void **)&d->sleeping_count, b->sleeping_count, i32, N);
+    add_world_array(c, W, (void **)&d->checking_count, b->checking_count, i32, N);
+    add_world_array(c, W, (void **)&d->contact_overflow, b->contact_overflow, i32, N);
     for (int i = 0; i < 2; ++i) {
         add_world_array(c, W, (void **)&d->contacts[i], b->contacts[i], (size_t)b->contact_capacity * sizeof(tp_contact),
                         TP_MIRROR_CONTACTS);
@@ -189,7 +192,6 @@ static void list_arrays(tp_cuda_batch *c, tp_batch *b)
     add_array(c, (void **)&d->keys_out, NULL, cap * sizeof(uint64_t), 0, 0);
     add_array(c, (void **)&d->slots_in, NULL, cap * i32, 0, 0);
     add_array(c, (void **)&d->slots_out, NULL, cap * i32, 0, 0);
-    add_array(c, (void **)&d->reset_list, NULL, (size_t)W * i32, 0, 0);
     add_array(c, &c->sort_temp, NULL, c->sort_temp_bytes, 0, 0);
     d->solve_sleeping = !b->model->def.sleep.skip_constraints;
     d->dt = b->model->def.dt;
@@ -199,15 +201,16 @@ static void list_arrays(tp_cuda_batch *c, tp_batch *b)
     for (int k = 0; k < 3; ++k) d->gravity0[k] = b->model->def.gravity[k];
 }
 
-/* Every array with a host side, whole: once, at creation. */
-static tp_status upload_all(tp_batch *b)
+/* The model's tables, once, at creation. The per-world state is not uploaded:
+ * the reset kernel writes every world's (tp_cuda_batch_create). */
+static tp_status upload_model(tp_batch *b)
 {
     tp_cuda_batch *c = b->cuda;
     for (int i = 0; i < c->array_count; ++i)
-        if (c->arrays[i].host)
+        if (c->arrays[i].host && !c->arrays[i].group)
             TP_CUDA_TRY(cudaMemcpyAsync(*c->arrays[i].device, c->arrays[i].host, c->arrays[i].bytes,
-                                        cudaMemcpyHostToDevice, c->stream), "upload of the state");
-    TP_CUDA_TRY(cudaStreamSynchronize(c->stream), "upload of the state");
+                                        cudaMemcpyHostToDevice, c->stream), "upload of the model");
+    TP_CUDA_TRY(cudaStreamSynchronize(c->stream), "upload of the model");
     return TP_OK;
 }
 
@@ -431,20 +434,26 @@ __global__ void tp_finish_kernel(tp_dev d, int current, tp_step_params p)
     tp_world_count(&wd, d.awake_count + w, d.sleeping_count + w, d.checking_count + w);
 }
 
-/* Reset: block k resets world reset_list[k], a thread per body, with cuRAND's
- * draws (kernels/curand_draws.h); then thread 0 does what tp_batch_init_world
- * does for the world as a whole. Launched outside the step's graph. */
-__global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r)
+/* Up to this many worlds are reset per launch, their indices passed by value
+ * (16 KiB of kernel parameters: CUDA 12.1+ on Volta and later take 32,764
+ * bytes), so no host buffer has to outlive an asynchronous copy. */
+#define TP_RESET_CHUNK 4096
+struct tp_reset_list {
+    int32_t world[TP_RESET_CHUNK];
+};
+
+/* Reset: block k resets world list.world[k], a thread per body, with cuRAND's
+ * draws (kernels/curand_draws.h); then thread 0 does the per-world rest, as
+ * tp_batch_init_world does. Launched outside the step's graph, on its stream. */
+__global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r, tp_reset_list list)
 {
-    int w = d.reset_list[blockIdx.x];
+    int w = list.world[blockIdx.x];
     tp_world wd = world_view(d, w);
     for (int i = threadIdx.x; i < d.bodies; i += blockDim.x) tp_world_init_body_curand(&wd, i, &d.body_init[i], &r);
     __syncthreads();
     if (threadIdx.x != 0) return;
-    d.contact_count[0][w] = d.contact_count[1][w] = 0; /* nothing to warm start from */
-    for (int k = 0; k < 3; ++k) d.gravity[3 * w + k] = d.gravity0[k];
-    d.contact_overflow[w] = 0;
-    d.faults[w] = 0;
+    tp_world_init_globals(&d.contact_count[0][w], &d.contact_count[1][w], d.gravity + 3 * w, d.gravity0,
+                          &d.contact_overflow[w], &d.faults[w]);
     tp_world_count(&wd, d.awake_count + w, d.sleeping_count + w, d.checking_count + w);
 }
 
@@ -579,6 +588,9 @@ extern "C" tp_status tp_cuda_batch_create(tp_batch *b)
     size_t shared = 6 * (size_t)b->bodies * sizeof(float);
     c->solve_shared = shared <= TP_SHARED_LIMIT ? shared : 0;
     list_arrays(c, b);
+    if (c->array_count > TP_DEVICE_ARRAYS)
+        return tp_fail(TP_ERR_CAPACITY, "cuda: %d device arrays listed, room for %d (raise TP_DEVICE_ARRAYS)",
+                       c->array_count, TP_DEVICE_ARRAYS);
     size_t total = 0;
     for (int i = 0; i < c->array_count; ++i) total += c->arrays[i].bytes;
     TP_CUDA_TRY(cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), "cudaStreamCreate");
@@ -601,7 +613,7 @@ extern "C" tp_status tp_cuda_batch_create(tp_batch *b)
         tp_sort_init_kernel<<<(unsigned int)((items + 255) / 256), 256, 0, c->stream>>>(c->d);
         TP_CUDA_TRY(cudaGetLastError(), "launch of tp_sort_init_kernel");
     }
-    tp_status st = upload_all(b); /* synchronises the stream */
+    tp_status st = upload_model(b);
     if (st != TP_OK) return st;
     st = tp_mirror_init(&c->mirror, b->worlds, mirror_copy, mirror_wait, c);
     if (st != TP_OK) return st;
@@ -626,7 +638,7 @@ extern "C" void tp_cuda_batch_destroy(tp_batch *b)
         if (c->exec[i]) cudaGraphExecDestroy(c->exec[i]);
         if (c->graph[i]) cudaGraphDestroy(c->graph[i]);
     }
-    for (int i = 0; i < c->array_count; ++i)
+    for (int i = 0; i < c->array_count && i < TP_DEVICE_ARRAYS; ++i)
         if (*c->arrays[i].device) cudaFree(*c->arrays[i].device);
     tp_mirror_free(&c->mirror);
     free(c->reset_host);
@@ -667,14 +679,14 @@ extern "C" tp_status tp_cuda_begin_host_write(tp_batch *b, int first, int last)
 static tp_status launch_reset(tp_batch *b, int n)
 {
     tp_cuda_batch *c = b->cuda;
-    if (n == 0) return TP_OK;
-    /* From pageable memory the copy returns once reset_host is staged, so the
-     * next call may rewrite it (CUDA Runtime API, "API synchronization behavior"). */
-    TP_CUDA_TRY(cudaMemcpyAsync(c->d.reset_list, c->reset_host, (size_t)n * sizeof(int32_t), cudaMemcpyHostToDevice,
-                                c->stream),
-                "upload of the reset list");
-    tp_reset_kernel<<<(unsigned int)n, TP_SOLVE_THREADS, 0, c->stream>>>(c->d, tp_batch_randomize_params(b));
-    TP_CUDA_TRY(cudaGetLastError(), "launch of tp_reset_kernel");
+    tp_randomize_params r = tp_batch_randomize_params(b);
+    for (int first = 0; first < n; first += TP_RESET_CHUNK) {
+        int count = n - first < TP_RESET_CHUNK ? n - first : TP_RESET_CHUNK;
+        tp_reset_list list;
+        memcpy(list.world, c->reset_host + first, (size_t)count * sizeof(int32_t));
+        tp_reset_kernel<<<(unsigned int)count, TP_SOLVE_THREADS, 0, c->stream>>>(c->d, r, list);
+        TP_CUDA_TRY(cudaGetLastError(), "launch of tp_reset_kernel");
+    }
     for (int i = 0; i < n; ++i) tp_mirror_device_changed(&c->mirror, c->reset_host[i], c->reset_host[i]);
     return TP_OK;
 }

@@ -102,4 +102,16 @@ TP_HD void tp_world_init_body(tp_world *wd, int i, const tp_body_init *t, const 
     wd->island[i] = -1;
 }
 
+/* The per-world rest of a fresh world: nothing to warm start from (both contact
+ * buffers' counts 0), the model's gravity, no overflow, no fault. (Then
+ * tp_world_count sets the counts and body_awake.) */
+TP_HD void tp_world_init_globals(int32_t *contact_count0, int32_t *contact_count1, float gravity[3],
+                                 const float model_gravity[3], int32_t *overflow, uint8_t *fault)
+{
+    *contact_count0 = *contact_count1 = 0;
+    for (int k = 0; k < 3; ++k) gravity[k] = model_gravity[k];
+    *overflow = 0;
+    *fault = 0;
+}
+
 #endif

@@ -84,6 +84,7 @@ Test(batch, non_finite_world_is_flagged_and_others_continue)
 {
     tp_model *m = make_falling_model(1, 5.0f, NULL);
     tp_batch *b = make_batch(m, 3, 2), *ref = make_batch(m, 3, 1);
+    cr_assert_eq(tp_batch_begin_write(b, 1, 1), TP_OK); /* (so that on CUDA the poke reaches the device) */
     b->v[3 * 1 + 2] = INFINITY;
     tp_batch_step(b, 10);
     tp_batch_step(ref, 10);
@@ -178,9 +179,10 @@ Test(batch, reset_one_world)
 }
 
 /* A reset world is bit for bit the world the CPU creates, on a scene that
- * randomizes pose, yaw, mass and friction; a world listed twice is reset once;
- * the other worlds go on as if nothing happened. Under TORPOR_TEST_BACKEND=cuda
- * the batch resets on the device with cuRAND and is compared with a CPU batch. */
+ * randomizes pose, yaw, mass and friction, after its gravity was changed, a
+ * body removed and a body put to sleep; a world may be listed twice; the other
+ * worlds go on as if nothing happened. Under TORPOR_TEST_BACKEND=cuda the batch
+ * resets on the device with cuRAND and is compared with a CPU batch. */
 Test(batch, reset_world_is_the_fresh_world)
 {
     const char *scene = "{\"name\": \"rand\", \"randomize\": {\"seed\": 3, \"pos_noise\": 0.05, \"yaw_noise_deg\": 20,"
@@ -197,8 +199,19 @@ Test(batch, reset_world_is_the_fresh_world)
     cr_assert_eq(tp_batch_create(m, &cpu, &fresh), TP_OK, "%s", tp_last_error());
     tp_batch_step(b, 40);
     tp_batch_step(same, 40);
+    const float moon[3] = {0.0f, 0.0f, -1.62f};
+    cr_assert_eq(tp_batch_set_gravity(b, 5, moon), TP_OK);
+    cr_assert_eq(tp_batch_remove_body(b, 5, 2), TP_OK);
+    cr_assert_eq(tp_batch_sleep(b, 5, 1), TP_OK);
     const int worlds[3] = {5, 2, 5};
     cr_assert_eq(tp_batch_reset_worlds(b, worlds, 3), TP_OK, "%s", tp_last_error());
+    float g[3], g0[3];
+    cr_assert_eq(tp_batch_get_gravity(b, 5, g), TP_OK);
+    cr_assert_eq(tp_batch_get_gravity(fresh, 5, g0), TP_OK);
+    cr_assert(g[0] == g0[0] && g[1] == g0[1] && g[2] == g0[2], "the reset did not restore gravity: %g", g[2]);
+    int n = -1;
+    cr_assert_eq(tp_batch_contacts(b, 5, NULL, 0, &n), TP_OK);
+    cr_assert_eq(n, 0, "a reset world has no contacts to warm start from");
     for (int w = 0; w < 8; ++w) {
         uint64_t got = 0, want = 0;
         tp_batch_world_hash(b, w, &got);
@@ -213,8 +226,15 @@ Test(batch, reset_world_is_the_fresh_world)
     tp_state_view s, f;
     tp_batch_state(b, &s);
     tp_batch_state(fresh, &f);
+    size_t B = (size_t)s.bodies;
     cr_assert_eq(s.awake_count[5], f.awake_count[5]);
+    cr_assert_eq(s.sleeping_count[5], 0);
     cr_assert_eq(s.faults[5], 0);
+    for (size_t i = 0; i < B; ++i) {
+        cr_assert_eq(s.removed[5 * B + i], 0, "body %zu is still removed", i);
+        cr_assert_eq(s.island[5 * B + i], -1, "body %zu keeps an island label", i);
+        cr_assert_eq(s.body_awake[5 * B + i], f.body_awake[5 * B + i]);
+    }
     tp_batch_step(b, 10);
     tp_batch_step(fresh, 10);
     uint64_t a = 0, c = 0;
@@ -224,6 +244,34 @@ Test(batch, reset_world_is_the_fresh_world)
     tp_batch_destroy(b);
     tp_batch_destroy(same);
     tp_batch_destroy(fresh);
+    tp_model_destroy(m);
+}
+
+/* tp_batch_counts gives the counters of tp_batch_state and nothing else. */
+Test(batch, counts_are_the_states_counters)
+{
+    tp_model *m = make_falling_model(3, 0.5f, NULL);
+    tp_batch *b = make_batch(m, 4, 1);
+    tp_batch_step(b, 90); /* landing: some worlds' bodies start to sleep-check */
+    tp_state_view c, s;
+    cr_assert_eq(tp_batch_counts(b, &c), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_state(b, &s), TP_OK);
+    cr_assert_eq(c.worlds, 4);
+    cr_assert_eq(c.bodies, s.bodies);
+    cr_assert(c.pos == NULL && c.quat == NULL && c.v == NULL && c.w == NULL && c.sleep_state == NULL &&
+                  c.quiet_timer == NULL && c.removed == NULL && c.contact_f == NULL && c.island == NULL,
+              "only the counters are set");
+    for (int w = 0; w < 4; ++w) {
+        cr_assert_eq(c.awake_count[w], s.awake_count[w]);
+        cr_assert_eq(c.sleeping_count[w], s.sleeping_count[w]);
+        cr_assert_eq(c.checking_count[w], s.checking_count[w]);
+        cr_assert_eq(c.contact_overflow[w], s.contact_overflow[w]);
+        cr_assert_eq(c.faults[w], s.faults[w]);
+    }
+    cr_assert_eq(memcmp(c.body_awake, s.body_awake, 4 * (size_t)s.bodies), 0);
+    cr_assert_eq(tp_batch_counts(NULL, &c), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_counts(b, NULL), TP_ERR_INVALID_ARGUMENT);
+    tp_batch_destroy(b);
     tp_model_destroy(m);
 }
 

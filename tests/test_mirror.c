@@ -7,6 +7,7 @@
  * per array for a run of neighbouring worlds). */
 #include <criterion/criterion.h>
 
+#include "error.h"
 #include "mirror.h"
 
 #include <string.h>
@@ -14,10 +15,11 @@
 #define W 10
 
 typedef struct fake {
-    float host_pos[3 * W], dev_pos[3 * W];   /* state group, 12 bytes a world */
-    uint8_t host_flag[W], dev_flag[W];       /* state group, 1 byte a world */
+    float host_pos[3 * W], dev_pos[3 * W];   /* bodies group, 12 bytes a world */
+    uint8_t host_flag[W], dev_flag[W];       /* counts group, 1 byte a world */
     int32_t host_cont[4 * W], dev_cont[4 * W]; /* contacts group, 16 bytes a world */
     int waits;
+    int fail_wait;                           /* the next wait fails */
     tp_mirror m;
 } fake;
 
@@ -31,7 +33,12 @@ static tp_status fake_copy(void *ctx, void *dst, const void *src, size_t bytes, 
 
 static tp_status fake_wait(void *ctx)
 {
-    ((fake *)ctx)->waits++;
+    fake *f = ctx;
+    f->waits++;
+    if (f->fail_wait) {
+        f->fail_wait = 0;
+        return tp_fail(TP_ERR_CUDA, "fake device: the copy failed");
+    }
     return TP_OK;
 }
 
@@ -52,8 +59,8 @@ static void fake_init(fake *f)
         f->dev_cont[i] = 5000 + i;
     }
     cr_assert_eq(tp_mirror_init(&f->m, W, fake_copy, fake_wait, f), TP_OK);
-    cr_assert_eq(tp_mirror_add(&f->m, f->host_pos, f->dev_pos, 3 * sizeof(float), TP_MIRROR_STATE), TP_OK);
-    cr_assert_eq(tp_mirror_add(&f->m, f->host_flag, f->dev_flag, 1, TP_MIRROR_STATE), TP_OK);
+    cr_assert_eq(tp_mirror_add(&f->m, f->host_pos, f->dev_pos, 3 * sizeof(float), TP_MIRROR_BODIES), TP_OK);
+    cr_assert_eq(tp_mirror_add(&f->m, f->host_flag, f->dev_flag, 1, TP_MIRROR_COUNTS), TP_OK);
     cr_assert_eq(tp_mirror_add(&f->m, f->host_cont, f->dev_cont, 4 * sizeof(int32_t), TP_MIRROR_CONTACTS), TP_OK);
 }
 
@@ -149,13 +156,13 @@ Test(mirror, a_pull_does_not_bridge_a_written_world_or_a_wide_gap)
 
     fake g;
     fake_init(&g);
-    g.m.bridge_bytes = 2 * (3 * sizeof(float) + 1); /* gaps of up to 2 worlds */
+    g.m.bridge_bytes = 2 * 3 * sizeof(float); /* gaps of up to 2 worlds of the bodies group */
     tp_mirror_device_changed(&g.m, 0, 0);
     tp_mirror_device_changed(&g.m, 3, 3);
     tp_mirror_device_changed(&g.m, 7, 7);
-    cr_assert_eq(tp_mirror_pull(&g.m, 0, W - 1, TP_MIRROR_STATE), TP_OK);
-    cr_assert_eq(g.m.copies, 4, "worlds 0-3 bridged (gap of 2), 7 alone (gap of 3): 2 runs x 2 arrays");
-    cr_assert_eq(g.m.bytes_pulled, 5 * (3 * sizeof(float) + 1));
+    cr_assert_eq(tp_mirror_pull(&g.m, 0, W - 1, TP_MIRROR_BODIES), TP_OK);
+    cr_assert_eq(g.m.copies, 2, "worlds 0-3 bridged (gap of 2), 7 alone (gap of 3)");
+    cr_assert_eq(g.m.bytes_pulled, 5 * 3 * sizeof(float));
     const int beyond_the_runs[] = {4, 5, 6, 8, 9};
     for (int i = 0; i < 5; ++i)
         cr_assert(host_world_untouched(&g, beyond_the_runs[i]), "world %d was copied", beyond_the_runs[i]);
@@ -241,12 +248,30 @@ Test(mirror, a_device_reset_drops_pending_host_changes)
     tp_mirror_free(&f.m);
 }
 
+/* A pull whose copy fails reports it and leaves the worlds stale, so the next
+ * read copies them again instead of trusting half-copied bytes. */
+Test(mirror, a_failed_pull_leaves_the_worlds_stale)
+{
+    fake f;
+    fake_init(&f);
+    tp_mirror_device_changed(&f.m, 0, W - 1);
+    f.fail_wait = 1;
+    cr_assert_eq(tp_mirror_pull(&f.m, 0, W - 1, TP_MIRROR_ALL), TP_ERR_CUDA);
+    for (int w = 0; w < W; ++w) cr_assert_eq(f.m.stale[w], TP_MIRROR_ALL, "world %d", w);
+    f.m.copies = 0;
+    cr_assert_eq(tp_mirror_pull(&f.m, 0, W - 1, TP_MIRROR_ALL), TP_OK);
+    cr_assert_eq(f.m.copies, 3, "copied again");
+    tp_mirror_free(&f.m);
+}
+
 Test(mirror, too_many_arrays_is_an_error)
 {
     fake f;
     fake_init(&f);
-    while (f.m.count < TP_MIRROR_MAX_ARRAYS) tp_mirror_add(&f.m, f.host_flag, f.dev_flag, 1, TP_MIRROR_STATE);
-    cr_assert_eq(tp_mirror_add(&f.m, f.host_flag, f.dev_flag, 1, TP_MIRROR_STATE), TP_ERR_CAPACITY);
+    cr_assert_eq(tp_mirror_add(&f.m, f.host_flag, f.dev_flag, 1, TP_MIRROR_STATE), TP_ERR_INVALID_ARGUMENT,
+                 "two groups at once");
+    while (f.m.count < TP_MIRROR_MAX_ARRAYS) tp_mirror_add(&f.m, f.host_flag, f.dev_flag, 1, TP_MIRROR_COUNTS);
+    cr_assert_eq(tp_mirror_add(&f.m, f.host_flag, f.dev_flag, 1, TP_MIRROR_COUNTS), TP_ERR_CAPACITY);
     cr_assert(strstr(tp_last_error(), "more than 40 arrays"), "%s", tp_last_error());
     tp_mirror_free(&f.m);
 }

@@ -83,10 +83,6 @@ static int add_ground(tp_builder *b, float friction)
 
 static tp_batch *batch_of(const tp_model *m, int worlds, int threads) { return make_batch(m, worlds, threads); }
 
-
-
-
-
 static size_t at(const tp_state_view *s, int w, int b) { return (size_t)w * (size_t)s->bodies + (size_t)b; }
 
 static int sleeping(const tp_state_view *s, int w, int b) { return s->sleep_state[at(s, w, b)] == TP_SLEEPING; }
@@ -886,11 +882,13 @@ Test(sleep_rules, timer_resets_never_decrements_on_a_fast_step)
     cr_assert_eq(s.sleep_state[0], TP_CHECKING, "an awake body whose timer runs is sleep-checking");
     cr_assert_eq(s.body_awake[0], 1, "sleep-checking counts as awake");
     cr_assert_eq(s.checking_count[0], 1);
+    cr_assert_eq(tp_batch_begin_write(b, 0, 0), TP_OK); /* (so that on CUDA the pokes reach the device) */
     b->v[0] = 2.0f * LIN_THRESHOLD; /* one fast step */
     batch_steps(b, 1);
     s = batch_view(b);
     cr_assert_eq(s.quiet_timer[0], 0.0f, "timer %g after a fast step: it must be reset to 0", s.quiet_timer[0]);
     cr_assert_eq(s.sleep_state[0], TP_AWAKE);
+    cr_assert_eq(tp_batch_begin_write(b, 0, 0), TP_OK);
     b->v[0] = 0.0f;
     batch_steps(b, 1);
     s = batch_view(b);

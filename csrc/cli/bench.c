@@ -287,7 +287,7 @@ static tp_status run_case(tp_batch *batch, long steps, double *asleep_t, bench_r
             *asleep_wall += tp_now_seconds() - t0;
             ++*asleep_steps;
         }
-        if ((st = tp_batch_state(batch, &s)) != TP_OK) break;
+        if ((st = tp_batch_counts(batch, &s)) != TP_OK) break;
         int asleep_worlds = 0;
         for (int w = 0; w < W; ++w) {
             int asleep = s.awake_count[w] == 0 && s.sleeping_count[w] > 0;

@@ -191,9 +191,11 @@ static tp_status run_loop(tp_batch *batch, const run_options *o, long steps, tp_
     for (; st == TP_OK && s < steps && !tp_interrupted; ++s) {
         if ((st = tp_batch_step(batch, 1)) != TP_OK) break;
         int sample = (s + 1) % o->every == 0 || s + 1 == steps;
-        /* Every step: all_asleep_time must be exact to the step. */
-        if ((st = tp_batch_state(batch, &view)) != TP_OK) break;
+        /* Every step: all_asleep_time must be exact to the step. The counters
+         * alone are a small copy on CUDA; bodies.csv needs the whole state. */
+        if ((st = tp_batch_counts(batch, &view)) != TP_OK) break;
         tp_record_asleep(rec, batch, &view);
+        if (sample && rec->record_bodies && (st = tp_batch_state(batch, &view)) != TP_OK) break;
         if (sample) st = tp_record_sample(rec, batch, &view);
         maybe_snapshot(batch, o, snapshot);
         tp_progress_update(&progress, (double)(s + 1) / (double)steps, tp_batch_time(batch), worlds_asleep(&view),
