@@ -6,19 +6,14 @@
  *     10,000 bodies in one world, and the whole stage (tp_collide_world).
  * Usage: bench_collision [scale], scale multiplies the repetitions (default 1). */
 #define _POSIX_C_SOURCE 199309L
+#define BENCH_NAME "bench_collision"
+#include "bench_util.h"
 #include "collision.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static const char *const NAMES[TP_SHAPE_COUNT] = {"box", "ball", "cylinder", "capsule", "wedge", "corner_wedge"};
 
@@ -42,13 +37,13 @@ static void bench_narrowphase(int scale)
             tp_quat qu = tp_q_normalize(tp_q(0.01f, -0.006f, 0.2f, 1.0f));
             tp_manifold m;
             int points = 0;
-            double t0 = now_s();
+            double t0 = now();
             for (int i = 0; i < reps; ++i) {
                 pu.x += (i & 1) ? 1e-6f : -1e-6f; /* defeat hoisting */
                 points += tp_collide_shapes(lo, SIZE[lo], pl, tp_q_identity(), up, SIZE[up], pu, qu,
                                             TP_CONTACT_MARGIN, &m);
             }
-            double dt = now_s() - t0;
+            double dt = now() - t0;
             sink = points;
             char name[40];
             snprintf(name, sizeof name, "%s-%s", NAMES[lo], NAMES[up]);
@@ -144,7 +139,7 @@ static void bench_world(int scale)
         int reps = scale * (sizes[k] >= 10000 ? 5 : (sizes[k] >= 1000 ? 50 : 500));
         int64_t tests = 0;
         int pairs = 0;
-        double t0 = now_s();
+        double t0 = now();
         for (int r = 0; r < reps; ++r) {
             tp_broadphase bp;
             tp_broadphase_begin(&bp, &s.wd, TP_CONTACT_MARGIN, scratch);
@@ -153,11 +148,11 @@ static void bench_world(int scale)
             while (tp_broadphase_next(&bp, &a, &b)) pairs++;
             tests = bp.tests;
         }
-        double t_bp = (now_s() - t0) / reps;
+        double t_bp = (now() - t0) / reps;
         int n = 0, overflow = 0;
-        t0 = now_s();
+        t0 = now();
         for (int r = 0; r < reps; ++r) n = tp_collide_world(&s.wd, scratch, out, capacity, &overflow);
-        double t_all = (now_s() - t0) / reps;
+        double t_all = (now() - t0) / reps;
         printf("  %8d %14.3f %12lld %10d %16.3f %10d\n", sizes[k], 1e3 * t_bp, (long long)tests, pairs, 1e3 * t_all,
                n);
         free(scratch);

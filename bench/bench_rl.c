@@ -14,27 +14,14 @@
  *   build/bench_rl [scene] [worlds] [steps] [cpu|cuda] [act_every] [resets]
  *   defaults: scenes/tower.json 1024 120 cpu 4 8 */
 #define _POSIX_C_SOURCE 200809L
+#define BENCH_NAME "bench_rl"
+#include "bench_util.h"
 #include "torpor.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void check(tp_status st)
-{
-    if (st != TP_OK) {
-        fprintf(stderr, "bench_rl: %s\n", tp_last_error());
-        exit(1);
-    }
-}
 
 static int arg_int(int argc, char **argv, int i, int fallback, int min)
 {

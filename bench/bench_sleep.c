@@ -11,26 +11,13 @@
  *
  *   build/bench_sleep [worlds] [steps]     (defaults 1024 and 60) */
 #define _POSIX_C_SOURCE 200809L
+#define BENCH_NAME "bench_sleep"
+#include "bench_util.h"
 #include "torpor.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void check(tp_status st)
-{
-    if (st != TP_OK) {
-        fprintf(stderr, "bench_sleep: %s\n", tp_last_error());
-        exit(1);
-    }
-}
 
 /* Ground plus either a tower (rows == 0) or a pyramid wall of `rows` rows of 1 m cubes. */
 static tp_model *scene(int rows, int sleep_enabled, float quiet_time)

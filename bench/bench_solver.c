@@ -14,6 +14,8 @@
  * those of resting scenes (the heap is timed after it has landed).
  * Usage: bench_solver [seconds per figure] (default 1). */
 #define _POSIX_C_SOURCE 199309L
+#define BENCH_NAME "bench_solver"
+#include "bench_util.h"
 #include "batch.h"
 #include "world_step.h"
 
@@ -21,21 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void check(tp_status st)
-{
-    if (st != TP_OK) {
-        fprintf(stderr, "bench_solver: %s\n", tp_last_error());
-        exit(1);
-    }
-}
 
 /* ---------------------------------------------------------------- scenes */
 
@@ -181,23 +168,23 @@ static int timed_world_step(tp_world *wd, const tp_step_params *p, tp_world_buff
     float *v_start = (float *)(is + tp_solver_align(nb * sizeof(int32_t)) + tp_solver_align(nb));
     for (size_t k = 0; k < 3 * nb; ++k) v_start[k] = wd->v[k];
 
-    double t0 = now_s();
+    double t0 = now();
     int n = tp_world_collide_and_wake(wd, buf, p->solver.dt, parent, root_flags);
-    double t1 = now_s();
+    double t1 = now();
     tp_islands_build(wd, buf->contacts, n, p->solver.dt, parent, root_flags); /* again: same inputs, same output */
-    double t2 = now_s();
+    double t2 = now();
     t[ST_ISLANDS] += t2 - t1;
     t[ST_COLLIDE] += (t1 - t0) - (t2 - t1);
-    t2 = now_s();
+    t2 = now();
     if (p->solver.warm_starting) tp_match_impulses(buf->contacts, n, buf->previous, buf->prev_count);
-    double t3 = now_s();
+    double t3 = now();
     tp_solver_work work = tp_solver_work_at(buf->solver_scratch, wd->bodies, buf->capacity);
     int n_cons = tp_solver_color(wd, buf->contacts, n, &work, &p->solver);
-    double t4 = now_s();
+    double t4 = now();
     tp_solver_substeps(wd, buf->contacts, n, n_cons, &work, &p->solver);
-    double t5 = now_s();
+    double t5 = now();
     tp_contact_forces(wd, buf->contacts, n, work.rows, p->solver.dt);
-    double t6 = now_s();
+    double t6 = now();
     if (wd->solve_sleeping)
         for (int b = 0; b < wd->bodies; ++b)
             if (wd->sleep_state[b] == TP_SLEEPING)
@@ -209,7 +196,7 @@ static int timed_world_step(tp_world *wd, const tp_step_params *p, tp_world_buff
         wd->torque[k] = 0.0f;
     }
     int finite = tp_world_is_finite(wd);
-    double t7 = now_s();
+    double t7 = now();
     t[ST_MATCH] += t3 - t2;
     t[ST_COLOR] += t4 - t3;
     t[ST_SOLVE] += t5 - t4;
@@ -285,13 +272,13 @@ int main(int argc, char **argv)
         double step_1t = 0.0; /* seconds per world-step, all threads, at 64 worlds */
         for (int k = 0; k < 3; ++k) {
             tp_batch *batch = settled_batch(m, settled, WORLDS[k], 0);
-            double t0 = now_s();
+            double t0 = now();
             check(tp_batch_step(batch, 2)); /* calibration: how many steps fill `seconds` */
-            int steps = (int)(seconds / ((now_s() - t0) / 2.0));
+            int steps = (int)(seconds / ((now() - t0) / 2.0));
             if (steps < 3) steps = 3;
-            t0 = now_s();
+            t0 = now();
             check(tp_batch_step(batch, steps));
-            double ws = (double)steps * WORLDS[k] / (now_s() - t0);
+            double ws = (double)steps * WORLDS[k] / (now() - t0);
             if (WORLDS[k] == 64) step_1t = 1.0 / ws;
             printf("  %-8s %7d %7d %8d %14.4g %14.4g %10d\n", SCENES[sc].name, dyn, WORLDS[k], steps, ws, ws * dyn,
                    contacts);

@@ -303,26 +303,33 @@ tp_status tp_batch_begin_write(tp_batch *b, int first, int last)
     return b->cuda ? tp_cuda_begin_host_write(b, first, last) : TP_OK;
 }
 
-tp_status tp_batch_state(tp_batch *b, tp_state_view *out)
+/* The view's counters (what tp_batch_counts gives); the rest NULL. */
+static void view_counts(const tp_batch *b, tp_state_view *out)
 {
-    if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_state: batch or out is NULL");
-    tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_STATE);
-    if (st != TP_OK) return st;
+    memset(out, 0, sizeof *out);
     out->worlds = b->worlds;
     out->bodies = b->bodies;
-    out->pos = b->pos;
-    out->quat = b->quat;
-    out->v = b->v;
-    out->w = b->w;
     out->body_awake = b->body_awake;
-    out->sleep_state = b->sleep_state;
-    out->quiet_timer = b->quiet_timer;
-    out->removed = b->flags; /* TP_FLAG_REMOVED is bit 0, the only flag so far */
     out->awake_count = b->awake_count;
     out->sleeping_count = b->sleeping_count;
     out->checking_count = b->checking_count;
     out->contact_overflow = b->contact_overflow;
     out->faults = b->faults;
+}
+
+tp_status tp_batch_state(tp_batch *b, tp_state_view *out)
+{
+    if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_state: batch or out is NULL");
+    tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_STATE);
+    if (st != TP_OK) return st;
+    view_counts(b, out);
+    out->pos = b->pos;
+    out->quat = b->quat;
+    out->v = b->v;
+    out->w = b->w;
+    out->sleep_state = b->sleep_state;
+    out->quiet_timer = b->quiet_timer;
+    out->removed = b->flags; /* TP_FLAG_REMOVED is bit 0, the only flag so far */
     out->contact_f = b->contact_f;
     out->island = b->island;
     return TP_OK;
@@ -333,15 +340,7 @@ tp_status tp_batch_counts(tp_batch *b, tp_state_view *out)
     if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_counts: batch or out is NULL");
     tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_COUNTS);
     if (st != TP_OK) return st;
-    memset(out, 0, sizeof *out);
-    out->worlds = b->worlds;
-    out->bodies = b->bodies;
-    out->body_awake = b->body_awake;
-    out->awake_count = b->awake_count;
-    out->sleeping_count = b->sleeping_count;
-    out->checking_count = b->checking_count;
-    out->contact_overflow = b->contact_overflow;
-    out->faults = b->faults;
+    view_counts(b, out);
     return TP_OK;
 }
 
