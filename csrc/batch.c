@@ -256,6 +256,12 @@ size_t tp_batch_memory_bytes(const tp_batch *b)
     return batch_bytes_per_world(b->bodies, b->contact_capacity) + (shared + W - 1) / W;
 }
 
+size_t tp_batch_device_memory_bytes(const tp_batch *b)
+{
+    if (!b || !b->cuda) return 0;
+    return (tp_cuda_device_bytes(b) + (size_t)b->worlds - 1) / (size_t)b->worlds;
+}
+
 size_t tp_batch_contact_memory_bytes(const tp_batch *b)
 {
     if (!b) return 0;

@@ -19,6 +19,8 @@ const char *tp_cuda_probe_message(void);
 /* Allocate the device state of `b` and upload its initial state. */
 tp_status tp_cuda_batch_create(tp_batch *b);
 void tp_cuda_batch_destroy(tp_batch *b);
+/* Bytes the batch allocated on the device, all worlds together. */
+size_t tp_cuda_device_bytes(const tp_batch *b);
 /* One step of every world on the device. */
 tp_status tp_cuda_step(tp_batch *b);
 /* Make the host mirror of worlds [first, last] current for `groups`

@@ -16,6 +16,7 @@ static tp_status not_built(void)
 tp_status tp_cuda_batch_create(tp_batch *b) { (void)b; return not_built(); }
 void tp_cuda_batch_destroy(tp_batch *b) { (void)b; }
 tp_status tp_cuda_step(tp_batch *b) { (void)b; return not_built(); }
+size_t tp_cuda_device_bytes(const tp_batch *b) { (void)b; return 0; }
 tp_status tp_cuda_pull(tp_batch *b, int first, int last, int groups)
 {
     (void)b, (void)first, (void)last, (void)groups;

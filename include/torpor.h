@@ -265,6 +265,11 @@ const tp_model *tp_batch_model(const tp_batch *batch);
  * the number of worlds. A CUDA batch holds about as much again on the device.
  * 0 for NULL. */
 size_t tp_batch_memory_bytes(const tp_batch *batch);
+/* Device memory of a CUDA batch per world, in bytes: every array it allocated on
+ * the GPU (state, contact buffers, per-world scratch, the contact sort's keys and
+ * CUB's temporary storage) divided by the number of worlds. 0 on the CPU
+ * backend and for NULL. */
+size_t tp_batch_device_memory_bytes(const tp_batch *batch);
 /* The part of tp_batch_memory_bytes that is the two contact buffers
  * (2 x contact capacity x contact record, plus their counts). */
 size_t tp_batch_contact_memory_bytes(const tp_batch *batch);

@@ -649,6 +649,14 @@ extern "C" void tp_cuda_batch_destroy(tp_batch *b)
     b->cuda = NULL;
 }
 
+extern "C" size_t tp_cuda_device_bytes(const tp_batch *b)
+{
+    const tp_cuda_batch *c = b->cuda;
+    size_t total = 0;
+    for (int i = 0; i < c->array_count; ++i) total += c->arrays[i].bytes;
+    return total;
+}
+
 extern "C" tp_status tp_cuda_step(tp_batch *b)
 {
     tp_cuda_batch *c = b->cuda;

@@ -275,6 +275,22 @@ Test(batch, counts_are_the_states_counters)
     tp_model_destroy(m);
 }
 
+/* Device memory is reported for a CUDA batch only, and holds at least its
+ * contact buffers; the CPU backend has none. */
+Test(batch, device_memory_only_on_cuda)
+{
+    tp_model *m = make_falling_model(3, 0.5f, NULL);
+    tp_batch *b = make_batch(m, 4, 1);
+    size_t device = tp_batch_device_memory_bytes(b);
+    if (tp_batch_backend(b) == TP_BACKEND_CUDA)
+        cr_assert_geq(device, tp_batch_contact_memory_bytes(b), "%zu device bytes per world", device);
+    else
+        cr_assert_eq(device, 0, "a CPU batch reports %zu device bytes", device);
+    cr_assert_eq(tp_batch_device_memory_bytes(NULL), 0);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
 Test(batch, bad_batch_definitions)
 {
     tp_model *m = make_falling_model(1, 0.0f, NULL);

@@ -86,7 +86,7 @@ Test(cli, run_writes_the_documented_files, .init = make_tmpdir, .fini = remove_t
     const char *keys[] = {"scene", "worlds", "bodies_per_world", "dynamic_bodies_per_world", "steps", "dt",
                           "substeps", "backend", "threads", "wall_seconds", "world_steps_per_second",
                           "body_steps_per_second", "awake_final", "all_asleep_time", "state_hash",
-                          "world_hashes", "contact_overflow", "faults"};
+                          "world_hashes", "contact_overflow", "faults", "device_memory_bytes_per_world"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i)
         cr_assert_not_null(json_object_get(j, keys[i]), "summary.json lacks %s", keys[i]);
     cr_assert_eq(json_integer_value(json_object_get(j, "worlds")), 3);
@@ -94,6 +94,7 @@ Test(cli, run_writes_the_documented_files, .init = make_tmpdir, .fini = remove_t
     cr_assert_eq(json_integer_value(json_object_get(j, "dynamic_bodies_per_world")), 10);
     cr_assert_eq(json_integer_value(json_object_get(j, "steps")), 30);
     cr_assert_str_eq(json_string_value(json_object_get(j, "backend")), "cpu");
+    cr_assert_eq(json_integer_value(json_object_get(j, "device_memory_bytes_per_world")), 0, "no device memory on the CPU");
     cr_assert_eq(json_array_size(json_object_get(j, "world_hashes")), 3);
     cr_assert_eq(json_array_size(json_object_get(j, "awake_final")), 3);
     cr_assert_eq(strlen(json_string_value(json_object_get(j, "state_hash"))), 16);

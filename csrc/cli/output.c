@@ -138,6 +138,7 @@ static json_t *summary_json(tp_batch *batch, const tp_run_record *rec, const tp_
     json_object_set_new(j, "backend", json_string(tp_backend_name(tp_batch_backend(batch))));
     json_object_set_new(j, "seed", json_integer((json_int_t)tp_batch_seed(batch)));
     json_object_set_new(j, "threads", json_integer(tp_batch_backend(batch) == TP_BACKEND_CPU ? tp_batch_threads(batch) : 0));
+    json_object_set_new(j, "device_memory_bytes_per_world", json_integer((json_int_t)tp_batch_device_memory_bytes(batch)));
     json_object_set_new(j, "wall_seconds", json_real(info->wall_seconds));
     json_object_set_new(j, "world_steps_per_second", json_real(world_steps / wall));
     json_object_set_new(j, "body_steps_per_second",
@@ -238,6 +239,10 @@ void tp_print_summary(FILE *f, tp_batch *batch, const tp_run_record *rec, const 
     fprintf(f, "steps            %ld (%.3f s simulated)%s\n", info->steps_done, tp_batch_time(batch),
             info->interrupted ? ", interrupted" : "");
     fprintf(f, "wall time        %.3f s\n", info->wall_seconds);
+    if (tp_batch_device_memory_bytes(batch) > 0)
+        fprintf(f, "device memory    %.1f KiB per world, %.3f GiB in all\n",
+                (double)tp_batch_device_memory_bytes(batch) / 1024.0,
+                (double)tp_batch_device_memory_bytes(batch) * W / 1073741824.0);
     fprintf(f, "throughput       %.4g world-steps/s, %.4g body-steps/s\n", ws, ws * tp_model_dynamic_body_count(m));
     fprintf(f, "awake at end     min %d, median %d, max %d bodies per world\n", awake[0], awake[W / 2], awake[W - 1]);
     fprintf(f, "worlds asleep    %d of %d\n", asleep, W);

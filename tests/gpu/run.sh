@@ -107,10 +107,10 @@ json.dump(d, open(out + "/tower_nosleep.json", "w"))
 PY
 bench() { # label scene worlds steps
   timeout 150 $bin run "$2" --worlds "$3" --steps "$4" --backend cuda --quiet --out "$out/b_$1" \
-    && echo "| $1 | $3 | $4 | $(field "$out/b_$1/summary.json" world_steps_per_second) | $(field "$out/b_$1/summary.json" body_steps_per_second) |" >> "$out/bench.md"
+    && echo "| $1 | $3 | $4 | $(field "$out/b_$1/summary.json" world_steps_per_second) | $(field "$out/b_$1/summary.json" body_steps_per_second) | $(field "$out/b_$1/summary.json" device_memory_bytes_per_world) |" >> "$out/bench.md"
 }
-echo "| run | worlds | steps | world-steps/s | body-steps/s |" > "$out/bench.md"
-echo "|---|---|---|---|---|" >> "$out/bench.md"
+echo "| run | worlds | steps | world-steps/s | body-steps/s | device bytes per world |" > "$out/bench.md"
+echo "|---|---|---|---|---|---|" >> "$out/bench.md"
 bench tower_sleep_off "$out/tower_nosleep.json" 16384 300
 bench tower_sleep_on_first_0.5s scenes/tower.json 16384 30
 bench tower_sleep_on_after_3s scenes/tower.json 16384 300
