@@ -16,7 +16,8 @@ extern "C" {
 
 /* Why no device is usable ("no CUDA-capable device is detected", ...). */
 const char *tp_cuda_probe_message(void);
-/* Allocate the device state of `b` and upload its initial state. */
+/* Allocate the device state of `b`, upload the model's tables and reset every
+ * world on the device (cuRAND draws, the same bits as the host's). */
 tp_status tp_cuda_batch_create(tp_batch *b);
 void tp_cuda_batch_destroy(tp_batch *b);
 /* Bytes the batch allocated on the device, all worlds together. */
@@ -24,7 +25,7 @@ size_t tp_cuda_device_bytes(const tp_batch *b);
 /* One step of every world on the device. */
 tp_status tp_cuda_step(tp_batch *b);
 /* Make the host mirror of worlds [first, last] current for `groups`
- * (TP_MIRROR_STATE, TP_MIRROR_CONTACTS; csrc/mirror.h). */
+ * (TP_MIRROR_BODIES, _COUNTS, _CONTACTS or unions of them; csrc/mirror.h). */
 tp_status tp_cuda_pull(tp_batch *b, int first, int last, int groups);
 /* Make the host state of worlds [first, last] current and send it back before
  * the next step. */

@@ -167,8 +167,9 @@ tp_status tp_mirror_push(tp_mirror *m)
     if (!m->any_dirty) return TP_OK;
     int copied = 0;
     tp_status st = copy_groups(m, 0, m->worlds - 1, TP_MIRROR_STATE, 1, &copied);
-    if (st != TP_OK) return st;
+    if (st == TP_OK && copied) st = m->wait(m->ctx);
+    if (st != TP_OK) return st; /* the worlds stay dirty: a later push sends them again */
     memset(m->dirty, 0, (size_t)m->worlds);
     m->any_dirty = 0;
-    return copied ? m->wait(m->ctx) : TP_OK;
+    return TP_OK;
 }

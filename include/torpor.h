@@ -300,7 +300,7 @@ tp_status tp_batch_state(tp_batch *batch, tp_state_view *out);
 /* The sleep counters only: awake_count, sleeping_count, checking_count,
  * contact_overflow, faults and body_awake are set, the other pointers are
  * NULL. What a sleep measurement reads every step; on the CUDA backend it
- * copies about 20 bytes plus one byte per body of each world, where
+ * copies 17 bytes plus one byte per body of each world, where
  * tp_batch_state copies the whole state. */
 tp_status tp_batch_counts(tp_batch *batch, tp_state_view *out);
 

@@ -179,7 +179,7 @@ static void list_arrays(tp_cuda_batch *c, tp_batch *b)
     /* The model's tables: uploaded once, never mirrored. */
     add_array(c, (void **)&d->model, (void *)b->model->bodies, B * sizeof(tp_body_model), 0, 0);
     add_array(c, (void **)&d->body_init, (void *)b->model->body_init, B * sizeof(tp_body_init), 0, 0);
-    /* Device-only: per-world scratch, stage flags, the global sort's arrays, the reset list. */
+    /* Device-only: per-world scratch, stage flags, the global sort's arrays. */
     size_t cap = (size_t)b->contact_capacity * (size_t)W;
     d->collide_bytes = tp_solver_align(tp_collide_scratch_bytes(b->bodies, b->contact_capacity));
     d->solver_bytes = tp_solver_align(tp_solver_scratch_bytes(b->bodies, b->contact_capacity));
@@ -442,19 +442,21 @@ struct tp_reset_list {
     int32_t world[TP_RESET_CHUNK];
 };
 
-/* Reset: block k resets world list.world[k], a thread per body, with cuRAND's
- * draws (kernels/curand_draws.h); then thread 0 does the per-world rest, as
- * tp_batch_init_world does. Launched outside the step's graph, on its stream. */
+/* Reset: block k resets world list.world[k], as tp_batch_init_world does: the
+ * per-world part (thread 0), then a thread per body with cuRAND's draws
+ * (kernels/curand_draws.h), then the counts. Launched outside the step's graph,
+ * on its stream. */
 __global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r, tp_reset_list list)
 {
     int w = list.world[blockIdx.x];
+    if (threadIdx.x == 0) /* first, so that world_view reads the reset gravity (never uninitialised memory) */
+        tp_world_init_globals(&d.contact_count[0][w], &d.contact_count[1][w], d.gravity + 3 * w, d.gravity0,
+                              &d.contact_overflow[w], &d.faults[w]);
+    __syncthreads();
     tp_world wd = world_view(d, w);
     for (int i = threadIdx.x; i < d.bodies; i += blockDim.x) tp_world_init_body_curand(&wd, i, &d.body_init[i], &r);
     __syncthreads();
-    if (threadIdx.x != 0) return;
-    tp_world_init_globals(&d.contact_count[0][w], &d.contact_count[1][w], d.gravity + 3 * w, d.gravity0,
-                          &d.contact_overflow[w], &d.faults[w]);
-    tp_world_count(&wd, d.awake_count + w, d.sleeping_count + w, d.checking_count + w);
+    if (threadIdx.x == 0) tp_world_count(&wd, d.awake_count + w, d.sleeping_count + w, d.checking_count + w);
 }
 
 /* ---------------------------------------------------------------- the graph */
@@ -627,7 +629,9 @@ extern "C" tp_status tp_cuda_batch_create(tp_batch *b)
     /* The device draws its own initial state with cuRAND, as every later reset
      * does; the host's copy (drawn with kernels/philox.h) is the same bits. */
     for (int w = 0; w < b->worlds; ++w) c->reset_host[w] = w;
-    return launch_reset(b, b->worlds);
+    if ((st = launch_reset(b, b->worlds)) != TP_OK) return st;
+    TP_CUDA_TRY(cudaStreamSynchronize(c->stream), "the initial reset of every world"); /* faults show here */
+    return TP_OK;
 }
 
 extern "C" void tp_cuda_batch_destroy(tp_batch *b)
@@ -653,7 +657,7 @@ extern "C" size_t tp_cuda_device_bytes(const tp_batch *b)
 {
     const tp_cuda_batch *c = b->cuda;
     size_t total = 0;
-    for (int i = 0; i < c->array_count; ++i) total += c->arrays[i].bytes;
+    for (int i = 0; i < c->array_count && i < TP_DEVICE_ARRAYS; ++i) total += c->arrays[i].bytes;
     return total;
 }
 
@@ -690,12 +694,15 @@ static tp_status launch_reset(tp_batch *b, int n)
     tp_randomize_params r = tp_batch_randomize_params(b);
     for (int first = 0; first < n; first += TP_RESET_CHUNK) {
         int count = n - first < TP_RESET_CHUNK ? n - first : TP_RESET_CHUNK;
-        tp_reset_list list;
+        tp_reset_list list = {};
         memcpy(list.world, c->reset_host + first, (size_t)count * sizeof(int32_t));
+        /* marked before the launch is checked: a world that may have been reset
+         * must never have older host bytes pushed over it */
+        for (int i = first; i < first + count; ++i)
+            tp_mirror_device_changed(&c->mirror, c->reset_host[i], c->reset_host[i]);
         tp_reset_kernel<<<(unsigned int)count, TP_SOLVE_THREADS, 0, c->stream>>>(c->d, r, list);
         TP_CUDA_TRY(cudaGetLastError(), "launch of tp_reset_kernel");
     }
-    for (int i = 0; i < n; ++i) tp_mirror_device_changed(&c->mirror, c->reset_host[i], c->reset_host[i]);
     return TP_OK;
 }
 

@@ -291,6 +291,39 @@ Test(batch, device_memory_only_on_cuda)
     tp_model_destroy(m);
 }
 
+/* A reset event without a world list resets every world at once (on CUDA one
+ * launch, reading nothing back): one step after it, each world is the fresh
+ * world after one step, with the gravity the earlier event changed restored. */
+Test(batch, reset_event_resets_every_world)
+{
+    const char *scene = "{\"name\": \"ev\", \"randomize\": {\"seed\": 5, \"pos_noise\": 0.05, \"yaw_noise_deg\": 10},"
+                        " \"bodies\": [{\"name\": \"ground\", \"shape\": \"box\", \"size\": [4, 4, 0.2], \"pos\": [0, 0, -0.1],"
+                        " \"static\": true}, {\"name\": \"cube\", \"shape\": \"box\", \"size\": [0.2, 0.2, 0.2], \"pos\": [0, 0, 0.5]}],"
+                        " \"events\": [{\"time\": 0.25, \"action\": \"gravity\", \"value\": [0, 0, -1]},"
+                        " {\"time\": 0.5, \"action\": \"reset\"}]}";
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(scene, "ev", &m), TP_OK, "%s", tp_last_error());
+    tp_batch *b = make_batch(m, 6, 2), *fresh = make_batch(m, 6, 2);
+    int before_reset = (int)ceil(0.5 / (double)tp_model_get_def(m).dt - 1e-6); /* the event's step */
+    cr_assert_eq(tp_batch_step(b, before_reset), TP_OK, "%s", tp_last_error());
+    float g[3];
+    cr_assert_eq(tp_batch_get_gravity(b, 3, g), TP_OK);
+    cr_assert_eq(g[2], -1.0f, "the gravity event did not fire");
+    cr_assert_eq(tp_batch_step(b, 1), TP_OK, "%s", tp_last_error()); /* the reset, then one step */
+    cr_assert_eq(tp_batch_step(fresh, 1), TP_OK);
+    for (int w = 0; w < 6; ++w) {
+        uint64_t got = 0, want = 0;
+        tp_batch_world_hash(b, w, &got);
+        tp_batch_world_hash(fresh, w, &want);
+        cr_assert_eq(got, want, "world %d is not the fresh world one step after the reset", w);
+        cr_assert_eq(tp_batch_get_gravity(b, w, g), TP_OK);
+        cr_assert_eq(g[2], tp_model_get_def(m).gravity[2], "world %d keeps the event's gravity", w);
+    }
+    tp_batch_destroy(b);
+    tp_batch_destroy(fresh);
+    tp_model_destroy(m);
+}
+
 Test(batch, bad_batch_definitions)
 {
     tp_model *m = make_falling_model(1, 0.0f, NULL);

@@ -248,6 +248,29 @@ Test(mirror, a_device_reset_drops_pending_host_changes)
     tp_mirror_free(&f.m);
 }
 
+/* Counts read every step, then a write and a push: the push bridges over a
+ * world whose counts are current but whose bodies are stale only for the
+ * counts, and never sends that world's stale bodies. */
+Test(mirror, a_counts_read_then_a_write_pushes_no_stale_bodies)
+{
+    fake f;
+    fake_init(&f);
+    tp_mirror_device_changed(&f.m, 0, W - 1);
+    cr_assert_eq(tp_mirror_pull(&f.m, 0, W - 1, TP_MIRROR_COUNTS), TP_OK); /* tp_batch_counts */
+    cr_assert_eq(tp_mirror_begin_write(&f.m, 2, 2), TP_OK);
+    cr_assert_eq(tp_mirror_begin_write(&f.m, 4, 4), TP_OK);
+    f.host_pos[6] = -2.0f;
+    f.host_pos[12] = -4.0f;
+    f.host_flag[2] = 8;
+    f.host_flag[4] = 9;
+    f.m.copies = 0;
+    cr_assert_eq(tp_mirror_push(&f.m), TP_OK);
+    cr_assert(f.dev_pos[6] == -2.0f && f.dev_pos[12] == -4.0f && f.dev_flag[2] == 8 && f.dev_flag[4] == 9);
+    cr_assert_eq(f.dev_pos[9], 1000.0f + 9.0f, "world 3's stale bodies were pushed over the device's");
+    cr_assert_eq(f.m.copies, 2 + 1, "bodies of 2 and of 4 apart, counts of 2-4 in one run");
+    tp_mirror_free(&f.m);
+}
+
 /* A pull whose copy fails reports it and leaves the worlds stale, so the next
  * read copies them again instead of trusting half-copied bytes. */
 Test(mirror, a_failed_pull_leaves_the_worlds_stale)

@@ -283,11 +283,13 @@ static tp_status run_case(tp_batch *batch, long steps, double *asleep_t, bench_r
     for (long k = 0; k < steps && st == TP_OK; ++k) {
         double t0 = tp_now_seconds();
         if ((st = tp_batch_step(batch, 1)) != TP_OK) break;
+        /* The counts read is part of the timed step: on CUDA the step is an
+         * asynchronous graph launch and this is where the host waits for it. */
+        if ((st = tp_batch_counts(batch, &s)) != TP_OK) break;
         if (settled) {
             *asleep_wall += tp_now_seconds() - t0;
             ++*asleep_steps;
         }
-        if ((st = tp_batch_counts(batch, &s)) != TP_OK) break;
         int asleep_worlds = 0;
         for (int w = 0; w < W; ++w) {
             int asleep = s.awake_count[w] == 0 && s.sleeping_count[w] > 0;
@@ -298,7 +300,7 @@ static tp_status run_case(tp_batch *batch, long steps, double *asleep_t, bench_r
         settled = 100LL * asleep_worlds >= 99LL * W;
     }
     r->wall = tp_now_seconds() - start;
-    if (st == TP_OK) {
+    if (st == TP_OK && (st = tp_batch_counts(batch, &s)) == TP_OK) { /* (also when no step ran) */
         for (int w = 0; w < W; ++w) {
             r->overflow += s.contact_overflow[w];
             r->faults += s.faults[w] != 0;

@@ -239,10 +239,10 @@ void tp_print_summary(FILE *f, tp_batch *batch, const tp_run_record *rec, const 
     fprintf(f, "steps            %ld (%.3f s simulated)%s\n", info->steps_done, tp_batch_time(batch),
             info->interrupted ? ", interrupted" : "");
     fprintf(f, "wall time        %.3f s\n", info->wall_seconds);
-    if (tp_batch_device_memory_bytes(batch) > 0)
-        fprintf(f, "device memory    %.1f KiB per world, %.3f GiB in all\n",
-                (double)tp_batch_device_memory_bytes(batch) / 1024.0,
-                (double)tp_batch_device_memory_bytes(batch) * W / 1073741824.0);
+    double device = (double)tp_batch_device_memory_bytes(batch); /* per world, rounded up */
+    if (device > 0.0)
+        fprintf(f, "device memory    %.1f KiB per world, about %.3f GiB in all\n", device / 1024.0,
+                device * W / 1073741824.0);
     fprintf(f, "throughput       %.4g world-steps/s, %.4g body-steps/s\n", ws, ws * tp_model_dynamic_body_count(m));
     fprintf(f, "awake at end     min %d, median %d, max %d bodies per world\n", awake[0], awake[W / 2], awake[W - 1]);
     fprintf(f, "worlds asleep    %d of %d\n", asleep, W);
