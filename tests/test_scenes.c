@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 
 #include "batch.h"
+#include "helpers.h"
 #include "philox.h"
 #include "torpor.h"
 
@@ -102,13 +103,13 @@ static const char *random_scene =
     " \"bodies\": [{\"name\": \"ground\", \"size\": [20, 20, 1], \"pos\": [0, 0, -0.5], \"static\": true},"
     "  {\"generate\": \"stack\", \"count\": 6, \"base\": [0, 0, 0.5], \"step\": [0, 0, 1], \"name\": \"b\"}]}";
 
+/* A batch on the backend TORPOR_TEST_BACKEND names (tests/helpers.h), with its
+ * host arrays current, so that the tests below may read them directly (on
+ * CUDA they then read the device's cuRAND draws). */
 static tp_batch *batch_of(const tp_model *m, int worlds)
 {
-    tp_batch_def bd = tp_default_batch_def();
-    bd.worlds = worlds;
-    bd.threads = 1;
-    tp_batch *b = NULL;
-    cr_assert_eq(tp_batch_create(m, &bd, &b), TP_OK, "%s", tp_last_error());
+    tp_batch *b = make_batch(m, worlds, 1);
+    cr_assert_eq(tp_batch_pull(b, 0, worlds - 1, TP_MIRROR_STATE), TP_OK, "%s", tp_last_error());
     return b;
 }
 
