@@ -182,7 +182,7 @@ static tp_status resolve_backend(const tp_batch_def *def, tp_backend *out)
                                            "(configure with nvcc available to build it)");
         if (tp_cuda_device_count() <= 0)
             return tp_fail(TP_ERR_BACKEND, "backend cuda: no CUDA device is available on this machine (%s); "
-                                           "use --backend cpu", tp_cuda_probe_message());
+                                           "use the cpu backend", tp_cuda_probe_message());
     }
     *out = def->backend;
     return TP_OK;
@@ -421,8 +421,11 @@ tp_status tp_batch_contacts(tp_batch *b, int world, tp_contact_info *out, int ca
 {
     tp_status st = check_world(b, world, "tp_batch_contacts");
     if (st != TP_OK) return st;
-    if (!count || capacity < 0 || (capacity > 0 && !out))
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_contacts: out, capacity or count is invalid");
+    if (!count) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_contacts: count is NULL");
+    if (capacity < 0)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_contacts: capacity must be >= 0, got %d", capacity);
+    if (capacity > 0 && !out)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_contacts: out is NULL but capacity is %d", capacity);
     if ((st = tp_batch_pull(b, world, world, TP_MIRROR_ALL)) != TP_OK) return st;
     int n = b->contact_count[b->current][world];
     const tp_contact *c = b->contacts[b->current] + (size_t)world * (size_t)b->contact_capacity;

@@ -45,6 +45,11 @@ static tp_status apply_to_world(tp_batch *b, const tp_event_def *e, int w)
     /* A faulted world is frozen until reset: its events are skipped (feeding
      * its non-finite state back through the API checks would stop every world). */
     if (b->faults[w] && e->action != TP_EVENT_RESET) return TP_OK;
+    /* A body removed in this world (by an earlier event or the API) takes no
+     * more events: the API would refuse them and stop the run. */
+    if (e->body >= 0 && e->action != TP_EVENT_REMOVE &&
+        (b->flags[(size_t)w * (size_t)b->bodies + (size_t)e->body] & TP_FLAG_REMOVED))
+        return TP_OK;
     const float zero[3] = {0.0f, 0.0f, 0.0f};
     size_t k = (size_t)w * (size_t)b->bodies + (size_t)(e->body < 0 ? 0 : e->body);
     switch (e->action) {

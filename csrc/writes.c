@@ -46,6 +46,18 @@ static int is_zero(const float *v, int n)
 
 static size_t idx(const tp_batch *b, int world, int body) { return (size_t)world * (size_t)b->bodies + (size_t)body; }
 
+/* Start a write to one body: its world is made current (on CUDA a copy), then a
+ * removed body is refused. */
+static tp_status begin_body_write(tp_batch *b, int world, int body, const char *call)
+{
+    tp_status st = tp_batch_begin_write(b, world, world);
+    if (st) return st;
+    if (b->flags[idx(b, world, body)] & TP_FLAG_REMOVED)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: body %d (%s) was removed from world %d; nothing was changed",
+                       call, body, b->model->body_names[body], world);
+    return TP_OK;
+}
+
 tp_status tp_batch_set_pose(tp_batch *b, int world, int body, const float pos[3], const float quat[4])
 {
     const char *call = "tp_batch_set_pose";
@@ -54,7 +66,7 @@ tp_status tp_batch_set_pose(tp_batch *b, int world, int body, const float pos[3]
         (st = check_vec(quat, 4, call, "quat")))
         return st;
     if (is_zero(quat, 4)) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: quat is the zero quaternion", call);
-    if ((st = tp_batch_begin_write(b, world, world))) return st;
+    if ((st = begin_body_write(b, world, body, call))) return st;
     size_t k = idx(b, world, body);
     memcpy(b->pos + 3 * k, pos, 3 * sizeof(float));
     tp_q_store(b->quat + 4 * k, tp_q_normalize(tp_q_load(quat)));
@@ -69,7 +81,7 @@ tp_status tp_batch_set_velocity(tp_batch *b, int world, int body, const float v[
     if ((st = check_body(b, world, body, call, 1)) || (st = check_vec(v, 3, call, "v")) ||
         (st = check_vec(w, 3, call, "w")))
         return st;
-    if ((st = tp_batch_begin_write(b, world, world))) return st;
+    if ((st = begin_body_write(b, world, body, call))) return st;
     size_t k = idx(b, world, body);
     memcpy(b->v + 3 * k, v, 3 * sizeof(float));
     memcpy(b->w + 3 * k, w, 3 * sizeof(float));
@@ -101,7 +113,7 @@ tp_status tp_batch_apply_force(tp_batch *b, int world, int body, const float for
         (point && (st = check_vec(point, 3, call, "point"))))
         return st;
     if (is_zero(force, 3)) return TP_OK; /* a zero force is no wake event */
-    if ((st = tp_batch_begin_write(b, world, world))) return st;
+    if ((st = begin_body_write(b, world, body, call))) return st;
     size_t k = idx(b, world, body);
     float tau[3] = {0.0f, 0.0f, 0.0f};
     if (point) torque_at(b, k, body, force, point, tau);
@@ -119,7 +131,7 @@ tp_status tp_batch_apply_torque(tp_batch *b, int world, int body, const float to
     tp_status st;
     if ((st = check_body(b, world, body, call, 1)) || (st = check_vec(torque, 3, call, "torque"))) return st;
     if (is_zero(torque, 3)) return TP_OK;
-    if ((st = tp_batch_begin_write(b, world, world))) return st;
+    if ((st = begin_body_write(b, world, body, call))) return st;
     size_t k = idx(b, world, body);
     for (int i = 0; i < 3; ++i) b->torque[3 * k + i] += torque[i];
     tp_wake_body(b, world, body);
@@ -134,7 +146,7 @@ tp_status tp_batch_apply_impulse(tp_batch *b, int world, int body, const float i
         (point && (st = check_vec(point, 3, call, "point"))))
         return st;
     if (is_zero(impulse, 3)) return TP_OK;
-    if ((st = tp_batch_begin_write(b, world, world))) return st;
+    if ((st = begin_body_write(b, world, body, call))) return st;
     size_t k = idx(b, world, body);
     float im = b->inv_mass[k];
     tp_v3_store(b->v + 3 * k, tp_mad(tp_v3_load(b->v + 3 * k), tp_v3_load(impulse), im));
@@ -153,7 +165,7 @@ tp_status tp_batch_apply_angular_impulse(tp_batch *b, int world, int body, const
     tp_status st;
     if ((st = check_body(b, world, body, call, 1)) || (st = check_vec(impulse, 3, call, "impulse"))) return st;
     if (is_zero(impulse, 3)) return TP_OK;
-    if ((st = tp_batch_begin_write(b, world, world))) return st;
+    if ((st = begin_body_write(b, world, body, call))) return st;
     add_angular_impulse(b, idx(b, world, body), impulse);
     tp_wake_body(b, world, body);
     return TP_OK;
@@ -220,18 +232,20 @@ tp_status tp_batch_remove_body(tp_batch *b, int world, int body)
 
 tp_status tp_batch_wake(tp_batch *b, int world, int body)
 {
-    tp_status st = check_body(b, world, body, "tp_batch_wake", 1);
+    const char *call = "tp_batch_wake";
+    tp_status st = check_body(b, world, body, call, 1);
     if (st) return st;
-    if ((st = tp_batch_begin_write(b, world, world))) return st;
+    if ((st = begin_body_write(b, world, body, call))) return st;
     tp_wake_body(b, world, body);
     return TP_OK;
 }
 
 tp_status tp_batch_sleep(tp_batch *b, int world, int body)
 {
-    tp_status st = check_body(b, world, body, "tp_batch_sleep", 1);
+    const char *call = "tp_batch_sleep";
+    tp_status st = check_body(b, world, body, call, 1);
     if (st) return st;
-    if ((st = tp_batch_begin_write(b, world, world))) return st;
+    if ((st = begin_body_write(b, world, body, call))) return st;
     tp_wake_force_sleep(b, world, body);
     return TP_OK;
 }
@@ -256,7 +270,8 @@ tp_status tp_batch_reset_worlds(tp_batch *b, const int *worlds, int count)
 {
     const char *call = "tp_batch_reset_worlds";
     if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
-    if (count < 0 || (count > 0 && !worlds))
+    if (count < 0) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: count must be >= 0, got %d", call, count);
+    if (count > 0 && !worlds)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %d worlds listed but the list is NULL", call, count);
     for (int i = 0; i < count; ++i)
         if (worlds[i] < 0 || worlds[i] >= b->worlds)

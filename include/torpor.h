@@ -236,9 +236,9 @@ typedef struct tp_batch_def {
 tp_batch_def tp_default_batch_def(void);
 
 /* Create N worlds of `model` (which must outlive the batch). Every world starts
- * at the model's initial state, randomized per world. TP_ERR_BACKEND if the
- * backend is not built in or has no device; TP_ERR_OUT_OF_MEMORY says how much
- * was asked for. */
+ * at the model's initial state, randomized per world. `def` NULL means
+ * tp_default_batch_def(). TP_ERR_BACKEND if the backend is not built in or has
+ * no device; TP_ERR_OUT_OF_MEMORY says how much was asked for. */
 tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_batch **out);
 void tp_batch_destroy(tp_batch *batch);
 
@@ -274,8 +274,10 @@ size_t tp_batch_device_memory_bytes(const tp_batch *batch);
  * (2 x contact capacity x contact record, plus their counts). */
 size_t tp_batch_contact_memory_bytes(const tp_batch *batch);
 
-/* Read-only views of the state, world-major. Valid until the next call that
- * changes the batch. On CUDA, obtaining the view copies the state to the host. */
+/* Read-only views of the state, world-major. The pointers stay valid until the
+ * batch is destroyed, but what they show is current only until the next call
+ * that changes the batch (a step, a write, a reset): take a new view after it.
+ * On CUDA, obtaining the view copies the state to the host. */
 typedef struct tp_state_view {
     int worlds, bodies;             /* shapes below use W = worlds, B = bodies */
     const float *pos;               /* [W][B][3]  m */
@@ -287,7 +289,7 @@ typedef struct tp_state_view {
     const uint8_t *sleep_state;     /* [W][B]     tp_sleep_state */
     const float *quiet_timer;       /* [W][B]     s */
     const uint8_t *removed;         /* [W][B]     1 once removed by tp_batch_remove_body */
-    const int32_t *awake_count;     /* [W]        awake dynamic bodies */
+    const int32_t *awake_count;     /* [W]        dynamic bodies not asleep (sleep-checking ones included) */
     const int32_t *sleeping_count;  /* [W]        sleeping dynamic bodies */
     const int32_t *checking_count;  /* [W]        sleep-checking dynamic bodies */
     const int32_t *contact_overflow;/* [W]        contact points that did not fit, summed over steps */
@@ -304,13 +306,16 @@ tp_status tp_batch_state(tp_batch *batch, tp_state_view *out);
  * tp_batch_state copies the whole state. */
 tp_status tp_batch_counts(tp_batch *batch, tp_state_view *out);
 
-/* Writes of one body in one world. Non-finite values are refused
+/* Writes of one body in one world. Every vector argument is required except
+ * `point`, which may be NULL. Non-finite values are refused
  * (TP_ERR_INVALID_ARGUMENT naming the value) and nothing changes. A write wakes
- * the body's island. Static bodies cannot be written. */
+ * the body's island. Static bodies and removed bodies cannot be written
+ * (TP_ERR_INVALID_ARGUMENT); only tp_batch_remove_body takes a static body. */
 tp_status tp_batch_set_pose(tp_batch *batch, int world, int body, const float pos[3], const float quat[4]);
 tp_status tp_batch_set_velocity(tp_batch *batch, int world, int body, const float v[3], const float w[3]);
 /* Force (N) for the next step only, at a world point (m) or at the centre if
- * point is NULL (which then adds no torque). A zero force wakes nothing. */
+ * point is NULL (which then adds no torque). Forces and torques applied before
+ * a step add up. A zero force wakes nothing. */
 tp_status tp_batch_apply_force(tp_batch *batch, int world, int body, const float force[3], const float point[3]);
 tp_status tp_batch_apply_torque(tp_batch *batch, int world, int body, const float torque[3]);
 /* Impulse (N s) applied at once to the velocity, at a world point or the centre. */
@@ -319,7 +324,9 @@ tp_status tp_batch_apply_angular_impulse(tp_batch *batch, int world, int body, c
 /* Gravity (m/s^2, each component in [-500, 500]) of one world, or of every world if world == -1. */
 tp_status tp_batch_set_gravity(tp_batch *batch, int world, const float g[3]);
 tp_status tp_batch_get_gravity(const tp_batch *batch, int world, float g[3]);
-/* Remove a body from one world (it stops colliding and moving). */
+/* Remove a body of any type from one world: it stops colliding and moving, and
+ * what it supported wakes (removing a static ground lets everything fall).
+ * Removing a removed body again does nothing. A reset brings it back. */
 tp_status tp_batch_remove_body(tp_batch *batch, int world, int body);
 /* Wake a body's island (resets the quiet timers of all of it), or put the
  * body's island to sleep at once, even in mid-air: it stays frozen until woken. */
@@ -328,8 +335,13 @@ tp_status tp_batch_sleep(tp_batch *batch, int world, int body);
 /* Wake every island with a body whose bounding sphere meets the sphere of
  * `radius` (m, >= 0) about `center` (m), in one world or all (world == -1). */
 tp_status tp_batch_wake_sphere(tp_batch *batch, int world, const float center[3], float radius);
-/* Put the listed worlds back to their initial (randomized) state; faults and
- * overflow counters of those worlds are cleared. Other worlds are untouched. */
+/* Put the listed worlds back to their initial (randomized) state: poses,
+ * velocities, materials, gravity, removed bodies, sleep states, pending forces,
+ * contacts, faults and overflow counters. Other worlds are untouched. A world
+ * may be listed more than once (it is reset once); count 0 does nothing.
+ * Scripted events follow the batch's clock, not the world's: an event that has
+ * fired does not fire again in a reset world. On CUDA the reset runs on the
+ * device (cuRAND draws, the same bits as the CPU's). */
 tp_status tp_batch_reset_worlds(tp_batch *batch, const int *worlds, int count);
 
 /* One contact point of the last step, as tp_batch_contacts reports it. */
@@ -344,9 +356,9 @@ typedef struct tp_contact_info {
     uint64_t key;            /* contact key: world, body_a, body_b, feature (docs/collision.md) */
 } tp_contact_info;
 
-/* Copy up to `capacity` contact points of `world` from the last step, in key
- * order, into out; *count gets the number of points there are (which may be
- * more than capacity). */
+/* Copy up to `capacity` (>= 0) contact points of `world` from the last step, in
+ * key order, into out (which may be NULL when capacity is 0); *count gets the
+ * number of points there are (which may be more than capacity). */
 tp_status tp_batch_contacts(tp_batch *batch, int world, tp_contact_info *out, int capacity, int *count);
 
 /* 64-bit FNV-1a hash of one world's state (docs/outputs.md says exactly what

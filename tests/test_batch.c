@@ -324,6 +324,63 @@ Test(batch, reset_event_resets_every_world)
     tp_model_destroy(m);
 }
 
+/* A removed body takes no more writes (the state stays as it was), removing it
+ * again does nothing, and an event aimed at it is skipped, not an error. */
+Test(batch, a_removed_body_refuses_writes)
+{
+    tp_model *m = make_falling_model(2, 0.5f, NULL);
+    tp_batch *b = make_batch(m, 2, 1);
+    cr_assert_eq(tp_batch_remove_body(b, 1, 0), TP_OK);
+    uint64_t before = state_hash(b);
+    const float f[3] = {1.0f, 0.0f, 0.0f}, pos[3] = {0, 0, 1}, quat[4] = {0, 0, 0, 1};
+    cr_assert_eq(tp_batch_apply_force(b, 1, 0, f, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "tp_batch_apply_force: body 0 (") && strstr(tp_last_error(), "was removed from world 1"),
+              "%s", tp_last_error());
+    cr_assert_eq(tp_batch_apply_impulse(b, 1, 0, f, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_apply_torque(b, 1, 0, f), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_apply_angular_impulse(b, 1, 0, f), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_set_pose(b, 1, 0, pos, quat), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_set_velocity(b, 1, 0, f, f), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_wake(b, 1, 0), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_sleep(b, 1, 0), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_remove_body(b, 1, 0), TP_OK, "removing twice does nothing");
+    cr_assert_eq(state_hash(b), before, "a refused write changed the state");
+    cr_assert_eq(tp_batch_apply_force(b, 0, 0, f, NULL), TP_OK, "the body is still there in world 0");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+
+    const char *scene = "{\"name\": \"rm\", \"bodies\": [{\"name\": \"cube\", \"shape\": \"box\", \"size\": [1, 1, 1]}],"
+                        " \"events\": [{\"time\": 0.1, \"action\": \"remove\", \"body\": \"cube\"},"
+                        " {\"time\": 0.2, \"action\": \"impulse\", \"body\": \"cube\", \"value\": [1, 0, 0]}]}";
+    cr_assert_eq(tp_model_load_string(scene, "rm", &m), TP_OK, "%s", tp_last_error());
+    b = make_batch(m, 1, 1);
+    cr_assert_eq(tp_batch_step(b, 30), TP_OK, "an event on a removed body stopped the run: %s", tp_last_error());
+    tp_state_view v;
+    cr_assert_eq(tp_batch_state(b, &v), TP_OK);
+    cr_assert(v.removed[0] && v.v[0] == 0.0f, "the impulse reached the removed body: v = %g", v.v[0]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* Counts and capacities that are wrong are named in the message. */
+Test(batch, bad_counts_are_named)
+{
+    tp_model *m = make_falling_model(1, 0.5f, NULL);
+    tp_batch *b = make_batch(m, 2, 1);
+    int one = 1, n = 0;
+    cr_assert_eq(tp_batch_reset_worlds(b, &one, -1), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "count must be >= 0, got -1"), "%s", tp_last_error());
+    cr_assert_eq(tp_batch_reset_worlds(b, NULL, 0), TP_OK, "an empty list resets nothing");
+    tp_contact_info ci;
+    cr_assert_eq(tp_batch_contacts(b, 0, &ci, -1, &n), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "capacity must be >= 0, got -1"), "%s", tp_last_error());
+    cr_assert_eq(tp_batch_contacts(b, 0, NULL, 4, &n), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "out is NULL but capacity is 4"), "%s", tp_last_error());
+    cr_assert_eq(tp_batch_contacts(b, 0, NULL, 0, &n), TP_OK, "capacity 0 only counts");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
 Test(batch, bad_batch_definitions)
 {
     tp_model *m = make_falling_model(1, 0.0f, NULL);

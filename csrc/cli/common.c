@@ -10,7 +10,8 @@
 
 int tp_cli_report(tp_status status, const char *context)
 {
-    fprintf(stderr, "torpor: %s%s%s\n", context ? context : "", context ? ": " : "", tp_last_error());
+    fprintf(stderr, "torpor: %s%s%s%s\n", context ? context : "", context ? ": " : "", tp_last_error(),
+            status == TP_ERR_BACKEND ? " (--backend cpu)" : "");
     int bad_input = status == TP_ERR_INVALID_ARGUMENT || status == TP_ERR_PARSE || status == TP_ERR_IO ||
                     status == TP_ERR_BACKEND || status == TP_ERR_CAPACITY;
     return bad_input ? TP_EXIT_USAGE : TP_EXIT_FAILURE;
