@@ -5,11 +5,12 @@
  * nothing when it fails. */
 #include "batch.h"
 
-#include "cuda_backend.h"
+#include "backend.h"
+#include "cuda_api.h"
 #include "error.h"
 #include "contact.h"
 #include "world_init.h"
-#include "world_step.h"
+#include "step.h"
 
 static size_t tp_align16(size_t n) { return (n + 15u) & ~(size_t)15u; }
 
@@ -27,33 +28,7 @@ tp_batch_def tp_default_batch_def(void)
     return def;
 }
 
-tp_world tp_batch_world(tp_batch *b, int w)
-{
-    size_t o = (size_t)w * (size_t)b->bodies;
-    tp_world wd;
-    wd.index = w;
-    wd.bodies = b->bodies;
-    wd.model = b->model->bodies;
-    wd.pos = b->pos + 3 * o;
-    wd.quat = b->quat + 4 * o;
-    wd.v = b->v + 3 * o;
-    wd.w = b->w + 3 * o;
-    wd.force = b->force + 3 * o;
-    wd.torque = b->torque + 3 * o;
-    wd.inv_mass = b->inv_mass + o;
-    wd.inv_inertia = b->inv_inertia + 6 * o;
-    wd.friction = b->friction + o;
-    wd.flags = b->flags + o;
-    wd.sleep_state = b->sleep_state + o;
-    wd.body_awake = b->body_awake + o;
-    wd.quiet_timer = b->quiet_timer + o;
-    wd.contact_f = b->contact_f + 3 * o;
-    wd.island = b->island + o;
-    wd.solve_sleeping = !b->model->def.sleep.skip_constraints;
-    wd.dt = b->model->def.dt;
-    for (int k = 0; k < 3; ++k) wd.gravity[k] = b->gravity[3 * w + k];
-    return wd;
-}
+tp_world tp_batch_world(tp_batch *b, int w) { return tp_layout_world(&b->layout, w); }
 
 /* The randomization of a batch (kernels/world_init.h) from its model and seed. */
 tp_randomize_params tp_batch_randomize_params(const tp_batch *b)
@@ -73,7 +48,7 @@ tp_randomize_params tp_batch_randomize_params(const tp_batch *b)
 
 /* World w as the batch creates it: every body from the model's template and
  * its Philox draws (kernels/world_init.h), gravity from the model, no contacts,
- * no fault. The CUDA backend does the same on the device (tp_cuda_reset_worlds). */
+ * no fault. The CUDA backend does the same on the device (csrc/backend_cuda.c). */
 void tp_batch_init_world(tp_batch *b, int w)
 {
     const tp_model *m = b->model;
@@ -152,14 +127,12 @@ static int batch_alloc_arrays(tp_batch *b)
         if (!b->contacts[i] || !b->contact_count[i]) return 0;
     }
     /* One scratch block per CPU thread, reused by every world it steps. */
-    b->collide_scratch_bytes = tp_align16(tp_collide_scratch_bytes(b->bodies, b->contact_capacity));
-    b->solver_scratch_bytes = tp_align16(tp_solver_scratch_bytes(b->bodies, b->contact_capacity));
-    b->island_scratch_bytes = tp_align16(tp_island_scratch_bytes(b->bodies));
+    b->scratch_bytes = tp_align16(tp_step_scratch_bytes(b->bodies, b->contact_capacity));
     b->scratch = calloc((size_t)b->threads, sizeof(void *));
     b->stage_seconds = calloc((size_t)b->threads * TP_STAGE_COUNT, sizeof(double));
     if (!b->scratch || !b->stage_seconds) return 0;
     for (int t = 0; t < b->threads; ++t) {
-        b->scratch[t] = aligned_alloc(16, b->collide_scratch_bytes + b->solver_scratch_bytes + b->island_scratch_bytes);
+        b->scratch[t] = aligned_alloc(16, b->scratch_bytes);
         if (!b->scratch[t]) return 0;
     }
     return b->contact_f && b->pos && b->quat && b->v && b->w && b->force && b->torque && b->inv_mass && b->inv_inertia &&
@@ -168,21 +141,59 @@ static int batch_alloc_arrays(tp_batch *b)
            b->schedule;
 }
 
+/* The host layout of the batch's arrays (kernels/layout.h). */
+static void batch_fill_layout(tp_batch *b)
+{
+    tp_layout *L = &b->layout;
+    L->worlds = b->worlds;
+    L->bodies = b->bodies;
+    L->capacity = b->contact_capacity;
+    L->solve_sleeping = !b->model->def.sleep.skip_constraints;
+    L->dt = b->model->def.dt;
+    L->model = b->model->bodies;
+    L->pos = b->pos;
+    L->quat = b->quat;
+    L->v = b->v;
+    L->w = b->w;
+    L->force = b->force;
+    L->torque = b->torque;
+    L->inv_mass = b->inv_mass;
+    L->inv_inertia = b->inv_inertia;
+    L->friction = b->friction;
+    L->quiet_timer = b->quiet_timer;
+    L->gravity = b->gravity;
+    L->contact_f = b->contact_f;
+    L->island = b->island;
+    L->flags = b->flags;
+    L->sleep_state = b->sleep_state;
+    L->body_awake = b->body_awake;
+    L->faults = b->faults;
+    L->awake_count = b->awake_count;
+    L->sleeping_count = b->sleeping_count;
+    L->checking_count = b->checking_count;
+    L->contact_overflow = b->contact_overflow;
+    for (int i = 0; i < 2; ++i) {
+        L->contacts[i] = b->contacts[i];
+        L->contact_count[i] = b->contact_count[i];
+    }
+}
+
 static tp_status resolve_backend(const tp_batch_def *def, tp_backend *out)
 {
     if ((unsigned)def->backend > TP_BACKEND_AUTO)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "batch definition: backend: unknown backend %d", (int)def->backend);
     if (def->backend == TP_BACKEND_AUTO) {
-        *out = tp_cuda_device_count() > 0 ? TP_BACKEND_CUDA : TP_BACKEND_CPU;
+        *out = tp_cuda_probe(NULL, 0) > 0 ? TP_BACKEND_CUDA : TP_BACKEND_CPU;
         return TP_OK;
     }
     if (def->backend == TP_BACKEND_CUDA) {
         if (!tp_cuda_built())
             return tp_fail(TP_ERR_BACKEND, "backend cuda: this build of torpor has no CUDA backend "
                                            "(configure with nvcc available to build it)");
-        if (tp_cuda_device_count() <= 0)
+        char why[256] = "";
+        if (tp_cuda_probe(why, sizeof why) <= 0)
             return tp_fail(TP_ERR_BACKEND, "backend cuda: no CUDA device is available on this machine (%s); "
-                                           "use the cpu backend", tp_cuda_probe_message());
+                                           "use the cpu backend", why);
     }
     *out = def->backend;
     return TP_OK;
@@ -227,9 +238,11 @@ tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_bat
                        (double)bytes / 1073741824.0, d.worlds, model->body_count,
                        (double)bytes / (double)d.worlds / 1024.0, b_capacity);
     }
+    batch_fill_layout(b);
     for (int w = 0; w < b->worlds; ++w) tp_batch_init_world(b, w);
     st = tp_events_schedule(b);
-    if (st == TP_OK && backend == TP_BACKEND_CUDA) st = tp_cuda_batch_create(b);
+    b->ops = backend == TP_BACKEND_CUDA ? &tp_cuda_backend : &tp_cpu_backend;
+    if (st == TP_OK) st = b->ops->create(b);
     if (st != TP_OK) {
         tp_batch_destroy(b);
         return st;
@@ -241,7 +254,7 @@ tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_bat
 void tp_batch_destroy(tp_batch *b)
 {
     if (!b) return;
-    if (b->cuda) tp_cuda_batch_destroy(b);
+    if (b->ops) b->ops->destroy(b);
     batch_free_arrays(b);
     free(b);
 }
@@ -250,16 +263,15 @@ size_t tp_batch_memory_bytes(const tp_batch *b)
 {
     if (!b) return 0;
     size_t W = (size_t)b->worlds;
-    size_t shared = (size_t)b->threads * (b->collide_scratch_bytes + b->solver_scratch_bytes + b->island_scratch_bytes +
-                                          sizeof(void *)) +
+    size_t shared = (size_t)b->threads * (b->scratch_bytes + sizeof(void *)) +
                     ((size_t)b->model->event_count + 1) * sizeof *b->schedule;
     return batch_bytes_per_world(b->bodies, b->contact_capacity) + (shared + W - 1) / W;
 }
 
 size_t tp_batch_device_memory_bytes(const tp_batch *b)
 {
-    if (!b || !b->cuda) return 0;
-    return (tp_cuda_device_bytes(b) + (size_t)b->worlds - 1) / (size_t)b->worlds;
+    if (!b) return 0;
+    return (b->ops->device_bytes(b) + (size_t)b->worlds - 1) / (size_t)b->worlds;
 }
 
 size_t tp_batch_contact_memory_bytes(const tp_batch *b)
@@ -277,12 +289,7 @@ tp_status tp_batch_step(tp_batch *b, int steps)
     for (int s = 0; s < steps; ++s) {
         tp_status st = tp_events_apply_due(b);
         if (st != TP_OK) return st;
-        if (b->backend == TP_BACKEND_CUDA) {
-            st = tp_cuda_step(b);
-            if (st != TP_OK) return st;
-        } else {
-            tp_cpu_step(b);
-        }
+        if ((st = b->ops->step(b)) != TP_OK) return st;
         b->step_count++;
     }
     return TP_OK;
@@ -301,12 +308,12 @@ const tp_model *tp_batch_model(const tp_batch *b) { return b ? b->model : NULL; 
 
 tp_status tp_batch_pull(tp_batch *b, int first, int last, int groups)
 {
-    return b->cuda ? tp_cuda_pull(b, first, last, groups) : TP_OK;
+    return b->ops->pull(b, first, last, groups);
 }
 
 tp_status tp_batch_begin_write(tp_batch *b, int first, int last)
 {
-    return b->cuda ? tp_cuda_begin_host_write(b, first, last) : TP_OK;
+    return b->ops->begin_write(b, first, last);
 }
 
 /* The view's counters (what tp_batch_counts gives); the rest NULL. */
@@ -453,10 +460,10 @@ tp_status tp_batch_contacts(tp_batch *b, int world, tp_contact_info *out, int ca
 const char *tp_stage_name(tp_stage stage)
 {
     switch (stage) {
-    case TP_STAGE_COLLIDE: return "collide";
-    case TP_STAGE_COLOR: return "color";
-    case TP_STAGE_SOLVE: return "solve";
-    case TP_STAGE_FINISH: return "finish";
+#define TP_STAGE_NAME(NAME, name, runs, launch)                                                                        \
+    case TP_STAGE_##NAME: return #name;
+        TP_STEP_STAGES(TP_STAGE_NAME)
+#undef TP_STAGE_NAME
     case TP_STAGE_COUNT: break;
     }
     return NULL;

@@ -3,6 +3,7 @@
 #define TP_BATCH_H
 
 #include "mirror.h"
+#include "layout.h"
 #include "model.h"
 #include "torpor.h"
 #include "tp_world.h"
@@ -40,16 +41,20 @@ struct tp_batch {
     int32_t *contact_count[2];    /* [W] */
     int current;                  /* which buffer the last step wrote */
 
-    /* Per-thread scratch of the CPU backend (collision and solver). */
+    /* Where the arrays above are, as the stages read them (kernels/layout.h). */
+    tp_layout layout;
+
+    /* Per-thread scratch of the CPU backend: one world's step (kernels/step.h). */
     void **scratch;
-    size_t collide_scratch_bytes, solver_scratch_bytes, island_scratch_bytes;
+    size_t scratch_bytes;
     int profile_stages;
     double *stage_seconds;        /* [threads][TP_STAGE_COUNT], summed by tp_batch_stage_seconds */
 
     tp_event_schedule *schedule;  /* [model->event_count] */
     int next_event;               /* first event not yet fired */
 
-    struct tp_cuda_batch *cuda;   /* device side, NULL on the CPU backend */
+    const struct tp_backend_ops *ops; /* the backend's operations (csrc/backend.h) */
+    void *backend_data;           /* the backend's own state (CUDA: device side and mirror) */
 };
 
 /* The world view of world `w` (pointers into the batch arrays). */
@@ -72,8 +77,6 @@ tp_status tp_batch_begin_write(tp_batch *b, int first, int last);
 
 /* Solver and sleep settings of the model, as the stages take them (csrc/step.c). */
 struct tp_step_params tp_batch_step_params(const tp_batch *b);
-/* CPU backend: advance every world one step (csrc/step.c). */
-void tp_cpu_step(tp_batch *b);
 /* Fire the model's scripted events due before the next step (csrc/events.c). */
 tp_status tp_events_apply_due(tp_batch *b);
 tp_status tp_events_schedule(tp_batch *b);

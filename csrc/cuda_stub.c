@@ -1,39 +1,57 @@
-/* cuda_stub.c - the CUDA entry points of a build without nvcc: no device, clear errors. */
-#include "cuda_backend.h"
-#include "error.h"
+/* cuda_stub.c - kernels/cuda/cuda_api.h in a build without nvcc: no device,
+ * clear errors. */
+#include "cuda_api.h"
 
 #ifndef TP_HAVE_CUDA
 
+#include <stdio.h>
+
+static const char NOT_BUILT[] = "backend cuda: this build of torpor has no CUDA backend";
+
 int tp_cuda_built(void) { return 0; }
-int tp_cuda_device_count(void) { return 0; }
-const char *tp_cuda_probe_message(void) { return "this build has no CUDA backend"; }
 
-static tp_status not_built(void)
+int tp_cuda_probe(char *why, size_t size)
 {
-    return tp_fail(TP_ERR_BACKEND, "backend cuda: this build of torpor has no CUDA backend");
+    if (why && size) snprintf(why, size, "this build has no CUDA backend");
+    return 0;
 }
 
-tp_status tp_cuda_batch_create(tp_batch *b) { (void)b; return not_built(); }
-void tp_cuda_batch_destroy(tp_batch *b) { (void)b; }
-tp_status tp_cuda_step(tp_batch *b) { (void)b; return not_built(); }
-size_t tp_cuda_device_bytes(const tp_batch *b) { (void)b; return 0; }
-tp_status tp_cuda_pull(tp_batch *b, int first, int last, int groups)
+tp_status tp_cuda_create(const tp_cuda_setup *setup, tp_cuda_batch **out, char *err, size_t err_size)
 {
-    (void)b, (void)first, (void)last, (void)groups;
-    return not_built();
+    (void)setup;
+    *out = NULL;
+    snprintf(err, err_size, "%s", NOT_BUILT);
+    return TP_ERR_BACKEND;
 }
-tp_status tp_cuda_begin_host_write(tp_batch *b, int first, int last)
+
+void tp_cuda_destroy(tp_cuda_batch *c) { (void)c; }
+const char *tp_cuda_error(const tp_cuda_batch *c) { (void)c; return NOT_BUILT; }
+
+int tp_cuda_arrays(const tp_cuda_batch *c, const tp_cuda_array **arrays)
 {
-    (void)b, (void)first, (void)last;
-    return not_built();
+    (void)c;
+    *arrays = NULL;
+    return 0;
 }
-tp_status tp_cuda_reset_worlds(tp_batch *b, const int *worlds, int count)
+
+size_t tp_cuda_device_bytes(const tp_cuda_batch *c) { (void)c; return 0; }
+
+tp_status tp_cuda_copy(void *c, void *dst, const void *src, size_t bytes, int to_device)
 {
-    (void)b, (void)worlds, (void)count;
-    return not_built();
+    (void)c, (void)dst, (void)src, (void)bytes, (void)to_device;
+    return TP_ERR_BACKEND;
+}
+
+tp_status tp_cuda_wait(void *c) { (void)c; return TP_ERR_BACKEND; }
+tp_status tp_cuda_step(tp_cuda_batch *c, int current) { (void)c, (void)current; return TP_ERR_BACKEND; }
+
+tp_status tp_cuda_reset(tp_cuda_batch *c, const int32_t *worlds, int count)
+{
+    (void)c, (void)worlds, (void)count;
+    return TP_ERR_BACKEND;
 }
 
 #else
-/* The CUDA backend is kernels/cuda_backend.cu; ISO C wants a declaration here. */
+/* The CUDA library is kernels/cuda/; ISO C wants a declaration here. */
 typedef int tp_cuda_stub_unused;
 #endif

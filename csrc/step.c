@@ -1,15 +1,23 @@
 /* step.c - the CPU backend's step: every world, in parallel over worlds.
  *
  * Worlds never interact, so the loop over worlds is an OpenMP parallel for
- * with a static schedule; each world runs serially inside, in a fixed order, so
- * its result does not depend on the thread count (a thread's scratch memory is
- * fully rewritten by each world before it is read). The per-world stages are in
- * kernels/world_step.h, which the CUDA backend runs too. */
-#include "batch.h"
+ * with a static schedule; each world runs the stages of kernels/step.h in
+ * list order, serially, so its result does not depend on the thread count (a
+ * thread's scratch memory is fully rewritten by each world before it is read).
+ * With profile_stages, each stage is timed; the stages run are the same.
+ * The CPU backend's operations table (csrc/backend.h) is at the end. */
+#include "backend.h"
 
-#include "world_step.h"
+#include "step.h"
 
 #include <omp.h>
+
+/* include/torpor.h's tp_stage numbers are kernels/step.h's list. */
+#define TP_STAGE_CHECK(NAME, name, runs, launch)                                                                       \
+    _Static_assert((int)TP_STAGE_##NAME == (int)TP_STEP_##NAME, "tp_stage differs from TP_STEP_STAGES: " #name);
+TP_STEP_STAGES(TP_STAGE_CHECK)
+#undef TP_STAGE_CHECK
+_Static_assert((int)TP_STAGE_COUNT == (int)TP_STEP_STAGE_COUNT, "tp_stage has another number of stages");
 
 tp_step_params tp_batch_step_params(const tp_batch *b)
 {
@@ -32,71 +40,59 @@ tp_step_params tp_batch_step_params(const tp_batch *b)
     return p;
 }
 
-/* tp_world_step with a clock around each stage group (same calls, same order;
- * tests/test_batch.c checks that the state hash is the same with and without). */
-static int world_step_profiled(tp_world *wd, const tp_step_params *p, tp_world_buffers *buf, double *t)
+/* Every stage of world w, in list order; stage_t [TP_STAGE_COUNT] gets each
+ * stage's seconds when not NULL. */
+static void world_step(tp_batch *b, int w, const tp_step_params *p, void *scratch, double *stage_t)
 {
-    buf->contact_count = 0;
-    buf->overflow = 0;
-    if (!tp_world_has_work(wd)) {
-        tp_world_step_idle(wd);
-        return 1;
+    tp_world_step s = tp_world_step_at(&b->layout, w, b->current, scratch);
+    for (int stage = 0; stage < TP_STEP_STAGE_COUNT; ++stage) {
+        /* the plan (stage 0) runs first and writes the record the others read */
+        if (stage > 0 && !tp_stage_runs(stage, s.rec->work)) continue;
+        double t0 = stage_t ? omp_get_wtime() : 0.0;
+        tp_stage_run(stage, &s, p, 0, 1);
+        if (stage_t) stage_t[stage] += omp_get_wtime() - t0;
     }
-    double t0 = omp_get_wtime();
-    tp_island_work iw = tp_island_work_at(buf->island_scratch, wd->bodies);
-    tp_world_save_v_start(wd, iw.v_start);
-    int n = tp_world_collide_and_wake(wd, buf, p->solver.dt, iw.parent, iw.root_flags);
-    if (p->solver.warm_starting) tp_match_impulses(buf->contacts, n, buf->previous, buf->prev_count);
-    double t1 = omp_get_wtime();
-    tp_solver_work work = tp_solver_work_at(buf->solver_scratch, wd->bodies, buf->capacity);
-    int n_cons = tp_solver_color(wd, buf->contacts, n, &work, &p->solver);
-    double t2 = omp_get_wtime();
-    tp_solver_substeps(wd, buf->contacts, n, n_cons, &work, &p->solver);
-    double t3 = omp_get_wtime();
-    buf->contact_count = n;
-    int ok = tp_world_step_finish(wd, p, buf->contacts, n, work.rows, iw.v_start, iw.root_flags);
-    double t4 = omp_get_wtime();
-    t[TP_STAGE_COLLIDE] += t1 - t0;
-    t[TP_STAGE_COLOR] += t2 - t1;
-    t[TP_STAGE_SOLVE] += t3 - t2;
-    t[TP_STAGE_FINISH] += t4 - t3;
-    return ok;
 }
 
-static void world_step(tp_batch *bt, int w, int next, const tp_step_params *p, void *scratch, double *stage_t)
+static tp_status cpu_step(tp_batch *b)
 {
-    size_t cap = (size_t)bt->contact_capacity;
-    if (bt->faults[w]) { /* frozen until reset (acceptance case C12) */
-        bt->contact_count[next][w] = 0;
-        return;
-    }
-    tp_world wd = tp_batch_world(bt, w);
-    tp_world_buffers buf;
-    buf.contacts = bt->contacts[next] + (size_t)w * cap;
-    buf.previous = bt->contacts[bt->current] + (size_t)w * cap;
-    buf.prev_count = bt->contact_count[bt->current][w];
-    buf.capacity = bt->contact_capacity;
-    buf.collide_scratch = scratch;
-    buf.solver_scratch = (char *)scratch + bt->collide_scratch_bytes;
-    buf.island_scratch = (char *)scratch + bt->collide_scratch_bytes + bt->solver_scratch_bytes;
-    int ok = bt->profile_stages ? world_step_profiled(&wd, p, &buf, stage_t) : tp_world_step(&wd, p, &buf);
-    if (!ok) bt->faults[w] = 1;
-    bt->contact_count[next][w] = buf.contact_count;
-    bt->contact_overflow[w] += buf.overflow;
-    tp_world_count(&wd, bt->awake_count + w, bt->sleeping_count + w, bt->checking_count + w);
-}
-
-void tp_cpu_step(tp_batch *b)
-{
-    int worlds = b->worlds, next = 1 - b->current;
+    int worlds = b->worlds;
     tp_step_params p = tp_batch_step_params(b);
 #pragma omp parallel num_threads(b->threads)
     {
         int t = omp_get_thread_num();
         void *scratch = b->scratch[t];
-        double *stage_t = b->stage_seconds + (size_t)t * TP_STAGE_COUNT;
+        double *stage_t = b->profile_stages ? b->stage_seconds + (size_t)t * TP_STAGE_COUNT : NULL;
 #pragma omp for schedule(static)
-        for (int w = 0; w < worlds; ++w) world_step(b, w, next, &p, scratch, stage_t);
+        for (int w = 0; w < worlds; ++w) world_step(b, w, &p, scratch, stage_t);
     }
-    b->current = next;
+    b->current = 1 - b->current;
+    return TP_OK;
 }
+
+/* The host arrays are the state: nothing to create, copy or free. */
+static tp_status cpu_create(tp_batch *b) { (void)b; return TP_OK; }
+static void cpu_destroy(tp_batch *b) { (void)b; }
+
+static tp_status cpu_pull(tp_batch *b, int first, int last, int groups)
+{
+    (void)b, (void)first, (void)last, (void)groups;
+    return TP_OK;
+}
+
+static tp_status cpu_begin_write(tp_batch *b, int first, int last)
+{
+    (void)b, (void)first, (void)last;
+    return TP_OK;
+}
+
+static tp_status cpu_reset_worlds(tp_batch *b, const int *worlds, int count)
+{
+    for (int i = 0; i < count; ++i) tp_batch_init_world(b, worlds[i]);
+    return TP_OK;
+}
+
+static size_t cpu_device_bytes(const tp_batch *b) { (void)b; return 0; }
+
+const tp_backend_ops tp_cpu_backend = {cpu_create, cpu_destroy, cpu_step, cpu_pull,
+                                       cpu_begin_write, cpu_reset_worlds, cpu_device_bytes};

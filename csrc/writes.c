@@ -6,9 +6,9 @@
  * changes a body is a wake event (DESIGN.md section 7). */
 #include "batch.h"
 
-#include "cuda_backend.h" /* tp_cuda_reset_worlds */
+#include "backend.h"
 #include "error.h"
-#include "wake.h"
+#include "batch_wake.h"
 
 #include <math.h>
 #include <string.h>
@@ -277,7 +277,5 @@ tp_status tp_batch_reset_worlds(tp_batch *b, const int *worlds, int count)
         if (worlds[i] < 0 || worlds[i] >= b->worlds)
             return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: worlds[%d] = %d out of range [0, %d)", call, i, worlds[i],
                            b->worlds);
-    if (b->cuda) return tp_cuda_reset_worlds(b, worlds, count); /* drawn on the device with cuRAND */
-    for (int i = 0; i < count; ++i) tp_batch_init_world(b, worlds[i]);
-    return TP_OK;
+    return b->ops->reset_worlds(b, worlds, count); /* CUDA: drawn on the device with cuRAND */
 }

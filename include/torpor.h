@@ -366,19 +366,30 @@ tp_status tp_batch_contacts(tp_batch *batch, int world, tp_contact_info *out, in
 tp_status tp_batch_world_hash(tp_batch *batch, int world, uint64_t *out);
 tp_status tp_batch_state_hash(tp_batch *batch, uint64_t *out);
 
-/* Stages of a step as the CPU backend's profiler groups them (DESIGN.md 4). */
+/* The stages of a world's step, in the order they run (docs/step.md; the
+ * library's one list of them is kernels/step.h, which these numbers follow). */
 typedef enum tp_stage {
-    TP_STAGE_COLLIDE = 0, /* broadphase, narrowphase, contact sort, islands, wakes, warm-start match */
-    TP_STAGE_COLOR = 1,   /* constraints and coloring */
-    TP_STAGE_SOLVE = 2,   /* substeps: velocity integration, propagation, position integration, relax, restitution */
-    TP_STAGE_FINISH = 3,  /* contact forces, sleep update, fault check, counts */
-    TP_STAGE_COUNT = 4
+    TP_STAGE_PLAN = 0,       /* faulted, idle or busy; velocities at the start */
+    TP_STAGE_COLLIDE = 1,    /* broadphase and narrowphase */
+    TP_STAGE_SORT = 2,       /* contacts in key order */
+    TP_STAGE_ISLANDS = 3,    /* union-find islands */
+    TP_STAGE_WAKE = 4,       /* contact wakes (colliding again where an island woke) */
+    TP_STAGE_WARM_START = 5, /* last step's impulses matched to this step's points */
+    TP_STAGE_COLOR = 6,      /* constraints and coloring */
+    TP_STAGE_SOLVE = 7,      /* substeps: velocity integration, sweeps, position integration, relax, restitution */
+    TP_STAGE_FINISH = 8,     /* contact forces, applied forces cleared, fault check */
+    TP_STAGE_SLEEP = 9,      /* the sleep policy, body_awake and counts */
+    TP_STAGE_COUNT = 10
 } tp_stage;
 
+/* The stage's name as docs/step.md and the profiler print it ("plan",
+ * "collide", ...); NULL for a number outside [0, TP_STAGE_COUNT). The string
+ * is static. */
 const char *tp_stage_name(tp_stage stage);
 /* Thread-seconds spent in each stage since creation, summed over threads
  * (seconds[TP_STAGE_COUNT]); all zero unless the batch was created with
- * profile_stages on the CPU backend. Worlds with nothing awake cost no stage. */
+ * profile_stages on the CPU backend. Worlds with nothing awake run only the
+ * plan, finish and sleep stages. */
 tp_status tp_batch_stage_seconds(const tp_batch *batch, double seconds[TP_STAGE_COUNT]);
 
 /* ---------------------------------------------------------------- info */

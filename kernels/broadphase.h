@@ -35,7 +35,6 @@ typedef struct tp_broadphase {
     int64_t tests;      /* candidate pairs examined on the sweep axis (for tests and benchmarks) */
 } tp_broadphase;
 
-TP_HD size_t tp_align8(size_t n) { return (n + 7u) & ~(size_t)7u; }
 
 /* Scratch bytes the broadphase of a world of `bodies` bodies needs. */
 TP_HD size_t tp_broadphase_scratch_bytes(int bodies)

@@ -1,5 +1,5 @@
 /* collision.h - the collision stage of one world: broadphase, narrowphase,
- * contact buffer and contact sort (DESIGN.md section 4, stages 2-4).
+ * contact buffer (DESIGN.md section 4, stages 2-3; the sort is contact_sort.h).
  *
  * tp_collide_world writes the world's contact points into a buffer of fixed
  * capacity, sorted by contact key. It never writes past the capacity: points
@@ -14,6 +14,7 @@
 
 #include "broadphase.h"
 #include "contact.h"
+#include "contact_sort.h"
 #include "narrowphase.h"
 
 /* Scratch bytes tp_collide_world needs for a world of `bodies` bodies and a
@@ -114,50 +115,6 @@ TP_HD void tp_contact_push(tp_contact_buffer *cb, const tp_contact *c)
         cb->out[0] = *c;
         tp_contact_sift_down(cb->out, cb->capacity, 0);
     }
-}
-
-/* Put out[0..n) in the order `perm` gives: slot i receives out[perm[i]]
- * (perm is a permutation of 0..n-1), in place by following the permutation's
- * cycles; perm is consumed (set to -1). */
-TP_HD void tp_contacts_permute(tp_contact *out, int n, int32_t *perm)
-{
-    for (int i = 0; i < n; ++i) {
-        if (perm[i] == i || perm[i] < 0) continue;
-        tp_contact first = out[i];
-        int j = i;
-        for (;;) {
-            int from = perm[j];
-            perm[j] = -1;
-            if (from == i) {
-                out[j] = first;
-                break;
-            }
-            out[j] = out[from];
-            j = from;
-        }
-    }
-}
-
-/* Sort out[0..n) by key: radix sort of (key, slot) pairs, then the records are
- * permuted in place (tp_contacts_permute). `scratch` holds 2 x n keys then
- * 2 x n slots (8-byte aligned segments). The CUDA backend gets the same
- * permutation from one CUB sort over every world's keys instead
- * (kernels/cuda_backend.cu, docs/cuda.md): the sort is stable and keys differ
- * in their world bits between worlds, so the order within a world is the same. */
-TP_HD void tp_contacts_sort(tp_contact *out, int n, void *scratch, int capacity)
-{
-    char *s = (char *)scratch;
-    size_t c = (size_t)capacity;
-    uint64_t *keys = (uint64_t *)s, *tmp_keys = (uint64_t *)(s + tp_align8(c * sizeof(uint64_t)));
-    int32_t *perm = (int32_t *)(s + 2 * tp_align8(c * sizeof(uint64_t)));
-    int32_t *tmp_perm = (int32_t *)(s + 2 * tp_align8(c * sizeof(uint64_t)) + tp_align8(c * sizeof(int32_t)));
-    for (int i = 0; i < n; ++i) {
-        keys[i] = out[i].key;
-        perm[i] = i;
-    }
-    /* bits 47 and up (the world) are the same for every contact of a world */
-    tp_radix_sort_u64(keys, perm, tmp_keys, tmp_perm, n, 0, 8);
-    tp_contacts_permute(out, n, perm); /* slot i must receive out[perm[i]] */
 }
 
 /* Broadphase and narrowphase of one world into out[0..capacity), not yet

@@ -20,7 +20,9 @@
 #ifndef TP_CONTACT_SORT_H
 #define TP_CONTACT_SORT_H
 
+#include "contact.h"
 #include "tp_hd.h"
+#include <stddef.h>
 #include <stdint.h>
 
 #define TP_MAX_WORLDS 131071           /* worlds 0 .. 2^17 - 2 fit the key */
@@ -31,6 +33,8 @@
 #define TP_KEY_FEATURE_BITS 17
 #define TP_KEY_FEATURE_MASK 0x1FFFFu
 #define TP_CONTACT_KEY_SENTINEL UINT64_MAX
+
+TP_HD size_t tp_align8(size_t n) { return (n + 7u) & ~(size_t)7u; }
 
 TP_HD uint64_t tp_contact_key(int world, int body_a, int body_b, uint32_t feature)
 {
@@ -119,6 +123,73 @@ TP_HD uint32_t tp_float_sort_bits(float f)
     union { float f; uint32_t u; } c;
     c.f = f;
     return (c.u & 0x80000000u) ? ~c.u : (c.u | 0x80000000u);
+}
+
+/* Put out[0..n) in the order `perm` gives: slot i receives out[perm[i]]
+ * (perm is a permutation of 0..n-1), in place by following the permutation's
+ * cycles; perm is consumed (set to -1). */
+TP_HD void tp_contacts_permute(tp_contact *out, int n, int32_t *perm)
+{
+    for (int i = 0; i < n; ++i) {
+        if (perm[i] == i || perm[i] < 0) continue;
+        tp_contact first = out[i];
+        int j = i;
+        for (;;) {
+            int from = perm[j];
+            perm[j] = -1;
+            if (from == i) {
+                out[j] = first;
+                break;
+            }
+            out[j] = out[from];
+            j = from;
+        }
+    }
+}
+
+/* Sort out[0..n) by key: radix sort of (key, slot) pairs, then the records are
+ * permuted in place (tp_contacts_permute). `scratch` holds 2 x n keys then
+ * 2 x n slots (8-byte aligned segments). The CUDA backend gets the same
+ * permutation from one CUB sort over every world's keys instead
+ * (the SORT stage's global form below, docs/cuda.md): the sort is stable and keys differ
+ * in their world bits between worlds, so the order within a world is the same. */
+TP_HD void tp_contacts_sort(tp_contact *out, int n, void *scratch, int capacity)
+{
+    char *s = (char *)scratch;
+    size_t c = (size_t)capacity;
+    uint64_t *keys = (uint64_t *)s, *tmp_keys = (uint64_t *)(s + tp_align8(c * sizeof(uint64_t)));
+    int32_t *perm = (int32_t *)(s + 2 * tp_align8(c * sizeof(uint64_t)));
+    int32_t *tmp_perm = (int32_t *)(s + 2 * tp_align8(c * sizeof(uint64_t)) + tp_align8(c * sizeof(int32_t)));
+    for (int i = 0; i < n; ++i) {
+        keys[i] = out[i].key;
+        perm[i] = i;
+    }
+    /* bits 47 and up (the world) are the same for every contact of a world */
+    tp_radix_sort_u64(keys, perm, tmp_keys, tmp_perm, n, 0, 8);
+    tp_contacts_permute(out, n, perm); /* slot i must receive out[perm[i]] */
+}
+
+/* The key no contact of world w can have, above all of w's real keys and
+ * below all of world w + 1's: the world field w, every lower bit set (a real
+ * key has body_a < body_b <= 32767, so body_a never is 0x7FFF). Filling a
+ * world's unused slots with it keeps each world's keys together when the keys
+ * of every world are sorted at once: world w's sorted keys are the slots
+ * [w capacity, (w + 1) capacity). */
+TP_HD uint64_t tp_world_sentinel_key(int w)
+{
+    return ((uint64_t)(uint32_t)w << TP_KEY_WORLD_SHIFT) | ((UINT64_C(1) << TP_KEY_WORLD_SHIFT) - 1u);
+}
+
+/* The global form of the sort (the CUDA backend's, docs/cuda.md): each world
+ * exports its keys into its segment of one array, padded with its sentinel
+ * (beside them, the slot numbers 0 .. capacity - 1, written once); one stable sort of all segments at once; each world then
+ * permutes its contacts by the sorted slots of its own segment (which stays
+ * in place, see tp_world_sentinel_key). The order within a world is the one
+ * tp_contacts_sort gives, since both sorts are stable over the full key. */
+TP_HD void tp_contact_keys_export(const tp_contact *contacts, int n, int w, int capacity, uint64_t *keys)
+{
+    for (int i = 0; i < n; ++i) keys[i] = contacts[i].key;
+    for (int i = n; i < capacity; ++i) keys[i] = tp_world_sentinel_key(w);
 }
 
 #endif

@@ -67,4 +67,10 @@ TP_HD int tp_body_is_simulated(const tp_world *wd, int b)
            (wd->sleep_state[b] != TP_SLEEPING || wd->solve_sleeping);
 }
 
+/* A body that can belong to an island: dynamic and present. */
+TP_HD int tp_body_in_islands(const tp_world *wd, int b)
+{
+    return wd->model[b].type == TP_BODY_DYNAMIC && !(wd->flags[b] & TP_FLAG_REMOVED);
+}
+
 #endif

@@ -2,7 +2,7 @@
  *
  * Written once for both backends: the CPU calls it from tp_batch_init_world
  * (csrc/batch.c) with draws from kernels/philox.h, the CUDA reset kernel with
- * the same draws from cuRAND's Philox4x32-10 device API (kernels/curand_draws.h).
+ * the same draws from cuRAND's Philox4x32-10 device API (kernels/cuda/curand_draws.h).
  * The float operations are the same on both, so a reset world has the same bits
  * on both backends.
  *

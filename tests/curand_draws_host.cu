@@ -1,4 +1,4 @@
-/* curand_draws_host.cu - kernels/curand_draws.h called on the host, for
+/* curand_draws_host.cu - kernels/cuda/curand_draws.h called on the host, for
  * tests/test_curand.c. nvcc compiles it; no kernel is launched and no GPU is
  * needed, so the cuRAND path of the CUDA reset is checked on every CI run. */
 #include "curand_draws.h"

@@ -221,7 +221,7 @@ Test(cli, readme_c_example_builds, .init = make_tmpdir, .fini = remove_tmpdir)
     fwrite(code, 1, (size_t)(code_end - code), f);
     fclose(f);
 #ifdef TP_EXPECT_CUDA
-    char *line = strstr(code_end, "gcc -std=c11 -Iinclude example.c -Wl,--start-group");
+    char *line = strstr(code_end, "gcc -std=c11 -Iinclude example.c build/libtorpor.a build/libtorpor_cuda.a");
 #else
     char *line = strstr(code_end, "gcc -std=c11 -Iinclude example.c build/libtorpor.a -fopenmp");
 #endif

@@ -3,7 +3,6 @@
  * pairs are found nor on how the bodies are numbered; overflow is counted and
  * memory-safe. */
 #include "collision_world.h"
-#include "contact_sort.h" /* csrc/contact_sort.h: the global sort */
 
 #include <criterion/criterion.h>
 
@@ -32,7 +31,8 @@ Test(contact_sort, global_radix_sort_is_sorted_and_stable)
     const int n = 5000;
     uint64_t *keys = malloc(n * sizeof *keys), (*ref)[2] = malloc(n * sizeof *ref);
     int32_t *vals = malloc(n * sizeof *vals);
-    void *scratch = malloc(tp_contact_sort_scratch_bytes(n));
+    uint64_t *tmp_keys = malloc(n * sizeof *tmp_keys);
+    int32_t *tmp_vals = malloc(n * sizeof *tmp_vals);
     uint64_t st = 1;
     for (int i = 0; i < n; ++i) {
         /* few distinct keys, spread over all 64 bits, sentinels included */
@@ -43,7 +43,7 @@ Test(contact_sort, global_radix_sort_is_sorted_and_stable)
         ref[i][1] = (uint64_t)i;
     }
     qsort(ref, (size_t)n, sizeof *ref, cmp_pair);
-    tp_contact_sort_pairs(keys, vals, n, scratch);
+    tp_radix_sort_u64(keys, vals, tmp_keys, tmp_vals, n, 0, 8); /* the global sort of the SORT stage */
     for (int i = 0; i < n; ++i) {
         cr_assert_eq(keys[i], ref[i][0], "key %d", i);
         cr_assert_eq((uint64_t)vals[i], ref[i][1], "value %d: stability", i);
@@ -51,7 +51,8 @@ Test(contact_sort, global_radix_sort_is_sorted_and_stable)
     free(keys);
     free(ref);
     free(vals);
-    free(scratch);
+    free(tmp_keys);
+    free(tmp_vals);
 }
 
 /* ------------------------------------------------------------ worlds */

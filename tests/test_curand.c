@@ -1,6 +1,6 @@
 /* test_curand.c - the CUDA reset draws with cuRAND's device API (built with nvcc only).
  *
- * kernels/curand_draws.h is the code the CUDA reset kernel runs per body.
+ * kernels/cuda/curand_draws.h is the code the CUDA reset kernel runs per body.
  * tests/curand_draws_host.cu calls it on the host (no GPU needed), and these
  * tests hold it to the CPU's kernels/philox.h bit for bit:
  *   - single draws over seeds, worlds, bodies and streams at the edges of

@@ -1,20 +1,20 @@
-/* test_stages.c - the CUDA backend's stage decomposition, run on the CPU.
+/* test_stages.c - the CUDA backend's plan, run on the CPU.
  *
- * kernels/cuda_backend.cu splits a step into stage kernels: has-work flags,
- * unsorted collision with per-world sentinel keys, one stable sort of every
- * world's keys (CUB on the device), a gather by the sorted slots, islands and
- * wakes, warm-start match, coloring, then the substeps with one thread block
- * per world (tp_solver_substeps_block, colors shared among the threads with a
- * barrier after each), then the finish. Without a GPU the kernels cannot run,
- * but the decomposition can: this file replays the same sequence of kernels/
- * calls on the host (the global sort by tp_radix_sort_u64, a thread block by
- * an OpenMP team whose TP_BARRIER is "omp barrier", the shared-memory copy of
- * v and w included) and checks that it gives the bits of tp_batch_step.
- * What it does not test is the .cu itself (launches, graph, CUB): that needs
- * a GPU (tests/gpu/run.sh). Teams are small because CI machines have few
- * cores and a barrier-heavy team on an oversubscribed machine is slow; a
- * team of 3 already shares colors among threads. Replacing the barrier by
- * nothing makes every case here fail (checked by hand). */
+ * kernels/cuda/ runs kernels/step.h's stage list stage-major: each stage for
+ * every world, then the next, each as the list's launch column says (a
+ * thread per world; a block per world whose threads share the stage with a
+ * barrier after each phase, v and w in "shared memory"; the global contact
+ * sort of every world's keys at once), with the busy-only stages skipped when
+ * no world is busy (the conditional node). Without a GPU the kernels cannot
+ * run, but the plan can: this file walks the same list with the same stage
+ * functions on the host (a block is an OpenMP team whose TP_BARRIER is "omp
+ * barrier", the global sort is tp_radix_sort_u64 over every world's keys) and
+ * checks that it gives the bits of tp_batch_step, which runs the list
+ * world-major. What it does not test is the .cu itself (launches, graph, CUB):
+ * that needs a GPU (tests/gpu/run.sh). Teams are small because CI machines
+ * have few cores and a barrier-heavy team on an oversubscribed machine is
+ * slow; a team of 3 already shares colors among threads. Replacing the
+ * barrier by nothing makes every case here fail (checked by hand). */
 #define TP_BARRIER(nth)                                                                                                \
     do {                                                                                                               \
         if ((nth) > 1) {                                                                                               \
@@ -24,39 +24,24 @@
 
 #include "batch.h"
 #include "helpers.h"
-#include "world_step.h"
+#include "step.h"
 
 #include <omp.h>
 
-#define WORK_FAULTED 0
-#define WORK_IDLE 1
-#define WORK_BUSY 2
-
-/* The device-only arrays of kernels/cuda_backend.cu, on the host. */
+/* The device-only arrays of kernels/cuda/, on the host. */
 typedef struct emu {
-    char *scratch;
-    size_t collide_bytes, solver_bytes, scratch_bytes;
-    uint8_t *work;
-    int32_t *step_overflow;
+    char *scratch;                  /* [W] one world's step scratch each */
+    size_t scratch_bytes;
     uint64_t *keys_in, *keys_out, *tmp_keys;
     int32_t *slots_in, *slots_out, *tmp_slots;
-    float *vw; /* the "shared memory" of one block */
+    float *vw;                      /* the "shared memory" of one block */
 } emu;
-
-static uint64_t world_sentinel(int w)
-{
-    return ((uint64_t)(uint32_t)w << TP_KEY_WORLD_SHIFT) | ((UINT64_C(1) << TP_KEY_WORLD_SHIFT) - 1u);
-}
 
 static void emu_init(emu *e, const tp_batch *b)
 {
     size_t W = (size_t)b->worlds, items = W * (size_t)b->contact_capacity;
-    e->collide_bytes = tp_solver_align(tp_collide_scratch_bytes(b->bodies, b->contact_capacity));
-    e->solver_bytes = tp_solver_align(tp_solver_scratch_bytes(b->bodies, b->contact_capacity));
-    e->scratch_bytes = e->collide_bytes + e->solver_bytes + tp_solver_align(tp_island_scratch_bytes(b->bodies));
+    e->scratch_bytes = tp_solver_align(tp_step_scratch_bytes(b->bodies, b->contact_capacity));
     e->scratch = aligned_alloc(16, e->scratch_bytes * W);
-    e->work = calloc(W, 1);
-    e->step_overflow = calloc(W, sizeof(int32_t));
     e->keys_in = malloc(items * sizeof(uint64_t));
     e->keys_out = malloc(items * sizeof(uint64_t));
     e->tmp_keys = malloc(items * sizeof(uint64_t));
@@ -64,10 +49,10 @@ static void emu_init(emu *e, const tp_batch *b)
     e->slots_out = malloc(items * sizeof(int32_t));
     e->tmp_slots = malloc(items * sizeof(int32_t));
     e->vw = malloc(6 * (size_t)b->bodies * sizeof(float));
-    cr_assert(e->scratch && e->work && e->step_overflow && e->keys_in && e->keys_out && e->tmp_keys && e->slots_in &&
-              e->slots_out && e->tmp_slots && e->vw);
+    cr_assert(e->scratch && e->keys_in && e->keys_out && e->tmp_keys && e->slots_in && e->slots_out && e->tmp_slots &&
+              e->vw);
     for (size_t i = 0; i < items; ++i) { /* tp_sort_init_kernel */
-        e->keys_in[i] = world_sentinel((int)(i / (size_t)b->contact_capacity));
+        e->keys_in[i] = tp_world_sentinel_key((int)(i / (size_t)b->contact_capacity));
         e->slots_in[i] = (int32_t)(i % (size_t)b->contact_capacity);
     }
 }
@@ -75,8 +60,6 @@ static void emu_init(emu *e, const tp_batch *b)
 static void emu_free(emu *e)
 {
     free(e->scratch);
-    free(e->work);
-    free(e->step_overflow);
     free(e->keys_in);
     free(e->keys_out);
     free(e->tmp_keys);
@@ -86,120 +69,88 @@ static void emu_free(emu *e)
     free(e->vw);
 }
 
-static tp_world_buffers buffers(tp_batch *b, emu *e, int w)
+static tp_world_step step_of(tp_batch *b, emu *e, int w)
 {
-    size_t cap = (size_t)b->contact_capacity;
-    int cur = b->current;
-    char *s = e->scratch + (size_t)w * e->scratch_bytes;
-    tp_world_buffers buf;
-    buf.contacts = b->contacts[1 - cur] + (size_t)w * cap;
-    buf.previous = b->contacts[cur] + (size_t)w * cap;
-    buf.prev_count = b->contact_count[cur][w];
-    buf.capacity = b->contact_capacity;
-    buf.collide_scratch = s;
-    buf.solver_scratch = s + e->collide_bytes;
-    buf.island_scratch = s + e->collide_bytes + e->solver_bytes;
-    buf.contact_count = buf.overflow = 0;
-    return buf;
+    return tp_world_step_at(&b->layout, w, b->current, e->scratch + (size_t)w * e->scratch_bytes);
 }
 
-/* One step as kernels/cuda_backend.cu's graph runs it; nth threads per "block". */
-static void emu_step(tp_batch *b, emu *e, int nth)
+/* TP_LAUNCH_WORLD: the stage for every world (tp_world_stage_kernel). */
+static void launch_world(tp_batch *b, emu *e, int stage, const tp_step_params *p)
 {
-    tp_step_params p = tp_batch_step_params(b);
-    int W = b->worlds, cap = b->contact_capacity, next = 1 - b->current;
-    unsigned any = 0;
-    for (int w = 0; w < W; ++w) { /* tp_has_work_kernel */
-        tp_world wd = tp_batch_world(b, w);
-        e->work[w] = b->faults[w] ? WORK_FAULTED : tp_world_has_work(&wd) ? WORK_BUSY : WORK_IDLE;
-        any |= e->work[w] == WORK_BUSY;
+    for (int w = 0; w < b->worlds; ++w) {
+        tp_world_step s = step_of(b, e, w);
+        if (stage == TP_STEP_PLAN || tp_stage_runs(stage, s.rec->work)) tp_stage_run(stage, &s, p, 0, 1);
     }
-    if (any) { /* the IF node's body */
-        for (int w = 0; w < W; ++w) { /* tp_collide_kernel */
-            if (e->work[w] != WORK_BUSY) continue;
-            tp_world wd = tp_batch_world(b, w);
-            tp_world_buffers buf = buffers(b, e, w);
-            tp_island_work iw = tp_island_work_at(buf.island_scratch, b->bodies);
-            tp_world_save_v_start(&wd, iw.v_start);
-            int over = 0, n = tp_collide_world_unsorted(&wd, buf.collide_scratch, buf.contacts, cap, &over);
-            e->step_overflow[w] = over;
-            b->contact_count[next][w] = n;
-            uint64_t *keys = e->keys_in + (size_t)w * (size_t)cap;
-            for (int i = 0; i < n; ++i) keys[i] = buf.contacts[i].key;
-            for (int i = n; i < cap; ++i) keys[i] = world_sentinel(w);
-        }
-        size_t items = (size_t)W * (size_t)cap; /* CUB SortPairs: stable, all 64 bits */
-        memcpy(e->keys_out, e->keys_in, items * sizeof(uint64_t));
-        memcpy(e->slots_out, e->slots_in, items * sizeof(int32_t));
-        tp_radix_sort_u64(e->keys_out, e->slots_out, e->tmp_keys, e->tmp_slots, (int)items, 0, 8);
-        for (int w = 0; w < W; ++w) { /* tp_islands_kernel */
-            if (e->work[w] != WORK_BUSY) continue;
-            tp_world wd = tp_batch_world(b, w);
-            tp_world_buffers buf = buffers(b, e, w);
-            tp_island_work iw = tp_island_work_at(buf.island_scratch, b->bodies);
-            int n = b->contact_count[next][w];
-            for (int i = 0; i < n; ++i) /* world w's sorted keys stay in its own segment */
-                cr_assert_eq(tp_contact_key_world(e->keys_out[(size_t)w * (size_t)cap + (size_t)i]), w);
-            tp_contacts_permute(buf.contacts, n, e->slots_out + (size_t)w * (size_t)cap);
-            buf.overflow = e->step_overflow[w];
-            n = tp_world_islands_and_wake(&wd, &buf, n, p.solver.dt, iw.parent, iw.root_flags);
-            if (p.solver.warm_starting) tp_match_impulses(buf.contacts, n, buf.previous, buf.prev_count);
-            b->contact_count[next][w] = n;
-            b->contact_overflow[w] += buf.overflow;
-        }
-        for (int w = 0; w < W; ++w) { /* tp_color_kernel */
-            if (e->work[w] != WORK_BUSY) continue;
-            tp_world wd = tp_batch_world(b, w);
-            tp_world_buffers buf = buffers(b, e, w);
-            tp_solver_work sw = tp_solver_work_at(buf.solver_scratch, b->bodies, cap);
-            tp_solver_color(&wd, buf.contacts, b->contact_count[next][w], &sw, &p.solver);
-        }
-        for (int w = 0; w < W; ++w) { /* tp_solve_kernel: one block per world */
-            if (e->work[w] != WORK_BUSY) continue;
-            int nv = 3 * b->bodies;
+}
+
+/* TP_LAUNCH_BLOCK: a team of nth per world, v and w in "shared memory"
+ * (tp_block_stage_kernel). */
+static void launch_block(tp_batch *b, emu *e, int stage, const tp_step_params *p, int nth)
+{
+    int nv = 3 * b->bodies;
+    for (int w = 0; w < b->worlds; ++w) {
+        if (!tp_stage_runs(stage, step_of(b, e, w).rec->work)) continue;
 #pragma omp parallel num_threads(nth)
-            {
-                int tid = omp_get_thread_num(), team = omp_get_num_threads();
-                tp_world wd = tp_batch_world(b, w);
-                tp_world_buffers buf = buffers(b, e, w);
-                tp_solver_work sw = tp_solver_work_at(buf.solver_scratch, b->bodies, cap);
-                float *vg = wd.v, *wg = wd.w;
-                for (int k = tid; k < nv; k += team) {
-                    e->vw[k] = vg[k];
-                    e->vw[nv + k] = wg[k];
-                }
-                wd.v = e->vw;
-                wd.w = e->vw + nv;
-                TP_BARRIER(team);
-                tp_solver_substeps_block(&wd, buf.contacts, b->contact_count[next][w], &sw, &p.solver, tid, team);
-                TP_BARRIER(team);
-                for (int k = tid; k < nv; k += team) {
-                    vg[k] = e->vw[k];
-                    wg[k] = e->vw[nv + k];
-                }
+        {
+            int tid = omp_get_thread_num(), team = omp_get_num_threads();
+            tp_world_step s = step_of(b, e, w);
+            float *vg = s.wd.v, *wg = s.wd.w;
+            for (int k = tid; k < nv; k += team) {
+                e->vw[k] = vg[k];
+                e->vw[nv + k] = wg[k];
+            }
+            s.wd.v = e->vw;
+            s.wd.w = e->vw + nv;
+            TP_BARRIER(team);
+            tp_stage_run(stage, &s, p, tid, team);
+            TP_BARRIER(team);
+            for (int k = tid; k < nv; k += team) {
+                vg[k] = e->vw[k];
+                wg[k] = e->vw[nv + k];
             }
         }
     }
-    for (int w = 0; w < W; ++w) { /* tp_finish_kernel */
-        if (e->work[w] == WORK_FAULTED) {
-            b->contact_count[next][w] = 0;
-            continue;
-        }
-        tp_world wd = tp_batch_world(b, w);
-        if (e->work[w] == WORK_IDLE) {
-            tp_world_step_idle(&wd);
-            b->contact_count[next][w] = 0;
-        } else {
-            tp_world_buffers buf = buffers(b, e, w);
-            tp_island_work iw = tp_island_work_at(buf.island_scratch, b->bodies);
-            tp_solver_work sw = tp_solver_work_at(buf.solver_scratch, b->bodies, cap);
-            if (!tp_world_step_finish(&wd, &p, buf.contacts, b->contact_count[next][w], sw.rows, iw.v_start,
-                                      iw.root_flags))
-                b->faults[w] = 1;
-        }
-        tp_world_count(&wd, b->awake_count + w, b->sleeping_count + w, b->checking_count + w);
+}
+
+/* TP_LAUNCH_SORT: keys exported, one stable sort of every world's keys (CUB
+ * SortPairs: stable, all 64 bits), contacts permuted per world. */
+static void launch_sort(tp_batch *b, emu *e)
+{
+    size_t cap = (size_t)b->contact_capacity, items = (size_t)b->worlds * cap;
+    for (int w = 0; w < b->worlds; ++w) {
+        tp_world_step s = step_of(b, e, w);
+        if (s.rec->work == TP_WORK_BUSY)
+            tp_contact_keys_export(s.contacts, *s.contact_count, w, b->contact_capacity, e->keys_in + (size_t)w * cap);
     }
-    b->current = next;
+    memcpy(e->keys_out, e->keys_in, items * sizeof(uint64_t));
+    memcpy(e->slots_out, e->slots_in, items * sizeof(int32_t));
+    tp_radix_sort_u64(e->keys_out, e->slots_out, e->tmp_keys, e->tmp_slots, (int)items, 0, 8);
+    for (int w = 0; w < b->worlds; ++w) {
+        tp_world_step s = step_of(b, e, w);
+        if (s.rec->work != TP_WORK_BUSY) continue;
+        for (int i = 0; i < *s.contact_count; ++i) /* world w's sorted keys stay in its own segment */
+            cr_assert_eq(tp_contact_key_world(e->keys_out[(size_t)w * cap + (size_t)i]), w);
+        tp_contacts_permute(s.contacts, *s.contact_count, e->slots_out + (size_t)w * cap);
+    }
+}
+
+/* One step as kernels/cuda/graph.cu captures it; nth threads per block. */
+static void emu_step(tp_batch *b, emu *e, int nth)
+{
+    tp_step_params p = tp_batch_step_params(b);
+    int any_busy = 0;
+    for (int stage = 0; stage < TP_STEP_STAGE_COUNT; ++stage) {
+        if (stage == TP_STEP_PLAN + 1) /* tp_set_if_kernel: the IF node's condition */
+            for (int w = 0; w < b->worlds; ++w) any_busy |= step_of(b, e, w).rec->work == TP_WORK_BUSY;
+        if (!tp_stage_runs(stage, TP_WORK_IDLE) && !any_busy) continue; /* inside the skipped IF body */
+        switch (tp_stage_launch(stage)) {
+        case TP_LAUNCH_WORLD: launch_world(b, e, stage, &p); break;
+        case TP_LAUNCH_BLOCK: launch_block(b, e, stage, &p, nth); break;
+        case TP_LAUNCH_SORT: launch_sort(b, e); break;
+        default: cr_assert_fail("stage %d: unknown launch", stage);
+        }
+    }
+    b->current = 1 - b->current;
 }
 
 /* `steps` steps of `scene` in `worlds` worlds, by tp_batch_step and by the

@@ -1,12 +1,12 @@
-/* cuda_launch.h - the C entry point of CUB's sort (kernels/cub_sort.cu).
+/* cub_sort.h - the C entry point of CUB's sort (kernels/cuda/cub_sort.cu).
  *
  * A plain C header: no CUDA types, streams are passed as void * (a
  * cudaStream_t, NULL for the default stream), every pointer is device memory
  * unless said otherwise, and every function returns the cudaError_t of its
  * launch as an int (0 = success). Implemented only when the CUDA backend is
  * built (TP_HAVE_CUDA). */
-#ifndef TP_CUDA_LAUNCH_H
-#define TP_CUDA_LAUNCH_H
+#ifndef TP_CUB_SORT_H
+#define TP_CUB_SORT_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* CUB DeviceRadixSort::SortPairs over n (uint64 key, int32 value) pairs, all
- * 64 key bits, stable (kernels/cub_sort.cu, the only file that includes CUB).
+ * 64 key bits, stable (cub_sort.cu, the only file that includes CUB).
  * Call with temp == NULL to get the temporary storage size in *temp_bytes. */
 int tp_cub_sort_pairs(void *temp, size_t *temp_bytes, const uint64_t *keys_in, uint64_t *keys_out,
                       const int32_t *values_in, int32_t *values_out, int n, void *stream);

@@ -1,6 +1,6 @@
 /* curand_draws.h - a body's reset draws from cuRAND's Philox4x32-10 device API.
  *
- * nvcc only. The CUDA reset kernel (tp_reset_kernel in cuda_backend.cu) draws
+ * nvcc only. The CUDA reset kernel (tp_reset_kernel in kernels/cuda/stages.cu) draws
  * with cuRAND; the CPU draws with kernels/philox.h (tp_body_draws_philox). The
  * two agree bit for bit because torpor's counter layout {stream, 0, body, world}
  * under key {seed lo, seed hi} is what curand_init produces with

@@ -3,7 +3,7 @@
  * contact sort. It sorts the full buffer (unused slots carry a sentinel key
  * that sorts after the world's contacts), so the call has a fixed size and can be captured
  * in a CUDA graph. CUB's radix sort is stable. */
-#include "cuda_launch.h"
+#include "cub_sort.h"
 
 #include <cub/device/device_radix_sort.cuh>
 

@@ -1,10 +1,10 @@
-/* wake.h - wake events and explicit sleep, applied on the host between steps.
+/* batch_wake.h - wake events and explicit sleep, applied on the host between steps.
  *
  * DESIGN.md section 7: a write of pose or velocity, a non-zero force, torque or
  * impulse, a removal, a change of gravity, a reset and an explicit wake are wake
  * events. Waking resets the quiet timers of what wakes. */
-#ifndef TP_WAKE_H
-#define TP_WAKE_H
+#ifndef TP_BATCH_WAKE_H
+#define TP_BATCH_WAKE_H
 
 #include "batch.h"
 

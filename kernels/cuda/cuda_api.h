@@ -1,0 +1,82 @@
+/* cuda_api.h - what the CUDA library (kernels/cuda/) offers the host library.
+ *
+ * Plain C, no CUDA types: csrc/backend_cuda.c includes it, and csrc/cuda_stub.c
+ * implements it for builds without nvcc. The library is fed only by a
+ * tp_cuda_setup (where the batch's host arrays are, the model's tables and
+ * the step's settings); it never sees a tp_batch and calls nothing of the
+ * host library, so the arrows go one way: csrc -> kernels/cuda -> kernels.
+ *
+ * The device holds the authoritative state in the host's layout; the host
+ * arrays are a mirror that csrc/backend_cuda.c keeps with csrc/mirror.c, copying
+ * through tp_cuda_copy and tp_cuda_wait. A failed call returns a tp_status and
+ * leaves its reason in tp_cuda_error (tp_cuda_create: in the caller's buffer).
+ * docs/cuda.md describes the kernels, the graph and the memory. */
+#ifndef TP_CUDA_API_H
+#define TP_CUDA_API_H
+
+#include "step.h"
+#include "world_init.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct tp_cuda_batch tp_cuda_batch;
+
+/* Everything the device side of a batch is made from. */
+typedef struct tp_cuda_setup {
+    tp_layout host;                /* the batch's host arrays (sizes, and what the mirror copies) */
+    const tp_body_init *body_init; /* [bodies] the model's template, for resets */
+    float gravity0[3];             /* the model's gravity, m/s^2, for resets */
+    tp_step_params step;
+    tp_randomize_params randomize;
+} tp_cuda_setup;
+
+/* Groups of mirrored arrays, copied separately: the values of csrc/mirror.h's
+ * TP_MIRROR_BODIES, _COUNTS and _CONTACTS (csrc/backend_cuda.c checks). */
+#define TP_CUDA_GROUP_BODIES 1   /* per-body state and per-world parameters */
+#define TP_CUDA_GROUP_COUNTS 2   /* counts, body_awake, faults, overflow */
+#define TP_CUDA_GROUP_CONTACTS 4 /* the contact buffers */
+
+/* A device array that mirrors a host array of the batch, world-major:
+ * world w's part is the world_bytes bytes at w * world_bytes. */
+typedef struct tp_cuda_array {
+    void *host, *device;
+    size_t world_bytes;
+    int group;
+} tp_cuda_array;
+
+/* 1 if this build has the CUDA library. */
+int tp_cuda_built(void);
+/* Number of usable CUDA devices; when 0, why (at most `size` bytes, NUL
+ * terminated) in `why` unless it is NULL. */
+int tp_cuda_probe(char *why, size_t size);
+
+/* Allocate the device state, upload the model's tables, set up the contact
+ * sort. The worlds' state is not written: reset every world next. On failure
+ * *out is NULL and err holds the reason (err_size bytes). */
+tp_status tp_cuda_create(const tp_cuda_setup *setup, tp_cuda_batch **out, char *err, size_t err_size);
+/* Free everything; NULL is accepted. */
+void tp_cuda_destroy(tp_cuda_batch *c);
+/* The reason of c's last failed call. */
+const char *tp_cuda_error(const tp_cuda_batch *c);
+/* The mirrored arrays; returns their number, *arrays valid while c lives. */
+int tp_cuda_arrays(const tp_cuda_batch *c, const tp_cuda_array **arrays);
+/* Bytes allocated on the device, all worlds together. */
+size_t tp_cuda_device_bytes(const tp_cuda_batch *c);
+/* Asynchronous copy on c's stream (to_device: host -> device), and the wait
+ * for every copy before it: the mirror's callbacks. */
+tp_status tp_cuda_copy(void *c, void *dst, const void *src, size_t bytes, int to_device);
+tp_status tp_cuda_wait(void *c);
+/* One step of every world (one graph launch); `current` is the contact buffer
+ * the last step wrote (the caller flips it after). */
+tp_status tp_cuda_step(tp_cuda_batch *c, int current);
+/* Reset worlds[0 .. count), each listed once, on the device (cuRAND draws,
+ * kernels/cuda/curand_draws.h: the host's bits). Asynchronous. */
+tp_status tp_cuda_reset(tp_cuda_batch *c, const int32_t *worlds, int count);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,80 @@
+/* cuda_batch.cuh - the CUDA library's own types, shared by its three files:
+ *   memory.cu  device arrays, uploads, copies for the mirror, the probe;
+ *   stages.cu  the kernels: kernels/step.h's stages as the list's launches,
+ *              the global contact sort's pieces, resets;
+ *   graph.cu   the step captured once as a CUDA graph from the stage list,
+ *              with the conditional node that skips an all-asleep step.
+ * Only cub_sort.cu includes CUB (DESIGN.md section 5). */
+#ifndef TP_CUDA_BATCH_CUH
+#define TP_CUDA_BATCH_CUH
+
+#include "cuda_api.h"
+
+#include <cuda_runtime.h>
+
+#define TP_WORLD_THREADS 64          /* threads per block of the thread-per-world kernels */
+#define TP_BLOCK_THREADS 64          /* threads per world of the block-per-world kernels (untuned) */
+#define TP_SHARED_LIMIT (48 * 1024)  /* dynamic shared memory without opting in */
+#define TP_DEVICE_ARRAYS 48          /* room for the arrays memory.cu lists */
+
+/* Device pointers and sizes, passed by value to every kernel. */
+struct tp_dev {
+    tp_layout L;                     /* the batch's arrays, on the device */
+    const tp_body_init *body_init;   /* [bodies] the model's template, for resets */
+    float gravity0[3];               /* the model's gravity, for resets */
+    char *scratch;                   /* [W] one world's step scratch each (kernels/step.h) */
+    size_t scratch_bytes;
+    unsigned int *any_busy;          /* [1] OR of "busy" over the worlds, cleared by the IF setter */
+    uint64_t *keys_in, *keys_out;    /* [W][capacity] contact keys, per-world sentinels */
+    int32_t *slots_in, *slots_out;   /* [W][capacity] slot within the world */
+};
+
+/* One allocation: where its device pointer lives, its host twin (NULL for a
+ * device-only array), its size; world-major arrays also appear in `mirrored`. */
+struct tp_device_array {
+    void **device;
+    const void *host;
+    size_t bytes;
+    int upload;                      /* uploaded once at creation (the model's tables) */
+    int mirror;                      /* its entry in tp_cuda_batch.mirrored, -1 if none */
+};
+
+struct tp_cuda_batch {
+    tp_dev d;
+    tp_step_params step;
+    tp_randomize_params randomize;
+    void *sort_temp;
+    size_t sort_temp_bytes;
+    int sort_items;                  /* W x capacity */
+    size_t block_shared;             /* dynamic shared bytes of a block stage (0: global memory) */
+    cudaStream_t stream, body_stream;
+    cudaGraph_t graph[2];            /* one per double-buffer parity */
+    cudaGraphExec_t exec[2];
+    int graphs_ready;
+    tp_device_array arrays[TP_DEVICE_ARRAYS];
+    int array_count;
+    tp_cuda_array mirrored[TP_DEVICE_ARRAYS];
+    int mirrored_count;
+    char error[512];
+};
+
+/* Record a failure of `what` in c->error; returns TP_ERR_CUDA. */
+tp_status tp_cuda_fail(tp_cuda_batch *c, cudaError_t err, const char *what);
+#define TP_CUDA_TRY(c, call, what)                                                                                     \
+    do {                                                                                                               \
+        cudaError_t tp_err_ = (call);                                                                                  \
+        if (tp_err_ != cudaSuccess) return tp_cuda_fail((c), tp_err_, (what));                                         \
+    } while (0)
+
+/* stages.cu: launch `stage` of the list for every world on stream s, as its
+ * launch column says (kernels/step.h). */
+cudaError_t tp_launch_stage(tp_cuda_batch *c, int stage, int current, cudaStream_t s);
+/* stages.cu: one thread sets the IF node's condition from d.any_busy and clears it. */
+cudaError_t tp_launch_set_if(const tp_dev &d, cudaGraphConditionalHandle handle, cudaStream_t s);
+/* stages.cu: every world's key segment filled with its sentinel and its slots numbered. */
+cudaError_t tp_launch_sort_init(const tp_dev &d, int items, cudaStream_t s);
+/* stages.cu: reset worlds[0 .. count) (count <= TP_RESET_CHUNK). */
+#define TP_RESET_CHUNK 4096
+cudaError_t tp_launch_reset(const tp_cuda_batch *c, const int32_t *worlds, int count, cudaStream_t s);
+
+#endif

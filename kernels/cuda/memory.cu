@@ -1,0 +1,241 @@
+/* memory.cu - the device side of a batch: its arrays, the model's tables
+ * uploaded once, the copies the host mirror asks for, and the device probe.
+ *
+ * Every array of the host layout has a device twin of the same size and
+ * layout (DESIGN.md section 3); the per-world ones are listed for the mirror
+ * (tp_cuda_arrays) with their group: the per-body state, the counts a sleep
+ * measurement reads each step, and the contact buffers. */
+#include "cub_sort.h"
+#include "cuda_batch.cuh"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern "C" int tp_cuda_built(void) { return 1; }
+
+extern "C" int tp_cuda_probe(char *why, size_t size)
+{
+    int n = 0;
+    cudaError_t err = cudaGetDeviceCount(&n);
+    if (err != cudaSuccess) {
+        if (why && size) snprintf(why, size, "%s", cudaGetErrorString(err));
+        cudaGetLastError(); /* clear the sticky error of a failed probe */
+        return 0;
+    }
+    if (n == 0 && why && size) snprintf(why, size, "no CUDA device found");
+    return n;
+}
+
+tp_status tp_cuda_fail(tp_cuda_batch *c, cudaError_t err, const char *what)
+{
+    snprintf(c->error, sizeof c->error, "cuda: %s failed: %s (%s)", what, cudaGetErrorString(err),
+             cudaGetErrorName(err));
+    return TP_ERR_CUDA;
+}
+
+extern "C" const char *tp_cuda_error(const tp_cuda_batch *c) { return c ? c->error : "cuda: no batch"; }
+
+/* One allocation of `bytes`; host: its twin (uploaded once when `upload`). */
+static tp_device_array *add_array(tp_cuda_batch *c, void **device, const void *host, size_t bytes, int upload)
+{
+    if (c->array_count++ >= TP_DEVICE_ARRAYS) return NULL; /* counted: creation fails loudly */
+    tp_device_array *a = &c->arrays[c->array_count - 1];
+    a->device = device;
+    a->host = host;
+    a->bytes = bytes;
+    a->upload = upload;
+    a->mirror = -1;
+    return a;
+}
+
+/* A world-major array of the layout, mirrored per world in `group`. */
+static void add_world_array(tp_cuda_batch *c, void **device, void *host, size_t world_bytes, int group)
+{
+    tp_device_array *a = add_array(c, device, host, world_bytes * (size_t)c->d.L.worlds, 0);
+    if (!a) return;
+    a->mirror = c->mirrored_count;
+    tp_cuda_array *m = &c->mirrored[c->mirrored_count++];
+    m->host = host;
+    m->device = NULL; /* filled once allocated (tp_cuda_create) */
+    m->world_bytes = world_bytes;
+    m->group = group;
+}
+
+/* The list of device arrays, in one place so allocation, upload, the mirror
+ * and free agree. */
+static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
+{
+    const tp_layout *H = &s->host;
+    tp_layout *D = &c->d.L;
+    size_t B = (size_t)H->bodies, f = sizeof(float), i32 = sizeof(int32_t);
+    const int S = TP_CUDA_GROUP_BODIES, N = TP_CUDA_GROUP_COUNTS;
+    add_world_array(c, (void **)&D->pos, H->pos, 3 * B * f, S);
+    add_world_array(c, (void **)&D->quat, H->quat, 4 * B * f, S);
+    add_world_array(c, (void **)&D->v, H->v, 3 * B * f, S);
+    add_world_array(c, (void **)&D->w, H->w, 3 * B * f, S);
+    add_world_array(c, (void **)&D->force, H->force, 3 * B * f, S);
+    add_world_array(c, (void **)&D->torque, H->torque, 3 * B * f, S);
+    add_world_array(c, (void **)&D->inv_mass, H->inv_mass, B * f, S);
+    add_world_array(c, (void **)&D->inv_inertia, H->inv_inertia, 6 * B * f, S);
+    add_world_array(c, (void **)&D->friction, H->friction, B * f, S);
+    add_world_array(c, (void **)&D->quiet_timer, H->quiet_timer, B * f, S);
+    add_world_array(c, (void **)&D->gravity, H->gravity, 3 * f, S);
+    add_world_array(c, (void **)&D->flags, H->flags, B, S);
+    add_world_array(c, (void **)&D->sleep_state, H->sleep_state, B, S);
+    add_world_array(c, (void **)&D->contact_f, H->contact_f, 3 * B * f, S);
+    add_world_array(c, (void **)&D->island, H->island, B * i32, S);
+    add_world_array(c, (void **)&D->body_awake, H->body_awake, B, N);
+    add_world_array(c, (void **)&D->faults, H->faults, 1, N);
+    add_world_array(c, (void **)&D->awake_count, H->awake_count, i32, N);
+    add_world_array(c, (void **)&D->sleeping_count, H->sleeping_count, i32, N);
+    add_world_array(c, (void **)&D->checking_count, H->checking_count, i32, N);
+    add_world_array(c, (void **)&D->contact_overflow, H->contact_overflow, i32, N);
+    for (int i = 0; i < 2; ++i) {
+        add_world_array(c, (void **)&D->contacts[i], H->contacts[i], (size_t)H->capacity * sizeof(tp_contact),
+                        TP_CUDA_GROUP_CONTACTS);
+        add_world_array(c, (void **)&D->contact_count[i], H->contact_count[i], i32, TP_CUDA_GROUP_CONTACTS);
+    }
+    /* The model's tables: uploaded once, never mirrored. */
+    add_array(c, (void **)&D->model, H->model, B * sizeof(tp_body_model), 1);
+    add_array(c, (void **)&c->d.body_init, s->body_init, B * sizeof(tp_body_init), 1);
+    /* Device-only: per-world step scratch, the busy flag, the global sort's arrays. */
+    size_t items = (size_t)c->sort_items;
+    c->d.scratch_bytes = tp_solver_align(tp_step_scratch_bytes(H->bodies, H->capacity));
+    add_array(c, (void **)&c->d.scratch, NULL, c->d.scratch_bytes * (size_t)H->worlds, 0);
+    add_array(c, (void **)&c->d.any_busy, NULL, sizeof(unsigned int), 0);
+    add_array(c, (void **)&c->d.keys_in, NULL, items * sizeof(uint64_t), 0);
+    add_array(c, (void **)&c->d.keys_out, NULL, items * sizeof(uint64_t), 0);
+    add_array(c, (void **)&c->d.slots_in, NULL, items * i32, 0);
+    add_array(c, (void **)&c->d.slots_out, NULL, items * i32, 0);
+    add_array(c, &c->sort_temp, NULL, c->sort_temp_bytes, 0);
+}
+
+static tp_status allocate(tp_cuda_batch *c)
+{
+    size_t total = tp_cuda_device_bytes(c);
+    for (int i = 0; i < c->array_count; ++i) {
+        cudaError_t err = cudaMalloc(c->arrays[i].device, c->arrays[i].bytes);
+        if (err != cudaSuccess) {
+            size_t free_bytes = 0, total_bytes = 0;
+            cudaGetLastError();
+            cudaMemGetInfo(&free_bytes, &total_bytes);
+            size_t per_world = total / (size_t)c->d.L.worlds + 1;
+            snprintf(c->error, sizeof c->error,
+                     "cuda: could not allocate %zu bytes of device memory for %d worlds (%zu bytes per world); "
+                     "%zu bytes are free, enough for about %zu worlds",
+                     total, c->d.L.worlds, per_world, free_bytes, free_bytes / per_world);
+            return TP_ERR_OUT_OF_MEMORY;
+        }
+    }
+    for (int i = 0; i < c->array_count; ++i)
+        if (c->arrays[i].mirror >= 0) c->mirrored[c->arrays[i].mirror].device = *c->arrays[i].device;
+    return TP_OK;
+}
+
+/* The model's tables, once; the per-world state is written by the resets. */
+static tp_status upload_model(tp_cuda_batch *c)
+{
+    for (int i = 0; i < c->array_count; ++i)
+        if (c->arrays[i].upload)
+            TP_CUDA_TRY(c, cudaMemcpyAsync(*c->arrays[i].device, c->arrays[i].host, c->arrays[i].bytes,
+                                           cudaMemcpyHostToDevice, c->stream),
+                        "upload of the model");
+    TP_CUDA_TRY(c, cudaMemsetAsync(c->d.any_busy, 0, sizeof(unsigned int), c->stream), "cudaMemsetAsync");
+    TP_CUDA_TRY(c, tp_launch_sort_init(c->d, c->sort_items, c->stream), "launch of tp_sort_init_kernel");
+    TP_CUDA_TRY(c, cudaStreamSynchronize(c->stream), "upload of the model");
+    return TP_OK;
+}
+
+static tp_status setup(tp_cuda_batch *c, const tp_cuda_setup *s)
+{
+    c->d.L = s->host; /* sizes and settings; every pointer is replaced below */
+    for (int k = 0; k < 3; ++k) c->d.gravity0[k] = s->gravity0[k];
+    c->step = s->step;
+    c->randomize = s->randomize;
+    size_t items = (size_t)s->host.worlds * (size_t)s->host.capacity;
+    if (items > (size_t)INT_MAX) {
+        snprintf(c->error, sizeof c->error,
+                 "cuda: %d worlds x %d contacts per world = %zu sort items, more than the contact sort takes (%d)",
+                 s->host.worlds, s->host.capacity, items, INT_MAX);
+        return TP_ERR_CAPACITY;
+    }
+    c->sort_items = (int)items;
+    /* CUB's temporary storage for the full-capacity sort, asked for once. */
+    TP_CUDA_TRY(c, (cudaError_t)tp_cub_sort_pairs(NULL, &c->sort_temp_bytes, NULL, NULL, NULL, NULL, c->sort_items, NULL),
+                "the contact sort's storage query (cub::DeviceRadixSort::SortPairs)");
+    if (c->sort_temp_bytes == 0) c->sort_temp_bytes = 1;
+    size_t shared = 6 * (size_t)s->host.bodies * sizeof(float);
+    c->block_shared = shared <= TP_SHARED_LIMIT ? shared : 0;
+    list_arrays(c, s);
+    if (c->array_count > TP_DEVICE_ARRAYS) {
+        snprintf(c->error, sizeof c->error, "cuda: %d device arrays listed, room for %d (raise TP_DEVICE_ARRAYS)",
+                 c->array_count, TP_DEVICE_ARRAYS);
+        return TP_ERR_CAPACITY;
+    }
+    TP_CUDA_TRY(c, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    TP_CUDA_TRY(c, cudaStreamCreateWithFlags(&c->body_stream, cudaStreamNonBlocking), "cudaStreamCreate");
+    tp_status st = allocate(c);
+    return st != TP_OK ? st : upload_model(c);
+}
+
+extern "C" tp_status tp_cuda_create(const tp_cuda_setup *s, tp_cuda_batch **out, char *err, size_t err_size)
+{
+    *out = NULL;
+    tp_cuda_batch *c = (tp_cuda_batch *)calloc(1, sizeof *c);
+    if (!c) {
+        snprintf(err, err_size, "cuda: out of host memory");
+        return TP_ERR_OUT_OF_MEMORY;
+    }
+    tp_status st = setup(c, s);
+    if (st != TP_OK) {
+        snprintf(err, err_size, "%s", c->error);
+        tp_cuda_destroy(c);
+        return st;
+    }
+    *out = c;
+    return TP_OK;
+}
+
+extern "C" void tp_cuda_destroy(tp_cuda_batch *c)
+{
+    if (!c) return;
+    for (int i = 0; i < 2; ++i) {
+        if (c->exec[i]) cudaGraphExecDestroy(c->exec[i]);
+        if (c->graph[i]) cudaGraphDestroy(c->graph[i]);
+    }
+    for (int i = 0; i < c->array_count && i < TP_DEVICE_ARRAYS; ++i)
+        if (*c->arrays[i].device) cudaFree(*c->arrays[i].device);
+    if (c->body_stream) cudaStreamDestroy(c->body_stream);
+    if (c->stream) cudaStreamDestroy(c->stream);
+    free(c);
+}
+
+extern "C" int tp_cuda_arrays(const tp_cuda_batch *c, const tp_cuda_array **arrays)
+{
+    *arrays = c->mirrored;
+    return c->mirrored_count;
+}
+
+extern "C" size_t tp_cuda_device_bytes(const tp_cuda_batch *c)
+{
+    size_t total = 0;
+    for (int i = 0; i < c->array_count && i < TP_DEVICE_ARRAYS; ++i) total += c->arrays[i].bytes;
+    return total;
+}
+
+extern "C" tp_status tp_cuda_copy(void *ctx, void *dst, const void *src, size_t bytes, int to_device)
+{
+    tp_cuda_batch *c = (tp_cuda_batch *)ctx;
+    TP_CUDA_TRY(c, cudaMemcpyAsync(dst, src, bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost, c->stream),
+                to_device ? "upload of host writes" : "download of the state");
+    return TP_OK;
+}
+
+extern "C" tp_status tp_cuda_wait(void *ctx)
+{
+    tp_cuda_batch *c = (tp_cuda_batch *)ctx;
+    TP_CUDA_TRY(c, cudaStreamSynchronize(c->stream), "synchronisation of a state copy");
+    return TP_OK;
+}

@@ -1,0 +1,90 @@
+/* finish.h - the end of a world's step: contact forces, applied forces
+ * cleared, the fault check, and the per-world counts that the sleep stage
+ * publishes (kernels/step.h runs them in that order). */
+#ifndef TP_FINISH_H
+#define TP_FINISH_H
+
+#include "contact.h"
+#include "tp_world.h"
+
+/* Force rows of the solver, as tp_contact_forces reads them. */
+#include "solver.h"
+
+/* 1 if every non-static body's pose and velocity are finite. */
+TP_HD int tp_world_is_finite(const tp_world *wd)
+{
+    for (int b = 0; b < wd->bodies; ++b) {
+        if (wd->model[b].type == TP_BODY_STATIC) continue;
+        for (int k = 0; k < 3; ++k)
+            if (!tp_finitef(wd->pos[3 * b + k]) || !tp_finitef(wd->v[3 * b + k]) || !tp_finitef(wd->w[3 * b + k]))
+                return 0;
+        for (int k = 0; k < 4; ++k)
+            if (!tp_finitef(wd->quat[4 * b + k])) return 0;
+    }
+    return 1;
+}
+
+/* body_awake and the awake / sleeping / checking counts of present dynamic bodies. */
+TP_HD void tp_world_count(tp_world *wd, int32_t *awake, int32_t *sleeping, int32_t *checking)
+{
+    int32_t a = 0, s = 0, c = 0;
+    for (int b = 0; b < wd->bodies; ++b) {
+        int counted = wd->model[b].type == TP_BODY_DYNAMIC && !(wd->flags[b] & TP_FLAG_REMOVED);
+        uint8_t st = wd->sleep_state[b];
+        wd->body_awake[b] = (uint8_t)(counted && st != TP_SLEEPING);
+        if (!counted) continue;
+        a += st != TP_SLEEPING;
+        s += st == TP_SLEEPING;
+        c += st == TP_CHECKING;
+    }
+    *awake = a;
+    *sleeping = s;
+    *checking = c;
+}
+
+/* Forces of every point (impulse totals over the step / dt) and their sum on
+ * each body, contact_f [bodies][3] (world frame, N): +F on B, -F on A. */
+TP_HD void tp_contact_forces(tp_world *wd, tp_contact *contacts, int n, const tp_contact_row *rows, float dt)
+{
+    float inv_dt = 1.0f / dt;
+    for (int k = 0; k < 3 * wd->bodies; ++k) wd->contact_f[k] = 0.0f;
+    for (int i = 0; i < n; ++i) {
+        tp_contact *c = &contacts[i];
+        const tp_contact_row *r = &rows[i];
+        c->normal_force = r->normal_total * inv_dt;
+        c->tangent_force[0] = r->tangent_total[0] * inv_dt;
+        c->tangent_force[1] = r->tangent_total[1] * inv_dt;
+        tp_vec3 f = tp_scale(tp_v3_load(c->normal), c->normal_force);
+        f = tp_mad(f, tp_v3_load(r->t1), c->tangent_force[0]);
+        f = tp_mad(f, tp_v3_load(r->t2), c->tangent_force[1]);
+        tp_v3_store(wd->contact_f + 3 * c->body_a, tp_sub(tp_v3_load(wd->contact_f + 3 * c->body_a), f));
+        tp_v3_store(wd->contact_f + 3 * c->body_b, tp_add(tp_v3_load(wd->contact_f + 3 * c->body_b), f));
+    }
+}
+
+/* Applied forces and torques last one step, whether the world was busy or idle. */
+TP_HD void tp_world_clear_applied(tp_world *wd)
+{
+    for (size_t k = 0; k < 3 * (size_t)wd->bodies; ++k) {
+        wd->force[k] = 0.0f;
+        wd->torque[k] = 0.0f;
+    }
+}
+
+/* The whole finish of a world with no work: its skipped rows report zero. */
+TP_HD void tp_world_finish_idle(tp_world *wd)
+{
+    for (int k = 0; k < 3 * wd->bodies; ++k) wd->contact_f[k] = 0.0f;
+    tp_world_clear_applied(wd);
+}
+
+/* A sleeper solved only for its contact forces (skip_constraints off) stays frozen. */
+TP_HD void tp_world_refreeze_sleepers(tp_world *wd)
+{
+    if (!wd->solve_sleeping) return;
+    for (int b = 0; b < wd->bodies; ++b)
+        if (wd->sleep_state[b] == TP_SLEEPING)
+            for (int k = 0; k < 3; ++k) wd->v[3 * b + k] = wd->w[3 * b + k] = 0.0f;
+}
+
+#endif

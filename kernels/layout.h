@@ -1,0 +1,65 @@
+/* layout.h - where a batch's arrays are: the one description every backend
+ * reads.
+ *
+ * The batch owns its state as world-major arrays (DESIGN.md section 3). A
+ * tp_layout holds their base pointers and sizes; the CPU backend fills one
+ * with host pointers (csrc/batch.c), the CUDA backend one with the device
+ * copies of the same arrays (kernels/cuda/). tp_layout_world cuts world w's
+ * slice out of it, on either side, so there is one way of building a world
+ * view. */
+#ifndef TP_LAYOUT_H
+#define TP_LAYOUT_H
+
+#include "contact.h"
+#include "tp_world.h"
+
+typedef struct tp_layout {
+    int worlds, bodies;
+    int capacity;                  /* contact points per world */
+    int solve_sleeping;            /* sleep.skip_constraints off */
+    float dt;                      /* s */
+    const tp_body_model *model;    /* [bodies] */
+    float *pos, *quat, *v, *w;     /* [W][B][3], [W][B][4], [W][B][3], [W][B][3] */
+    float *force, *torque;         /* [W][B][3] applied for the next step */
+    float *inv_mass, *inv_inertia, *friction; /* [W][B], [W][B][6], [W][B] */
+    float *quiet_timer;            /* [W][B] s */
+    float *gravity;                /* [W][3] m/s^2 */
+    float *contact_f;              /* [W][B][3] N */
+    int32_t *island;               /* [W][B] */
+    uint8_t *flags, *sleep_state, *body_awake; /* [W][B] */
+    uint8_t *faults;               /* [W] */
+    int32_t *awake_count, *sleeping_count, *checking_count, *contact_overflow; /* [W] */
+    tp_contact *contacts[2];       /* [W][capacity], used alternately (warm starting) */
+    int32_t *contact_count[2];     /* [W] */
+} tp_layout;
+
+/* The view of world w: pointers to its slice of every array. */
+TP_HD tp_world tp_layout_world(const tp_layout *L, int w)
+{
+    size_t o = (size_t)w * (size_t)L->bodies;
+    tp_world wd;
+    wd.index = w;
+    wd.bodies = L->bodies;
+    wd.model = L->model;
+    wd.pos = L->pos + 3 * o;
+    wd.quat = L->quat + 4 * o;
+    wd.v = L->v + 3 * o;
+    wd.w = L->w + 3 * o;
+    wd.force = L->force + 3 * o;
+    wd.torque = L->torque + 3 * o;
+    wd.inv_mass = L->inv_mass + o;
+    wd.inv_inertia = L->inv_inertia + 6 * o;
+    wd.friction = L->friction + o;
+    wd.flags = L->flags + o;
+    wd.sleep_state = L->sleep_state + o;
+    wd.body_awake = L->body_awake + o;
+    wd.quiet_timer = L->quiet_timer + o;
+    wd.contact_f = L->contact_f + 3 * o;
+    wd.island = L->island + o;
+    wd.solve_sleeping = L->solve_sleeping;
+    wd.dt = L->dt;
+    for (int k = 0; k < 3; ++k) wd.gravity[k] = L->gravity[3 * w + k];
+    return wd;
+}
+
+#endif

@@ -1,0 +1,301 @@
+/* step.h - the step of one world, described once.
+ *
+ * TP_STEP_STAGES lists the stages of a world's step in the order they run
+ * (docs/step.md gives each stage's file). Every backend drives this one list:
+ *   - the CPU backend (csrc/step.c) runs every stage of a world, then the next
+ *     world (world-major), with an optional clock around each stage
+ *     (tp_batch_def.profile_stages, the benchmarks);
+ *   - the CUDA backend (kernels/cuda/) runs one stage for every world, then
+ *     the next stage (stage-major), each as the launch the list's last column
+ *     names: a thread per world, a block per world, or the global sort;
+ *   - tests/test_stages.c runs the CUDA plan on the host and checks it gives
+ *     the CPU's bits.
+ * Both orders give the same bits because a stage of world w reads and writes
+ * only world w's arrays and its scratch, and everything one stage leaves for
+ * the next (the plan, the contact count, the island flags) is in memory, not
+ * in locals: tp_world_step below.
+ *
+ * To add a stage: a line in TP_STEP_STAGES, its tp_stage_<name> function
+ * here (calling the stage's own file), and its name in include/torpor.h's
+ * tp_stage (docs/step.md shows an example). */
+#ifndef TP_STEP_H
+#define TP_STEP_H
+
+#include "collision.h"
+#include "contact_sort.h"
+#include "finish.h"
+#include "islands.h"
+#include "layout.h"
+#include "sleep.h"
+#include "solver.h"
+#include "wake.h"
+#include "warm_start.h"
+
+/* Which worlds a stage runs on: only those with work, or every world (the
+ * stage then looks at the plan itself). On CUDA the busy-only stages are the
+ * body of the conditional graph node that a step with nothing awake skips. */
+#define TP_RUN_BUSY 0
+#define TP_RUN_ALWAYS 1
+
+/* How the CUDA backend launches a stage (docs/cuda.md). */
+#define TP_LAUNCH_WORLD 0 /* one thread per world */
+#define TP_LAUNCH_BLOCK 1 /* one thread block per world: the stage runs as tid of nth */
+#define TP_LAUNCH_SORT 2  /* keys exported per world, one stable sort of all, permuted per world */
+
+/*       NAME        name        runs on        CUDA launch */
+#define TP_STEP_STAGES(X)                                                                                              \
+    X(PLAN,       plan,       TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* faulted, idle or busy; start velocities */            \
+    X(COLLIDE,    collide,    TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* broadphase and narrowphase, unsorted */               \
+    X(SORT,       sort,       TP_RUN_BUSY,   TP_LAUNCH_SORT)  /* contacts in key order */                              \
+    X(ISLANDS,    islands,    TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* union-find islands, overflow wake */                  \
+    X(WAKE,       wake,       TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* contact wakes, collide again where woken */           \
+    X(WARM_START, warm_start, TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* last step's impulses */                               \
+    X(COLOR,      color,      TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* constraints and coloring */                           \
+    X(SOLVE,      solve,      TP_RUN_BUSY,   TP_LAUNCH_BLOCK) /* substeps: integrate, sweeps, relax, restitution */    \
+    X(FINISH,     finish,     TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* contact forces, applied forces cleared, faults */     \
+    X(SLEEP,      sleep,      TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* the sleep policy, counts */
+
+/* Stage numbers in list order; include/torpor.h's tp_stage must match them
+ * (checked in csrc/step.c). */
+enum {
+#define TP_STAGE_INDEX(NAME, name, runs, launch) TP_STEP_##NAME,
+    TP_STEP_STAGES(TP_STAGE_INDEX)
+#undef TP_STAGE_INDEX
+    TP_STEP_STAGE_COUNT
+};
+
+/* What the plan stage decided for a world (tp_step_record.work). */
+#define TP_WORK_FAULTED 0 /* frozen until reset (acceptance case C12): nothing but contact_count = 0 */
+#define TP_WORK_IDLE 1    /* nothing awake: contact forces zero, counts */
+#define TP_WORK_BUSY 2    /* every stage */
+
+/* What one stage of a world leaves for the next, besides the batch arrays. */
+typedef struct tp_step_record {
+    int32_t work;     /* TP_WORK_* */
+    int32_t overflow; /* contact points of this step that did not fit */
+    int32_t woke;     /* the islands stage woke bodies (overflow): collide again */
+    int32_t pad;
+} tp_step_record;
+
+/* Settings of a step, from the model. */
+typedef struct tp_step_params {
+    tp_solver_params solver;
+    tp_sleep_params sleep;
+} tp_step_params;
+
+/* The scratch of one world's step, in this order: the record, collision,
+ * solver, islands (parent [B], root_flags [B], v_start [B][3]). The CPU
+ * backend gives each thread one and reuses it world after world; the CUDA
+ * backend gives each world one. */
+TP_HD size_t tp_island_scratch_bytes(int bodies)
+{
+    size_t b = (size_t)bodies;
+    return tp_solver_align(b * sizeof(int32_t)) + tp_solver_align(b) + tp_solver_align(3 * b * sizeof(float));
+}
+
+TP_HD size_t tp_step_scratch_bytes(int bodies, int capacity)
+{
+    return tp_solver_align(sizeof(tp_step_record)) + tp_solver_align(tp_collide_scratch_bytes(bodies, capacity)) +
+           tp_solver_align(tp_solver_scratch_bytes(bodies, capacity)) + tp_solver_align(tp_island_scratch_bytes(bodies));
+}
+
+/* Everything one world's stages read and write. */
+typedef struct tp_world_step {
+    tp_world wd;
+    tp_step_record *rec;
+    tp_contact *contacts;        /* [capacity] this step's */
+    const tp_contact *previous;  /* [prev_count] last step's, for warm starting */
+    int prev_count, capacity;
+    int32_t *contact_count;      /* this step's number of contacts (the batch's, next buffer) */
+    int32_t *contact_overflow;   /* lost contact points since the world's reset */
+    uint8_t *fault;
+    int32_t *awake_count, *sleeping_count, *checking_count;
+    void *collide_scratch;
+    tp_solver_work solver;
+    int32_t *parent;             /* [bodies] union-find */
+    uint8_t *root_flags;         /* [bodies] TP_ISLAND_* per island root */
+    float *v_start;              /* [bodies][3] velocities at the start of the step */
+} tp_world_step;
+
+/* World w's step in a batch laid out as L whose last step wrote contact buffer
+ * `current`; scratch: tp_step_scratch_bytes of this world's (16-byte aligned). */
+TP_HD tp_world_step tp_world_step_at(const tp_layout *L, int w, int current, void *scratch)
+{
+    size_t cap = (size_t)L->capacity, nb = (size_t)L->bodies;
+    int next = 1 - current;
+    tp_world_step s;
+    s.wd = tp_layout_world(L, w);
+    s.contacts = L->contacts[next] + (size_t)w * cap;
+    s.previous = L->contacts[current] + (size_t)w * cap;
+    s.prev_count = L->contact_count[current][w];
+    s.capacity = L->capacity;
+    s.contact_count = L->contact_count[next] + w;
+    s.contact_overflow = L->contact_overflow + w;
+    s.fault = L->faults + w;
+    s.awake_count = L->awake_count + w;
+    s.sleeping_count = L->sleeping_count + w;
+    s.checking_count = L->checking_count + w;
+    char *p = (char *)scratch;
+    s.rec = (tp_step_record *)p;
+    p += tp_solver_align(sizeof(tp_step_record));
+    s.collide_scratch = p;
+    p += tp_solver_align(tp_collide_scratch_bytes(L->bodies, L->capacity));
+    s.solver = tp_solver_work_at(p, L->bodies, L->capacity);
+    p += tp_solver_align(tp_solver_scratch_bytes(L->bodies, L->capacity));
+    s.parent = (int32_t *)p;
+    s.root_flags = (uint8_t *)(p + tp_solver_align(nb * sizeof(int32_t)));
+    s.v_start = (float *)(p + tp_solver_align(nb * sizeof(int32_t)) + tp_solver_align(nb));
+    return s;
+}
+
+/* ---------------------------------------------------------------- stages */
+
+/* 1 if any body of the world is awake (or the solver must visit sleepers). */
+TP_HD int tp_world_has_work(const tp_world *wd)
+{
+    for (int b = 0; b < wd->bodies; ++b) {
+        if (wd->model[b].type == TP_BODY_STATIC || (wd->flags[b] & TP_FLAG_REMOVED)) continue;
+        if (wd->model[b].type == TP_BODY_KINEMATIC) {
+            if (tp_body_is_moving_kinematic(wd, b)) return 1;
+            continue;
+        }
+        if (wd->sleep_state[b] != TP_SLEEPING || wd->solve_sleeping) return 1;
+    }
+    return 0;
+}
+
+TP_HD void tp_stage_plan(tp_world_step *s, const tp_step_params *p, int tid, int nth)
+{
+    (void)p, (void)tid, (void)nth;
+    s->rec->overflow = 0;
+    s->rec->woke = 0;
+    if (*s->fault) {
+        s->rec->work = TP_WORK_FAULTED;
+        return;
+    }
+    s->rec->work = tp_world_has_work(&s->wd) ? TP_WORK_BUSY : TP_WORK_IDLE;
+    if (s->rec->work == TP_WORK_BUSY)
+        for (size_t k = 0; k < 3 * (size_t)s->wd.bodies; ++k) s->v_start[k] = s->wd.v[k];
+}
+
+TP_HD void tp_stage_collide(tp_world_step *s, const tp_step_params *p, int tid, int nth)
+{
+    (void)p, (void)tid, (void)nth;
+    int over = 0;
+    *s->contact_count = tp_collide_world_unsorted(&s->wd, s->collide_scratch, s->contacts, s->capacity, &over);
+    s->rec->overflow = over;
+}
+
+TP_HD void tp_stage_sort(tp_world_step *s, const tp_step_params *p, int tid, int nth)
+{
+    (void)p, (void)tid, (void)nth;
+    tp_contacts_sort(s->contacts, *s->contact_count, (char *)s->collide_scratch + tp_broadphase_scratch_bytes(s->wd.bodies),
+                     s->capacity);
+}
+
+TP_HD void tp_stage_islands(tp_world_step *s, const tp_step_params *p, int tid, int nth)
+{
+    (void)tid, (void)nth;
+    if (s->rec->overflow > 0) s->rec->woke = tp_world_wake_all(&s->wd);
+    tp_islands_build(&s->wd, s->contacts, *s->contact_count, p->solver.dt, s->parent, s->root_flags);
+}
+
+/* An island woken here had its own pairs skipped by the broadphase (all
+ * asleep), so the world collides again (sorted) and its islands are rebuilt;
+ * a woken island may in turn reach another sleeper, so repeat until nothing
+ * more wakes (at most once per island). */
+TP_HD void tp_stage_wake(tp_world_step *s, const tp_step_params *p, int tid, int nth)
+{
+    (void)tid, (void)nth;
+    int woke = s->rec->woke, n = *s->contact_count;
+    for (int pass = 0; pass <= s->wd.bodies; ++pass) {
+        woke |= tp_islands_touched(&s->wd, s->root_flags);
+        if (!woke) break;
+        woke = 0;
+        tp_islands_wake_touched(&s->wd, s->root_flags);
+        int more = 0;
+        n = tp_collide_world(&s->wd, s->collide_scratch, s->contacts, s->capacity, &more);
+        s->rec->overflow = more;
+        tp_islands_build(&s->wd, s->contacts, n, p->solver.dt, s->parent, s->root_flags);
+    }
+    *s->contact_count = n;
+    *s->contact_overflow += s->rec->overflow;
+}
+
+TP_HD void tp_stage_warm_start(tp_world_step *s, const tp_step_params *p, int tid, int nth)
+{
+    (void)tid, (void)nth;
+    if (p->solver.warm_starting) tp_match_impulses(s->contacts, *s->contact_count, s->previous, s->prev_count);
+}
+
+TP_HD void tp_stage_color(tp_world_step *s, const tp_step_params *p, int tid, int nth)
+{
+    (void)tid, (void)nth;
+    tp_solver_color(&s->wd, s->contacts, *s->contact_count, &s->solver, &p->solver);
+}
+
+TP_HD void tp_stage_solve(tp_world_step *s, const tp_step_params *p, int tid, int nth)
+{
+    tp_solver_substeps_block(&s->wd, s->contacts, *s->contact_count, &s->solver, &p->solver, tid, nth);
+}
+
+TP_HD void tp_stage_finish(tp_world_step *s, const tp_step_params *p, int tid, int nth)
+{
+    (void)tid, (void)nth;
+    if (s->rec->work != TP_WORK_BUSY) {
+        if (s->rec->work == TP_WORK_IDLE) tp_world_finish_idle(&s->wd);
+        *s->contact_count = 0;
+        return;
+    }
+    tp_contact_forces(&s->wd, s->contacts, *s->contact_count, s->solver.rows, p->solver.dt);
+    tp_world_refreeze_sleepers(&s->wd);
+    tp_world_clear_applied(&s->wd);
+    if (!tp_world_is_finite(&s->wd)) *s->fault = 1;
+}
+
+TP_HD void tp_stage_sleep(tp_world_step *s, const tp_step_params *p, int tid, int nth)
+{
+    (void)tid, (void)nth;
+    if (s->rec->work == TP_WORK_FAULTED) return;
+    if (s->rec->work == TP_WORK_BUSY) tp_sleep_update(&s->wd, &p->sleep, s->v_start, s->root_flags);
+    tp_world_count(&s->wd, s->awake_count, s->sleeping_count, s->checking_count);
+}
+
+/* ---------------------------------------------------------------- the list */
+
+/* Does `stage` run on a world whose plan is `work`? */
+TP_HD int tp_stage_runs(int stage, int work)
+{
+    switch (stage) {
+#define TP_STAGE_RUNS(NAME, name, runs, launch)                                                                        \
+    case TP_STEP_##NAME: return runs == TP_RUN_ALWAYS || work == TP_WORK_BUSY;
+        TP_STEP_STAGES(TP_STAGE_RUNS)
+#undef TP_STAGE_RUNS
+    }
+    return 0;
+}
+
+/* How the CUDA backend launches `stage` (TP_LAUNCH_*). */
+TP_HD int tp_stage_launch(int stage)
+{
+    switch (stage) {
+#define TP_STAGE_LAUNCH(NAME, name, runs, launch)                                                                      \
+    case TP_STEP_##NAME: return launch;
+        TP_STEP_STAGES(TP_STAGE_LAUNCH)
+#undef TP_STAGE_LAUNCH
+    }
+    return -1;
+}
+
+/* Run `stage` of one world (as thread tid of nth for a block stage). */
+TP_HD void tp_stage_run(int stage, tp_world_step *s, const tp_step_params *p, int tid, int nth)
+{
+    switch (stage) {
+#define TP_STAGE_CALL(NAME, name, runs, launch)                                                                        \
+    case TP_STEP_##NAME: tp_stage_##name(s, p, tid, nth); break;
+        TP_STEP_STAGES(TP_STAGE_CALL)
+#undef TP_STAGE_CALL
+    }
+}
+
+#endif
