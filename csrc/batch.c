@@ -74,16 +74,16 @@ void tp_batch_count_world(tp_batch *b, int w)
 static size_t batch_bytes_per_world(int bodies, int capacity)
 {
     /* pos 3, quat 4, v 3, w 3, force 3, torque 3, inv_mass 1, inv_inertia 6,
-     * friction 1, quiet_timer 1, contact_f 3 floats; flags, sleep_state,
+     * friction 1, quiet_timer 1, quiet_v 3, contact_f 3 floats; flags, sleep_state,
      * body_awake bytes; island label; two contact buffers. */
-    return (size_t)bodies * (32 * sizeof(float) + 3) + 3 * sizeof(float) + 6 * sizeof(int32_t) + 1 +
+    return (size_t)bodies * (35 * sizeof(float) + 3) + 3 * sizeof(float) + 6 * sizeof(int32_t) + 1 +
            2 * (size_t)capacity * sizeof(tp_contact);
 }
 
 static void batch_free_arrays(tp_batch *b)
 {
     void *arrays[] = {b->pos, b->quat, b->v, b->w, b->force, b->torque, b->inv_mass, b->inv_inertia,
-                      b->friction, b->flags, b->sleep_state, b->body_awake, b->quiet_timer, b->gravity,
+                      b->friction, b->flags, b->sleep_state, b->body_awake, b->quiet_timer, b->quiet_v, b->gravity,
                       b->awake_count, b->sleeping_count, b->checking_count, b->contact_overflow, b->faults,
                       b->schedule, b->contact_f, b->island, b->contacts[0], b->contacts[1], b->contact_count[0],
                       b->contact_count[1]};
@@ -110,6 +110,7 @@ static int batch_alloc_arrays(tp_batch *b)
     b->sleep_state = calloc(n, 1);
     b->body_awake = calloc(n, 1);
     b->quiet_timer = calloc(n, sizeof(float));
+    b->quiet_v = calloc(3 * n, sizeof(float));
     b->gravity = calloc(3 * W, sizeof(float));
     b->awake_count = calloc(W, sizeof(int32_t));
     b->sleeping_count = calloc(W, sizeof(int32_t));
@@ -136,7 +137,7 @@ static int batch_alloc_arrays(tp_batch *b)
         if (!b->scratch[t]) return 0;
     }
     return b->contact_f && b->pos && b->quat && b->v && b->w && b->force && b->torque && b->inv_mass && b->inv_inertia &&
-           b->friction && b->flags && b->sleep_state && b->body_awake && b->quiet_timer && b->gravity &&
+           b->friction && b->flags && b->sleep_state && b->body_awake && b->quiet_timer && b->quiet_v && b->gravity &&
            b->awake_count && b->sleeping_count && b->checking_count && b->contact_overflow && b->faults &&
            b->schedule;
 }
@@ -161,6 +162,7 @@ static void batch_fill_layout(tp_batch *b)
     L->inv_inertia = b->inv_inertia;
     L->friction = b->friction;
     L->quiet_timer = b->quiet_timer;
+    L->quiet_v = b->quiet_v;
     L->gravity = b->gravity;
     L->contact_f = b->contact_f;
     L->island = b->island;

@@ -29,6 +29,7 @@ struct tp_batch {
     float *inv_mass, *inv_inertia, *friction; /* per world-body material (randomizable) */
     uint8_t *flags, *sleep_state, *body_awake;
     float *quiet_timer;
+    float *quiet_v;               /* [W][B][3] velocity when the quiet run began (kernels/sleep.h) */
     float *gravity;               /* [W][3] */
     int32_t *awake_count, *sleeping_count, *checking_count, *contact_overflow; /* [W] */
     uint8_t *faults;              /* [W] */

@@ -244,11 +244,19 @@ void tp_batch_destroy(tp_batch *batch);
 
 /* Advance every world by `steps` steps of dt. Scripted events of the model are
  * applied before the first step that starts at or after their time. Never
- * allocates. A world whose state becomes non-finite is flagged in faults and
- * frozen until reset (its scripted events are skipped); the others go on
+ * allocates. A world whose state becomes non-finite, or in which a body moves
+ * faster than TP_MAX_SPEED (its centre, or a point of its bounding sphere by
+ * its spin), is flagged in faults and frozen until reset (its scripted events are skipped); the others go on
  * unaffected. An error (a CUDA failure) stops at the step it occurred in: the
  * steps before it were taken, as tp_batch_step_count() tells. */
 tp_status tp_batch_step(tp_batch *batch, int steps);
+
+/* The speed bound, m/s, past which a world is faulted: 10 km/s, above any
+ * rigid body a robot or a stacking scene meets (a rifle bullet flies at about
+ * 1 km/s), and where a body at dt = 1/60 s already crosses 167 m a step, so
+ * its contacts and speculative margins no longer mean anything. A solver
+ * blow-up passes it within a few steps, so blow-ups are always flagged. */
+#define TP_MAX_SPEED 1.0e4f
 
 int tp_batch_worlds(const tp_batch *batch);
 int tp_batch_bodies(const tp_batch *batch);       /* bodies per world */
@@ -293,7 +301,7 @@ typedef struct tp_state_view {
     const int32_t *sleeping_count;  /* [W]        sleeping dynamic bodies */
     const int32_t *checking_count;  /* [W]        sleep-checking dynamic bodies */
     const int32_t *contact_overflow;/* [W]        contact points that did not fit, summed over steps */
-    const uint8_t *faults;          /* [W]        1 if the world's state became non-finite */
+    const uint8_t *faults;          /* [W]        1 if the world's state became non-finite or passed TP_MAX_SPEED */
     const float *contact_f;         /* [W][B][3]  summed contact force on each body in the last step, N */
     const int32_t *island;          /* [W][B]     island label (smallest body index in it), -1 if none */
 } tp_state_view;

@@ -63,18 +63,16 @@ TP_HD int tp_collide_pair(const tp_world *wd, int a, int b, float margin, tp_con
 }
 
 /* Speculative margin of a pair: TP_CONTACT_MARGIN plus how far both bodies can
- * move in the step (tp_body_sweep), so a fast body meets static geometry and
- * other awake bodies in its path before it passes them. A pair with a sleeping
- * body keeps the fixed margin: islands.h wakes a sleeper only when an awake
- * body will reach it within the step, and a longer speculative reach against a
- * still-frozen sleeper cost momentum in tests/test_sleep.c (the sleeper acted
- * as a wall for part of a step). Known limit: a body faster than about
- * (margin + its size) / dt can pass through a sleeping body. */
+ * move in the step (tp_body_sweep; 0 for static and sleeping bodies), so a
+ * fast body meets what lies in its path, static, awake or asleep, before it
+ * passes it (acceptance case C16). Against a sleeper the predicted contact
+ * links the two (wake.h, tp_contact_links) when the awake body can close the
+ * gap within the step, so the sleeper wakes and collides as an awake body
+ * before the solve; one that cannot close the gap leaves a speculative row
+ * that does not push. */
 TP_HD float tp_pair_margin(const tp_world *wd, int a, int b)
 {
-    int sleeping = (wd->model[a].type == TP_BODY_DYNAMIC && wd->sleep_state[a] == TP_SLEEPING) ||
-                   (wd->model[b].type == TP_BODY_DYNAMIC && wd->sleep_state[b] == TP_SLEEPING);
-    return sleeping ? TP_CONTACT_MARGIN : TP_CONTACT_MARGIN + tp_body_sweep(wd, a) + tp_body_sweep(wd, b);
+    return TP_CONTACT_MARGIN + tp_body_sweep(wd, a) + tp_body_sweep(wd, b);
 }
 
 /* Max-heap on key over out[0..n): restore below slot i. */

@@ -10,8 +10,10 @@
 /* Force rows of the solver, as tp_contact_forces reads them. */
 #include "solver.h"
 
-/* 1 if every non-static body's pose and velocity are finite. */
-TP_HD int tp_world_is_finite(const tp_world *wd)
+/* 1 if every non-static body's pose and velocity are finite and no body
+ * moves faster than TP_MAX_SPEED, at its centre or, by its spin, on its
+ * bounding sphere (include/torpor.h: past that a world is faulted). */
+TP_HD int tp_world_is_sane(const tp_world *wd)
 {
     for (int b = 0; b < wd->bodies; ++b) {
         if (wd->model[b].type == TP_BODY_STATIC) continue;
@@ -20,6 +22,10 @@ TP_HD int tp_world_is_finite(const tp_world *wd)
                 return 0;
         for (int k = 0; k < 4; ++k)
             if (!tp_finitef(wd->quat[4 * b + k])) return 0;
+        /* compared squared: |v|^2 of a finite v can overflow to inf, which fails as it should */
+        float v2 = tp_len_sq(tp_v3_load(wd->v + 3 * b)), w2 = tp_len_sq(tp_v3_load(wd->w + 3 * b));
+        float r = wd->model[b].bound_radius;
+        if (!(v2 <= TP_MAX_SPEED * TP_MAX_SPEED) || !(w2 * r * r <= TP_MAX_SPEED * TP_MAX_SPEED)) return 0;
     }
     return 1;
 }

@@ -40,8 +40,9 @@ TP_HD void tp_uf_union(int32_t *parent, int a, int b)
 /* Build the islands of one world from its sorted contacts: writes the label of
  * every dynamic body into wd->island (-1 for others) and, per root, the flags
  * HAS_AWAKE, HAS_SLEEPING and SUPPORTED into root_flags [bodies].
- * dt: the step (for tp_contact_links). parent: [bodies] scratch. */
-TP_HD void tp_islands_build(tp_world *wd, const tp_contact *contacts, int n, float dt, int32_t *parent,
+ * horizon: how far ahead an awake body's reach towards a sleeper counts
+ * (tp_link_horizon, s). parent: [bodies] scratch. */
+TP_HD void tp_islands_build(tp_world *wd, const tp_contact *contacts, int n, float horizon, int32_t *parent,
                             uint8_t *root_flags)
 {
     for (int b = 0; b < wd->bodies; ++b) {
@@ -54,7 +55,7 @@ TP_HD void tp_islands_build(tp_world *wd, const tp_contact *contacts, int n, flo
     for (int i = 0; i < n; ++i) {
         const tp_contact *c = &contacts[i];
         int da = tp_body_in_islands(wd, c->body_a), db = tp_body_in_islands(wd, c->body_b);
-        if (da && db && tp_contact_links(wd, c, dt)) tp_uf_union(parent, c->body_a, c->body_b);
+        if (da && db && tp_contact_links(wd, c, horizon)) tp_uf_union(parent, c->body_a, c->body_b);
     }
     for (int b = 0; b < wd->bodies; ++b) {
         if (!tp_body_in_islands(wd, b)) {
@@ -72,7 +73,7 @@ TP_HD void tp_islands_build(tp_world *wd, const tp_contact *contacts, int n, flo
         if (sa && tp_body_in_islands(wd, c->body_b)) root_flags[wd->island[c->body_b]] |= TP_ISLAND_SUPPORTED;
         if (sb && tp_body_in_islands(wd, c->body_a)) root_flags[wd->island[c->body_a]] |= TP_ISLAND_SUPPORTED;
     }
-    for (int i = 0; i < n; ++i) tp_kinematic_wake_flag(wd, &contacts[i], dt, root_flags);
+    for (int i = 0; i < n; ++i) tp_kinematic_wake_flag(wd, &contacts[i], horizon, root_flags);
 }
 
 #endif

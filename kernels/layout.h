@@ -23,6 +23,7 @@ typedef struct tp_layout {
     float *force, *torque;         /* [W][B][3] applied for the next step */
     float *inv_mass, *inv_inertia, *friction; /* [W][B], [W][B][6], [W][B] */
     float *quiet_timer;            /* [W][B] s */
+    float *quiet_v;                /* [W][B][3] m/s */
     float *gravity;                /* [W][3] m/s^2 */
     float *contact_f;              /* [W][B][3] N */
     int32_t *island;               /* [W][B] */
@@ -54,6 +55,7 @@ TP_HD tp_world tp_layout_world(const tp_layout *L, int w)
     wd.sleep_state = L->sleep_state + o;
     wd.body_awake = L->body_awake + o;
     wd.quiet_timer = L->quiet_timer + o;
+    wd.quiet_v = L->quiet_v + 3 * o;
     wd.contact_f = L->contact_f + 3 * o;
     wd.island = L->island + o;
     wd.solve_sleeping = L->solve_sleeping;

@@ -197,7 +197,8 @@ TP_HD void tp_stage_islands(tp_world_step *s, const tp_step_params *p, int tid, 
 {
     (void)tid, (void)nth;
     if (s->rec->overflow > 0) s->rec->woke = tp_world_wake_all(&s->wd);
-    tp_islands_build(&s->wd, s->contacts, *s->contact_count, p->solver.dt, s->parent, s->root_flags);
+    tp_islands_build(&s->wd, s->contacts, *s->contact_count, tp_link_horizon(p->solver.dt, p->solver.substeps),
+                     s->parent, s->root_flags);
 }
 
 /* An island woken here had its own pairs skipped by the broadphase (all
@@ -216,7 +217,8 @@ TP_HD void tp_stage_wake(tp_world_step *s, const tp_step_params *p, int tid, int
         int more = 0;
         n = tp_collide_world(&s->wd, s->collide_scratch, s->contacts, s->capacity, &more);
         s->rec->overflow = more;
-        tp_islands_build(&s->wd, s->contacts, n, p->solver.dt, s->parent, s->root_flags);
+        tp_islands_build(&s->wd, s->contacts, n, tp_link_horizon(p->solver.dt, p->solver.substeps), s->parent,
+                         s->root_flags);
     }
     *s->contact_count = n;
     *s->contact_overflow += s->rec->overflow;
@@ -250,7 +252,7 @@ TP_HD void tp_stage_finish(tp_world_step *s, const tp_step_params *p, int tid, i
     tp_contact_forces(&s->wd, s->contacts, *s->contact_count, s->solver.rows, p->solver.dt);
     tp_world_refreeze_sleepers(&s->wd);
     tp_world_clear_applied(&s->wd);
-    if (!tp_world_is_finite(&s->wd)) *s->fault = 1;
+    if (!tp_world_is_sane(&s->wd)) *s->fault = 1;
 }
 
 TP_HD void tp_stage_sleep(tp_world_step *s, const tp_step_params *p, int tid, int nth)

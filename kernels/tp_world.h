@@ -43,6 +43,7 @@ typedef struct tp_world {
     uint8_t *sleep_state;          /* [bodies]    tp_sleep_state */
     uint8_t *body_awake;           /* [bodies] */
     float *quiet_timer;            /* [bodies] */
+    float *quiet_v;                /* [bodies][3] velocity when the quiet run began, m/s (sleep.h) */
     float *contact_f;              /* [bodies][3] summed contact force on each body, N */
     int32_t *island;               /* [bodies]    island label (smallest body index), -1 if none */
     int solve_sleeping;            /* sleep.skip_constraints off: sleeping bodies' rows are solved */

@@ -95,6 +95,7 @@ TP_HD void tp_world_init_body(tp_world *wd, int i, const tp_body_init *t, const 
         wd->force[3 * i + k] = 0.0f;
         wd->torque[3 * i + k] = 0.0f;
         wd->contact_f[3 * i + k] = 0.0f;
+        wd->quiet_v[3 * i + k] = 0.0f;
     }
     wd->flags[i] = 0;
     wd->sleep_state[i] = TP_AWAKE;

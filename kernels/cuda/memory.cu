@@ -81,6 +81,7 @@ static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     add_world_array(c, (void **)&D->inv_inertia, H->inv_inertia, 6 * B * f, S);
     add_world_array(c, (void **)&D->friction, H->friction, B * f, S);
     add_world_array(c, (void **)&D->quiet_timer, H->quiet_timer, B * f, S);
+    add_world_array(c, (void **)&D->quiet_v, H->quiet_v, 3 * B * f, S);
     add_world_array(c, (void **)&D->gravity, H->gravity, 3 * f, S);
     add_world_array(c, (void **)&D->flags, H->flags, B, S);
     add_world_array(c, (void **)&D->sleep_state, H->sleep_state, B, S);
