@@ -58,6 +58,9 @@ struct tp_batch {
     void *backend_data;           /* the backend's own state (CUDA: device side and mirror) */
 };
 
+/* The calls below are the bottom layer (csrc/batch_core.c): they call nothing
+ * of batch.c, events.c, body_ops.c or batch_wake.c, so those can all use them. */
+
 /* The world view of world `w` (pointers into the batch arrays). */
 tp_world tp_batch_world(tp_batch *b, int w);
 /* The batch's randomization settings (its seed, the model's randomize block). */
@@ -78,8 +81,5 @@ tp_status tp_batch_begin_write(tp_batch *b, int first, int last);
 
 /* Solver and sleep settings of the model, as the stages take them (csrc/step.c). */
 struct tp_step_params tp_batch_step_params(const tp_batch *b);
-/* Fire the model's scripted events due before the next step (csrc/events.c). */
-tp_status tp_events_apply_due(tp_batch *b);
-tp_status tp_events_schedule(tp_batch *b);
 
 #endif

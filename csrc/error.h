@@ -1,18 +1,25 @@
-/* error.h - the thread-local last-error message behind tp_last_error(). */
+/* error.h - the thread-local last error behind tp_last_error() and
+ * tp_last_error_info(). */
 #ifndef TP_ERROR_H
 #define TP_ERROR_H
 
 #include "torpor.h"
 
-/* Format a message into this thread's error buffer and return `status`, so a
- * failing call can end with: return tp_fail(TP_ERR_INVALID_ARGUMENT, "...", ...). */
+/* Format a message into this thread's error record and return `status`, so a
+ * failing call can end with: return tp_fail(TP_ERR_INVALID_ARGUMENT, "...", ...).
+ * The record's parts: status, reason = message, no file, place or field. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
 tp_status tp_fail(tp_status status, const char *fmt, ...);
 
-/* Clear the message (called by nothing on success: the message stays until the
- * next failure, as documented). */
+/* A failure at a place in a file: the message is "path:line:column: field: reason"
+ * (line 0: "path: field: reason"; an empty field is left out), and every part
+ * is kept for tp_last_error_info. Returns `status`. */
+tp_status tp_fail_at(tp_status status, const char *path, int line, int column, const char *field,
+                     const char *reason);
+
+/* Clear the record (status TP_OK, empty message): what a successful load does. */
 void tp_clear_error(void);
 
 #endif

@@ -4,9 +4,15 @@
  * step k starts at k dt, so it fires before step ceil(t / dt) (with a relative
  * tolerance of 1e-6 step so that t = 2.0 with dt = 1/60 fires at step 120, not
  * 121). A force event acts on max(1, round(duration / dt)) consecutive steps.
- * Events count global steps: resetting a world does not replay them. */
-#include "batch.h"
+ * Events count global steps: resetting a world does not replay them.
+ *
+ * The events were checked when the model was built (tp_event_def_check: body
+ * indices, dynamic bodies, finite values, gravity range, non-zero quaternions)
+ * and their worlds when the batch was (tp_events_schedule), so they act through
+ * the unchecked writes of body_ops.h, not the public API. */
+#include "events.h"
 
+#include "body_ops.h"
 #include "error.h"
 
 #include <math.h>
@@ -42,40 +48,40 @@ static tp_status apply_to_world(tp_batch *b, const tp_event_def *e, int w)
     /* Events read the current state (a teleport keeps the orientation). */
     tp_status st = tp_batch_pull(b, w, w, TP_MIRROR_STATE);
     if (st) return st;
-    /* A faulted world is frozen until reset: its events are skipped (feeding
-     * its non-finite state back through the API checks would stop every world). */
+    /* A faulted world is frozen until reset: its events are skipped (frozen means
+     * unchanged; a teleport would also copy its non-finite orientation back). */
     if (b->faults[w] && e->action != TP_EVENT_RESET) return TP_OK;
     /* A body removed in this world (by an earlier event or the API) takes no
-     * more events: the API would refuse them and stop the run. */
+     * more events: the API refuses them, and an event would act on a body that is gone. */
     if (e->body >= 0 && e->action != TP_EVENT_REMOVE &&
         (b->flags[(size_t)w * (size_t)b->bodies + (size_t)e->body] & TP_FLAG_REMOVED))
         return TP_OK;
     const float zero[3] = {0.0f, 0.0f, 0.0f};
     size_t k = (size_t)w * (size_t)b->bodies + (size_t)(e->body < 0 ? 0 : e->body);
     switch (e->action) {
-    case TP_EVENT_IMPULSE: return tp_batch_apply_impulse(b, w, e->body, e->value, NULL);
-    case TP_EVENT_ANGULAR_IMPULSE: return tp_batch_apply_angular_impulse(b, w, e->body, e->value);
-    case TP_EVENT_FORCE: return tp_batch_apply_force(b, w, e->body, e->value, NULL);
+    case TP_EVENT_IMPULSE: return tp_op_add_impulse(b, w, e->body, e->value, NULL);
+    case TP_EVENT_ANGULAR_IMPULSE: return tp_op_add_angular_impulse(b, w, e->body, e->value);
+    case TP_EVENT_FORCE: return tp_op_add_force(b, w, e->body, e->value, NULL);
     case TP_EVENT_SET_VELOCITY: {
         const float keep[3] = {b->w[3 * k], b->w[3 * k + 1], b->w[3 * k + 2]}; /* a copy: the write copies into b->w */
-        return tp_batch_set_velocity(b, w, e->body, e->value, keep);
+        return tp_op_set_velocity(b, w, e->body, e->value, keep);
     }
     case TP_EVENT_SET_ANGULAR_VELOCITY: {
         const float keep[3] = {b->v[3 * k], b->v[3 * k + 1], b->v[3 * k + 2]};
-        return tp_batch_set_velocity(b, w, e->body, keep, e->value);
+        return tp_op_set_velocity(b, w, e->body, keep, e->value);
     }
     case TP_EVENT_TELEPORT: {
         const float *q = e->has_quat ? e->quat : b->quat + 4 * k;
         float qcopy[4] = {q[0], q[1], q[2], q[3]};
-        tp_status st = tp_batch_set_pose(b, w, e->body, e->pos, qcopy);
+        tp_status st = tp_op_set_pose(b, w, e->body, e->pos, qcopy);
         /* A teleport also stops the body, as a placement does. */
-        return st ? st : tp_batch_set_velocity(b, w, e->body, zero, zero);
+        return st ? st : tp_op_set_velocity(b, w, e->body, zero, zero);
     }
-    case TP_EVENT_GRAVITY: return tp_batch_set_gravity(b, w, e->value);
-    case TP_EVENT_REMOVE: return tp_batch_remove_body(b, w, e->body);
-    case TP_EVENT_WAKE: return tp_batch_wake(b, w, e->body);
-    case TP_EVENT_SLEEP: return tp_batch_sleep(b, w, e->body);
-    case TP_EVENT_RESET: return tp_batch_reset_worlds(b, &w, 1); /* (apply_event resets all of an event's at once) */
+    case TP_EVENT_GRAVITY: return tp_op_set_gravity(b, w, w, e->value);
+    case TP_EVENT_REMOVE: return tp_op_remove_body(b, w, e->body);
+    case TP_EVENT_WAKE: return tp_op_wake(b, w, e->body);
+    case TP_EVENT_SLEEP: return tp_op_sleep(b, w, e->body);
+    case TP_EVENT_RESET: return tp_op_reset_worlds(b, &w, 1); /* (apply_event resets all of an event's at once) */
     case TP_EVENT_ACTION_COUNT: break;
     }
     return tp_fail(TP_ERR_INVALID_ARGUMENT, "event: unknown action %d", (int)e->action);
@@ -85,11 +91,11 @@ static tp_status apply_to_world(tp_batch *b, const tp_event_def *e, int w)
  * call, which on CUDA is one device launch and reads nothing back. */
 static tp_status apply_reset(tp_batch *b, const tp_event_def *e)
 {
-    if (e->world_count > 0) return tp_batch_reset_worlds(b, e->worlds, e->world_count);
+    if (e->world_count > 0) return tp_op_reset_worlds(b, e->worlds, e->world_count);
     int *all = malloc((size_t)b->worlds * sizeof *all);
     if (!all) return tp_fail(TP_ERR_OUT_OF_MEMORY, "reset event: out of memory for %d world indices", b->worlds);
     for (int w = 0; w < b->worlds; ++w) all[w] = w;
-    tp_status st = tp_batch_reset_worlds(b, all, b->worlds);
+    tp_status st = tp_op_reset_worlds(b, all, b->worlds);
     free(all);
     return st;
 }

@@ -634,3 +634,15 @@ tp_status tp_model_body_mass(const tp_model *m, int body, float *mass, float ine
         for (int k = 0; k < 3; ++k) inertia[k] = m->bodies[body].inertia[k];
     return TP_OK;
 }
+
+int tp_model_event_count(const tp_model *m) { return m ? m->event_count : 0; }
+
+tp_status tp_model_get_event(const tp_model *m, int index, tp_event_def *out)
+{
+    if (!m || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_get_event: model or out is NULL");
+    if (index < 0 || index >= m->event_count)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_get_event: index %d out of range [0, %d)", index,
+                       m->event_count);
+    *out = m->events[index]; /* worlds points into the model's storage */
+    return TP_OK;
+}

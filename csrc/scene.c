@@ -84,23 +84,31 @@ static void render_path(const scene *sc, char *out, size_t len)
     }
 }
 
-/* Fail with TP_ERR_PARSE at the current path: at the value, or at its key when
- * `at_key` is set. Returns 0 so readers can `return fail(...)`. */
+/* Fail with `status` at the current path: at the value, or at its key when
+ * `at_key` is set; the file, place, field and reason go to the error record
+ * in parts (tp_last_error_info). Returns 0. */
+static int fail_status(scene *sc, tp_status status, int at_key, const char *reason)
+{
+    char path[256];
+    render_path(sc, path, sizeof path);
+    int line, col;
+    tp_json_locate(sc->text, sc->path, sc->depth, at_key, &line, &col);
+    sc->status = tp_fail_at(status, sc->source, line, col, path, reason);
+    return 0;
+}
+
+/* Fail with TP_ERR_PARSE; returns 0 so readers can `return fail(...)`. */
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
 static int fail(scene *sc, int at_key, const char *fmt, ...)
 {
-    char path[256], reason[768];
+    char reason[768];
     va_list args;
     va_start(args, fmt);
     vsnprintf(reason, sizeof reason, fmt, args);
     va_end(args);
-    render_path(sc, path, sizeof path);
-    int line, col;
-    tp_json_locate(sc->text, sc->path, sc->depth, at_key, &line, &col);
-    sc->status = tp_fail(TP_ERR_PARSE, "%s:%d:%d: %s%s%s", sc->source, line, col, path, path[0] ? ": " : "", reason);
-    return 0;
+    return fail_status(sc, TP_ERR_PARSE, at_key, reason);
 }
 
 static int fail_oom(scene *sc)
@@ -115,9 +123,7 @@ static int fail_builder(scene *sc, tp_status status)
 {
     char message[512];
     snprintf(message, sizeof message, "%s", tp_last_error());
-    fail(sc, 0, "%s", message);
-    if (status == TP_ERR_OUT_OF_MEMORY) sc->status = status;
-    return 0;
+    return fail_status(sc, status == TP_ERR_OUT_OF_MEMORY ? status : TP_ERR_PARSE, 0, message);
 }
 
 /* Report a failed tp_*_def_check: `field` ("size[1]", "solver.iterations") is
@@ -802,9 +808,10 @@ static tp_status load_text(const char *text, size_t len, const char *source, tp_
     json_error_t error;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &error);
     if (!root) {
-        if (error.line < 1) return tp_fail(TP_ERR_PARSE, "%s: malformed JSON: %s", source, error.text);
-        return tp_fail(TP_ERR_PARSE, "%s:%d:%d: malformed JSON: %s", source, error.line,
-                       error.column < 1 ? 1 : error.column, error.text);
+        char reason[256];
+        snprintf(reason, sizeof reason, "malformed JSON: %s", error.text);
+        return tp_fail_at(TP_ERR_PARSE, source, error.line < 1 ? 0 : error.line, error.column < 1 ? 1 : error.column,
+                          "", reason);
     }
     scene sc;
     memset(&sc, 0, sizeof sc);
@@ -821,6 +828,7 @@ static tp_status load_text(const char *text, size_t len, const char *source, tp_
     free(sc.worlds);
     if (!ok) return sc.status;
     *out = model;
+    tp_clear_error(); /* a message from before must not read as this load's */
     return TP_OK;
 }
 
@@ -832,11 +840,19 @@ tp_status tp_model_load_string(const char *json, const char *source, tp_model **
     return load_text(json, strlen(json), source ? source : "<string>", out);
 }
 
+/* "path: what: why" with the path kept apart for tp_last_error_info. */
+static tp_status fail_io(tp_status status, const char *path, const char *what, const char *why)
+{
+    char reason[512];
+    snprintf(reason, sizeof reason, "%s%s%s", what, why ? ": " : "", why ? why : "");
+    return tp_fail_at(status, path, 0, 0, "", reason);
+}
+
 /* Read a whole file into a NUL-terminated buffer. */
 static tp_status read_file(const char *path, char **text, size_t *len)
 {
     FILE *f = fopen(path, "rb");
-    if (!f) return tp_fail(TP_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (!f) return fail_io(TP_ERR_IO, path, "cannot open", strerror(errno));
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     for (;;) {
@@ -848,7 +864,7 @@ static tp_status read_file(const char *path, char **text, size_t *len)
         }
         if (!buf) {
             fclose(f);
-            return tp_fail(TP_ERR_OUT_OF_MEMORY, "%s: out of memory while reading", path);
+            return fail_io(TP_ERR_OUT_OF_MEMORY, path, "out of memory while reading", NULL);
         }
         size_t got = fread(buf + n, 1, cap - n - 1, f);
         n += got;
@@ -858,7 +874,7 @@ static tp_status read_file(const char *path, char **text, size_t *len)
     fclose(f);
     if (failed) {
         free(buf);
-        return tp_fail(TP_ERR_IO, "%s: cannot read: %s", path, strerror(saved_errno));
+        return fail_io(TP_ERR_IO, path, "cannot read", strerror(saved_errno));
     }
     buf[n] = '\0';
     *text = buf;
@@ -878,4 +894,23 @@ tp_status tp_model_load(const char *path, tp_model **out)
     status = load_text(text, len, path, out);
     free(text);
     return status;
+}
+
+/* The outcome of a load into the caller's record as well. */
+static tp_status report_load(tp_status status, tp_error_info *error)
+{
+    if (error) tp_last_error_info(error); /* the load set or cleared the record */
+    return status;
+}
+
+tp_status tp_model_load_with_error(const char *path, tp_model **out, tp_error_info *error)
+{
+    tp_status status = tp_model_load(path, out);
+    return report_load(status, error);
+}
+
+tp_status tp_model_load_string_with_error(const char *json, const char *source, tp_model **out, tp_error_info *error)
+{
+    tp_status status = tp_model_load_string(json, source, out);
+    return report_load(status, error);
 }

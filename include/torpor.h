@@ -14,8 +14,11 @@
  *
  * Errors: every call that can fail returns a tp_status. On failure nothing was
  * changed, and tp_last_error() returns a message (thread-local, valid until the
- * next failing call on that thread) that names the bad value and where it came
- * from, e.g. "scenes/a.json:12:7: bodies[3].size[1]: must be > 0, got -1".
+ * next failing call on that thread, or the next successful load, which clears
+ * it) that names the bad value and where it came from, e.g.
+ * "scenes/a.json:12:7: bodies[3].size[1]: must be > 0, got -1".
+ * tp_last_error_info() gives the same in parts (file, line, column, field,
+ * reason); tp_model_load_with_error() returns them without a global.
  */
 #ifndef TORPOR_H
 #define TORPOR_H
@@ -51,7 +54,8 @@ typedef enum tp_status {
     TP_ERR_CUDA = 7              /* a CUDA call failed */
 } tp_status;
 
-/* Message of the last failure on this thread ("" when none). */
+/* Message of the last failure on this thread ("" when none, or after a
+ * successful model load). */
 const char *tp_last_error(void);
 /* Short name of a status code ("invalid argument", ...). */
 const char *tp_status_name(tp_status status);
@@ -200,7 +204,8 @@ tp_status tp_builder_finish(const tp_builder *builder, tp_model **out);
 void tp_builder_destroy(tp_builder *builder);
 
 /* Load a scene file (JSON, format "torpor-scene", version 1; see docs/scene-format.md).
- * TP_ERR_IO if it cannot be read, TP_ERR_PARSE with "file:line:col: path: reason". */
+ * TP_ERR_IO if it cannot be read, TP_ERR_PARSE with "file:line:col: path: reason"
+ * (in parts: tp_last_error_info). On success the thread's last error is cleared. */
 tp_status tp_model_load(const char *path, tp_model **out);
 /* The same from a string; `source` names it in messages. */
 tp_status tp_model_load_string(const char *json, const char *source, tp_model **out);
@@ -404,8 +409,96 @@ tp_status tp_batch_stage_seconds(const tp_batch *batch, double seconds[TP_STAGE_
 
 /* 1 if the CUDA backend was compiled in. */
 int tp_cuda_built(void);
-/* Number of CUDA devices usable now (0 without a GPU or without CUDA support). */
+/* Number of CUDA devices usable now (0 without a GPU or without CUDA support);
+ * tp_cuda_probe also says why. */
 int tp_cuda_device_count(void);
+
+/* ================================================================ issue 11 (arrows):
+ * what the command line needs, the sleep rule on its own, errors in parts,
+ * the device probe into a caller's buffer. (One block, to ease merging.) */
+
+/* ---------------------------------------------------------------- model events */
+
+/* Number of scripted events of a model (0 for NULL). */
+int tp_model_event_count(const tp_model *model);
+/* Copy of event `index` (0-based, in firing order: sorted by time, stable) into
+ * *out. out->worlds points into the model (valid while it lives; NULL when the
+ * event acts in every world). TP_ERR_INVALID_ARGUMENT for a NULL argument or an
+ * index outside [0, tp_model_event_count). */
+tp_status tp_model_get_event(const tp_model *model, int index, tp_event_def *out);
+
+/* ---------------------------------------------------------------- sleep trace */
+
+/* The simulator's island sleep rule alone, on bodies whose speeds the caller
+ * gives frame by frame: the rule tp_batch_step runs (kernels/islands.h builds
+ * the islands, kernels/wake.h wakes those an awake body joins, kernels/sleep.h
+ * runs the quiet timers and puts islands to sleep), fed with links instead of
+ * contacts.
+ * It is what `torpor trace` runs (docs/trace-format.md), so a trace tests the
+ * simulator's rule. Every body is dynamic and supported, with no angular speed
+ * and no acceleration guard: a body is quiet in a frame when its speed is
+ * strictly below the threshold. Not thread-safe per object; separate objects
+ * may be used from separate threads. */
+typedef struct tp_sleep_trace tp_sleep_trace;
+
+/* `bodies` in [1, TP_MAX_BODIES_PER_WORLD], all awake with timers at 0, no
+ * links. *out is NULL on failure. TP_ERR_INVALID_ARGUMENT (bad count, NULL
+ * out), TP_ERR_OUT_OF_MEMORY. */
+tp_status tp_sleep_trace_create(int bodies, tp_sleep_trace **out);
+void tp_sleep_trace_destroy(tp_sleep_trace *trace); /* accepts NULL */
+/* Bodies a and b (distinct, in range) touch from now on (linked = 1) or no
+ * longer (0), as a contact would from the next frame: a link between a sleeping
+ * island and an awake body wakes the island at the next frame; a sleeping
+ * island stays whole when a link inside it goes (as in the simulator, where a
+ * sleeping body keeps its island label). Linking twice, or unlinking what is
+ * not linked, does nothing. TP_ERR_INVALID_ARGUMENT for a bad index,
+ * TP_ERR_OUT_OF_MEMORY when the link list cannot grow. */
+tp_status tp_sleep_trace_link(tp_sleep_trace *trace, int a, int b, int linked);
+/* Game code touches `body`: its island (as the last frame labelled it) wakes
+ * and every timer in it resets, as tp_batch_wake does. */
+tp_status tp_sleep_trace_touch(tp_sleep_trace *trace, int body);
+/* One frame of length dt (s, finite, > 0): speeds[bodies] (m/s, finite,
+ * >= 0; a sleeping body's is ignored), threshold (m/s) and quiet_time (s)
+ * finite and >= 0. Writes asleep[bodies] (1 sleeping, 0 awake). Refused values
+ * (TP_ERR_INVALID_ARGUMENT, naming the value) change nothing. */
+tp_status tp_sleep_trace_frame(tp_sleep_trace *trace, const float *speeds, float threshold, float quiet_time, float dt,
+                               uint8_t *asleep);
+
+/* ---------------------------------------------------------------- errors in parts */
+
+/* The last failure on this thread, in parts, for callers that want more than
+ * tp_last_error()'s string (an editor marking the place in a scene file). */
+typedef struct tp_error_info {
+    tp_status status;  /* TP_OK when there is no failure to report */
+    char path[512];    /* the file or source the error is in (scene loads), "" otherwise */
+    int line, column;  /* 1-based place in `path`; 0 when not known (I/O errors, API misuse) */
+    char field[256];   /* the offending value's path in the scene ("bodies[3].size[1]"), "" when none */
+    char reason[1024]; /* what is wrong ("must be > 0, got -1"); for errors without parts, the message */
+    char message[2048];/* the whole message, as tp_last_error() gives it */
+} tp_error_info;
+
+/* Copy this thread's last failure into *out (status TP_OK and empty strings
+ * when none). Scene loads fill every part; other calls fill status, reason and
+ * message. TP_ERR_INVALID_ARGUMENT if out is NULL. Loads (tp_model_load,
+ * tp_model_load_string and the two below) clear the last failure when they
+ * succeed, so after a successful load this reports TP_OK. */
+tp_status tp_last_error_info(tp_error_info *out);
+/* tp_model_load / tp_model_load_string that also write their outcome into
+ * *error (if not NULL): status TP_OK and empty parts on success, the failure's
+ * parts otherwise. Nothing global needs to be read afterwards. */
+tp_status tp_model_load_with_error(const char *path, tp_model **out, tp_error_info *error);
+tp_status tp_model_load_string_with_error(const char *json, const char *source, tp_model **out, tp_error_info *error);
+
+/* ---------------------------------------------------------------- device probe */
+
+/* Number of CUDA devices usable now, as tp_cuda_device_count, and why into
+ * message (if not NULL and message_len > 0): "1 device(s)", the CUDA runtime's
+ * reason ("no CUDA-capable device is detected"), or "this build has no CUDA
+ * backend"; NUL-terminated, truncated to message_len - 1 bytes. Writes only the
+ * caller's buffer, so threads may probe at once. */
+int tp_cuda_probe(char *message, size_t message_len);
+
+/* ================================================================ end of issue 11 (arrows) block */
 
 #ifdef __cplusplus
 }

@@ -3,6 +3,8 @@
  * messages and the output files of docs/outputs.md. */
 #include <criterion/criterion.h>
 
+#include "torpor.h"
+
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,6 +168,14 @@ Test(cli, info_lists_backends, .init = make_tmpdir, .fini = remove_tmpdir)
     fclose(f);
     cr_assert(strstr(text, "torpor 0."), "%s", text);
     cr_assert(strstr(text, "cpu") && strstr(text, "cuda"), "%s", text);
+    /* the cuda line says what this build and this machine have */
+    char expect[128];
+#ifdef TP_EXPECT_CUDA
+    snprintf(expect, sizeof expect, "cuda  built in; %d device(s) usable now", tp_cuda_device_count());
+#else
+    snprintf(expect, sizeof expect, "cuda  not built in");
+#endif
+    cr_assert(strstr(text, expect), "no \"%s\" in:\n%s", expect, text);
 }
 
 /* ---------------------------------------------------------------- the README's C example */

@@ -23,6 +23,7 @@
     } while (0)
 
 #include "batch.h"
+#include "events.h" /* tp_events_apply_due */
 #include "helpers.h"
 #include "step.h"
 

@@ -1,9 +1,20 @@
 #define _POSIX_C_SOURCE 200809L
 /* test_trace.c - `torpor trace`: the worked trace of 003_e1becc139ac8feb4.txt
  * (acceptance case C01) and one trace per common mistake that document lists;
- * each expected output is derived by hand in the comment of its script. */
+ * each expected output is derived by hand in the comment of its script.
+ *
+ * `torpor trace` runs the simulator's own sleep rule (tp_sleep_trace_*, which
+ * calls kernels/islands.h and kernels/sleep.h as a step does), so these hand
+ * derivations check the rule tp_batch_step runs: a change of that rule (a
+ * decrementing timer, a `<=` threshold, a per-body decision) fails them. The
+ * last tests check that link: a batch's own sleep decisions, replayed through
+ * tp_sleep_trace from its speeds and island labels, come out the same step by
+ * step. */
 #include <criterion/criterion.h>
 
+#include "torpor.h"
+
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -74,4 +85,128 @@ Test(trace, bad_scripts_exit_2)
         remove(path);
         cr_assert_eq(status, 2, "script %zu should be refused with status 2, got %d", i, status);
     }
+}
+
+/* ---------------------------------------------------------------- the library's rule */
+
+/* The C01 trace through the API, without the command line. */
+Test(trace, api_runs_the_worked_trace)
+{
+    tp_sleep_trace *t = NULL;
+    cr_assert_eq(tp_sleep_trace_create(2, &t), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_sleep_trace_link(t, 1, 0, 1), TP_OK, "%s", tp_last_error()); /* either order */
+    const float speeds[4][2] = {{0.1f, 0.9f}, {0.1f, 0.1f}, {0.1f, 0.1f}, {0.1f, 0.1f}};
+    const char *expected[4] = {"AA", "AA", "SS", "SS"};
+    for (int f = 0; f < 4; ++f) {
+        uint8_t asleep[2];
+        cr_assert_eq(tp_sleep_trace_frame(t, speeds[f], 0.2f, 1.0f, 0.5f, asleep), TP_OK, "%s", tp_last_error());
+        char got[3] = {asleep[0] ? 'S' : 'A', asleep[1] ? 'S' : 'A', '\0'};
+        cr_assert_str_eq(got, expected[f], "frame %d", f + 1);
+    }
+    tp_sleep_trace_destroy(t);
+}
+
+Test(trace, api_refuses_bad_values_and_changes_nothing)
+{
+    tp_sleep_trace *t = NULL;
+    cr_assert_neq(tp_sleep_trace_create(0, &t), TP_OK);
+    cr_assert_null(t);
+    cr_assert_eq(tp_sleep_trace_create(1, &t), TP_OK);
+    uint8_t asleep[1];
+    const float quiet[1] = {0.0f}, bad[1] = {-1.0f}, nan[1] = {NAN};
+    cr_assert_eq(tp_sleep_trace_frame(t, bad, 0.2f, 1.0f, 0.5f, asleep), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "speeds[0]"), "%s", tp_last_error());
+    cr_assert_eq(tp_sleep_trace_frame(t, nan, 0.2f, 1.0f, 0.5f, asleep), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_sleep_trace_frame(t, quiet, 0.2f, 1.0f, 0.0f, asleep), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_sleep_trace_frame(t, quiet, -0.2f, 1.0f, 0.5f, asleep), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_sleep_trace_link(t, 0, 0, 1), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_sleep_trace_link(t, 0, 1, 1), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_sleep_trace_touch(t, 1), TP_ERR_INVALID_ARGUMENT);
+    /* the refused frames advanced no timer: two quiet frames of 0.5 s are needed */
+    cr_assert_eq(tp_sleep_trace_frame(t, quiet, 0.2f, 1.0f, 0.5f, asleep), TP_OK);
+    cr_assert_eq(asleep[0], 0);
+    cr_assert_eq(tp_sleep_trace_frame(t, quiet, 0.2f, 1.0f, 0.5f, asleep), TP_OK);
+    cr_assert_eq(asleep[0], 1);
+    tp_sleep_trace_destroy(t);
+    tp_sleep_trace_destroy(NULL);
+}
+
+/* A ground, a stack of two cubes, a lone cube and a ball, dropped a little:
+ * every body ends at rest, on the ground, so every island is supported (the
+ * one part of the rule a trace leaves out). The acceleration guard is off and
+ * the angular threshold out of reach, since a trace gives linear speeds only. */
+static tp_model *drop_model(void)
+{
+    tp_model_def md = tp_default_model_def();
+    md.name = "trace_drop";
+    md.sleep.accel_threshold = 0.0f;
+    md.sleep.angular_threshold = 1e30f;
+    tp_builder *b = NULL;
+    cr_assert_eq(tp_builder_create(&md, &b), TP_OK, "%s", tp_last_error());
+    struct { tp_body_type type; tp_shape_type shape; float size, x, z; } bodies[] = {
+        {TP_BODY_STATIC, TP_SHAPE_BOX, 0.0f, 0.0f, -0.5f},  /* ground, size set below */
+        {TP_BODY_DYNAMIC, TP_SHAPE_BOX, 0.5f, 0.0f, 0.27f},
+        {TP_BODY_DYNAMIC, TP_SHAPE_BOX, 0.5f, 0.0f, 0.80f},
+        {TP_BODY_DYNAMIC, TP_SHAPE_BOX, 0.5f, 3.0f, 0.60f},
+        {TP_BODY_DYNAMIC, TP_SHAPE_BALL, 0.4f, -3.0f, 0.40f},
+    };
+    for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; ++i) {
+        tp_body_def bd = tp_default_body_def();
+        bd.type = bodies[i].type;
+        bd.shape = bodies[i].shape;
+        for (int k = 0; k < 3; ++k) bd.size[k] = i == 0 ? (k == 2 ? 1.0f : 20.0f) : bodies[i].size;
+        bd.pos[0] = bodies[i].x;
+        bd.pos[2] = bodies[i].z;
+        cr_assert_eq(tp_builder_add_body(b, &bd, NULL), TP_OK, "%s", tp_last_error());
+    }
+    tp_model *m = NULL;
+    cr_assert_eq(tp_builder_finish(b, &m), TP_OK, "%s", tp_last_error());
+    tp_builder_destroy(b);
+    return m;
+}
+
+/* Step a batch and replay every step through tp_sleep_trace: the links are
+ * the batch's islands (each body linked to its island's root), the speeds its
+ * bodies' speeds after the step. The trace must put the same bodies to sleep
+ * at the same steps, and all of them must sleep within 3 s, so the comparison
+ * covers the decision and not only "awake". */
+Test(trace, api_replays_a_batch_step_by_step)
+{
+    tp_model *m = drop_model();
+    tp_batch *batch = NULL;
+    cr_assert_eq(tp_batch_create(m, NULL, &batch), TP_OK, "%s", tp_last_error());
+    tp_model_def md = tp_model_get_def(m);
+    int n = tp_model_body_count(m);
+    tp_sleep_trace *t = NULL;
+    cr_assert_eq(tp_sleep_trace_create(n, &t), TP_OK, "%s", tp_last_error());
+    int32_t linked_to[8];
+    for (int b = 0; b < n; ++b) linked_to[b] = -1;
+    float speeds[8];
+    uint8_t asleep[8];
+    int first_sleep[8] = {0}, steps = (int)(3.0f / md.dt);
+    for (int step = 1; step <= steps; ++step) {
+        cr_assert_eq(tp_batch_step(batch, 1), TP_OK, "%s", tp_last_error());
+        tp_state_view s;
+        cr_assert_eq(tp_batch_state(batch, &s), TP_OK, "%s", tp_last_error());
+        for (int b = 0; b < n; ++b) {
+            const float *v = s.v + 3 * b;
+            speeds[b] = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+            int root = s.island[b];
+            if (linked_to[b] >= 0 && linked_to[b] != root) tp_sleep_trace_link(t, b, linked_to[b], 0);
+            linked_to[b] = root >= 0 && root != b ? root : -1;
+            if (linked_to[b] >= 0) cr_assert_eq(tp_sleep_trace_link(t, b, root, 1), TP_OK, "%s", tp_last_error());
+        }
+        cr_assert_eq(tp_sleep_trace_frame(t, speeds, md.sleep.linear_threshold, md.sleep.quiet_time, md.dt, asleep),
+                     TP_OK, "%s", tp_last_error());
+        for (int b = 1; b < n; ++b) { /* body 0 is the static ground */
+            int sim = s.sleep_state[b] == TP_SLEEPING;
+            cr_assert_eq(asleep[b], sim, "step %d body %d: trace says %s, the batch %s", step, b,
+                         asleep[b] ? "asleep" : "awake", sim ? "asleep" : "awake");
+            if (sim && !first_sleep[b]) first_sleep[b] = step;
+        }
+    }
+    for (int b = 1; b < n; ++b) cr_assert_gt(first_sleep[b], 0, "body %d never fell asleep", b);
+    tp_sleep_trace_destroy(t);
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
 }

@@ -110,8 +110,10 @@ int tp_cmd_info(int argc, char **argv)
     printf("backends:\n");
     printf("  cpu   yes (OpenMP, %d threads available)\n", omp_get_max_threads());
     if (tp_cuda_built()) {
-        int n = tp_cuda_device_count();
-        printf("  cuda  built in; %d device(s) usable now\n", n);
+        char why[256];
+        int n = tp_cuda_probe(why, sizeof why);
+        if (n > 0) printf("  cuda  built in; %d device(s) usable now\n", n);
+        else printf("  cuda  built in; 0 device(s) usable now (%s)\n", why);
     } else {
         printf("  cuda  not built in (nvcc was not found at configure time)\n");
     }

@@ -7,7 +7,6 @@
 #include "cli.h"
 #include "output.h"
 
-#include "model.h"
 #include "plot.h"
 
 #include <errno.h>
@@ -133,9 +132,11 @@ static void warn_unfired_events(const tp_model *m, double end_time)
 {
     int late = 0;
     double first = 0.0;
-    for (int i = 0; i < m->event_count; ++i) {
-        if (m->events[i].time <= end_time + 1e-9) continue;
-        if (!late++) first = m->events[i].time;
+    int n = tp_model_event_count(m);
+    for (int i = 0; i < n; ++i) {
+        tp_event_def e;
+        if (tp_model_get_event(m, i, &e) != TP_OK || e.time <= end_time + 1e-9) continue;
+        if (!late++) first = e.time;
     }
     if (late)
         fprintf(stderr, "torpor run: note: %d scripted event%s at or after t = %g s did not fire (the run ended at %.3f s)\n",

@@ -1,9 +1,10 @@
 /* trace.c - `torpor trace SCRIPT`: the island sleep policy alone, frame by frame.
  *
- * Runs the rules of kernels/sleep.h and kernels/islands.h on bodies whose
- * speeds a script gives, as the exercise of 003_e1becc139ac8feb4.txt does, and
- * prints one line of A (awake) / S (sleeping) per frame. docs/trace-format.md
- * documents the script:
+ * Reads a script (docs/trace-format.md) and feeds it to the simulator's own
+ * sleep rule through the public tp_sleep_trace_* calls (csrc/sleep_trace.c
+ * runs kernels/islands.h and kernels/sleep.h as a step does), as the exercise
+ * of 003_e1becc139ac8feb4.txt does, and prints one line of A (awake) /
+ * S (sleeping) per frame. This file only parses; it decides nothing. The script:
  *   threshold X     speed threshold (a speed equal to it counts as moving)
  *   duration X      quiet time an island needs before it sleeps
  *   dt X            frame length
@@ -15,9 +16,6 @@
  *   frame S0 S1 ... the speed of every body this frame (ignored while asleep)
  * Blank lines and lines starting with # are ignored. */
 #include "cli.h"
-
-#include "islands.h"
-#include "sleep.h"
 
 #include <errno.h>
 #include <math.h>
@@ -33,11 +31,8 @@ typedef struct trace {
     float threshold, duration, dt;
     int have_threshold, have_duration;
     int bodies;
-    uint8_t *linked;   /* [bodies][bodies] */
-    uint8_t *asleep;   /* [bodies] */
-    float *timer;      /* [bodies] */
-    int32_t *parent;   /* [bodies] */
-    int32_t *label;    /* [bodies] */
+    tp_sleep_trace *rule; /* the simulator's sleep rule, fed by the script */
+    uint8_t *asleep;      /* [bodies] the last frame's result */
 } trace;
 
 static int trace_error(const trace *t, const char *what)
@@ -46,42 +41,18 @@ static int trace_error(const trace *t, const char *what)
     return 0;
 }
 
-/* Islands from the current links: label[b] = smallest body index of its island. */
-static void trace_islands(trace *t)
+/* A library call the parser's own checks should have made safe failed. */
+static int trace_call(const trace *t, tp_status st)
 {
-    for (int b = 0; b < t->bodies; ++b) t->parent[b] = b;
-    for (int i = 0; i < t->bodies; ++i)
-        for (int j = i + 1; j < t->bodies; ++j)
-            if (t->linked[i * t->bodies + j]) tp_uf_union(t->parent, i, j);
-    for (int b = 0; b < t->bodies; ++b) t->label[b] = tp_uf_find(t->parent, b);
+    return st == TP_OK ? 1 : trace_error(t, tp_last_error());
 }
 
-/* Wake the island of body b: every body of it awake, timers reset. */
-static void trace_wake(trace *t, int b)
+static int trace_frame(trace *t, const float *speed)
 {
-    trace_islands(t);
-    for (int i = 0; i < t->bodies; ++i)
-        if (t->label[i] == t->label[b]) {
-            t->asleep[i] = 0;
-            t->timer[i] = 0.0f;
-        }
-}
-
-static void trace_frame(trace *t, const float *speed)
-{
-    for (int b = 0; b < t->bodies; ++b)
-        if (!t->asleep[b]) t->timer[b] = tp_quiet_timer_next(t->timer[b], speed[b] < t->threshold, t->dt);
-    trace_islands(t);
-    for (int b = 0; b < t->bodies; ++b) {
-        if (t->asleep[b] || t->label[b] != b) continue; /* decide once per island, at its root */
-        int ready = 1;
-        for (int i = 0; i < t->bodies; ++i)
-            if (t->label[i] == b && !(t->timer[i] >= t->duration)) ready = 0;
-        for (int i = 0; ready && i < t->bodies; ++i)
-            if (t->label[i] == b) t->asleep[i] = 1;
-    }
+    if (!trace_call(t, tp_sleep_trace_frame(t->rule, speed, t->threshold, t->duration, t->dt, t->asleep))) return 0;
     for (int b = 0; b < t->bodies; ++b) printf(b ? " %c" : "%c", t->asleep[b] ? 'S' : 'A');
     printf("\n");
+    return 1;
 }
 
 /* The rest of a line must be blank: "dt 0.1x" or "link 0 1 2" are errors. */
@@ -117,34 +88,24 @@ static int parse_body(trace *t, const char *s, int *out)
 static int trace_alloc(trace *t, int n)
 {
     t->bodies = n;
-    t->linked = calloc((size_t)n * (size_t)n, 1);
     t->asleep = calloc((size_t)n, 1);
-    t->timer = calloc((size_t)n, sizeof(float));
-    t->parent = calloc((size_t)n, sizeof(int32_t));
-    t->label = calloc((size_t)n, sizeof(int32_t));
-    return t->linked && t->asleep && t->timer && t->parent && t->label;
+    return t->asleep && tp_sleep_trace_create(n, &t->rule) == TP_OK;
 }
 
 static void trace_free(trace *t)
 {
-    free(t->linked);
+    tp_sleep_trace_destroy(t->rule);
     free(t->asleep);
-    free(t->timer);
-    free(t->parent);
-    free(t->label);
 }
 
-/* link / unlink I J; a new link touching a sleeping island wakes it. */
+/* link / unlink I J (docs/trace-format.md: what a new link wakes). */
 static int trace_link(trace *t, char *args, int on)
 {
     int i, j;
     if (!parse_body(t, strtok(args, " \t"), &i) || !parse_body(t, strtok(NULL, " \t"), &j)) return 0;
     if (strtok(NULL, " \t")) return trace_error(t, "link and unlink take exactly two body indices");
     if (i == j) return trace_error(t, "a body cannot be linked to itself");
-    int was = t->linked[i * t->bodies + j];
-    t->linked[i * t->bodies + j] = t->linked[j * t->bodies + i] = (uint8_t)on;
-    if (on && !was && t->asleep[i] != t->asleep[j]) trace_wake(t, t->asleep[i] ? i : j);
-    return 1;
+    return trace_call(t, tp_sleep_trace_link(t->rule, i, j, on));
 }
 
 static int trace_line(trace *t, char *line, int *frames)
@@ -174,8 +135,7 @@ static int trace_line(trace *t, char *line, int *frames)
         int b;
         if (!parse_body(t, rest ? strtok(rest, " \t") : NULL, &b)) return 0;
         if (strtok(NULL, " \t")) return trace_error(t, "touch takes one body index");
-        trace_wake(t, b);
-        return 1;
+        return trace_call(t, tp_sleep_trace_touch(t->rule, b));
     }
     if (!strcmp(cmd, "frame")) {
         if (!(t->dt > 0.0f)) return trace_error(t, "dt must be set to a value > 0 before the first frame");
@@ -189,7 +149,7 @@ static int trace_line(trace *t, char *line, int *frames)
             if (!tok || !parse_float(tok, &speed[b])) return trace_error(t, msg);
         }
         if (tok) return trace_error(t, "frame has more speeds than bodies");
-        trace_frame(t, speed);
+        if (!trace_frame(t, speed)) return 0;
         ++*frames;
         return 1;
     }
