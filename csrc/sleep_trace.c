@@ -32,6 +32,7 @@ struct tp_sleep_trace {
     tp_body_model *model;  /* [bodies] dynamic, otherwise zero */
     float *v, *w, *v_start; /* [bodies][3] */
     float *quiet_timer;    /* [bodies] */
+    float *quiet_v;        /* [bodies][3] velocity when the quiet run began (the drift rule) */
     uint8_t *flags, *sleep_state, *root_flags; /* [bodies] */
     int32_t *island, *parent;                  /* [bodies] */
     tp_contact *links;     /* touching pairs, body_a < body_b */
@@ -41,7 +42,7 @@ struct tp_sleep_trace {
 void tp_sleep_trace_destroy(tp_sleep_trace *t)
 {
     if (!t) return;
-    void *arrays[] = {t->model, t->v, t->w, t->v_start, t->quiet_timer, t->flags, t->sleep_state, t->root_flags,
+    void *arrays[] = {t->model, t->v, t->w, t->v_start, t->quiet_timer, t->quiet_v, t->flags, t->sleep_state, t->root_flags,
                       t->island, t->parent, t->links};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(t);
@@ -63,12 +64,13 @@ tp_status tp_sleep_trace_create(int bodies, tp_sleep_trace **out)
     t->w = calloc(3 * n, sizeof(float));
     t->v_start = calloc(3 * n, sizeof(float));
     t->quiet_timer = calloc(n, sizeof(float));
+    t->quiet_v = calloc(3 * n, sizeof(float));
     t->flags = calloc(n, 1);
     t->sleep_state = calloc(n, 1);
     t->root_flags = calloc(n, 1);
     t->island = malloc(n * sizeof(int32_t));
     t->parent = malloc(n * sizeof(int32_t));
-    if (!t->model || !t->v || !t->w || !t->v_start || !t->quiet_timer || !t->flags || !t->sleep_state ||
+    if (!t->model || !t->v || !t->w || !t->v_start || !t->quiet_timer || !t->quiet_v || !t->flags || !t->sleep_state ||
         !t->root_flags || !t->island || !t->parent) {
         tp_sleep_trace_destroy(t);
         return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_sleep_trace_create: out of memory for %d bodies", bodies);
@@ -93,6 +95,7 @@ static tp_world trace_world(tp_sleep_trace *t, float dt)
     wd.flags = t->flags;
     wd.sleep_state = t->sleep_state;
     wd.quiet_timer = t->quiet_timer;
+    wd.quiet_v = t->quiet_v;
     wd.island = t->island;
     wd.dt = dt;
     return wd;
@@ -162,26 +165,29 @@ static tp_status check_value(float x, int allow_zero, const char *name)
                    allow_zero ? ">= 0" : "> 0", (double)x);
 }
 
-tp_status tp_sleep_trace_frame(tp_sleep_trace *t, const float *speeds, float threshold, float quiet_time, float dt,
-                               uint8_t *asleep)
+tp_status tp_sleep_trace_frame(tp_sleep_trace *t, const float *velocities, float threshold, float quiet_time,
+                               float dt, uint8_t *asleep)
 {
     const char *call = "tp_sleep_trace_frame";
-    if (!t || !speeds || !asleep) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: trace, speeds or asleep is NULL", call);
+    if (!t || !velocities || !asleep)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: trace, velocities or asleep is NULL", call);
     tp_status st;
     if ((st = check_value(threshold, 1, "threshold")) || (st = check_value(quiet_time, 1, "quiet_time")) ||
         (st = check_value(dt, 0, "dt")))
         return st;
-    for (int b = 0; b < t->bodies; ++b)
-        if (!isfinite(speeds[b]) || speeds[b] < 0.0f)
-            return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: speeds[%d] must be finite and >= 0 m/s, got %g", call, b,
-                           (double)speeds[b]);
+    for (int k = 0; k < 3 * t->bodies; ++k)
+        if (!isfinite(velocities[k]))
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: velocities[%d][%d] must be finite (m/s), got %g", call, k / 3,
+                           k % 3, (double)velocities[k]);
     tp_world wd = trace_world(t, dt);
-    /* The frame's velocities; a sleeping body keeps its zero velocity, as a
+    /* The frame starts from the last frame's velocities (a step's v_start) and
+     * ends with this frame's; a sleeping body keeps its zero velocity, as a
      * sleeping body is not integrated. */
-    for (int b = 0; b < t->bodies; ++b) {
-        if (t->sleep_state[b] != TP_SLEEPING) t->v[3 * b] = speeds[b];
-        for (int k = 0; k < 3; ++k) t->v_start[3 * b + k] = t->v[3 * b + k];
-    }
+    for (int b = 0; b < t->bodies; ++b)
+        for (int k = 0; k < 3; ++k) {
+            t->v_start[3 * b + k] = t->v[3 * b + k];
+            if (t->sleep_state[b] != TP_SLEEPING) t->v[3 * b + k] = velocities[3 * b + k];
+        }
     tp_sleep_params p;
     memset(&p, 0, sizeof p);
     p.enabled = 1;

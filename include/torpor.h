@@ -457,12 +457,15 @@ tp_status tp_sleep_trace_link(tp_sleep_trace *trace, int a, int b, int linked);
 /* Game code touches `body`: its island (as the last frame labelled it) wakes
  * and every timer in it resets, as tp_batch_wake does. */
 tp_status tp_sleep_trace_touch(tp_sleep_trace *trace, int body);
-/* One frame of length dt (s, finite, > 0): speeds[bodies] (m/s, finite,
- * >= 0; a sleeping body's is ignored), threshold (m/s) and quiet_time (s)
- * finite and >= 0. Writes asleep[bodies] (1 sleeping, 0 awake). Refused values
+/* One frame of length dt (s, finite, > 0): velocities[bodies][3] (m/s,
+ * finite; a sleeping body's are ignored; a script's speeds s go in as
+ * (s, 0, 0)), threshold (m/s) and quiet_time (s) finite and >= 0. The frame
+ * runs the simulator's rule, the drift rule included (a quiet run ends when
+ * the velocity changed by the threshold since it began). Writes
+ * asleep[bodies] (1 sleeping, 0 awake). Refused values
  * (TP_ERR_INVALID_ARGUMENT, naming the value) change nothing. */
-tp_status tp_sleep_trace_frame(tp_sleep_trace *trace, const float *speeds, float threshold, float quiet_time, float dt,
-                               uint8_t *asleep);
+tp_status tp_sleep_trace_frame(tp_sleep_trace *trace, const float *velocities, float threshold, float quiet_time,
+                               float dt, uint8_t *asleep);
 
 /* ---------------------------------------------------------------- errors in parts */
 

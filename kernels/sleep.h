@@ -62,14 +62,16 @@ TP_HD int tp_body_quiet(const tp_world *wd, int b, const tp_sleep_params *p, tp_
 #define TP_DRIFT_FRACTION 1.0f
 
 /* Update body b's quiet run: returns 1 if it is quiet and has not drifted.
- * quiet_v holds its velocity when the current run began (the start of the
- * step in which its timer left 0). */
+ * quiet_v holds its velocity at the end of the run's first quiet step. */
 TP_HD int tp_body_quiet_run(tp_world *wd, int b, const tp_sleep_params *p, tp_vec3 v_start)
 {
-    if (wd->quiet_timer[b] == 0.0f) tp_v3_store(wd->quiet_v + 3 * b, v_start);
     if (!tp_body_quiet(wd, b, p, v_start)) return 0;
-    tp_vec3 drift = tp_sub(tp_v3_load(wd->v + 3 * b), tp_v3_load(wd->quiet_v + 3 * b));
-    return tp_len(drift) < TP_DRIFT_FRACTION * p->linear_threshold;
+    tp_vec3 v = tp_v3_load(wd->v + 3 * b);
+    if (wd->quiet_timer[b] == 0.0f) { /* the run begins */
+        tp_v3_store(wd->quiet_v + 3 * b, v);
+        return 1;
+    }
+    return tp_len(tp_sub(v, tp_v3_load(wd->quiet_v + 3 * b))) < TP_DRIFT_FRACTION * p->linear_threshold;
 }
 
 TP_HD int tp_gravity_is_zero(const tp_world *wd)

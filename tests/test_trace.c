@@ -95,7 +95,10 @@ Test(trace, api_runs_the_worked_trace)
     tp_sleep_trace *t = NULL;
     cr_assert_eq(tp_sleep_trace_create(2, &t), TP_OK, "%s", tp_last_error());
     cr_assert_eq(tp_sleep_trace_link(t, 1, 0, 1), TP_OK, "%s", tp_last_error()); /* either order */
-    const float speeds[4][2] = {{0.1f, 0.9f}, {0.1f, 0.1f}, {0.1f, 0.1f}, {0.1f, 0.1f}};
+    const float speeds[4][6] = {{0.1f, 0, 0, 0.9f, 0, 0}, /* [frame][body][3]: speeds along x */
+                                {0.1f, 0, 0, 0.1f, 0, 0},
+                                {0.1f, 0, 0, 0.1f, 0, 0},
+                                {0.1f, 0, 0, 0.1f, 0, 0}};
     const char *expected[4] = {"AA", "AA", "SS", "SS"};
     for (int f = 0; f < 4; ++f) {
         uint8_t asleep[2];
@@ -113,9 +116,9 @@ Test(trace, api_refuses_bad_values_and_changes_nothing)
     cr_assert_null(t);
     cr_assert_eq(tp_sleep_trace_create(1, &t), TP_OK);
     uint8_t asleep[1];
-    const float quiet[1] = {0.0f}, bad[1] = {-1.0f}, nan[1] = {NAN};
+    const float quiet[3] = {0.0f, 0.0f, 0.0f}, bad[3] = {0.0f, INFINITY, 0.0f}, nan[3] = {NAN, 0.0f, 0.0f};
     cr_assert_eq(tp_sleep_trace_frame(t, bad, 0.2f, 1.0f, 0.5f, asleep), TP_ERR_INVALID_ARGUMENT);
-    cr_assert(strstr(tp_last_error(), "speeds[0]"), "%s", tp_last_error());
+    cr_assert(strstr(tp_last_error(), "velocities[0][1]"), "%s", tp_last_error());
     cr_assert_eq(tp_sleep_trace_frame(t, nan, 0.2f, 1.0f, 0.5f, asleep), TP_ERR_INVALID_ARGUMENT);
     cr_assert_eq(tp_sleep_trace_frame(t, quiet, 0.2f, 1.0f, 0.0f, asleep), TP_ERR_INVALID_ARGUMENT);
     cr_assert_eq(tp_sleep_trace_frame(t, quiet, -0.2f, 1.0f, 0.5f, asleep), TP_ERR_INVALID_ARGUMENT);
@@ -181,7 +184,6 @@ Test(trace, api_replays_a_batch_step_by_step)
     cr_assert_eq(tp_sleep_trace_create(n, &t), TP_OK, "%s", tp_last_error());
     int32_t linked_to[8];
     for (int b = 0; b < n; ++b) linked_to[b] = -1;
-    float speeds[8];
     uint8_t asleep[8];
     int first_sleep[8] = {0}, steps = (int)(3.0f / md.dt);
     for (int step = 1; step <= steps; ++step) {
@@ -189,14 +191,12 @@ Test(trace, api_replays_a_batch_step_by_step)
         tp_state_view s;
         cr_assert_eq(tp_batch_state(batch, &s), TP_OK, "%s", tp_last_error());
         for (int b = 0; b < n; ++b) {
-            const float *v = s.v + 3 * b;
-            speeds[b] = sqrtf(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
             int root = s.island[b];
             if (linked_to[b] >= 0 && linked_to[b] != root) tp_sleep_trace_link(t, b, linked_to[b], 0);
             linked_to[b] = root >= 0 && root != b ? root : -1;
             if (linked_to[b] >= 0) cr_assert_eq(tp_sleep_trace_link(t, b, root, 1), TP_OK, "%s", tp_last_error());
         }
-        cr_assert_eq(tp_sleep_trace_frame(t, speeds, md.sleep.linear_threshold, md.sleep.quiet_time, md.dt, asleep),
+        cr_assert_eq(tp_sleep_trace_frame(t, s.v, md.sleep.linear_threshold, md.sleep.quiet_time, md.dt, asleep),
                      TP_OK, "%s", tp_last_error());
         for (int b = 1; b < n; ++b) { /* body 0 is the static ground */
             int sim = s.sleep_state[b] == TP_SLEEPING;

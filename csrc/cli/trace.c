@@ -33,6 +33,7 @@ typedef struct trace {
     int bodies;
     tp_sleep_trace *rule; /* the simulator's sleep rule, fed by the script */
     uint8_t *asleep;      /* [bodies] the last frame's result */
+    float *velocity;      /* [bodies][3] the frame's speeds as velocities along x */
 } trace;
 
 static int trace_error(const trace *t, const char *what)
@@ -47,9 +48,15 @@ static int trace_call(const trace *t, tp_status st)
     return st == TP_OK ? 1 : trace_error(t, tp_last_error());
 }
 
+/* One frame; each body's speed goes in as a velocity along x. */
 static int trace_frame(trace *t, const float *speed)
 {
-    if (!trace_call(t, tp_sleep_trace_frame(t->rule, speed, t->threshold, t->duration, t->dt, t->asleep))) return 0;
+    for (int b = 0; b < t->bodies; ++b) {
+        t->velocity[3 * b] = speed[b];
+        t->velocity[3 * b + 1] = t->velocity[3 * b + 2] = 0.0f;
+    }
+    if (!trace_call(t, tp_sleep_trace_frame(t->rule, t->velocity, t->threshold, t->duration, t->dt, t->asleep)))
+        return 0;
     for (int b = 0; b < t->bodies; ++b) printf(b ? " %c" : "%c", t->asleep[b] ? 'S' : 'A');
     printf("\n");
     return 1;
@@ -89,13 +96,15 @@ static int trace_alloc(trace *t, int n)
 {
     t->bodies = n;
     t->asleep = calloc((size_t)n, 1);
-    return t->asleep && tp_sleep_trace_create(n, &t->rule) == TP_OK;
+    t->velocity = calloc(3 * (size_t)n, sizeof(float));
+    return t->asleep && t->velocity && tp_sleep_trace_create(n, &t->rule) == TP_OK;
 }
 
 static void trace_free(trace *t)
 {
     tp_sleep_trace_destroy(t->rule);
     free(t->asleep);
+    free(t->velocity);
 }
 
 /* link / unlink I J (docs/trace-format.md: what a new link wakes). */
