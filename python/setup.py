@@ -1,8 +1,9 @@
 """Build hook of the torpor Python package: puts libtorpor.so and torpor.h in torpor/_native/.
 
 The C library is built with CMake from the repository this folder sits in
-(target torpor_shared; CUDA too when nvcc is found), unless TORPOR_BUILD_DIR
-names a build directory that already has libtorpor.so. The package itself is
+(target torpor_shared; CUDA too when nvcc is found; more CMake options in
+TORPOR_CMAKE_ARGS), unless TORPOR_BUILD_DIR names a build directory that
+already has libtorpor.so. The package itself is
 pure Python over CFFI's ABI mode; the wheel is tagged for this platform because
 it carries the library.
 """
@@ -25,8 +26,9 @@ class BuildWithLibrary(build_py):
             build = Path(build_dir).resolve()
         else:
             build = Path(self.build_lib).resolve().parent / "torpor-cmake"
+            extra = os.environ.get("TORPOR_CMAKE_ARGS", "").split()  # e.g. -DTORPOR_CUDA=OFF
             subprocess.check_call(["cmake", "-S", str(ROOT), "-B", str(build), "-DCMAKE_BUILD_TYPE=Release",
-                                   "-DTORPOR_TESTS=OFF"])
+                                   "-DTORPOR_TESTS=OFF", *extra])
             subprocess.check_call(["cmake", "--build", str(build), "--target", "torpor_shared", "--parallel"])
         library = build / "libtorpor.so"
         if not library.exists():
