@@ -391,6 +391,9 @@ class Batch:
             return sel, self.worlds, [m, sel]
         if a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
             raise ValueError(f"worlds must be None, a bool mask or a 1-D array of world indices, got {a.dtype} {a.shape}")
+        if a.size and (a.min() < 0 or a.max() >= self.worlds):
+            bad = int(a[(a < 0) | (a >= self.worlds)][0])
+            raise InvalidArgumentError(1, f"worlds: index {bad} out of range [0, {self.worlds}); nothing was changed")
         idx = np.ascontiguousarray(a, dtype=np.int32)
         # an empty list is still a list (NULL would mean every world)
         sel.indices = ffi.cast("int32_t *", idx.ctypes.data) if idx.size else _EMPTY_LIST
