@@ -45,7 +45,7 @@ static tp_status cuda_reset_worlds(tp_batch *b, const int *worlds, int count)
         h->reset_mark[h->reset_list[i]] = 0;
         tp_mirror_device_changed(&h->mirror, h->reset_list[i], h->reset_list[i]);
     }
-    tp_status st = tp_cuda_reset(h->dev, h->reset_list, n);
+    tp_status st = tp_cuda_reset(h->dev, h->reset_list, b->episode, n);
     return st == TP_OK ? TP_OK : device_failed(b, st);
 }
 
@@ -77,7 +77,7 @@ static tp_status cuda_create(tp_batch *b)
      * does; the host's copy (drawn with kernels/philox.h) is the same bits. */
     for (int w = 0; w < b->worlds; ++w) h->reset_list[w] = w;
     tp_mirror_device_changed(&h->mirror, 0, b->worlds - 1);
-    if ((st = tp_cuda_reset(h->dev, h->reset_list, b->worlds)) != TP_OK) return device_failed(b, st);
+    if ((st = tp_cuda_reset(h->dev, h->reset_list, b->episode, b->worlds)) != TP_OK) return device_failed(b, st);
     if ((st = tp_cuda_wait(h->dev)) != TP_OK) return device_failed(b, st); /* faults show here */
     return TP_OK;
 }

@@ -35,8 +35,10 @@ static size_t batch_bytes_per_world(int bodies, int capacity)
 {
     /* pos 3, quat 4, v 3, w 3, force 3, torque 3, inv_mass 1, inv_inertia 6,
      * friction 1, quiet_timer 1, quiet_v 3, contact_f 3 floats; flags, sleep_state,
-     * body_awake bytes; island label; two contact buffers. */
-    return (size_t)bodies * (35 * sizeof(float) + 3) + 3 * sizeof(float) + 6 * sizeof(int32_t) + 1 +
+     * body_awake bytes; island label; two contact buffers. Per world: gravity
+     * 3 floats, 4 counts + 2 contact counts, fault byte, episode, world mark
+     * byte and world list entry. */
+    return (size_t)bodies * (35 * sizeof(float) + 3) + 3 * sizeof(float) + 8 * sizeof(int32_t) + 2 +
            2 * (size_t)capacity * sizeof(tp_contact);
 }
 
@@ -46,7 +48,7 @@ static void batch_free_arrays(tp_batch *b)
                       b->friction, b->flags, b->sleep_state, b->body_awake, b->quiet_timer, b->quiet_v, b->gravity,
                       b->awake_count, b->sleeping_count, b->checking_count, b->contact_overflow, b->faults,
                       b->schedule, b->contact_f, b->island, b->contacts[0], b->contacts[1], b->contact_count[0],
-                      b->contact_count[1]};
+                      b->contact_count[1], b->episode, b->world_mark, b->world_list};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     if (b->scratch)
         for (int t = 0; t < b->threads; ++t) free(b->scratch[t]);
@@ -80,7 +82,10 @@ static int batch_alloc_arrays(tp_batch *b)
     b->schedule = calloc((size_t)b->model->event_count + 1, sizeof *b->schedule);
     b->contact_f = calloc(3 * n, sizeof(float));
     b->island = calloc(n, sizeof(int32_t));
-    if (!b->island) return 0;
+    b->episode = calloc(W, sizeof(uint32_t));
+    b->world_mark = calloc(W, 1);
+    b->world_list = calloc(W, sizeof(int32_t));
+    if (!b->island || !b->episode || !b->world_mark || !b->world_list) return 0;
     size_t cap = (size_t)b->contact_capacity * W;
     for (int i = 0; i < 2; ++i) {
         b->contacts[i] = calloc(cap, sizeof(tp_contact));

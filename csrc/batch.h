@@ -56,6 +56,11 @@ struct tp_batch {
 
     const struct tp_backend_ops *ops; /* the backend's operations (csrc/backend.h) */
     void *backend_data;           /* the backend's own state (CUDA: device side and mirror) */
+
+    /* Episodes and batched writes (csrc/writes_batched.c). */
+    uint32_t *episode;            /* [W] resets of each world so far: its draws' episode (kernels/philox.h) */
+    uint8_t *world_mark;          /* [W] scratch: worlds already seen in a list, all 0 between calls */
+    int32_t *world_list;          /* [W] scratch: a selection turned into a list of worlds */
 };
 
 /* The calls below are the bottom layer (csrc/batch_core.c): they call nothing

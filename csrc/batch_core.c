@@ -33,16 +33,16 @@ tp_randomize_params tp_batch_randomize_params(const tp_batch *b)
     return p;
 }
 
-/* World w as the batch creates it: every body from the model's template and
- * its Philox draws (kernels/world_init.h), gravity from the model, no contacts,
- * no fault. The CUDA backend does the same on the device (csrc/backend_cuda.c). */
+/* World w as the batch creates it (or a reset makes it, in the world's
+ * episode): every body from the model's template and its Philox draws
+ * (kernels/world_init.h), gravity from the model, no contacts, no fault. The CUDA backend does the same on the device (csrc/backend_cuda.c). */
 void tp_batch_init_world(tp_batch *b, int w)
 {
     const tp_model *m = b->model;
     tp_randomize_params r = tp_batch_randomize_params(b);
     tp_world wd = tp_batch_world(b, w);
     for (int i = 0; i < b->bodies; ++i) {
-        tp_body_draws u = tp_body_draws_philox(r.seed, (uint32_t)w, (uint32_t)i);
+        tp_body_draws u = tp_body_draws_philox(r.seed, (uint32_t)w, (uint32_t)i, b->episode[w]);
         tp_world_init_body(&wd, i, &m->body_init[i], &r, &u);
     }
     tp_world_init_globals(&b->contact_count[0][w], &b->contact_count[1][w], b->gravity + 3 * w, m->def.gravity,

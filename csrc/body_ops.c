@@ -170,5 +170,21 @@ tp_status tp_op_wake_sphere(tp_batch *b, int first, int last, const float center
 
 tp_status tp_op_reset_worlds(tp_batch *b, const int *worlds, int count)
 {
-    return b->ops->reset_worlds(b, worlds, count); /* CUDA: drawn on the device with cuRAND */
+    int n = 0; /* each world once: it starts one new episode */
+    for (int i = 0; i < count; ++i)
+        if (!b->world_mark[worlds[i]]) {
+            b->world_mark[worlds[i]] = 1;
+            b->world_list[n++] = worlds[i];
+        }
+    for (int i = 0; i < n; ++i) b->world_mark[b->world_list[i]] = 0;
+    return tp_op_reset_unique_worlds(b, b->world_list, n);
+}
+
+tp_status tp_op_reset_unique_worlds(tp_batch *b, const int32_t *worlds, int count)
+{
+    for (int i = 0; i < count; ++i) b->episode[worlds[i]]++;
+    tp_status st = b->ops->reset_worlds(b, worlds, count); /* CUDA: drawn on the device with cuRAND */
+    if (st != TP_OK)
+        for (int i = 0; i < count; ++i) b->episode[worlds[i]]--;
+    return st;
 }

@@ -40,7 +40,11 @@ tp_status tp_op_wake(tp_batch *b, int world, int body);
 tp_status tp_op_sleep(tp_batch *b, int world, int body);
 /* Wake the islands met by the sphere (center m, radius m) in worlds [first, last]. */
 tp_status tp_op_wake_sphere(tp_batch *b, int first, int last, const float center[3], float radius);
-/* Reset the listed worlds (indices in range; repeats allowed) to their initial state. */
+/* Reset the listed worlds (indices in range; repeats allowed, each reset once)
+ * to an initial state: each starts its next episode and draws anew. */
 tp_status tp_op_reset_worlds(tp_batch *b, const int *worlds, int count);
+/* The same for a list naming each world once (not b->world_list, which the
+ * call above uses). On failure (a CUDA error) the episode counts are as before. */
+tp_status tp_op_reset_unique_worlds(tp_batch *b, const int32_t *worlds, int count);
 
 #endif

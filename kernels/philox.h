@@ -6,10 +6,14 @@
  * is a pure function of (seed, w, b, s, k): world w gets the same numbers
  * whatever the number of worlds, and any thread can compute any draw.
  *
- * torpor's counter layout is {stream, 0, body, world} under key {seed lo, seed
- * hi}. That is exactly what cuRAND's Philox device API produces after
- * curand_init(seed, subsequence = (world << 32) | body, offset = 4 * stream):
- * the subsequence fills counter words 2 and 3, and the offset advances word 0.
+ * torpor's counter layout is {stream, episode, body, world} under key {seed lo,
+ * seed hi}. That is exactly what cuRAND's Philox device API produces after
+ * curand_init(seed, subsequence = (world << 32) | body,
+ *             offset = 4 * stream + (episode << 34)):
+ * the subsequence fills counter words 2 and 3, and the offset advances word 0
+ * by `stream` and word 1 by `episode` (cuRAND keeps the offset in a 64-bit
+ * number of draws, 4 per counter, so the episode is taken modulo 2^30:
+ * TP_EPISODE_MASK). Episode 0 is the draw every world starts with.
  * The uniform mapping is cuRAND's too: u = x 2^-32 + 2^-33, in (0, 1]. */
 #ifndef TP_PHILOX_H
 #define TP_PHILOX_H
@@ -47,12 +51,17 @@ TP_HD tp_philox4 tp_philox4x32_10(tp_philox4 ctr, uint32_t key0, uint32_t key1)
     return ctr;
 }
 
-/* Four 32-bit draws of stream `stream` for (world, body) under `seed`. */
-TP_HD tp_philox4 tp_philox_draw(uint64_t seed, uint32_t world, uint32_t body, uint32_t stream)
+/* Episodes are counted modulo 2^30 in the draws (the counter word cuRAND's
+ * 64-bit offset can reach; see above). */
+#define TP_EPISODE_MASK 0x3fffffffu
+
+/* Four 32-bit draws of stream `stream` for (world, body) in episode `episode`
+ * (modulo 2^30) under `seed`. */
+TP_HD tp_philox4 tp_philox_draw(uint64_t seed, uint32_t world, uint32_t body, uint32_t stream, uint32_t episode)
 {
     tp_philox4 ctr;
     ctr.v[0] = stream;
-    ctr.v[1] = 0u;
+    ctr.v[1] = episode & TP_EPISODE_MASK;
     ctr.v[2] = body;
     ctr.v[3] = world;
     return tp_philox4x32_10(ctr, (uint32_t)seed, (uint32_t)(seed >> 32));

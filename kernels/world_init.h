@@ -7,7 +7,8 @@
  * on both backends.
  *
  * Randomization (scene "randomize", tp_randomize_def) draws three Philox
- * streams per (seed, world, body), DESIGN.md section 5:
+ * streams per (seed, world, body, episode), DESIGN.md section 5; the episode is
+ * the world's reset count (0 at creation), so each reset draws anew:
  *   stream 0  pose of dynamic bodies: word 0 -> x offset, 1 -> y offset, 2 -> yaw;
  *   stream 1  mass scale of dynamic bodies (word 0);
  *   stream 2  friction of every body (word 0). */
@@ -47,13 +48,14 @@ typedef struct tp_body_draws {
     uint32_t friction;     /* stream 2, word 0 */
 } tp_body_draws;
 
-/* The draws of body `body` in world `world`, computed by kernels/philox.h. */
-TP_HD tp_body_draws tp_body_draws_philox(uint64_t seed, uint32_t world, uint32_t body)
+/* The draws of body `body` in world `world` in episode `episode`, computed by
+ * kernels/philox.h. */
+TP_HD tp_body_draws tp_body_draws_philox(uint64_t seed, uint32_t world, uint32_t body, uint32_t episode)
 {
     tp_body_draws d;
-    d.pose = tp_philox_draw(seed, world, body, 0u);
-    d.mass = tp_philox_draw(seed, world, body, 1u).v[0];
-    d.friction = tp_philox_draw(seed, world, body, 2u).v[0];
+    d.pose = tp_philox_draw(seed, world, body, 0u, episode);
+    d.mass = tp_philox_draw(seed, world, body, 1u, episode).v[0];
+    d.friction = tp_philox_draw(seed, world, body, 2u, episode).v[0];
     return d;
 }
 

@@ -12,7 +12,8 @@ build_dir="${1:-$here/build}"
 build_type="${2:-Release}"
 shift $(( $# > 2 ? 2 : $# )) || true
 
-packages=(build-essential cmake ninja-build pkg-config libcriterion-dev libjansson-dev libcairo2-dev)
+packages=(build-essential cmake ninja-build pkg-config libcriterion-dev libjansson-dev libcairo2-dev
+          python3 python3-numpy python3-cffi python3-pytest python3-setuptools python3-pip)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -23,6 +24,14 @@ if ((${#missing[@]})); then
   [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# Python package (python/): Debian's python3 with NumPy, CFFI and pytest from
+# the packages above; Gymnasium is not packaged in Debian 12, so it comes from
+# PyPI into the system interpreter (its vector environment is tested).
+if ! /usr/bin/python3 -c 'import gymnasium' 2>/dev/null; then
+  echo "setup: installing gymnasium (PyPI) for /usr/bin/python3"
+  /usr/bin/python3 -m pip install --quiet --break-system-packages 'gymnasium>=1.0,<2'
 fi
 
 cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" "$@" >/dev/null

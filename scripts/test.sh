@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# test.sh - run the Criterion suite (through ctest) on the Release build, then
-# build with AddressSanitizer + UndefinedBehaviorSanitizer and run it again.
+# test.sh - run the Criterion suite (through ctest) on the Release build and the
+# Python package's pytest suite against it, then build with AddressSanitizer +
+# UndefinedBehaviorSanitizer and run the Criterion suite again.
 # Run scripts/setup.sh first (the README's test command does).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -8,6 +9,12 @@ cd "$here"
 
 echo "== Release suite"
 ctest --test-dir build --output-on-failure
+
+echo "== Python suite (pytest, python/tests, on build/libtorpor.so)"
+# Debian's interpreter, where setup.sh installed NumPy, CFFI, pytest and Gymnasium.
+# pytest exits non-zero on a failure and with 5 when it collected no test: both stop here.
+TORPOR_LIBRARY="$here/build/libtorpor.so" TORPOR_HEADER="$here/include/torpor.h" PYTHONPATH="$here/python" \
+  /usr/bin/python3 -m pytest -q -p no:cacheprovider "$here/python/tests"
 
 echo "== Sanitizer suite (ASan + UBSan; CUDA left out to keep the build short)"
 bash scripts/setup.sh "$here/build-sanitize" Sanitize -DTORPOR_CUDA=OFF

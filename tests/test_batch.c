@@ -178,10 +178,11 @@ Test(batch, reset_one_world)
     tp_model_destroy(m);
 }
 
-/* A reset world is bit for bit the world the CPU creates, on a scene that
- * randomizes pose, yaw, mass and friction, after its gravity was changed, a
- * body removed and a body put to sleep; a world may be listed twice; the other
- * worlds go on as if nothing happened. Under TORPOR_TEST_BACKEND=cuda the batch
+/* A reset world is bit for bit the world the CPU makes for the same episode
+ * (a fresh batch whose worlds were reset once), on a scene that randomizes
+ * pose, yaw, mass and friction, after its gravity was changed, a body removed
+ * and a body put to sleep; a world may be listed twice (one new episode); the
+ * other worlds go on as if nothing happened. Under TORPOR_TEST_BACKEND=cuda the batch
  * resets on the device with cuRAND and is compared with a CPU batch. */
 Test(batch, reset_world_is_the_fresh_world)
 {
@@ -197,6 +198,8 @@ Test(batch, reset_world_is_the_fresh_world)
     cpu.worlds = 8;
     cpu.backend = TP_BACKEND_CPU;
     cr_assert_eq(tp_batch_create(m, &cpu, &fresh), TP_OK, "%s", tp_last_error());
+    const int episode1[2] = {2, 5};
+    cr_assert_eq(tp_batch_reset_worlds(fresh, episode1, 2), TP_OK, "%s", tp_last_error());
     tp_batch_step(b, 40);
     tp_batch_step(same, 40);
     const float moon[3] = {0.0f, 0.0f, -1.62f};
@@ -205,6 +208,10 @@ Test(batch, reset_world_is_the_fresh_world)
     cr_assert_eq(tp_batch_sleep(b, 5, 1), TP_OK);
     const int worlds[3] = {5, 2, 5};
     cr_assert_eq(tp_batch_reset_worlds(b, worlds, 3), TP_OK, "%s", tp_last_error());
+    uint32_t episodes[8];
+    cr_assert_eq(tp_batch_get_episodes(b, episodes), TP_OK);
+    for (int w = 0; w < 8; ++w)
+        cr_assert_eq(episodes[w], w == 2 || w == 5 ? 1u : 0u, "world %d is in episode %u", w, episodes[w]);
     float g[3], g0[3];
     cr_assert_eq(tp_batch_get_gravity(b, 5, g), TP_OK);
     cr_assert_eq(tp_batch_get_gravity(fresh, 5, g0), TP_OK);
@@ -223,6 +230,11 @@ Test(batch, reset_world_is_the_fresh_world)
     tp_batch_world_hash(same, 2, &moved);
     tp_batch_world_hash(fresh, 2, &start);
     cr_assert_neq(moved, start, "world 2 did not change in 40 steps: the reset would not show");
+    tp_batch *created = make_batch(m, 8, 2);
+    tp_batch_world_hash(created, 5, &start);
+    tp_batch_world_hash(fresh, 5, &moved);
+    cr_assert_neq(moved, start, "episode 1 of world 5 drew the same state as episode 0");
+    tp_batch_destroy(created);
     tp_state_view s, f;
     tp_batch_state(b, &s);
     tp_batch_state(fresh, &f);
@@ -293,7 +305,8 @@ Test(batch, device_memory_only_on_cuda)
 
 /* A reset event without a world list resets every world at once (on CUDA one
  * launch, reading nothing back): one step after it, each world is the fresh
- * world after one step, with the gravity the earlier event changed restored. */
+ * world of episode 1 after one step, with the gravity the earlier event changed
+ * restored. */
 Test(batch, reset_event_resets_every_world)
 {
     const char *scene = "{\"name\": \"ev\", \"randomize\": {\"seed\": 5, \"pos_noise\": 0.05, \"yaw_noise_deg\": 10},"
@@ -310,6 +323,8 @@ Test(batch, reset_event_resets_every_world)
     cr_assert_eq(tp_batch_get_gravity(b, 3, g), TP_OK);
     cr_assert_eq(g[2], -1.0f, "the gravity event did not fire");
     cr_assert_eq(tp_batch_step(b, 1), TP_OK, "%s", tp_last_error()); /* the reset, then one step */
+    const int all[6] = {0, 1, 2, 3, 4, 5};
+    cr_assert_eq(tp_batch_reset_worlds(fresh, all, 6), TP_OK); /* episode 1, as the event made it */
     cr_assert_eq(tp_batch_step(fresh, 1), TP_OK);
     for (int w = 0; w < 6; ++w) {
         uint64_t got = 0, want = 0;

@@ -15,40 +15,47 @@
 
 #include <string.h>
 
-void tp_test_curand_draw(uint64_t seed, uint32_t world, uint32_t body, uint32_t stream, uint32_t out[4]);
-void tp_test_body_draws_curand(uint64_t seed, uint32_t world, uint32_t body, tp_body_draws *out);
+void tp_test_curand_draw(uint64_t seed, uint32_t world, uint32_t body, uint32_t stream, uint32_t episode,
+                         uint32_t out[4]);
+void tp_test_body_draws_curand(uint64_t seed, uint32_t world, uint32_t body, uint32_t episode, tp_body_draws *out);
 float tp_test_curand_uniform(uint32_t x);
-void tp_test_init_world_curand(tp_world *wd, const tp_body_init *t, const tp_randomize_params *r);
+void tp_test_init_world_curand(tp_world *wd, const tp_body_init *t, const tp_randomize_params *r, uint32_t episode);
 
 Test(curand, draws_match_philox)
 {
     const uint64_t seeds[] = {0u, 1u, 0x0123456789abcdefull, 0xffffffff00000000ull, ~0ull};
     const uint32_t worlds[] = {0u, 1u, 77u, TP_MAX_WORLDS - 1};
     const uint32_t bodies[] = {0u, 1u, 1000u, TP_MAX_BODIES_PER_WORLD - 1};
+    /* episodes at the edges of the 30 bits the offset carries, and past them (wrapped) */
+    const uint32_t episodes[] = {0u, 1u, TP_EPISODE_MASK, TP_EPISODE_MASK + 2u};
     int compared = 0;
     for (size_t a = 0; a < sizeof seeds / sizeof seeds[0]; ++a)
         for (size_t w = 0; w < sizeof worlds / sizeof worlds[0]; ++w)
             for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; ++i)
-                for (uint32_t s = 0; s < 4; ++s) {
-                    uint32_t got[4];
-                    tp_test_curand_draw(seeds[a], worlds[w], bodies[i], s, got);
-                    tp_philox4 want = tp_philox_draw(seeds[a], worlds[w], bodies[i], s);
-                    for (int k = 0; k < 4; ++k, ++compared)
-                        cr_assert_eq(got[k], want.v[k],
-                                     "seed %llx world %u body %u stream %u word %d: cuRAND %08x, philox.h %08x",
-                                     (unsigned long long)seeds[a], worlds[w], bodies[i], s, k, got[k], want.v[k]);
-                }
-    cr_assert_eq(compared, 5 * 4 * 4 * 4 * 4);
+                for (size_t e = 0; e < sizeof episodes / sizeof episodes[0]; ++e)
+                    for (uint32_t s = 0; s < 4; ++s) {
+                        uint32_t got[4];
+                        tp_test_curand_draw(seeds[a], worlds[w], bodies[i], s, episodes[e], got);
+                        tp_philox4 want = tp_philox_draw(seeds[a], worlds[w], bodies[i], s, episodes[e]);
+                        for (int k = 0; k < 4; ++k, ++compared)
+                            cr_assert_eq(got[k], want.v[k],
+                                         "seed %llx world %u body %u stream %u episode %u word %d: cuRAND %08x, "
+                                         "philox.h %08x",
+                                         (unsigned long long)seeds[a], worlds[w], bodies[i], s, episodes[e], k, got[k],
+                                         want.v[k]);
+                    }
+    cr_assert_eq(compared, 5 * 4 * 4 * 4 * 4 * 4);
 }
 
 Test(curand, body_draws_match)
 {
     for (uint32_t w = 0; w < 16; ++w)
-        for (uint32_t i = 0; i < 16; ++i) {
-            tp_body_draws got, want = tp_body_draws_philox(42u, w, i);
-            tp_test_body_draws_curand(42u, w, i, &got);
-            cr_assert(memcmp(&got, &want, sizeof got) == 0, "world %u body %u: draws differ", w, i);
-        }
+        for (uint32_t i = 0; i < 16; ++i)
+            for (uint32_t e = 0; e < 3; ++e) {
+                tp_body_draws got, want = tp_body_draws_philox(42u, w, i, e);
+                tp_test_body_draws_curand(42u, w, i, e, &got);
+                cr_assert(memcmp(&got, &want, sizeof got) == 0, "world %u body %u episode %u: draws differ", w, i, e);
+            }
 }
 
 /* curand_uniform's map is tp_uniform01's: the same float bits, ends included. */
@@ -97,7 +104,7 @@ Test(curand, world_reset_matches_cpu)
         cr_assert_neq(memcmp(stepped->pos + 3 * o, fresh->pos + 3 * o, 3 * B * sizeof(float)), 0,
                       "world %d did not move in 20 steps: the test would prove nothing", w);
         tp_world wd = tp_batch_world(stepped, w);
-        tp_test_init_world_curand(&wd, m->body_init, &r);
+        tp_test_init_world_curand(&wd, m->body_init, &r, 0u);
         expect_same_slice(stepped->pos + 3 * o, fresh->pos + 3 * o, 3 * B * sizeof(float), "pos", w);
         expect_same_slice(stepped->quat + 4 * o, fresh->quat + 4 * o, 4 * B * sizeof(float), "quat", w);
         expect_same_slice(stepped->v + 3 * o, fresh->v + 3 * o, 3 * B * sizeof(float), "v", w);

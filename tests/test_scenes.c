@@ -85,7 +85,7 @@ Test(philox, matches_curand_host_generator)
         unsigned int out[16];
         cr_assert_eq(generate(gen, out, 16), 0);
         for (uint32_t k = 0; k < 4; ++k) {
-            tp_philox4 mine = tp_philox_draw(seeds[s], 0, k, 0);
+            tp_philox4 mine = tp_philox_draw(seeds[s], 0, k, 0, 0);
             for (int j = 0; j < 4; ++j)
                 cr_expect_eq(out[4 * k + j], mine.v[j], "seed %llx block %u word %d: cuRAND %08x, torpor %08x",
                              seeds[s], k, j, out[4 * k + j], mine.v[j]);

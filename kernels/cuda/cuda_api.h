@@ -72,8 +72,9 @@ tp_status tp_cuda_wait(void *c);
  * the last step wrote (the caller flips it after). */
 tp_status tp_cuda_step(tp_cuda_batch *c, int current);
 /* Reset worlds[0 .. count), each listed once, on the device (cuRAND draws,
- * kernels/cuda/curand_draws.h: the host's bits). Asynchronous. */
-tp_status tp_cuda_reset(tp_cuda_batch *c, const int32_t *worlds, int count);
+ * kernels/cuda/curand_draws.h: the host's bits), world w in episode episode[w]
+ * ([W], read before the call returns). Asynchronous. */
+tp_status tp_cuda_reset(tp_cuda_batch *c, const int32_t *worlds, const uint32_t *episode, int count);
 
 #ifdef __cplusplus
 }

@@ -73,8 +73,10 @@ cudaError_t tp_launch_stage(tp_cuda_batch *c, int stage, int current, cudaStream
 cudaError_t tp_launch_set_if(const tp_dev &d, cudaGraphConditionalHandle handle, cudaStream_t s);
 /* stages.cu: every world's key segment filled with its sentinel and its slots numbered. */
 cudaError_t tp_launch_sort_init(const tp_dev &d, int items, cudaStream_t s);
-/* stages.cu: reset worlds[0 .. count) (count <= TP_RESET_CHUNK). */
-#define TP_RESET_CHUNK 4096
-cudaError_t tp_launch_reset(const tp_cuda_batch *c, const int32_t *worlds, int count, cudaStream_t s);
+/* stages.cu: reset worlds[0 .. count) (count <= TP_RESET_CHUNK), world w in
+ * episode episode[w] (episode has one entry per world of the batch). */
+#define TP_RESET_CHUNK 2048
+cudaError_t tp_launch_reset(const tp_cuda_batch *c, const int32_t *worlds, const uint32_t *episode, int count,
+                            cudaStream_t s);
 
 #endif

@@ -117,11 +117,11 @@ extern "C" tp_status tp_cuda_step(tp_cuda_batch *c, int current)
     return TP_OK;
 }
 
-extern "C" tp_status tp_cuda_reset(tp_cuda_batch *c, const int32_t *worlds, int count)
+extern "C" tp_status tp_cuda_reset(tp_cuda_batch *c, const int32_t *worlds, const uint32_t *episode, int count)
 {
     for (int first = 0; first < count; first += TP_RESET_CHUNK) {
         int n = count - first < TP_RESET_CHUNK ? count - first : TP_RESET_CHUNK;
-        TP_CUDA_TRY(c, tp_launch_reset(c, worlds + first, n, c->stream), "launch of tp_reset_kernel");
+        TP_CUDA_TRY(c, tp_launch_reset(c, worlds + first, episode, n, c->stream), "launch of tp_reset_kernel");
     }
     return TP_OK;
 }

@@ -101,11 +101,12 @@ __global__ void tp_set_if_kernel(tp_dev d, cudaGraphConditionalHandle handle)
     cudaGraphSetConditional(handle, any ? 1u : 0u);
 }
 
-/* World indices passed by value (16 KiB of kernel parameters: CUDA 12.1+ on
- * Volta and later take 32,764 bytes), so no host buffer has to outlive an
- * asynchronous copy. */
+/* World indices and episodes passed by value (16 KiB of kernel parameters:
+ * CUDA 12.1+ on Volta and later take 32,764 bytes), so no host buffer has to
+ * outlive an asynchronous copy. */
 struct tp_reset_list {
     int32_t world[TP_RESET_CHUNK];
+    uint32_t episode[TP_RESET_CHUNK]; /* the world's episode: its draws (kernels/philox.h) */
 };
 
 /* Block k resets world list.world[k] as tp_batch_init_world does on the host:
@@ -119,7 +120,7 @@ __global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r, tp_reset_list l
                               &d.L.contact_overflow[w], &d.L.faults[w]);
     __syncthreads();
     tp_world wd = tp_layout_world(&d.L, w);
-    for (int i = threadIdx.x; i < d.L.bodies; i += blockDim.x) tp_world_init_body_curand(&wd, i, &d.body_init[i], &r);
+    for (int i = threadIdx.x; i < d.L.bodies; i += blockDim.x) tp_world_init_body_curand(&wd, i, &d.body_init[i], &r, list.episode[blockIdx.x]);
     __syncthreads();
     if (threadIdx.x == 0) tp_world_count(&wd, d.L.awake_count + w, d.L.sleeping_count + w, d.L.checking_count + w);
 }
@@ -180,11 +181,13 @@ cudaError_t tp_launch_sort_init(const tp_dev &d, int items, cudaStream_t s)
     return cudaGetLastError();
 }
 
-cudaError_t tp_launch_reset(const tp_cuda_batch *c, const int32_t *worlds, int count, cudaStream_t s)
+cudaError_t tp_launch_reset(const tp_cuda_batch *c, const int32_t *worlds, const uint32_t *episode, int count,
+                            cudaStream_t s)
 {
     tp_reset_list list;
     memset(&list, 0, sizeof list);
     memcpy(list.world, worlds, (size_t)count * sizeof(int32_t));
+    for (int i = 0; i < count; ++i) list.episode[i] = episode[worlds[i]];
     tp_reset_kernel<<<(unsigned int)count, TP_BLOCK_THREADS, 0, s>>>(c->d, c->randomize, list);
     return cudaGetLastError();
 }

@@ -1,0 +1,337 @@
+/* writes_batched.c - writes of many worlds in one call, per-world parameters,
+ * episodes and resets by selection (include/torpor.h, "batched writes and
+ * episodes").
+ *
+ * Each call runs in three passes, so that a bad value anywhere changes nothing
+ * (acceptance case C12): check the selection and every value of every selected
+ * row; make the selected worlds current on the host (a copy on CUDA, nothing on
+ * the CPU); write. The writes are those of the single-body calls
+ * (csrc/body_ops.c), body by body, so a batched write and the same single
+ * writes give the same bits. */
+#include "batch.h"
+
+#include "batch_wake.h"
+#include "body_ops.h"
+#include "error.h"
+#include "manifold.h" /* TP_CONTACT_MARGIN */
+
+#include <math.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- selections */
+
+/* Rows of the data arrays of a selection. */
+static int sel_rows(const tp_batch *b, const tp_world_select *s)
+{
+    return s && s->indices ? s->count : b->worlds;
+}
+
+/* World of row r, or -1 if the row is not selected (a mask's 0). */
+static int sel_world(const tp_world_select *s, int r)
+{
+    if (!s) return r;
+    if (s->indices) return s->indices[r];
+    return !s->mask || s->mask[r] ? r : -1;
+}
+
+/* An index list must name each world once, in range. */
+static tp_status check_select(tp_batch *b, const tp_world_select *s, const char *call)
+{
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
+    if (!s || !s->indices) return TP_OK;
+    if (s->count < 0) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: select.count must be >= 0, got %d", call, s->count);
+    tp_status st = TP_OK;
+    int i = 0;
+    for (; i < s->count && st == TP_OK; ++i) {
+        int w = s->indices[i];
+        if (w < 0 || w >= b->worlds)
+            st = tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: select.indices[%d] = %d out of range [0, %d); nothing was changed",
+                         call, i, w, b->worlds);
+        else if (b->world_mark[w])
+            st = tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: select.indices[%d] = %d names world %d a second time; nothing "
+                         "was changed", call, i, w, w);
+        else
+            b->world_mark[w] = 1;
+    }
+    for (int j = 0; j < i; ++j) /* clear what this call marked (the scratch is all 0 between calls) */
+        if (s->indices[j] >= 0 && s->indices[j] < b->worlds) b->world_mark[s->indices[j]] = 0;
+    return st;
+}
+
+/* Every value of the selected rows of `data` ([rows][n]) is finite and in
+ * [lo, hi]. */
+static tp_status check_values(const tp_batch *b, const tp_world_select *s, const float *data, int n, float lo, float hi,
+                              const char *call, const char *name)
+{
+    if (!data) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s is NULL", call, name);
+    int rows = sel_rows(b, s);
+    for (int r = 0; r < rows; ++r) {
+        if (sel_world(s, r) < 0) continue;
+        const float *x = data + (size_t)r * (size_t)n;
+        for (int i = 0; i < n; ++i)
+            if (!isfinite(x[i]) || x[i] < lo || x[i] > hi)
+                return tp_fail(TP_ERR_INVALID_ARGUMENT,
+                               "%s: %s[%d][%d] (world %d) must be finite and within [%g, %g], got %g; nothing was "
+                               "changed", call, name, r, i, sel_world(s, r), (double)lo, (double)hi, (double)x[i]);
+    }
+    return TP_OK;
+}
+
+/* A [rows][B][k] vector array: finite everywhere. */
+static tp_status check_vectors(const tp_batch *b, const tp_world_select *s, const float *data, int k, const char *call,
+                               const char *name)
+{
+    return check_values(b, s, data, b->bodies * k, -INFINITY, INFINITY, call, name);
+}
+
+/* Quaternions [rows][B][4]: finite and none zero. */
+static tp_status check_quats(const tp_batch *b, const tp_world_select *s, const float *quat, const char *call)
+{
+    tp_status st = check_vectors(b, s, quat, 4, call, "quat");
+    if (st) return st;
+    int rows = sel_rows(b, s);
+    for (int r = 0; r < rows; ++r) {
+        if (sel_world(s, r) < 0) continue;
+        for (int i = 0; i < b->bodies; ++i) {
+            const float *q = quat + 4 * ((size_t)r * (size_t)b->bodies + (size_t)i);
+            if (q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f)
+                return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: quat[%d][%d] (world %d) is the zero quaternion; nothing "
+                               "was changed", call, r, i, sel_world(s, r));
+        }
+    }
+    return TP_OK;
+}
+
+/* Make every selected world current on the host before it is written. */
+static tp_status begin_writes(tp_batch *b, const tp_world_select *s)
+{
+    if (!s || (!s->indices && !s->mask)) return tp_batch_begin_write(b, 0, b->worlds - 1);
+    int rows = sel_rows(b, s);
+    for (int r = 0; r < rows; ++r) {
+        int w = sel_world(s, r);
+        tp_status st = w < 0 ? TP_OK : tp_batch_begin_write(b, w, w);
+        if (st) return st;
+    }
+    return TP_OK;
+}
+
+/* Body i of world w takes writes: present, and dynamic or kinematic unless
+ * `any_type`. */
+static int writable(const tp_batch *b, size_t k, int i, int any_type)
+{
+    return !(b->flags[k] & TP_FLAG_REMOVED) && (any_type || b->model->bodies[i].type != TP_BODY_STATIC);
+}
+
+static int is_zero3(const float *v) { return v[0] == 0.0f && v[1] == 0.0f && v[2] == 0.0f; }
+
+/* Row r, body i of a [rows][B][k] array. */
+static const float *at(const tp_batch *b, const float *data, int r, int i, int k)
+{
+    return data + (size_t)k * ((size_t)r * (size_t)b->bodies + (size_t)i);
+}
+
+/* ---------------------------------------------------------------- forces, impulses */
+
+/* What to do with one body's vector row. */
+typedef enum { APPLY_FORCE, APPLY_TORQUE, APPLY_IMPULSE } apply_kind;
+
+static tp_status apply_one(tp_batch *b, apply_kind kind, int w, int i, const float *x, const float *point)
+{
+    if (kind == APPLY_FORCE) return tp_op_add_force(b, w, i, x, point);
+    if (kind == APPLY_TORQUE) return tp_op_add_torque(b, w, i, x);
+    return tp_op_add_impulse(b, w, i, x, point);
+}
+
+static tp_status apply_rows(tp_batch *b, const tp_world_select *s, apply_kind kind, const float *x, const float *point,
+                            const char *call, const char *name)
+{
+    tp_status st;
+    if ((st = check_select(b, s, call)) || (st = check_vectors(b, s, x, 3, call, name)) ||
+        (point && (st = check_vectors(b, s, point, 3, call, "point"))) || (st = begin_writes(b, s)))
+        return st;
+    int rows = sel_rows(b, s);
+    for (int r = 0; r < rows; ++r) {
+        int w = sel_world(s, r);
+        if (w < 0) continue;
+        for (int i = 0; i < b->bodies; ++i) {
+            size_t k = (size_t)w * (size_t)b->bodies + (size_t)i;
+            const float *xi = at(b, x, r, i, 3);
+            if (is_zero3(xi) || !writable(b, k, i, 0)) continue; /* a zero force is no wake event */
+            if ((st = apply_one(b, kind, w, i, xi, point ? at(b, point, r, i, 3) : NULL))) return st;
+        }
+    }
+    return TP_OK;
+}
+
+tp_status tp_batch_apply_forces(tp_batch *b, const tp_world_select *s, const float *force, const float *point)
+{
+    return apply_rows(b, s, APPLY_FORCE, force, point, "tp_batch_apply_forces", "force");
+}
+
+tp_status tp_batch_apply_torques(tp_batch *b, const tp_world_select *s, const float *torque)
+{
+    return apply_rows(b, s, APPLY_TORQUE, torque, NULL, "tp_batch_apply_torques", "torque");
+}
+
+tp_status tp_batch_apply_impulses(tp_batch *b, const tp_world_select *s, const float *impulse, const float *point)
+{
+    return apply_rows(b, s, APPLY_IMPULSE, impulse, point, "tp_batch_apply_impulses", "impulse");
+}
+
+/* ---------------------------------------------------------------- poses, velocities */
+
+/* Write poses (if pos) and velocities (if v or w; the other keeps its value)
+ * of the selected rows, waking each body written. Values checked by the caller. */
+static tp_status write_state(tp_batch *b, const tp_world_select *s, const float *pos, const float *quat,
+                             const float *v, const float *w)
+{
+    int rows = sel_rows(b, s);
+    for (int r = 0; r < rows; ++r) {
+        int wd = sel_world(s, r);
+        if (wd < 0) continue;
+        for (int i = 0; i < b->bodies; ++i) {
+            size_t k = (size_t)wd * (size_t)b->bodies + (size_t)i;
+            tp_status st = TP_OK;
+            if (!writable(b, k, i, 0)) continue;
+            if (pos) st = tp_op_set_pose(b, wd, i, at(b, pos, r, i, 3), at(b, quat, r, i, 4));
+            if (!st && (v || w))
+                st = tp_op_set_velocity(b, wd, i, v ? at(b, v, r, i, 3) : b->v + 3 * k, w ? at(b, w, r, i, 3) : b->w + 3 * k);
+            if (st) return st;
+        }
+    }
+    return TP_OK;
+}
+
+tp_status tp_batch_set_poses(tp_batch *b, const tp_world_select *s, const float *pos, const float *quat)
+{
+    const char *call = "tp_batch_set_poses";
+    tp_status st;
+    if ((st = check_select(b, s, call)) || (st = check_vectors(b, s, pos, 3, call, "pos")) ||
+        (st = check_quats(b, s, quat, call)) || (st = begin_writes(b, s)))
+        return st;
+    return write_state(b, s, pos, quat, NULL, NULL);
+}
+
+tp_status tp_batch_set_velocities(tp_batch *b, const tp_world_select *s, const float *v, const float *w)
+{
+    const char *call = "tp_batch_set_velocities";
+    tp_status st;
+    if ((st = check_select(b, s, call)) || (st = check_vectors(b, s, v, 3, call, "v")) ||
+        (st = check_vectors(b, s, w, 3, call, "w")) || (st = begin_writes(b, s)))
+        return st;
+    return write_state(b, s, NULL, NULL, v, w);
+}
+
+/* ---------------------------------------------------------------- per-world parameters */
+
+tp_status tp_batch_set_gravities(tp_batch *b, const tp_world_select *s, const float *g)
+{
+    const char *call = "tp_batch_set_gravities";
+    tp_status st;
+    if ((st = check_select(b, s, call)) || (st = check_values(b, s, g, 3, -500.0f, 500.0f, call, "gravity")) ||
+        (st = begin_writes(b, s)))
+        return st;
+    int rows = sel_rows(b, s);
+    for (int r = 0; r < rows; ++r) {
+        int w = sel_world(s, r);
+        if (w < 0) continue;
+        float *gw = b->gravity + 3 * w;
+        const float *gr = g + 3 * (size_t)r;
+        if (gw[0] == gr[0] && gw[1] == gr[1] && gw[2] == gr[2]) continue; /* no change, no wake */
+        memcpy(gw, gr, 3 * sizeof(float));
+        tp_wake_world(b, w); /* a change of gravity wakes everything in the world */
+    }
+    return TP_OK;
+}
+
+tp_status tp_batch_set_mass_scales(tp_batch *b, const tp_world_select *s, const float *scale)
+{
+    const char *call = "tp_batch_set_mass_scales";
+    tp_status st;
+    if ((st = check_select(b, s, call)) ||
+        (st = check_values(b, s, scale, b->bodies, 1e-30f, INFINITY, call, "scale")) || (st = begin_writes(b, s)))
+        return st;
+    int rows = sel_rows(b, s);
+    for (int r = 0; r < rows; ++r) {
+        int w = sel_world(s, r);
+        if (w < 0) continue;
+        for (int i = 0; i < b->bodies; ++i) {
+            size_t k = (size_t)w * (size_t)b->bodies + (size_t)i;
+            const tp_body_init *t = &b->model->body_init[i];
+            if (!t->dynamic || !writable(b, k, i, 0)) continue;
+            /* the same operations as the randomized draw (kernels/world_init.h),
+             * so writing a drawn scale back gives the drawn bits */
+            float inv_scale = 1.0f / scale[(size_t)r * (size_t)b->bodies + (size_t)i];
+            float inv_mass = t->inv_mass * inv_scale;
+            if (inv_mass == b->inv_mass[k] && t->inv_inertia[0] * inv_scale == b->inv_inertia[6 * k]) continue;
+            b->inv_mass[k] = inv_mass;
+            for (int c = 0; c < 6; ++c) b->inv_inertia[6 * k + c] = t->inv_inertia[c] * inv_scale;
+            tp_wake_body(b, w, i);
+        }
+    }
+    return TP_OK;
+}
+
+tp_status tp_batch_set_frictions(tp_batch *b, const tp_world_select *s, const float *friction)
+{
+    const char *call = "tp_batch_set_frictions";
+    tp_status st;
+    if ((st = check_select(b, s, call)) ||
+        (st = check_values(b, s, friction, b->bodies, 0.0f, INFINITY, call, "friction")) || (st = begin_writes(b, s)))
+        return st;
+    int rows = sel_rows(b, s);
+    for (int r = 0; r < rows; ++r) {
+        int w = sel_world(s, r);
+        if (w < 0) continue;
+        for (int i = 0; i < b->bodies; ++i) {
+            size_t k = (size_t)w * (size_t)b->bodies + (size_t)i;
+            float f = friction[(size_t)r * (size_t)b->bodies + (size_t)i];
+            if (!writable(b, k, i, 1) || b->friction[k] == f) continue; /* no change, no wake */
+            b->friction[k] = f;
+            if (b->model->bodies[i].type == TP_BODY_DYNAMIC)
+                tp_wake_body(b, w, i);
+            else /* in no island: wake what may touch it (as a removal does) */
+                tp_wake_sphere(b, w, b->pos + 3 * k, b->model->bodies[i].bound_radius + TP_CONTACT_MARGIN);
+        }
+    }
+    return TP_OK;
+}
+
+/* ---------------------------------------------------------------- episodes and resets */
+
+tp_status tp_batch_get_episodes(const tp_batch *b, uint32_t *out)
+{
+    if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_get_episodes: batch or out is NULL");
+    memcpy(out, b->episode, (size_t)b->worlds * sizeof(uint32_t));
+    return TP_OK;
+}
+
+/* Reset the selected worlds (selection checked by the caller). */
+static tp_status reset_selected(tp_batch *b, const tp_world_select *s)
+{
+    if (s && s->indices) return tp_op_reset_unique_worlds(b, s->indices, s->count); /* checked: each once */
+    int n = 0;
+    for (int w = 0; w < b->worlds; ++w)
+        if (sel_world(s, w) >= 0) b->world_list[n++] = w;
+    return tp_op_reset_unique_worlds(b, b->world_list, n);
+}
+
+tp_status tp_batch_reset_select(tp_batch *b, const tp_world_select *s)
+{
+    tp_status st = check_select(b, s, "tp_batch_reset_select");
+    return st ? st : reset_selected(b, s);
+}
+
+tp_status tp_batch_reset_to_state(tp_batch *b, const tp_world_select *s, const float *pos, const float *quat,
+                                  const float *v, const float *w)
+{
+    const char *call = "tp_batch_reset_to_state";
+    tp_status st;
+    if ((st = check_select(b, s, call)) || (st = check_vectors(b, s, pos, 3, call, "pos")) ||
+        (st = check_quats(b, s, quat, call)) || (v && (st = check_vectors(b, s, v, 3, call, "v"))) ||
+        (w && (st = check_vectors(b, s, w, 3, call, "w"))))
+        return st;
+    if ((st = reset_selected(b, s)) || (st = begin_writes(b, s))) return st;
+    /* (a reset world is all awake with its timers at 0: the writes' wakes change nothing) */
+    return write_state(b, s, pos, quat, v, w);
+}

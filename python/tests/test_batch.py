@@ -1,0 +1,175 @@
+"""The torpor package over libtorpor: zero-copy views, writes, resets, errors."""
+import numpy as np
+import pytest
+
+import torpor
+from torpor._ffi import ffi, lib
+
+FIELDS = {  # name: (dtype, per body, trailing shape)
+    "pos": (np.float32, True, (3,)), "quat": (np.float32, True, (4,)), "v": (np.float32, True, (3,)),
+    "w": (np.float32, True, (3,)), "body_awake": (np.uint8, True, ()), "sleep_state": (np.uint8, True, ()),
+    "quiet_timer": (np.float32, True, ()), "removed": (np.uint8, True, ()), "contact_f": (np.float32, True, (3,)),
+    "island": (np.int32, True, ()), "awake_count": (np.int32, False, ()), "sleeping_count": (np.int32, False, ()),
+    "checking_count": (np.int32, False, ()), "contact_overflow": (np.int32, False, ()), "faults": (np.uint8, False, ()),
+}
+
+
+def test_shapes_and_dtypes(tower):
+    b = torpor.Batch(tower, worlds=5)
+    s = b.state()
+    assert (b.worlds, b.bodies) == (5, 11)
+    for name, (dtype, per_body, tail) in FIELDS.items():
+        a = getattr(s, name)
+        assert a.dtype == dtype, name
+        assert a.shape == ((5, 11) + tail if per_body else (5,)), name
+        assert a.flags.c_contiguous and not a.flags.writeable, name
+
+
+def test_views_are_the_batch_memory(tower):
+    """No copy on the CPU: each array starts at the C view's pointer, and a view
+    taken before a step shows the step."""
+    b = torpor.Batch(tower, worlds=4)
+    s = b.state()
+    view = ffi.new("tp_state_view *")
+    assert lib.tp_batch_state(b._ptr, view) == 0
+    for name in FIELDS:
+        assert getattr(s, name).__array_interface__["data"][0] == int(ffi.cast("uintptr_t", getattr(view, name))), name
+    z0 = s.pos[:, 10, 2].copy()
+    b.apply_impulses(np.broadcast_to([0.0, 0.0, 3.0], (4, b.bodies, 3)) * (np.arange(b.bodies) == 10)[None, :, None])
+    b.step(10)
+    # 3 m/s up for 1/6 s under gravity: 3 t - g t^2 / 2 = 0.36 m (the cube above it is gone)
+    rise = s.pos[:, 10, 2] - z0
+    assert np.all((rise > 0.3) & (rise < 0.42)), f"the old view does not show the step (a copy?): {rise}"
+    assert np.shares_memory(s.pos, b.state().pos)
+    with pytest.raises(ValueError):
+        s.pos[0, 0, 0] = 1.0  # read-only: writes go through the API
+
+
+def test_view_keeps_batch_alive(tower):
+    pos = torpor.Batch(tower, worlds=2).state().pos  # the batch has no other reference
+    assert pos.shape == (2, 11, 3) and np.isfinite(pos).all() and pos[0, 10, 2] > 9.0
+
+
+def snapshot(b):
+    s = b.state()
+    return {name: getattr(s, name).copy() for name in ("pos", "quat", "v", "w", "sleep_state", "quiet_timer")}
+
+
+def test_mask_reset_leaves_other_worlds_bit_identical(rand_model):
+    b, ref = torpor.Batch(rand_model, worlds=6), torpor.Batch(rand_model, worlds=6)
+    for x in (b, ref):
+        x.step(30)
+    mask = np.array([False, True, False, False, True, False])
+    before = snapshot(b)
+    b.reset(mask)
+    after = snapshot(b)
+    for name in before:
+        assert before[name][~mask].tobytes() == after[name][~mask].tobytes(), name
+        if name in ("pos", "quat"):  # a new draw (the rest may be at rest either way)
+            assert before[name][mask].tobytes() != after[name][mask].tobytes(), name
+    b.step(20)
+    ref.step(20)
+    for w in np.flatnonzero(~mask):
+        assert b.world_hash(int(w)) == ref.world_hash(int(w))
+    assert list(b.episodes) == [0, 1, 0, 0, 1, 0]
+
+
+def test_resets_redraw_and_are_reproducible(rand_model):
+    """Each reset is a new draw; the same seed and resets give the same bits at
+    any world count; another seed gives other bits."""
+    a, c = torpor.Batch(rand_model, worlds=4, seed=5), torpor.Batch(rand_model, worlds=11, seed=5)
+    other = torpor.Batch(rand_model, worlds=4, seed=6)
+    draws = [a.state().pos[2].copy()]
+    for _ in range(3):
+        for x in (a, c, other):
+            x.reset([2])
+        draws.append(a.state().pos[2].copy())
+        assert a.state().pos[2].tobytes() == c.state().pos[2].tobytes()
+        assert a.world_hash(2) == c.world_hash(2)
+        assert a.world_hash(2) != other.world_hash(2)
+    for i in range(4):
+        for j in range(i):
+            assert draws[i].tobytes() != draws[j].tobytes(), f"episodes {i} and {j} drew the same poses"
+    assert a.episodes[2] == 3 and c.episodes[2] == 3 and a.episodes[0] == 0
+
+
+def test_batched_writes_reach_only_selected_worlds(rand_model):
+    b = torpor.Batch(rand_model, worlds=5)
+    v0 = b.state().v.copy()
+    J = np.zeros((2, b.bodies, 3), np.float32)
+    J[:, 3, 0] = 1.0
+    b.apply_impulses(J, worlds=[4, 1])
+    v = b.state().v
+    moved = np.flatnonzero(np.any(v != v0, axis=(1, 2)))
+    assert list(moved) == [1, 4]
+    # dv = J / m: a 0.4 m cube of 1000 kg/m^3 is 64 kg, its mass scaled by 0.8 .. 1.25
+    assert 1.0 / (64 * 1.25) * 0.999 < v[1, 3, 0] < 1.0 / (64 * 0.8) * 1.001
+    b.set_gravity([0.0, 0.0, -1.62], worlds=np.array([False, False, True, False, False]))
+    assert b.gravity(2)[2] == np.float32(-1.62) and b.gravity(0)[2] == np.float32(-9.81)
+    b.set_friction(0.0)  # broadcast to every world and body
+    b.set_mass_scale(np.full((5, b.bodies), 2.0))
+
+
+def test_reset_to_state(rand_model):
+    src, b = torpor.Batch(rand_model, worlds=3), torpor.Batch(rand_model, worlds=3)
+    src.step(25)
+    s = src.state()
+    b.reset_to_state(s.pos[1:2], s.quat[1:2], s.v[1:2], worlds=[0])
+    got = b.state()
+    assert got.pos[0, 1:].tobytes() == s.pos[1, 1:].tobytes()
+    assert got.v[0, 1:].tobytes() == s.v[1, 1:].tobytes()
+    assert b.episodes[0] == 1
+
+
+def test_bad_inputs_raise_with_the_c_message(rand_model, tmp_path):
+    b = torpor.Batch(rand_model, worlds=3)
+    h = b.state_hash()
+    f = np.zeros((3, b.bodies, 3), np.float32)
+    f[2, 3, 1] = np.nan
+    with pytest.raises(torpor.InvalidArgumentError, match=r"force\[2\]\[10\] \(world 2\) must be finite.*nothing"):
+        b.apply_forces(f)
+    with pytest.raises(torpor.InvalidArgumentError, match="out of range"):
+        b.apply_forces(np.zeros((1, b.bodies, 3)), worlds=[3])
+    with pytest.raises(torpor.InvalidArgumentError, match="second time"):
+        b.reset([1, 1])
+    with pytest.raises(torpor.InvalidArgumentError, match="within"):
+        b.set_gravity([0, 0, -600])
+    with pytest.raises(ValueError, match="shape"):
+        b.apply_forces(np.zeros((2, b.bodies, 3)))
+    with pytest.raises(ValueError, match="mask"):
+        b.reset(np.array([True, False]))
+    with pytest.raises(torpor.InvalidArgumentError, match="steps must be >= 0"):
+        b.step(-1)
+    assert b.state_hash() == h, "a refused call changed the batch"
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"bodies": [{"size": [1, -1, 1]}]}')
+    with pytest.raises(torpor.SceneError, match=r"bad.json:1:\d+: bodies\[0\]\.size"):
+        torpor.Model.load(bad)
+    with pytest.raises(OSError):
+        torpor.Model.load(tmp_path / "missing.json")
+    with pytest.raises(torpor.InvalidArgumentError, match="worlds"):
+        torpor.Batch(rand_model, worlds=0)
+    with pytest.raises(ValueError, match="backend"):
+        torpor.Batch(rand_model, backend="tpu")
+    b.close()
+    with pytest.raises(ValueError, match="closed"):
+        b.step()
+
+
+@pytest.mark.skipif(torpor.cuda_device_count() > 0, reason="a CUDA device is present")
+def test_cuda_backend_without_device_raises(rand_model):
+    with pytest.raises(torpor.BackendError, match="cuda"):
+        torpor.Batch(rand_model, backend="cuda")
+
+
+def test_build_model_in_code():
+    m = torpor.Model.build([{"name": "ground", "type": "static", "size": [10, 10, 1], "pos": [0, 0, -0.5]},
+                            {"name": "ball", "shape": "ball", "size": [0.5, 0.5, 0.5], "pos": [0, 0, 2], "mass": 2.0}],
+                           gravity=(0, 0, -9.81), dt=1 / 60)
+    assert m.body_names == ["ground", "ball"] and m.find_body("ball") == 1 and list(m.body_types()) == [1, 0]
+    b = torpor.Batch(m, worlds=2)
+    b.step(30)  # 0.5 s of free fall: z = 2 - g t^2 / 2 = 0.774 m, within dt g t of it
+    z = b.state().pos[:, 1, 2]
+    assert np.all(np.abs(z - (2.0 - 0.5 * 9.81 * 0.25)) < 9.81 * 0.5 / 60)
+    with pytest.raises(torpor.InvalidArgumentError, match="size"):
+        torpor.Model.build([{"size": [1, 0, 1]}])

@@ -1,0 +1,25 @@
+"""torpor: many replicated rigid-body worlds with island sleep, from Python.
+
+A thin layer over the C library libtorpor (CFFI, declarations read from
+torpor.h): the C library is the one implementation. Quick start::
+
+    import numpy as np, torpor
+    model = torpor.Model.load("scenes/tower.json")
+    batch = torpor.Batch(model, worlds=1024)
+    s = batch.state()                    # read-only NumPy views, no copy on the CPU
+    push = np.zeros((2, batch.bodies, 3), np.float32); push[:, 10, 0] = 2.0
+    batch.apply_impulses(push, worlds=[3, 7])
+    batch.step(60)
+    fallen = s.pos[:, 10, 2] < 5.0       # (W,) the top cube fell
+    batch.reset(fallen)                  # mask reset: a new random draw per world
+
+Units are SI (m, kg, s, rad, N), z up, quaternions [x, y, z, w], float32.
+"""
+from ._ffi import library_path
+from .core import (BackendError, Batch, InvalidArgumentError, Model, SceneError, State, TorporError, WorldSelection,
+                   cuda_built, cuda_device_count)
+
+__version__ = "0.1.0"
+
+__all__ = ["Batch", "Model", "State", "TorporError", "InvalidArgumentError", "SceneError", "BackendError",
+           "WorldSelection", "cuda_built", "cuda_device_count", "library_path", "__version__"]

@@ -1,0 +1,472 @@
+"""Models, batches and zero-copy state views over libtorpor (include/torpor.h).
+
+Conventions are the C library's: SI units (m, kg, s, rad, N), z up, quaternions
+``[x, y, z, w]``, float32 state, arrays world-major. Shapes below use
+W = worlds and B = bodies per world (static bodies included).
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional, Sequence, Union
+
+import numpy as np
+
+from ._ffi import ffi, lib
+
+WorldSelection = Union[None, Sequence[int], np.ndarray]
+"""Which worlds a call acts on: None (all), an index array/list (int), or a
+boolean mask of shape (W,)."""
+
+
+class TorporError(Exception):
+    """A failed libtorpor call; the message is the library's (tp_last_error).
+
+    ``status`` is the C status code (``tp_status``), ``status_name`` its name.
+    """
+
+    def __init__(self, status: int, message: str):
+        self.status = status
+        self.status_name = ffi.string(lib.tp_status_name(status)).decode()
+        super().__init__(f"{message} [{self.status_name}]")
+
+
+class InvalidArgumentError(TorporError, ValueError):
+    """TP_ERR_INVALID_ARGUMENT: a bad value; nothing was changed."""
+
+
+class SceneError(TorporError, ValueError):
+    """TP_ERR_PARSE: a malformed or invalid scene."""
+
+
+class BackendError(TorporError, RuntimeError):
+    """TP_ERR_BACKEND or TP_ERR_CUDA: the backend is missing or failed."""
+
+
+_ERRORS = {1: InvalidArgumentError, 2: SceneError, 3: OSError, 6: BackendError, 7: BackendError}
+
+
+def _check(status: int) -> None:
+    if status != 0:
+        message = ffi.string(lib.tp_last_error()).decode()
+        cls = _ERRORS.get(status, TorporError)
+        if cls is OSError:
+            raise _IOError(status, message)
+        raise cls(status, message)
+
+
+class _IOError(TorporError, OSError):
+    """TP_ERR_IO: a file could not be read or written."""
+
+
+_ERRORS[3] = _IOError
+
+_EMPTY_LIST = ffi.new("int32_t[1]")
+_BACKENDS = {"cpu": 0, "cuda": 1, "auto": 2}
+_BODY_TYPES = {"dynamic": 0, "static": 1, "kinematic": 2}
+_SHAPES = {"box": 0, "ball": 1, "cylinder": 2, "capsule": 3, "wedge": 4, "corner_wedge": 5}
+
+
+def cuda_built() -> bool:
+    """True if the library was compiled with the CUDA backend."""
+    return bool(lib.tp_cuda_built())
+
+
+def cuda_device_count() -> int:
+    """Number of CUDA devices usable now (0 without a GPU or CUDA support)."""
+    return int(lib.tp_cuda_device_count())
+
+
+# ---------------------------------------------------------------- model
+
+
+class Model:
+    """An immutable template world, from a scene file, a JSON string or a list of bodies.
+
+    Use :meth:`load`, :meth:`from_json` or :meth:`build`; a model must outlive
+    the batches made from it (a :class:`Batch` keeps a reference to it).
+    """
+
+    def __init__(self, _ptr: Any):
+        self._ptr = _ptr
+
+    @classmethod
+    def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Model":
+        """Load a scene file (JSON, docs/scene-format.md). Raises SceneError / OSError."""
+        out = ffi.new("tp_model **")
+        _check(lib.tp_model_load(str(path).encode(), out))
+        return cls(ffi.gc(out[0], lib.tp_model_destroy))
+
+    @classmethod
+    def from_json(cls, text: str, source: str = "<string>") -> "Model":
+        """Compile a scene from a JSON string; ``source`` names it in error messages."""
+        out = ffi.new("tp_model **")
+        _check(lib.tp_model_load_string(text.encode(), source.encode(), out))
+        return cls(ffi.gc(out[0], lib.tp_model_destroy))
+
+    @classmethod
+    def build(cls, bodies: Sequence[Mapping[str, Any]], *, name: str = "scene",
+              gravity: Sequence[float] = (0.0, 0.0, -9.81), dt: float = 1.0 / 60.0, substeps: int = 4,
+              randomize: Optional[Mapping[str, Any]] = None, sleep: Optional[Mapping[str, Any]] = None) -> "Model":
+        """Build a model in code (the C builder, tp_builder_*).
+
+        bodies: dicts with the keys of ``tp_body_def``: ``name``, ``type``
+        ("dynamic", "static", "kinematic"), ``shape`` ("box", "ball", "cylinder",
+        "capsule", "wedge", "corner_wedge"), ``size`` (m, full extents [3]),
+        ``pos`` (m [3]), ``quat`` ([x, y, z, w]), ``vel`` (m/s [3]), ``ang_vel``
+        (rad/s [3]), ``density`` (kg/m^3), ``mass`` (kg), ``friction``,
+        ``restitution``. Missing keys take the C defaults.
+        gravity: m/s^2 [3]; dt: s; randomize: keys of ``tp_randomize_def``
+        (``seed``, ``pos_noise`` m, ``yaw_noise_deg``, ``mass_scale`` [2],
+        ``friction_range`` [2]); sleep: keys of ``tp_sleep_def``.
+        Raises InvalidArgumentError naming the bad value.
+        """
+        keep = []  # C strings alive until the builder has copied them
+
+        def cstr(s: str) -> Any:
+            p = ffi.new("char[]", s.encode())
+            keep.append(p)
+            return p
+
+        md = ffi.new("tp_model_def *", lib.tp_default_model_def())
+        md.name = cstr(name)
+        md.gravity = list(map(float, gravity))
+        md.dt = dt
+        md.substeps = substeps
+        for key, value in (randomize or {}).items():
+            if key == "friction_range":
+                md.randomize.has_friction_range = 1
+            setattr(md.randomize, key, value)
+        for key, value in (sleep or {}).items():
+            setattr(md.sleep, key, value)
+        builder = ffi.new("tp_builder **")
+        _check(lib.tp_builder_create(md, builder))
+        b = ffi.gc(builder[0], lib.tp_builder_destroy)
+        for i, body in enumerate(bodies):
+            bd = ffi.new("tp_body_def *", lib.tp_default_body_def())
+            for key, value in body.items():
+                if key == "name":
+                    bd.name = cstr(value)
+                elif key == "type":
+                    bd.type = _BODY_TYPES[value]
+                elif key == "shape":
+                    bd.shape = _SHAPES[value]
+                elif key in ("size", "pos", "quat", "vel", "ang_vel"):
+                    setattr(bd, key, [float(x) for x in value])
+                elif key in ("density", "mass", "friction", "restitution"):
+                    setattr(bd, key, float(value))
+                else:
+                    raise KeyError(f"bodies[{i}]: unknown key {key!r}")
+            _check(lib.tp_builder_add_body(b, bd, ffi.NULL))
+        out = ffi.new("tp_model **")
+        _check(lib.tp_builder_finish(b, out))
+        return cls(ffi.gc(out[0], lib.tp_model_destroy))
+
+    @property
+    def name(self) -> str:
+        return ffi.string(lib.tp_model_name(self._ptr)).decode()
+
+    @property
+    def body_count(self) -> int:
+        """Bodies per world, static ones included (B)."""
+        return int(lib.tp_model_body_count(self._ptr))
+
+    @property
+    def dynamic_body_count(self) -> int:
+        return int(lib.tp_model_dynamic_body_count(self._ptr))
+
+    @property
+    def body_names(self) -> list[str]:
+        return [ffi.string(lib.tp_model_body_name(self._ptr, i)).decode() for i in range(self.body_count)]
+
+    def find_body(self, name: str) -> int:
+        """Index of the body called ``name``, or -1."""
+        return int(lib.tp_model_find_body(self._ptr, name.encode()))
+
+    @property
+    def dt(self) -> float:
+        """Step length, s."""
+        return float(lib.tp_model_get_def(self._ptr).dt)
+
+    def body_types(self) -> np.ndarray:
+        """(B,) int: tp_body_type of each body (0 dynamic, 1 static, 2 kinematic)."""
+        bd = ffi.new("tp_body_def *")
+        types = []
+        for i in range(self.body_count):
+            _check(lib.tp_model_get_body_def(self._ptr, i, bd))
+            types.append(int(bd.type))
+        return np.array(types, dtype=np.int32)
+
+
+# ---------------------------------------------------------------- state views
+
+
+class _ArrayView:
+    """A host array of the batch seen through ``__array_interface__``; holding
+    the batch keeps the memory alive while NumPy arrays over it exist."""
+
+    def __init__(self, owner: "Batch", address: int, shape: tuple, typestr: str, readonly: bool):
+        self._owner = owner
+        self.__array_interface__ = {"data": (address, readonly), "shape": shape, "typestr": typestr, "version": 3}
+
+
+_VIEW_FIELDS = {  # name: (element type, trailing shape, per body)
+    "pos": ("<f4", (3,), True), "quat": ("<f4", (4,), True), "v": ("<f4", (3,), True), "w": ("<f4", (3,), True),
+    "body_awake": ("|u1", (), True), "sleep_state": ("|u1", (), True), "quiet_timer": ("<f4", (), True),
+    "removed": ("|u1", (), True), "contact_f": ("<f4", (3,), True), "island": ("<i4", (), True),
+    "awake_count": ("<i4", (), False), "sleeping_count": ("<i4", (), False), "checking_count": ("<i4", (), False),
+    "contact_overflow": ("<i4", (), False), "faults": ("|u1", (), False),
+}
+
+
+@dataclass(frozen=True)
+class State:
+    """Read-only NumPy views of a batch's state, without copies (CPU backend).
+
+    pos (W, B, 3) m; quat (W, B, 4) [x, y, z, w]; v (W, B, 3) m/s; w (W, B, 3)
+    rad/s; body_awake (W, B) uint8; sleep_state (W, B) uint8 (0 awake, 1
+    sleeping, 2 checking); quiet_timer (W, B) s; removed (W, B) uint8;
+    contact_f (W, B, 3) N; island (W, B) int32; awake_count, sleeping_count,
+    checking_count, contact_overflow (W,) int32; faults (W,) uint8.
+
+    On the CPU backend the arrays are the batch's own memory: they show every
+    later step and write without being taken again. On CUDA they are the host
+    mirror, current after :meth:`Batch.state`. Writes go through the Batch
+    methods (the arrays are read-only).
+    """
+
+    pos: np.ndarray
+    quat: np.ndarray
+    v: np.ndarray
+    w: np.ndarray
+    body_awake: np.ndarray
+    sleep_state: np.ndarray
+    quiet_timer: np.ndarray
+    removed: np.ndarray
+    contact_f: np.ndarray
+    island: np.ndarray
+    awake_count: np.ndarray
+    sleeping_count: np.ndarray
+    checking_count: np.ndarray
+    contact_overflow: np.ndarray
+    faults: np.ndarray
+
+
+# ---------------------------------------------------------------- batch
+
+
+class Batch:
+    """N replicated worlds of one model on one backend (tp_batch).
+
+    Parameters: model; worlds (>= 1); backend "cpu", "cuda" or "auto";
+    threads (CPU threads, 0 = OpenMP default); seed (replaces the model's
+    randomization seed); contact_capacity (points per world, 0 = default).
+
+    Worlds are selected by ``worlds=``: None for all, an int array/list of
+    indices (each once), or a bool array of shape (W,). Per-world data has one
+    row per selected world for an index list, and W rows otherwise (rows of
+    unselected worlds are not read). Every write checks all its values first: a
+    non-finite or out-of-range value raises InvalidArgumentError with the C
+    message and nothing changes.
+    """
+
+    def __init__(self, model: Model, worlds: int = 1, *, backend: str = "cpu", threads: int = 0,
+                 seed: Optional[int] = None, contact_capacity: int = 0):
+        d = ffi.new("tp_batch_def *", lib.tp_default_batch_def())
+        d.worlds = worlds
+        if backend not in _BACKENDS:
+            raise ValueError(f"backend must be one of {sorted(_BACKENDS)}, got {backend!r}")
+        d.backend = _BACKENDS[backend]
+        d.threads = threads
+        d.contact_capacity = contact_capacity
+        if seed is not None:
+            d.has_seed = 1
+            d.seed = seed
+        out = ffi.new("tp_batch **")
+        _check(lib.tp_batch_create(model._ptr, d, out))
+        self.model = model
+        self._ptr = ffi.gc(out[0], lib.tp_batch_destroy)
+        self.worlds = int(lib.tp_batch_worlds(self._ptr))
+        self.bodies = int(lib.tp_batch_bodies(self._ptr))
+        self._view = ffi.new("tp_state_view *")
+        self._state: Optional[State] = None
+        self._select = ffi.new("tp_world_select *")
+
+    # -- lifetime
+    def close(self) -> None:
+        """Free the batch now. State arrays taken from it must not be used after."""
+        if self._ptr is not None:
+            ptr, self._ptr = self._ptr, None
+            ffi.gc(ptr, None)  # detach the finalizer, then free now
+            lib.tp_batch_destroy(ptr)
+            self._state = None
+
+    def __enter__(self) -> "Batch":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def _p(self) -> Any:
+        if self._ptr is None:
+            raise ValueError("the batch was closed")
+        return self._ptr
+
+    # -- info
+    @property
+    def backend(self) -> str:
+        return "cuda" if lib.tp_batch_backend(self._p()) == 1 else "cpu"
+
+    @property
+    def step_count(self) -> int:
+        return int(lib.tp_batch_step_count(self._p()))
+
+    @property
+    def time(self) -> float:
+        """Simulated time, s (steps x dt)."""
+        return float(lib.tp_batch_time(self._p()))
+
+    @property
+    def seed(self) -> int:
+        return int(lib.tp_batch_seed(self._p()))
+
+    # -- stepping and reading
+    def step(self, steps: int = 1) -> None:
+        """Advance every world by ``steps`` steps of dt."""
+        _check(lib.tp_batch_step(self._p(), steps))
+
+    def state(self) -> State:
+        """Read-only views of the whole state (see :class:`State`); no copy on the CPU."""
+        _check(lib.tp_batch_state(self._p(), self._view))
+        if self._state is None:
+            self._state = self._make_state()
+        return self._state
+
+    def _make_state(self) -> State:
+        W, B = self.worlds, self.bodies
+        arrays = {}
+        for name, (typestr, tail, per_body) in _VIEW_FIELDS.items():
+            ptr = getattr(self._view, name)
+            shape = (W, B) + tail if per_body else (W,)
+            address = int(ffi.cast("uintptr_t", ptr))
+            arrays[name] = np.asarray(_ArrayView(self, address, shape, typestr, True))
+        return State(**arrays)
+
+    def world_hash(self, world: int) -> int:
+        """64-bit FNV-1a hash of one world's state (docs/outputs.md)."""
+        out = ffi.new("uint64_t *")
+        _check(lib.tp_batch_world_hash(self._p(), world, out))
+        return int(out[0])
+
+    def state_hash(self) -> int:
+        out = ffi.new("uint64_t *")
+        _check(lib.tp_batch_state_hash(self._p(), out))
+        return int(out[0])
+
+    @property
+    def episodes(self) -> np.ndarray:
+        """(W,) uint32 copy: how many times each world was reset (its draw's episode)."""
+        out = np.empty(self.worlds, dtype=np.uint32)
+        _check(lib.tp_batch_get_episodes(self._p(), ffi.cast("uint32_t *", out.ctypes.data)))
+        return out
+
+    def gravity(self, world: int) -> np.ndarray:
+        """(3,) float32 gravity of one world, m/s^2."""
+        out = np.empty(3, dtype=np.float32)
+        _check(lib.tp_batch_get_gravity(self._p(), world, ffi.cast("float *", out.ctypes.data)))
+        return out
+
+    # -- selections and per-world data
+    def _selection(self, worlds: WorldSelection) -> tuple[Any, int, list]:
+        """(tp_world_select * or NULL, rows of data, arrays to keep alive)."""
+        if worlds is None:
+            return ffi.NULL, self.worlds, []
+        a = np.asarray(worlds)
+        sel = ffi.new("tp_world_select *")
+        if a.dtype == np.bool_:
+            if a.shape != (self.worlds,):
+                raise ValueError(f"a world mask must have shape ({self.worlds},), got {a.shape}")
+            m = np.ascontiguousarray(a, dtype=np.uint8)
+            sel.mask = ffi.cast("uint8_t *", m.ctypes.data)
+            return sel, self.worlds, [m, sel]
+        if a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
+            raise ValueError(f"worlds must be None, a bool mask or a 1-D array of world indices, got {a.dtype} {a.shape}")
+        if a.size and (a.min() < 0 or a.max() >= self.worlds):
+            bad = int(a[(a < 0) | (a >= self.worlds)][0])
+            raise InvalidArgumentError(1, f"worlds: index {bad} out of range [0, {self.worlds}); nothing was changed")
+        idx = np.ascontiguousarray(a, dtype=np.int32)
+        # an empty list is still a list (NULL would mean every world)
+        sel.indices = ffi.cast("int32_t *", idx.ctypes.data) if idx.size else _EMPTY_LIST
+        sel.count = idx.size
+        return sel, idx.size, [idx, sel]
+
+    def _rows(self, x: Any, rows: int, tail: tuple, name: str) -> tuple[Any, np.ndarray]:
+        """float32 C-contiguous [rows, *tail] (broadcast if needed) and its pointer."""
+        shape = (rows,) + tail
+        try:
+            a = np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.float32), shape))
+        except ValueError:
+            raise ValueError(f"{name} must have shape {shape} (or broadcast to it), got {np.shape(x)}") from None
+        return ffi.cast("float *", a.ctypes.data), a
+
+    def _call(self, fn: Any, worlds: WorldSelection, *data: tuple) -> None:
+        """fn(batch, select, arrays...) with each (value, tail shape, name) of data (None -> NULL)."""
+        sel, rows, keep = self._selection(worlds)
+        args = []
+        for value, tail, name in data:
+            if value is None:
+                args.append(ffi.NULL)
+            else:
+                ptr, arr = self._rows(value, rows, tail, name)
+                keep.append(arr)
+                args.append(ptr)
+        _check(fn(self._p(), sel, *args))
+
+    def apply_forces(self, force: Any, point: Any = None, worlds: WorldSelection = None) -> None:
+        """Forces (N) [rows, B, 3] for the next step, at world points (m) [rows, B, 3] or the centres."""
+        B = self.bodies
+        self._call(lib.tp_batch_apply_forces, worlds, (force, (B, 3), "force"), (point, (B, 3), "point"))
+
+    def apply_torques(self, torque: Any, worlds: WorldSelection = None) -> None:
+        """Torques (N m) [rows, B, 3] for the next step."""
+        self._call(lib.tp_batch_apply_torques, worlds, (torque, (self.bodies, 3), "torque"))
+
+    def apply_impulses(self, impulse: Any, point: Any = None, worlds: WorldSelection = None) -> None:
+        """Impulses (N s) [rows, B, 3] applied at once, at world points (m) or the centres."""
+        B = self.bodies
+        self._call(lib.tp_batch_apply_impulses, worlds, (impulse, (B, 3), "impulse"), (point, (B, 3), "point"))
+
+    def set_poses(self, pos: Any, quat: Any, worlds: WorldSelection = None) -> None:
+        """Positions (m) [rows, B, 3] and quaternions [x, y, z, w] [rows, B, 4]; static rows skipped."""
+        B = self.bodies
+        self._call(lib.tp_batch_set_poses, worlds, (pos, (B, 3), "pos"), (quat, (B, 4), "quat"))
+
+    def set_velocities(self, v: Any, w: Any, worlds: WorldSelection = None) -> None:
+        """Linear (m/s) and angular (rad/s) velocities [rows, B, 3]; static rows skipped."""
+        B = self.bodies
+        self._call(lib.tp_batch_set_velocities, worlds, (v, (B, 3), "v"), (w, (B, 3), "w"))
+
+    def set_gravity(self, gravity: Any, worlds: WorldSelection = None) -> None:
+        """Gravity (m/s^2) [rows, 3], each component in [-500, 500]."""
+        self._call(lib.tp_batch_set_gravities, worlds, (gravity, (3,), "gravity"))
+
+    def set_mass_scale(self, scale: Any, worlds: WorldSelection = None) -> None:
+        """Mass scale [rows, B] (> 0) of the dynamic bodies, relative to the model's mass."""
+        self._call(lib.tp_batch_set_mass_scales, worlds, (scale, (self.bodies,), "scale"))
+
+    def set_friction(self, friction: Any, worlds: WorldSelection = None) -> None:
+        """Friction coefficients [rows, B] (>= 0) of every body."""
+        self._call(lib.tp_batch_set_frictions, worlds, (friction, (self.bodies,), "friction"))
+
+    def reset(self, worlds: WorldSelection = None) -> None:
+        """Reset the selected worlds: each starts its next episode with a new random draw."""
+        sel, _, keep = self._selection(worlds)
+        _check(lib.tp_batch_reset_select(self._p(), sel))
+
+    def reset_to_state(self, pos: Any, quat: Any, v: Any = None, w: Any = None, worlds: WorldSelection = None) -> None:
+        """Reset the selected worlds (new episode), then set their dynamic and
+        kinematic bodies' poses [rows, B, 3] + [rows, B, 4] and, if given,
+        velocities [rows, B, 3] (m/s, rad/s)."""
+        B = self.bodies
+        self._call(lib.tp_batch_reset_to_state, worlds, (pos, (B, 3), "pos"), (quat, (B, 4), "quat"),
+                   (v, (B, 3), "v"), (w, (B, 3), "w"))
