@@ -41,6 +41,19 @@ extern "C" {
 #define TP_MAX_BODIES_PER_WORLD 32768
 #endif
 
+/* Bounds of the definitions (checked by the builder and the scene loader; the
+ * reason for each is in docs/scene-format.md, "Bounds"): a body's extents
+ * (m); a dynamic body's mass, given or density x volume (kg); the step dt (s);
+ * the randomized mass scale. */
+#define TP_MIN_SIZE 1e-4f
+#define TP_MAX_SIZE 1e4f
+#define TP_MIN_MASS 1e-9f
+#define TP_MAX_MASS 1e15f
+#define TP_MIN_DT 1e-30f
+#define TP_MAX_DT 1.0f
+#define TP_MIN_MASS_SCALE 0.01f
+#define TP_MAX_MASS_SCALE 100.0f
+
 /* ---------------------------------------------------------------- status */
 
 typedef enum tp_status {

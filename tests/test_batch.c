@@ -549,3 +549,49 @@ Test(batch, events_skip_faulted_worlds)
     tp_batch_destroy(b);
     tp_model_destroy(m);
 }
+
+/* C20 through the API: tp_batch_set_pose normalizes [3e38, 3e38, 0, 0] to
+ * [0.7071, 0.7071, 0, 0] and [1e-20, 0, 0, 0] to [1, 0, 0, 0] (never zero, never
+ * the identity), and refuses all zeros; the builder refuses a mass, size or dt
+ * past the bounds, naming the field. */
+Test(batch, set_pose_normalizes_huge_and_tiny_quaternions)
+{
+    tp_model *m = make_falling_model(1, 0.0f, NULL);
+    tp_batch *b = make_batch(m, 1, 1);
+    const float p[3] = {0, 0, 0}, huge[4] = {3e38f, 3e38f, 0, 0}, tiny[4] = {1e-20f, 0, 0, 0}, zero[4] = {0, 0, 0, 0};
+    cr_assert_eq(tp_batch_set_pose(b, 0, 0, p, huge), TP_OK, "%s", tp_last_error());
+    tp_state_view s = batch_view(b);
+    cr_assert(s.quat[0] == 0.70710677f && s.quat[1] == 0.70710677f && s.quat[2] == 0.0f && s.quat[3] == 0.0f,
+              "[3e38, 3e38, 0, 0] became [%g, %g, %g, %g]", s.quat[0], s.quat[1], s.quat[2], s.quat[3]);
+    cr_assert_eq(tp_batch_set_pose(b, 0, 0, p, tiny), TP_OK, "%s", tp_last_error());
+    s = batch_view(b);
+    cr_assert(s.quat[0] == 1.0f && s.quat[1] == 0.0f && s.quat[2] == 0.0f && s.quat[3] == 0.0f,
+              "[1e-20, 0, 0, 0] became [%g, %g, %g, %g]", s.quat[0], s.quat[1], s.quat[2], s.quat[3]);
+    cr_assert_eq(tp_batch_set_pose(b, 0, 0, p, zero), TP_ERR_INVALID_ARGUMENT);
+    s = batch_view(b);
+    cr_assert_eq(s.quat[0], 1.0f, "a refused write changed the pose");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+Test(batch, builder_refuses_values_past_the_bounds)
+{
+    tp_model_def md = tp_default_model_def();
+    md.dt = 3e38f;
+    tp_builder *bl = (tp_builder *)&md;
+    cr_assert_eq(tp_builder_create(&md, &bl), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_null(bl, "*out is NULL on failure");
+    cr_assert(strstr(tp_last_error(), "dt: must be within"), "%s", tp_last_error());
+    md = tp_default_model_def();
+    bl = builder_begin(&md);
+    tp_body_def bd = tp_default_body_def();
+    bd.mass = 1e-45f;
+    cr_assert_eq(tp_builder_add_body(bl, &bd, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "mass: must be within"), "%s", tp_last_error());
+    bd = tp_default_body_def();
+    bd.size[0] = 1e-40f;
+    bd.mass = 1.0f;
+    cr_assert_eq(tp_builder_add_body(bl, &bd, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "size[0]: must be within"), "%s", tp_last_error());
+    tp_builder_destroy(bl);
+}

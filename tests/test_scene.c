@@ -335,10 +335,21 @@ Test(scene_errors, wrong_types)
 Test(scene_errors, float_where_an_integer_is_expected)
 {
     expect_error("{\"substeps\": 4.5, \"bodies\": [{}]}", "t.json:1:14: substeps: ", "must be an integer, got 4.5");
-    expect_error("{\"randomize\": {\"seed\": 1.0}, \"bodies\": [{}]}", "t.json:1:24: randomize.seed: ",
+    expect_error("{\"randomize\": {\"seed\": 1.5}, \"bodies\": [{}]}", "t.json:1:24: randomize.seed: ",
+                 "must be an integer");
+    expect_error("{\"randomize\": {\"seed\": 1e300}, \"bodies\": [{}]}", "t.json:1:24: randomize.seed: ",
                  "must be an integer");
     expect_error("{\"bodies\": [{}], \"events\": [{\"time\": 0, \"action\": \"reset\", \"worlds\": [0, 1.5]}]}",
                  "t.json:1:74: events[0].worlds[1]: ", "must be an integer, got 1.5");
+}
+
+/* A whole number written as a real is that integer (docs/scene-format.md). */
+Test(scene, whole_reals_are_integers)
+{
+    tp_model *m = load_ok("{\"substeps\": 4.0, \"solver\": {\"iterations\": 12.0}, \"bodies\": [{}]}");
+    cr_assert_eq(tp_model_get_def(m).substeps, 4);
+    cr_assert_eq(tp_model_get_def(m).solver.iterations, 12);
+    tp_model_destroy(m);
 }
 
 /* ---------------------------------------------------------------- array lengths */
@@ -375,6 +386,91 @@ Test(scene_errors, body_numbers_out_of_range)
     expect_error("{\"bodies\": [{\"friction\": -0.1}]}", "t.json:1:26: bodies[0].friction: ", "must be >= 0");
     expect_error("{\"bodies\": [{\"restitution\": 1.5}]}", "t.json:1:29: bodies[0].restitution: ", "within [0, 1]");
     expect_error("{\"bodies\": [{\"quat\": [0, 0, 0, 0]}]}", "t.json:1:22: bodies[0].quat: ", "zero quaternion");
+}
+
+/* C20: values whose mass, inertia or step under- or overflow a float are
+ * refused where they are written, with the field (docs/scene-format.md, "Bounds"). */
+Test(scene_errors, values_past_the_bounds)
+{
+    expect_error("{\"bodies\": [{\"mass\": 1e-45}]}", "t.json:1:22: bodies[0].mass: ", "within [1e-09, 1e+15] kg");
+    expect_error("{\"bodies\": [{\"mass\": 1e20}]}", "t.json:1:22: bodies[0].mass: ", "within [1e-09, 1e+15] kg");
+    expect_error("{\"bodies\": [{\"size\": [1e-20, 1e-20, 1e-20]}]}", "t.json:1:23: bodies[0].size[0]: ",
+                 "must be within [0.0001, 10000] m");
+    expect_error("{\"bodies\": [{\"size\": [1, 1e30, 1]}]}", "t.json:1:26: bodies[0].size[1]: ",
+                 "must be within [0.0001, 10000] m");
+    expect_error("{\"bodies\": [{\"size\": [1e-40, 1, 1], \"mass\": 1}]}", "t.json:1:23: bodies[0].size[0]: ",
+                 "must be within");
+    expect_error("{\"bodies\": [{\"density\": 1e-30}]}", "t.json:1:25: bodies[0].density: ",
+                 "gives a mass of 1e-30 kg");
+    expect_error("{\"bodies\": [{\"size\": [9000, 9000, 9000], \"density\": 1e10}]}",
+                 "t.json:1:53: bodies[0].density: ", "outside [1e-09, 1e+15] kg");
+    expect_error("{\"randomize\": {\"mass_scale\": [1e-45, 1e-45]}, \"bodies\": [{}]}",
+                 "t.json:1:31: randomize.mass_scale[0]: ", "must be within [0.01, 100]");
+    expect_error("{\"dt\": 3e38, \"bodies\": [{}]}", "t.json:1:8: dt: ", "must be within [1e-30, 1] s");
+    expect_error("{\"dt\": 1e-35, \"bodies\": [{}]}", "t.json:1:8: dt: ", "must be within [1e-30, 1] s");
+    expect_error("{\"bodies\": [{\"generate\": \"grid\", \"count\": [2147483647, 2147483647, 2], \"spacing\": [1, 1, 1]}]}",
+                 "t.json:1:44: bodies[0].count[0]: ", "must be in [1, 32768]");
+    expect_error("{\"bodies\": [{\"generate\": \"grid\", \"count\": [200, 200, 2], \"spacing\": [1, 1, 1]}]}",
+                 "t.json:1:43: bodies[0].count: ", "makes 80000 bodies");
+}
+
+/* C20: bodies at the bounds load, and no world faults at its first steps;
+ * static bodies take no mass bound (their mass is never used). */
+Test(scene, values_at_the_bounds_step_without_faults)
+{
+    tp_model *m = load_ok("{\"dt\": 1e-30, \"bodies\": [{\"size\": [20, 20, 1], \"pos\": [0, 0, -0.5], \"static\": true, \"density\": 1e-30},"
+                          " {\"size\": [0.0001, 0.0001, 0.0001], \"mass\": 1e-9, \"pos\": [0, 0, 1]},"
+                          " {\"size\": [10000, 1, 1], \"mass\": 1e15, \"pos\": [0, 0, 5]},"
+                          " {\"shape\": \"ball\", \"size\": [0.0001, 0.0001, 0.0001], \"mass\": 1e-9, \"pos\": [3, 0, 1]}]}");
+    tp_batch *b = NULL;
+    cr_assert_eq(tp_batch_create(m, NULL, &b), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_step(b, 3), TP_OK, "%s", tp_last_error());
+    tp_state_view s;
+    cr_assert_eq(tp_batch_state(b, &s), TP_OK);
+    cr_assert_eq(s.faults[0], 0, "a world of a scene that loaded faulted");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* C20: quaternions whose squared norm over- or underflows are normalized by
+ * their largest component first, in the scene and in a teleport event. */
+Test(scene, huge_and_tiny_quaternions_normalize)
+{
+    tp_model *m = load_ok("{\"sleep\": {\"enabled\": false}, \"gravity\": [0, 0, 0],"
+                          " \"bodies\": [{\"quat\": [3e38, 3e38, 0, 0]}, {\"quat\": [1e-20, 0, 0, 0], \"pos\": [5, 0, 0]}],"
+                          " \"events\": [{\"time\": 0, \"action\": \"teleport\", \"body\": \"body0\", \"pos\": [0, 0, 0], \"quat\": [0, 1e-20, 0, 0]},"
+                          "  {\"time\": 0, \"action\": \"teleport\", \"body\": \"body1\", \"pos\": [5, 0, 0], \"quat\": [0, 0, -3e38, 3e38]}]}");
+    const float h = 0.70710677f;
+    tp_body_def d;
+    cr_assert_eq(tp_model_get_body_def(m, 0, &d), TP_OK);
+    assert_vec(d.quat, (const float[]){h, h, 0, 0}, 4, "[3e38, 3e38, 0, 0] normalized");
+    cr_assert_eq(tp_model_get_body_def(m, 1, &d), TP_OK);
+    assert_vec(d.quat, (const float[]){1, 0, 0, 0}, 4, "[1e-20, 0, 0, 0] normalized");
+    tp_batch *b = NULL;
+    cr_assert_eq(tp_batch_create(m, NULL, &b), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_step(b, 1), TP_OK, "%s", tp_last_error());
+    tp_state_view s;
+    cr_assert_eq(tp_batch_state(b, &s), TP_OK);
+    assert_vec(s.quat, (const float[]){0, 1, 0, 0}, 4, "teleport to [0, 1e-20, 0, 0]");
+    assert_vec(s.quat + 4, (const float[]){0, 0, -h, h}, 4, "teleport to [0, 0, -3e38, 3e38]");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* C20 / issue 12 item 9: an event at 1e9 s with dt 1e-11 s is 1e20 steps
+ * away, past an int64: it is scheduled (never reached), not undefined. */
+Test(scene, event_steps_past_int64_saturate)
+{
+    tp_model *m = load_ok("{\"dt\": 1e-11, \"bodies\": [{}],"
+                          " \"events\": [{\"time\": 1e9, \"action\": \"force\", \"body\": \"body0\", \"value\": [1, 0, 0], \"duration\": 1e9}]}");
+    tp_batch *b = NULL;
+    cr_assert_eq(tp_batch_create(m, NULL, &b), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_step(b, 2), TP_OK, "%s", tp_last_error());
+    tp_state_view s;
+    cr_assert_eq(tp_batch_state(b, &s), TP_OK);
+    cr_assert_eq(s.v[0], 0.0f, "the event fired");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
 }
 
 Test(scene_errors, capsule_shorter_than_its_diameter)
