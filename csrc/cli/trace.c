@@ -160,6 +160,11 @@ static int trace_line(trace *t, char *line, int *frames)
 
 int tp_cmd_trace(int argc, char **argv)
 {
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: torpor trace SCRIPT   (the island sleep policy alone on a script of speeds; "
+               "docs/trace-format.md)\n");
+        return TP_EXIT_OK;
+    }
     if (argc != 2) {
         fprintf(stderr, "usage: torpor trace SCRIPT   (docs/trace-format.md)\n");
         return TP_EXIT_USAGE;
