@@ -280,6 +280,47 @@ Test(cli, help_default_bench_sleep_switch_and_labels, .init = make_tmpdir, .fini
     free(text);
 }
 
+/* C22: the trace reader takes a frame line of 78 kB (4,096 speeds written as
+ * 0.0000000000000001) whole, and 2,000 touches of 4,096 bodies take well under
+ * a second (a touch costs O(bodies), not O(bodies^2)). */
+Test(cli, trace_reads_long_lines_and_touches_fast, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+    char path[256], args[512], err[4096];
+    snprintf(path, sizeof path, "%s/long.trace", tmpdir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "threshold 0.5\nduration 1\ndt 0.5\nbodies 4096\nframe");
+    for (int i = 0; i < 4096; ++i) fprintf(f, " 0.0000000000000001");
+    fprintf(f, "\n");
+    long size = ftell(f);
+    fclose(f);
+    cr_assert_gt(size, 65536, "the frame line is longer than 64 KiB");
+    snprintf(args, sizeof args, "trace %s", path);
+    cr_assert_eq(run_cli(args, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/stdout.txt", tmpdir);
+    char *out = read_text(path);
+    cr_assert_eq(count_lines(path), 1, "one frame, one line");
+    int a = 0;
+    for (char *c = out; *c; ++c) a += *c == 'A';
+    cr_assert_eq(a, 4096, "%d bodies awake, expected 4096", a);
+    free(out);
+    snprintf(path, sizeof path, "%s/touch.trace", tmpdir);
+    f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "threshold 0.5\nduration 1\ndt 0.5\nbodies 4096\n");
+    for (int i = 0; i < 2000; ++i) fprintf(f, "touch %d\n", (i * 2654435761u) % 4096u);
+    fclose(f);
+    snprintf(args, sizeof args, "trace %s", path);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cr_assert_eq(run_cli(args, err, sizeof err), 0, "%s", err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    cr_assert_lt(secs, 1.0, "2,000 touches of 4,096 bodies: %.2f s", secs);
+    snprintf(path, sizeof path, "%s/stdout.txt", tmpdir);
+    cr_assert_eq(count_lines(path), 0, "no frame, no output");
+}
+
 Test(cli, cuda_backend_without_gpu_says_so, .init = make_tmpdir, .fini = remove_tmpdir)
 {
     char err[4096], args[512];
