@@ -13,6 +13,9 @@ build_type="${2:-Release}"
 shift $(( $# > 2 ? 2 : $# )) || true
 
 packages=(build-essential cmake ninja-build pkg-config libcriterion-dev libjansson-dev libcairo2-dev)
+# clang (for the libFuzzer targets that scripts/test.sh runs when it is present)
+# is a large install: only with TORPOR_INSTALL_CLANG=1.
+if [ "${TORPOR_INSTALL_CLANG:-0}" = 1 ]; then packages+=(clang); fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
