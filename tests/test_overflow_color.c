@@ -4,53 +4,37 @@
  * serial tail of kernels/coloring.h (constraints that find no free color,
  * swept in key order after the colors) would go untested. This file builds
  * the kernels with 2 colors, as Box2D forces its overflow with a switch, and
- * steps worlds with tp_world_step compiled here (the library keeps its 24). */
+ * steps worlds through kernels/step.h's stage list compiled here (the library
+ * keeps its 24). */
 #define TP_MAX_COLORS 2
 
 #include "batch.h"
 #include "helpers.h"
-#include "world_step.h"
+#include "step.h"
 
 #include <math.h>
 
 /* One step of every world of a CPU batch through this file's 2-color kernels,
- * as csrc/step.c does it with one thread. */
-static void step_two_colors(tp_batch *bt)
+ * as csrc/step.c runs the stage list with one thread. Returns the largest
+ * number of constraints any world sent to the serial tail, and in *total the
+ * number of constraints of that world. */
+static int step_two_colors(tp_batch *bt, int *total)
 {
     tp_step_params p = tp_batch_step_params(bt);
-    int next = 1 - bt->current;
-    size_t cap = (size_t)bt->contact_capacity;
-    for (int w = 0; w < bt->worlds; ++w) {
-        tp_world wd = tp_batch_world(bt, w);
-        tp_world_buffers buf;
-        buf.contacts = bt->contacts[next] + (size_t)w * cap;
-        buf.previous = bt->contacts[bt->current] + (size_t)w * cap;
-        buf.prev_count = bt->contact_count[bt->current][w];
-        buf.capacity = bt->contact_capacity;
-        buf.collide_scratch = bt->scratch[0];
-        buf.solver_scratch = (char *)bt->scratch[0] + bt->collide_scratch_bytes;
-        buf.island_scratch = (char *)bt->scratch[0] + bt->collide_scratch_bytes + bt->solver_scratch_bytes;
-        if (!tp_world_step(&wd, &p, &buf)) bt->faults[w] = 1;
-        bt->contact_count[next][w] = buf.contact_count;
-        bt->contact_overflow[w] += buf.overflow;
-        tp_world_count(&wd, bt->awake_count + w, bt->sleeping_count + w, bt->checking_count + w);
-    }
-    bt->current = next;
-}
-
-/* Constraints of world 0's last contacts that the 2-color palette sends to the
- * serial tail, and how many there are in all. */
-static int tail_constraints(tp_batch *bt, int *total)
-{
-    tp_world wd = tp_batch_world(bt, 0);
-    tp_step_params p = tp_batch_step_params(bt);
-    tp_solver_work work = tp_solver_work_at((char *)bt->scratch[0] + bt->collide_scratch_bytes, wd.bodies,
-                                            bt->contact_capacity);
-    tp_contact *contacts = bt->contacts[bt->current];
-    int n = bt->contact_count[bt->current][0];
-    *total = tp_solver_color(&wd, contacts, n, &work, &p.solver);
     int tail = 0;
-    for (int i = 0; i < *total; ++i) tail += work.cons[i].color == TP_OVERFLOW_COLOR;
+    for (int w = 0; w < bt->worlds; ++w) {
+        tp_world_step s = tp_world_step_at(&bt->layout, w, bt->current, bt->scratch[0]);
+        for (int stage = 0; stage < TP_STEP_STAGE_COUNT; ++stage) {
+            if (stage > 0 && !tp_stage_runs(stage, s.rec->work)) continue;
+            tp_stage_run(stage, &s, &p, 0, 1);
+            if (stage != TP_STEP_COLOR) continue;
+            /* order[color_start[c] .. color_start[c + 1]) is color c; the tail is c = TP_OVERFLOW_COLOR */
+            const int32_t *cs = s.solver.color_start;
+            int t = cs[TP_OVERFLOW_COLOR + 1] - cs[TP_OVERFLOW_COLOR];
+            if (t > tail) tail = t, *total = cs[TP_OVERFLOW_COLOR + 1];
+        }
+    }
+    bt->current = 1 - bt->current;
     return tail;
 }
 
@@ -73,8 +57,7 @@ Test(overflow_color, pyramid_stands_on_the_serial_tail, .timeout = 300)
     memcpy(start, s0.pos, 3 * sizeof(float) * (size_t)bodies);
     int max_tail = 0, total_then = 0;
     for (int i = 0; i < 120; ++i) {
-        step_two_colors(b);
-        int total = 0, t = tail_constraints(b, &total);
+        int total = 0, t = step_two_colors(b, &total);
         if (t > max_tail) max_tail = t, total_then = total;
     }
     cr_assert_gt(max_tail, 0, "no constraint reached the serial tail");
