@@ -23,7 +23,10 @@ static void count_one(void)
 }
 
 #ifdef TP_SANITIZE
-#include <sanitizer/allocator_interface.h>
+/* From the sanitizer runtime (compiler-rt's allocator_interface.h, which gcc
+ * does not install): called on every allocation and free. */
+int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void *, size_t),
+                                              void (*free_hook)(const volatile void *));
 
 static void on_malloc(const volatile void *ptr, size_t size)
 {
