@@ -31,6 +31,7 @@ struct tp_sleep_trace {
     int bodies;
     tp_body_model *model;  /* [bodies] dynamic, otherwise zero */
     float *v, *w, *v_start; /* [bodies][3] */
+    float *quiet_v;        /* [bodies][3] velocity when the quiet run began (kernels/sleep.h's drift rule) */
     float *quiet_timer;    /* [bodies] */
     uint8_t *flags, *sleep_state, *root_flags; /* [bodies] */
     int32_t *island, *parent;                  /* [bodies] */
@@ -41,7 +42,7 @@ struct tp_sleep_trace {
 void tp_sleep_trace_destroy(tp_sleep_trace *t)
 {
     if (!t) return;
-    void *arrays[] = {t->model, t->v, t->w, t->v_start, t->quiet_timer, t->flags, t->sleep_state, t->root_flags,
+    void *arrays[] = {t->model, t->v, t->w, t->v_start, t->quiet_v, t->quiet_timer, t->flags, t->sleep_state, t->root_flags,
                       t->island, t->parent, t->links};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(t);
@@ -62,13 +63,14 @@ tp_status tp_sleep_trace_create(int bodies, tp_sleep_trace **out)
     t->v = calloc(3 * n, sizeof(float));
     t->w = calloc(3 * n, sizeof(float));
     t->v_start = calloc(3 * n, sizeof(float));
+    t->quiet_v = calloc(3 * n, sizeof(float));
     t->quiet_timer = calloc(n, sizeof(float));
     t->flags = calloc(n, 1);
     t->sleep_state = calloc(n, 1);
     t->root_flags = calloc(n, 1);
     t->island = malloc(n * sizeof(int32_t));
     t->parent = malloc(n * sizeof(int32_t));
-    if (!t->model || !t->v || !t->w || !t->v_start || !t->quiet_timer || !t->flags || !t->sleep_state ||
+    if (!t->model || !t->v || !t->w || !t->v_start || !t->quiet_v || !t->quiet_timer || !t->flags || !t->sleep_state ||
         !t->root_flags || !t->island || !t->parent) {
         tp_sleep_trace_destroy(t);
         return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_sleep_trace_create: out of memory for %d bodies", bodies);
@@ -93,6 +95,7 @@ static tp_world trace_world(tp_sleep_trace *t, float dt)
     wd.flags = t->flags;
     wd.sleep_state = t->sleep_state;
     wd.quiet_timer = t->quiet_timer;
+    wd.quiet_v = t->quiet_v;
     wd.island = t->island;
     wd.dt = dt;
     return wd;
