@@ -26,7 +26,7 @@ fi
 rm -rf "$probe"
 mkdir -p "$out"
 flags=(-g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
-       -ffp-contract=off -I"$here/include" -I"$here/csrc" -I"$here/kernels" -I"$here/csrc/cli")
+       -ffp-contract=off -I"$here/include" -I"$here/csrc" -I"$here/kernels" -I"$here/kernels/cuda" -I"$here/csrc/cli")
 jansson="$(pkg-config --cflags --libs jansson)"
 # The loader's sources only (no OpenMP, CUDA or cairo needed).
 "$cc" "${flags[@]}" "$here/tests/fuzz/fuzz_scene.c" "$here/csrc/scene.c" "$here/csrc/model.c" \
