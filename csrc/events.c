@@ -19,6 +19,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+/* A step count past any run: 2^62 steps. An event time or duration of up to
+ * 1e9 s with a dt down to 1e-30 s is up to 1e39 steps, past what an int64
+ * holds, so the conversion from double saturates here (converting an
+ * out-of-range double to an integer is undefined behaviour). */
+#define TP_NEVER_STEP ((int64_t)1 << 62)
+
+static int64_t steps_of(double steps)
+{
+    if (!(steps < (double)TP_NEVER_STEP)) return TP_NEVER_STEP;
+    if (!(steps > -(double)TP_NEVER_STEP)) return -TP_NEVER_STEP;
+    return (int64_t)steps;
+}
+
 tp_status tp_events_schedule(tp_batch *b)
 {
     const tp_model *m = b->model;
@@ -30,14 +43,14 @@ tp_status tp_events_schedule(tp_batch *b)
                 return tp_fail(TP_ERR_INVALID_ARGUMENT,
                                "event %d (%s at t = %g s): worlds[%d] = %d, but the batch has %d worlds", i,
                                tp_event_action_name(e->action), e->time, k, e->worlds[k], b->worlds);
-        int64_t step = (int64_t)ceil(e->time / dt - 1e-6);
+        int64_t step = steps_of(ceil(e->time / dt - 1e-6));
         int64_t n = 1;
         if (e->action == TP_EVENT_FORCE) {
-            n = (int64_t)floor(e->duration / dt + 0.5);
+            n = steps_of(floor(e->duration / dt + 0.5));
             if (n < 1) n = 1;
         }
         b->schedule[i].step = step;
-        b->schedule[i].last_step = step + n - 1;
+        b->schedule[i].last_step = step > TP_NEVER_STEP - n ? TP_NEVER_STEP : step + n - 1;
     }
     b->next_event = 0;
     return TP_OK;

@@ -165,6 +165,14 @@ static int randomize_ranges_check(const tp_randomize_def *r, char *field, size_t
                                   size_t reason_len)
 {
     if (!range_check(r->mass_scale, 0.0f, 1, "randomize.mass_scale", field, field_len, reason, reason_len)) return 0;
+    for (int i = 0; i < 2; ++i) {
+        if (r->mass_scale[i] < TP_MIN_MASS_SCALE || r->mass_scale[i] > TP_MAX_MASS_SCALE) {
+            snprintf(field, field_len, "randomize.mass_scale[%d]", i);
+            snprintf(reason, reason_len, "must be within [%g, %g] (docs/scene-format.md, \"Bounds\"), got %g",
+                     (double)TP_MIN_MASS_SCALE, (double)TP_MAX_MASS_SCALE, (double)r->mass_scale[i]);
+            return 0;
+        }
+    }
     if (r->has_friction_range &&
         !range_check(r->friction_range, 0.0f, 0, "randomize.friction_range", field, field_len, reason, reason_len))
         return 0;
@@ -183,6 +191,9 @@ int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, c
         }
     }
     if (!isfinite(def->dt) || !(def->dt > 0.0f)) return CHECK_FAIL("dt", "must be > 0 seconds, got %g", (double)def->dt);
+    if (def->dt < TP_MIN_DT || def->dt > TP_MAX_DT)
+        return CHECK_FAIL("dt", "must be within [%g, %g] s (docs/scene-format.md, \"Bounds\"), got %g", (double)TP_MIN_DT,
+                          (double)TP_MAX_DT, (double)def->dt);
     if (def->substeps < 1 || def->substeps > 1000)
         return CHECK_FAIL("substeps", "must be in [1, 1000], got %d", def->substeps);
     if (def->solver.iterations < 1 || def->solver.iterations > 1000)
@@ -212,6 +223,42 @@ int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, c
     return randomize_ranges_check(&def->randomize, field, field_len, reason, reason_len);
 }
 
+/* A dynamic body's mass, given or density x volume, must be within
+ * [TP_MIN_MASS, TP_MAX_MASS], and its principal moments of inertia must be
+ * positive and finite, so that the inverse mass and inverse inertia the solver
+ * uses are finite normal floats (mass 1e-45, or a box [1e-40, 1, 1] of 1 kg,
+ * would otherwise become an infinite inverse and fault every world). The
+ * message names `mass` when it was given, else `density`. */
+static int mass_in_bounds(const tp_body_def *def, char *field, size_t field_len, char *reason, size_t reason_len)
+{
+    float volume, com[3], inertia[6];
+    tp_shape_mass_props(def->shape, def->size, 1.0f, &volume, com, inertia);
+    double mass = def->mass > 0.0f ? (double)def->mass : (double)def->density * (double)volume;
+    const char *name = def->mass > 0.0f ? "mass" : "density";
+    if (!(mass >= TP_MIN_MASS && mass <= TP_MAX_MASS)) {
+        if (def->mass > 0.0f)
+            return CHECK_FAIL(name, "must be within [%g, %g] kg (docs/scene-format.md, \"Bounds\"), got %g",
+                              (double)TP_MIN_MASS, (double)TP_MAX_MASS, mass);
+        return CHECK_FAIL(name, "gives a mass of %g kg (density x %g m^3), outside [%g, %g] kg "
+                          "(docs/scene-format.md, \"Bounds\")", mass, (double)volume, (double)TP_MIN_MASS,
+                          (double)TP_MAX_MASS);
+    }
+    double scale = mass / (double)volume;
+    for (int k = 0; k < 3; ++k) { /* the diagonal: the principal moments of a shape in its own axes */
+        double moment = (double)inertia[k] * scale;
+        if (!(moment >= 1e-30 && moment <= 1e30))
+            return CHECK_FAIL(name, "gives a moment of inertia of %g kg m^2, outside [1e-30, 1e30]", moment);
+    }
+    return 1;
+}
+
+/* Any other finite quaternion, however large or small, is normalized safely
+ * (tp_q_normalize_any), so only all zeros is refused. */
+static int quat_is_zero(const float q[4])
+{
+    return q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f;
+}
+
 int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, char *reason, size_t reason_len)
 {
     if ((unsigned)def->type > TP_BODY_KINEMATIC)
@@ -226,20 +273,27 @@ int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, cha
             return CHECK_FAIL(path, "must be > 0, got %g", (double)def->size[i]);
         }
     }
+    for (int i = 0; i < 3; ++i) {
+        if (def->size[i] < TP_MIN_SIZE || def->size[i] > TP_MAX_SIZE) {
+            char path[32];
+            snprintf(path, sizeof path, "size[%d]", i);
+            return CHECK_FAIL(path, "must be within [%g, %g] m (docs/scene-format.md, \"Bounds\"), got %g",
+                              (double)TP_MIN_SIZE, (double)TP_MAX_SIZE, (double)def->size[i]);
+        }
+    }
     char shape_reason[160];
     if (tp_shape_validate(def->shape, def->size, shape_reason, sizeof shape_reason) != 0)
         return CHECK_FAIL("size", "%s", shape_reason);
     if (!vec_finite(def->pos, 3, "pos", field, field_len, reason, reason_len)) return 0;
     if (!vec_finite(def->quat, 4, "quat", field, field_len, reason, reason_len)) return 0;
-    float q2 = def->quat[0] * def->quat[0] + def->quat[1] * def->quat[1] + def->quat[2] * def->quat[2] +
-               def->quat[3] * def->quat[3];
-    if (!(q2 > 1e-12f)) return CHECK_FAIL("quat", "must not be the zero quaternion");
+    if (quat_is_zero(def->quat)) return CHECK_FAIL("quat", "must not be the zero quaternion");
     if (!vec_finite(def->vel, 3, "vel", field, field_len, reason, reason_len)) return 0;
     if (!vec_finite(def->ang_vel, 3, "ang_vel", field, field_len, reason, reason_len)) return 0;
     if (!isfinite(def->density) || !(def->density > 0.0f))
         return CHECK_FAIL("density", "must be > 0 kg/m^3, got %g", (double)def->density);
     if (!isfinite(def->mass) || def->mass < 0.0f)
         return CHECK_FAIL("mass", "must be > 0 kg (or 0 to use density), got %g", (double)def->mass);
+    if (def->type == TP_BODY_DYNAMIC && !mass_in_bounds(def, field, field_len, reason, reason_len)) return 0;
     if (!isfinite(def->friction) || def->friction < 0.0f)
         return CHECK_FAIL("friction", "must be >= 0, got %g", (double)def->friction);
     if (!isfinite(def->restitution) || def->restitution < 0.0f || def->restitution > 1.0f)
@@ -279,9 +333,7 @@ int tp_event_def_check(const tp_event_def *def, int body_count, const tp_body_de
         }
     }
     if (def->action == TP_EVENT_TELEPORT && def->has_quat) {
-        float q2 = def->quat[0] * def->quat[0] + def->quat[1] * def->quat[1] + def->quat[2] * def->quat[2] +
-                   def->quat[3] * def->quat[3];
-        if (!(q2 > 1e-12f)) return CHECK_FAIL("quat", "must not be the zero quaternion");
+        if (quat_is_zero(def->quat)) return CHECK_FAIL("quat", "must not be the zero quaternion");
     }
     if (!isfinite(def->duration) || def->duration < 0.0 || def->duration > 1e9)
         return CHECK_FAIL("duration", "must be a time >= 0 s (and at most 1e9 s), got %g", def->duration);
@@ -538,7 +590,7 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
         tp_body_def d = b->bodies[i];
         d.name = m->body_names[i];
         /* Normalize the orientation once, here, so every world starts from the same bits. */
-        tp_quat q = tp_q_normalize(tp_q_load(d.quat));
+        tp_quat q = tp_q_normalize_any(tp_q_load(d.quat));
         tp_q_store(d.quat, q);
         m->body_defs[i] = d;
         tp_body_model *bm = &m->bodies[i];

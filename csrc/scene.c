@@ -202,7 +202,15 @@ static int as_double(scene *sc, const json_t *v, double *out)
 
 static int as_integer(scene *sc, const json_t *v, json_int_t *out)
 {
-    if (json_is_real(v)) return fail(sc, 0, "must be an integer, got %.17g", json_real_value(v));
+    if (json_is_real(v)) {
+        /* 4.0 is the integer 4 (JSON writers often print whole numbers so);
+         * 4.5, and values past +-2^53 where a double skips integers, are not. */
+        double d = json_real_value(v);
+        if (!(d == floor(d) && fabs(d) <= 9007199254740992.0))
+            return fail(sc, 0, "must be an integer, got %.17g", d);
+        *out = (json_int_t)d;
+        return 1;
+    }
     if (!json_is_integer(v)) return fail(sc, 0, "must be an integer, got %s", json_kind(v));
     *out = json_integer_value(v);
     return 1;
@@ -565,11 +573,14 @@ static int read_plain_body(scene *sc, const json_t *obj, int element)
 
 static int as_vec3(scene *sc, const json_t *v, float *out) { return as_vec(sc, v, 3, out); }
 
-/* A generator's body count: an integer >= 1. */
+/* A generator's body count: an integer in [1, TP_MAX_BODIES_PER_WORLD], so
+ * that a grid's product nx ny nz (at most 2^45) cannot overflow. */
 static int as_count(scene *sc, const json_t *v, int *out)
 {
     if (!as_int(sc, v, out)) return 0;
-    if (*out < 1) return fail(sc, 0, "must be >= 1, got %d", *out);
+    if (*out < 1 || *out > TP_MAX_BODIES_PER_WORLD)
+        return fail(sc, 0, "must be in [1, %d] (a world holds at most %d bodies), got %d", TP_MAX_BODIES_PER_WORLD,
+                    TP_MAX_BODIES_PER_WORLD, *out);
     return 1;
 }
 
@@ -640,10 +651,11 @@ static int read_generator(scene *sc, const json_t *obj, int element)
     else READ_KEY(sc, obj, "count", as_count, &counts[0]);
     if (!json_object_get(obj, step_key)) return fail_missing(sc, step_key);
     READ_KEY(sc, obj, step_key, as_vec3, step);
-    long long total = (long long)counts[0] * counts[1] * counts[2];
-    if (total > INT_MAX) {
+    long long total = (long long)counts[0] * counts[1] * counts[2]; /* <= 2^45: each count is <= 2^15 */
+    if (total + sc->body_count > TP_MAX_BODIES_PER_WORLD) {
         push_key(sc, "count");
-        return pop(sc, fail(sc, 0, "makes %lld bodies, too many", total));
+        return pop(sc, fail(sc, 0, "makes %lld bodies after %d others; a world holds at most %d", total,
+                            sc->body_count, TP_MAX_BODIES_PER_WORLD));
     }
     return add_generated(sc, &def, prefix, grid, counts, base, step, element);
 }

@@ -19,6 +19,32 @@
  * "scenes/a.json:12:7: bodies[3].size[1]: must be > 0, got -1".
  * tp_last_error_info() gives the same in parts (file, line, column, field,
  * reason); tp_model_load_with_error() returns them without a global.
+ * Every call that creates an object through `**out` sets *out to NULL on
+ * failure (when `out` itself is not NULL), and every destroy call accepts NULL.
+ * A NULL object or a NULL required pointer argument is TP_ERR_INVALID_ARGUMENT.
+ *
+ * Frames and units: positions in the world frame, m; orientations as unit
+ * quaternions [x, y, z, w] that turn body-frame vectors into the world frame;
+ * linear velocity v (m/s) is the velocity of the body's centre of mass and
+ * angular velocity w (rad/s) is in the world frame; forces in N, torques in
+ * N m, impulses in N s, angular impulses in N m s, all in the world frame.
+ * A body's `pos` is its origin, the centre of its shape's box (see the
+ * shape notes below): for a box, ball, cylinder and capsule that is the centre
+ * of mass; for a wedge and a corner wedge the centre of mass lies off it.
+ *
+ * Lifetimes: strings returned by the library (names, messages) are owned by
+ * it: a model's names live as long as the model; name tables (tp_shape_name,
+ * ...) are static; tp_last_error's text lives until the next failing call (or
+ * successful load) on the same thread. State views: see tp_batch_state.
+ *
+ * Threads: the library keeps no global mutable state (the error message is
+ * thread-local), so different threads may use different batches at once,
+ * and several batches (on any threads) may share one model: a finished model
+ * is read-only. Calls on one batch, or on one builder, must not overlap
+ * (tp_batch_state and tp_batch_counts included: on CUDA they copy into the
+ * batch's host arrays); tp_batch_step itself runs its worlds on the batch's
+ * own OpenMP threads. CUDA batches on several host threads at once have not
+ * been tested.
  */
 #ifndef TORPOR_H
 #define TORPOR_H
@@ -41,6 +67,19 @@ extern "C" {
 #define TP_MAX_BODIES_PER_WORLD 32768
 #endif
 
+/* Bounds of the definitions (checked by the builder and the scene loader; the
+ * reason for each is in docs/scene-format.md, "Bounds"): a body's extents
+ * (m); a dynamic body's mass, given or density x volume (kg); the step dt (s);
+ * the randomized mass scale. */
+#define TP_MIN_SIZE 1e-4f
+#define TP_MAX_SIZE 1e4f
+#define TP_MIN_MASS 1e-9f
+#define TP_MAX_MASS 1e15f
+#define TP_MIN_DT 1e-30f
+#define TP_MAX_DT 1.0f
+#define TP_MIN_MASS_SCALE 0.01f
+#define TP_MAX_MASS_SCALE 100.0f
+
 /* ---------------------------------------------------------------- status */
 
 typedef enum tp_status {
@@ -55,7 +94,7 @@ typedef enum tp_status {
 } tp_status;
 
 /* Message of the last failure on this thread ("" when none, or after a
- * successful model load). */
+ * successful model load). Never fails. */
 const char *tp_last_error(void);
 /* Short name of a status code ("invalid argument", ...). */
 const char *tp_status_name(tp_status status);
@@ -193,34 +232,52 @@ tp_event_def tp_default_event_def(void);
 typedef struct tp_builder tp_builder;
 typedef struct tp_model tp_model;
 
-/* Start a model from a definition (validated: TP_ERR_INVALID_ARGUMENT). */
+/* Start a model from a definition (NULL: tp_default_model_def()). Errors:
+ * TP_ERR_INVALID_ARGUMENT (out NULL, or a value of def out of range, named),
+ * TP_ERR_OUT_OF_MEMORY. */
 tp_status tp_builder_create(const tp_model_def *def, tp_builder **out);
-/* Add a body; its index (0-based, in order of addition) goes to *out_index. */
+/* Add a body; its index (0-based, in order of addition) goes to *out_index
+ * (which may be NULL). Errors: TP_ERR_INVALID_ARGUMENT (a NULL argument, a
+ * value out of range or past the TP_MIN_* / TP_MAX_* bounds, a duplicate
+ * name; the message names the field), TP_ERR_CAPACITY (more than
+ * TP_MAX_BODIES_PER_WORLD bodies), TP_ERR_OUT_OF_MEMORY. */
 tp_status tp_builder_add_body(tp_builder *builder, const tp_body_def *def, int *out_index);
+/* Add a scripted event. Errors: TP_ERR_INVALID_ARGUMENT (a NULL argument, a
+ * bad value, a body that does not exist or is not dynamic where the action
+ * needs one), TP_ERR_OUT_OF_MEMORY. */
 tp_status tp_builder_add_event(tp_builder *builder, const tp_event_def *def);
 /* Compile the builder into an immutable model. The builder stays valid and
- * must still be destroyed. */
+ * must still be destroyed. Errors: TP_ERR_INVALID_ARGUMENT (a NULL argument,
+ * no bodies), TP_ERR_OUT_OF_MEMORY. */
 tp_status tp_builder_finish(const tp_builder *builder, tp_model **out);
-void tp_builder_destroy(tp_builder *builder);
+void tp_builder_destroy(tp_builder *builder); /* NULL is allowed */
 
 /* Load a scene file (JSON, format "torpor-scene", version 1; see docs/scene-format.md).
- * TP_ERR_IO if it cannot be read, TP_ERR_PARSE with "file:line:col: path: reason"
- * (in parts: tp_last_error_info). On success the thread's last error is cleared. */
+ * Errors: TP_ERR_IO if it cannot be read, TP_ERR_PARSE with
+ * "file:line:col: path: reason" (in parts: tp_last_error_info), TP_ERR_CAPACITY,
+ * TP_ERR_OUT_OF_MEMORY, TP_ERR_INVALID_ARGUMENT for a NULL argument. On success
+ * the thread's last error is cleared. */
 tp_status tp_model_load(const char *path, tp_model **out);
-/* The same from a string; `source` names it in messages. */
+/* The same from a string; `source` names it in messages (NULL: "<string>"). */
 tp_status tp_model_load_string(const char *json, const char *source, tp_model **out);
-void tp_model_destroy(tp_model *model);
+void tp_model_destroy(tp_model *model); /* NULL is allowed; no batch of it may remain */
 
+/* Queries of a model never fail: a NULL model or an index out of range gives
+ * NULL, 0 or -1. Returned names live as long as the model. */
 const char *tp_model_name(const tp_model *model);
 int tp_model_body_count(const tp_model *model);         /* bodies per world, static included */
 int tp_model_dynamic_body_count(const tp_model *model); /* dynamic bodies per world */
 /* Index of the body named `name`, or -1. */
 int tp_model_find_body(const tp_model *model, const char *name);
 const char *tp_model_body_name(const tp_model *model, int body);
-/* Copy of the definitions the model was built from (name pointers stay owned by the model). */
+/* Copy of the definitions the model was built from (name pointers stay owned
+ * by the model; the body's quat as normalized on load). tp_model_get_def of
+ * NULL gives the defaults. Errors of the tp_status calls:
+ * TP_ERR_INVALID_ARGUMENT (NULL, body out of range). */
 tp_model_def tp_model_get_def(const tp_model *model);
 tp_status tp_model_get_body_def(const tp_model *model, int body, tp_body_def *out);
-/* Mass (kg) and principal inertia (kg m^2, about local x, y, z) of a body in the template. */
+/* Mass (kg) and the diagonal of the inertia tensor (kg m^2, about the centre
+ * of mass along local x, y, z) of a body in the template. */
 tp_status tp_model_body_mass(const tp_model *model, int body, float *mass, float inertia[3]);
 
 /* ---------------------------------------------------------------- batch */
@@ -242,10 +299,11 @@ tp_batch_def tp_default_batch_def(void);
 
 /* Create N worlds of `model` (which must outlive the batch). Every world starts
  * at the model's initial state, randomized per world. `def` NULL means
- * tp_default_batch_def(). TP_ERR_BACKEND if the backend is not built in or has
- * no device; TP_ERR_OUT_OF_MEMORY says how much was asked for. */
+ * tp_default_batch_def(). Errors: TP_ERR_INVALID_ARGUMENT (NULL model or out,
+ * a bad field of def, worlds past TP_MAX_WORLDS), TP_ERR_BACKEND if the backend is not built in or has no device,
+ * TP_ERR_OUT_OF_MEMORY (says how much was asked for), TP_ERR_CUDA. */
 tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_batch **out);
-void tp_batch_destroy(tp_batch *batch);
+void tp_batch_destroy(tp_batch *batch); /* NULL is allowed; views of it become invalid */
 
 /* Advance every world by `steps` steps of dt. Scripted events of the model are
  * applied before the first step that starts at or after their time. Never
@@ -253,7 +311,9 @@ void tp_batch_destroy(tp_batch *batch);
  * faster than TP_MAX_SPEED (its centre, or a point of its bounding sphere by
  * its spin), is flagged in faults and frozen until reset (its scripted events are skipped); the others go on
  * unaffected. An error (a CUDA failure) stops at the step it occurred in: the
- * steps before it were taken, as tp_batch_step_count() tells. */
+ * steps before it were taken, as tp_batch_step_count() tells. Errors:
+ * TP_ERR_INVALID_ARGUMENT (NULL, steps < 0, or a scripted event's world index
+ * past the batch's worlds), TP_ERR_CUDA. */
 tp_status tp_batch_step(tp_batch *batch, int steps);
 
 /* The speed bound, m/s, past which a world is faulted: 10 km/s, above any
@@ -290,7 +350,12 @@ size_t tp_batch_contact_memory_bytes(const tp_batch *batch);
 /* Read-only views of the state, world-major. The pointers stay valid until the
  * batch is destroyed, but what they show is current only until the next call
  * that changes the batch (a step, a write, a reset): take a new view after it.
- * On CUDA, obtaining the view copies the state to the host. */
+ * On CUDA, obtaining the view copies the state to the host. Errors:
+ * TP_ERR_INVALID_ARGUMENT (NULL), TP_ERR_CUDA. Frames and units are those of
+ * the header comment: pos is each body's origin (the centre of its shape's
+ * box) in the world frame, quat turns body into world vectors, v is the
+ * velocity of the centre of mass and w the angular velocity, both in the
+ * world frame. */
 typedef struct tp_state_view {
     int worlds, bodies;             /* shapes below use W = worlds, B = bodies */
     const float *pos;               /* [W][B][3]  m */
@@ -320,26 +385,45 @@ tp_status tp_batch_state(tp_batch *batch, tp_state_view *out);
 tp_status tp_batch_counts(tp_batch *batch, tp_state_view *out);
 
 /* Writes of one body in one world. Every vector argument is required except
- * `point`, which may be NULL. Non-finite values are refused
- * (TP_ERR_INVALID_ARGUMENT naming the value) and nothing changes. A write wakes
- * the body's island. Static bodies and removed bodies cannot be written
- * (TP_ERR_INVALID_ARGUMENT); only tp_batch_remove_body takes a static body. */
+ * `point`, which may be NULL. Errors: TP_ERR_INVALID_ARGUMENT for a NULL
+ * batch or vector, a world or body out of range, a non-finite value (named),
+ * a static or removed body (only tp_batch_remove_body takes a static body);
+ * TP_ERR_CUDA. On an error nothing changes. A write wakes the body's island.
+ *
+ * set_pose: pos (m, world frame) is the body's origin, the centre of its
+ * shape's box; quat [x, y, z, w] any finite quaternion but all zeros, stored
+ * normalized (divided by its largest component first, so that huge and tiny
+ * ones normalize too). set_velocity: v (m/s) of the centre of mass and w
+ * (rad/s), both in the world frame. */
 tp_status tp_batch_set_pose(tp_batch *batch, int world, int body, const float pos[3], const float quat[4]);
 tp_status tp_batch_set_velocity(tp_batch *batch, int world, int body, const float v[3], const float w[3]);
-/* Force (N) for the next step only, at a world point (m) or at the centre if
- * point is NULL (which then adds no torque). Forces and torques applied before
- * a step add up. A zero force wakes nothing. */
+/* Force (N, world frame) for the next step only, at a world point (m) or at
+ * the centre of mass if point is NULL (which then adds no torque); at a point
+ * it also adds the torque (point - centre of mass) x force. Forces and torques
+ * applied before a step add up. A zero force wakes nothing. */
 tp_status tp_batch_apply_force(tp_batch *batch, int world, int body, const float force[3], const float point[3]);
+/* Torque (N m, world frame, about the centre of mass) for the next step only. */
 tp_status tp_batch_apply_torque(tp_batch *batch, int world, int body, const float torque[3]);
-/* Impulse (N s) applied at once to the velocity, at a world point or the centre. */
+/* Impulse (N s, world frame) applied at once to the velocity (dv = J / m), at
+ * a world point (m; then also dw = I^-1 ((point - centre of mass) x J)) or at
+ * the centre of mass if point is NULL. */
 tp_status tp_batch_apply_impulse(tp_batch *batch, int world, int body, const float impulse[3], const float point[3]);
+/* Angular impulse (N m s, world frame) applied at once: dw = I^-1 L with the
+ * body's world-frame inverse inertia. */
 tp_status tp_batch_apply_angular_impulse(tp_batch *batch, int world, int body, const float impulse[3]);
-/* Gravity (m/s^2, each component in [-500, 500]) of one world, or of every world if world == -1. */
+/* Gravity (m/s^2, each component in [-500, 500]) of one world, or of every
+ * world if world == -1 (set only; get needs one world). Errors:
+ * TP_ERR_INVALID_ARGUMENT (NULL, world out of range, a component out of
+ * range), TP_ERR_CUDA. */
 tp_status tp_batch_set_gravity(tp_batch *batch, int world, const float g[3]);
 tp_status tp_batch_get_gravity(const tp_batch *batch, int world, float g[3]);
 /* Remove a body of any type from one world: it stops colliding and moving, and
  * what it supported wakes (removing a static ground lets everything fall).
- * Removing a removed body again does nothing. A reset brings it back. */
+ * Removing a removed body again does nothing. A reset brings it back.
+ * Errors (this and the calls down to tp_batch_reset_worlds):
+ * TP_ERR_INVALID_ARGUMENT (NULL, a world or body out of range, a static or
+ * removed body where the call needs a dynamic one, radius < 0 or non-finite,
+ * count < 0), TP_ERR_CUDA. */
 tp_status tp_batch_remove_body(tp_batch *batch, int world, int body);
 /* Wake a body's island (resets the quiet timers of all of it), or put the
  * body's island to sleep at once, even in mid-air: it stays frozen until woken. */
@@ -374,11 +458,14 @@ typedef struct tp_contact_info {
 
 /* Copy up to `capacity` (>= 0) contact points of `world` from the last step, in
  * key order, into out (which may be NULL when capacity is 0); *count gets the
- * number of points there are (which may be more than capacity). */
+ * number of points there are (which may be more than capacity). Errors:
+ * TP_ERR_INVALID_ARGUMENT (NULL batch or count, world out of range,
+ * capacity < 0, out NULL with capacity > 0), TP_ERR_CUDA. */
 tp_status tp_batch_contacts(tp_batch *batch, int world, tp_contact_info *out, int capacity, int *count);
 
 /* 64-bit FNV-1a hash of one world's state (docs/outputs.md says exactly what
- * goes in), and of the whole batch (FNV-1a over the world hashes in order). */
+ * goes in), and of the whole batch (FNV-1a over the world hashes in order).
+ * Errors: TP_ERR_INVALID_ARGUMENT (NULL, world out of range), TP_ERR_CUDA. */
 tp_status tp_batch_world_hash(tp_batch *batch, int world, uint64_t *out);
 tp_status tp_batch_state_hash(tp_batch *batch, uint64_t *out);
 
@@ -405,7 +492,7 @@ const char *tp_stage_name(tp_stage stage);
 /* Thread-seconds spent in each stage since creation, summed over threads
  * (seconds[TP_STAGE_COUNT]); all zero unless the batch was created with
  * profile_stages on the CPU backend. Worlds with nothing awake run only the
- * plan, finish and sleep stages. */
+ * plan, finish and sleep stages. Errors: TP_ERR_INVALID_ARGUMENT (NULL). */
 tp_status tp_batch_stage_seconds(const tp_batch *batch, double seconds[TP_STAGE_COUNT]);
 
 /* ---------------------------------------------------------------- batched writes and episodes

@@ -73,6 +73,21 @@ TP_HD tp_quat tp_q_normalize(tp_quat q)
     float s = 1.0f / sqrtf(l2);
     return tp_q(q.x * s, q.y * s, q.z * s, q.w * s);
 }
+/* Normalize any finite q that is not all zero, the API's and loader's inputs
+ * included: where the sum of squares would overflow or lose its digits
+ * (|q| outside [1e-12, 1e15]), q is first divided by its
+ * largest |component|, so [3e38, 3e38, 0, 0] gives [0.7071, 0.7071, 0, 0] and
+ * [1e-20, 0, 0, 0] gives [1, 0, 0, 0]. In between it is tp_q_normalize, bit
+ * for bit (the step's own renormalization is unchanged). All zero gives the
+ * identity; callers refuse it first. */
+TP_HD tp_quat tp_q_normalize_any(tp_quat q)
+{
+    float l2 = q.x * q.x + q.y * q.y + q.z * q.z + q.w * q.w;
+    if (l2 > 1e-24f && l2 < 1e30f) return tp_q_normalize(q);
+    float m = tp_maxf(tp_maxf(tp_absf(q.x), tp_absf(q.y)), tp_maxf(tp_absf(q.z), tp_absf(q.w)));
+    if (!(m > 0.0f) || !(m < INFINITY)) return tp_q_identity();
+    return tp_q_normalize(tp_q(q.x / m, q.y / m, q.z / m, q.w / m));
+}
 /* Rotate v by unit quaternion q: v + 2 w (u x v) + 2 u x (u x v). */
 TP_HD tp_vec3 tp_q_rotate(tp_quat q, tp_vec3 v)
 {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh - run the Criterion suite (through ctest) on the Release build and the
 # Python package's pytest suite against it, then build with AddressSanitizer +
-# UndefinedBehaviorSanitizer and run the Criterion suite again.
+# UndefinedBehaviorSanitizer and run the Criterion suite again. Then runs the
+# libFuzzer targets for 60 s each when clang is present (scripts/fuzz.sh).
 # Run scripts/setup.sh first (the README's test command does).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -20,3 +21,11 @@ echo "== Sanitizer suite (ASan + UBSan; CUDA left out to keep the build short)"
 bash scripts/setup.sh "$here/build-sanitize" Sanitize -DTORPOR_CUDA=OFF
 ASAN_OPTIONS=detect_leaks=1 LSAN_OPTIONS=suppressions="$here/scripts/lsan.supp" \
   UBSAN_OPTIONS=print_stacktrace=1 ctest --test-dir build-sanitize --output-on-failure
+
+# libFuzzer targets of tests/fuzz/ (the scene loader, the trace reader), each for
+# TORPOR_FUZZ_SECONDS (default 60; 0 skips); skipped with a note without clang.
+fuzz_seconds="${TORPOR_FUZZ_SECONDS:-60}"
+if [ "$fuzz_seconds" != 0 ]; then
+  echo "== Fuzzing (${fuzz_seconds} s per target)"
+  bash scripts/fuzz.sh "$fuzz_seconds"
+fi

@@ -259,28 +259,72 @@ Test(batch, reset_world_is_the_fresh_world)
     tp_model_destroy(m);
 }
 
-/* tp_batch_counts gives the counters of tp_batch_state and nothing else. */
+/* tp_batch_counts gives the counters and nothing else, and the counters agree
+ * with the per-body sleep states of tp_batch_state (counted here, not read back)
+ * through landing, sleep, a wake and a reset. */
 Test(batch, counts_are_the_states_counters)
 {
-    tp_model *m = make_falling_model(3, 0.5f, NULL);
-    tp_batch *b = make_batch(m, 4, 1);
-    tp_batch_step(b, 90); /* landing: some worlds' bodies start to sleep-check */
-    tp_state_view c, s;
-    cr_assert_eq(tp_batch_counts(b, &c), TP_OK, "%s", tp_last_error());
-    cr_assert_eq(tp_batch_state(b, &s), TP_OK);
-    cr_assert_eq(c.worlds, 4);
-    cr_assert_eq(c.bodies, s.bodies);
-    cr_assert(c.pos == NULL && c.quat == NULL && c.v == NULL && c.w == NULL && c.sleep_state == NULL &&
-                  c.quiet_timer == NULL && c.removed == NULL && c.contact_f == NULL && c.island == NULL,
-              "only the counters are set");
-    for (int w = 0; w < 4; ++w) {
-        cr_assert_eq(c.awake_count[w], s.awake_count[w]);
-        cr_assert_eq(c.sleeping_count[w], s.sleeping_count[w]);
-        cr_assert_eq(c.checking_count[w], s.checking_count[w]);
-        cr_assert_eq(c.contact_overflow[w], s.contact_overflow[w]);
-        cr_assert_eq(c.faults[w], s.faults[w]);
+    /* three cubes on a ground, so that they land and sleep */
+    tp_model_def md = tp_default_model_def();
+    tp_builder *bl = builder_begin(&md);
+    tp_body_def ground = tp_default_body_def();
+    ground.type = TP_BODY_STATIC;
+    ground.size[0] = ground.size[1] = 40.0f;
+    ground.pos[2] = -0.5f;
+    builder_add(bl, &ground);
+    for (int i = 0; i < 3; ++i) {
+        tp_body_def bd = tp_default_body_def();
+        bd.pos[0] = 3.0f * (float)i;
+        bd.pos[2] = 0.5f + 0.5f * (float)i; /* lands at different times */
+        builder_add(bl, &bd);
     }
-    cr_assert_eq(memcmp(c.body_awake, s.body_awake, 4 * (size_t)s.bodies), 0);
+    tp_model *m = builder_finish(bl);
+    tp_batch *b = make_batch(m, 4, 1);
+    const int w0[1] = {0};
+    int saw_sleeping = 0, saw_checking = 0, saw_awake = 0;
+    for (int round = 0; round < 12; ++round) {
+        tp_batch_step(b, 10);
+        if (round == 6) cr_assert_eq(tp_batch_wake(b, 1, 2), TP_OK); /* worlds differ */
+        if (round == 8) cr_assert_eq(tp_batch_reset_worlds(b, w0, 1), TP_OK);
+        tp_state_view c, s;
+        cr_assert_eq(tp_batch_counts(b, &c), TP_OK, "%s", tp_last_error());
+        cr_assert_eq(c.worlds, 4);
+        cr_assert(c.pos == NULL && c.quat == NULL && c.v == NULL && c.w == NULL && c.sleep_state == NULL &&
+                      c.quiet_timer == NULL && c.removed == NULL && c.contact_f == NULL && c.island == NULL,
+                  "only the counters are set");
+        /* copy the counters: on the CPU both views may share memory */
+        int32_t awake[4], sleeping[4], checking[4];
+        uint8_t body_awake[16];
+        memcpy(awake, c.awake_count, sizeof awake);
+        memcpy(sleeping, c.sleeping_count, sizeof sleeping);
+        memcpy(checking, c.checking_count, sizeof checking);
+        memcpy(body_awake, c.body_awake, sizeof body_awake);
+        cr_assert_eq(tp_batch_state(b, &s), TP_OK);
+        cr_assert_eq(c.bodies, s.bodies);
+        /* the counters again, from the per-body sleep states and body types */
+        for (int w = 0; w < 4; ++w) {
+            int na = 0, ns = 0, nc = 0;
+            for (int i = 1; i < 4; ++i) { /* body 0 is the static ground */
+                uint8_t st = s.sleep_state[w * 4 + i];
+                na += st != TP_SLEEPING;
+                ns += st == TP_SLEEPING;
+                nc += st == TP_CHECKING;
+                cr_assert_eq(body_awake[w * 4 + i], st != TP_SLEEPING, "world %d body %d", w, i);
+            }
+            cr_assert_eq(body_awake[w * 4], 0, "a static body is never awake");
+            cr_assert_eq(awake[w], na, "world %d awake %d, sleep states say %d", w, awake[w], na);
+            cr_assert_eq(sleeping[w], ns, "world %d sleeping %d, sleep states say %d", w, sleeping[w], ns);
+            cr_assert_eq(checking[w], nc, "world %d checking %d, sleep states say %d", w, checking[w], nc);
+            cr_assert_eq(c.faults[w], 0);
+            cr_assert_eq(c.contact_overflow[w], 0);
+            saw_sleeping |= ns > 0;
+            saw_checking |= nc > 0;
+            saw_awake |= na - nc > 0;
+        }
+    }
+    cr_assert(saw_sleeping && saw_checking && saw_awake, "the steps show every sleep state (%d %d %d)", saw_sleeping,
+              saw_checking, saw_awake);
+    tp_state_view c;
     cr_assert_eq(tp_batch_counts(NULL, &c), TP_ERR_INVALID_ARGUMENT);
     cr_assert_eq(tp_batch_counts(b, NULL), TP_ERR_INVALID_ARGUMENT);
     tp_batch_destroy(b);
@@ -519,4 +563,50 @@ Test(batch, events_skip_faulted_worlds)
     cr_assert_float_eq(s.w[3 * 1 + 2], 1.0f, 1e-6f, "world 1 got its event");
     tp_batch_destroy(b);
     tp_model_destroy(m);
+}
+
+/* C20 through the API: tp_batch_set_pose normalizes [3e38, 3e38, 0, 0] to
+ * [0.7071, 0.7071, 0, 0] and [1e-20, 0, 0, 0] to [1, 0, 0, 0] (never zero, never
+ * the identity), and refuses all zeros; the builder refuses a mass, size or dt
+ * past the bounds, naming the field. */
+Test(batch, set_pose_normalizes_huge_and_tiny_quaternions)
+{
+    tp_model *m = make_falling_model(1, 0.0f, NULL);
+    tp_batch *b = make_batch(m, 1, 1);
+    const float p[3] = {0, 0, 0}, huge[4] = {3e38f, 3e38f, 0, 0}, tiny[4] = {1e-20f, 0, 0, 0}, zero[4] = {0, 0, 0, 0};
+    cr_assert_eq(tp_batch_set_pose(b, 0, 0, p, huge), TP_OK, "%s", tp_last_error());
+    tp_state_view s = batch_view(b);
+    cr_assert(s.quat[0] == 0.70710677f && s.quat[1] == 0.70710677f && s.quat[2] == 0.0f && s.quat[3] == 0.0f,
+              "[3e38, 3e38, 0, 0] became [%g, %g, %g, %g]", s.quat[0], s.quat[1], s.quat[2], s.quat[3]);
+    cr_assert_eq(tp_batch_set_pose(b, 0, 0, p, tiny), TP_OK, "%s", tp_last_error());
+    s = batch_view(b);
+    cr_assert(s.quat[0] == 1.0f && s.quat[1] == 0.0f && s.quat[2] == 0.0f && s.quat[3] == 0.0f,
+              "[1e-20, 0, 0, 0] became [%g, %g, %g, %g]", s.quat[0], s.quat[1], s.quat[2], s.quat[3]);
+    cr_assert_eq(tp_batch_set_pose(b, 0, 0, p, zero), TP_ERR_INVALID_ARGUMENT);
+    s = batch_view(b);
+    cr_assert_eq(s.quat[0], 1.0f, "a refused write changed the pose");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+Test(batch, builder_refuses_values_past_the_bounds)
+{
+    tp_model_def md = tp_default_model_def();
+    md.dt = 3e38f;
+    tp_builder *bl = (tp_builder *)&md;
+    cr_assert_eq(tp_builder_create(&md, &bl), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_null(bl, "*out is NULL on failure");
+    cr_assert(strstr(tp_last_error(), "dt: must be within"), "%s", tp_last_error());
+    md = tp_default_model_def();
+    bl = builder_begin(&md);
+    tp_body_def bd = tp_default_body_def();
+    bd.mass = 1e-45f;
+    cr_assert_eq(tp_builder_add_body(bl, &bd, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "mass: must be within"), "%s", tp_last_error());
+    bd = tp_default_body_def();
+    bd.size[0] = 1e-40f;
+    bd.mass = 1.0f;
+    cr_assert_eq(tp_builder_add_body(bl, &bd, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "size[0]: must be within"), "%s", tp_last_error());
+    tp_builder_destroy(bl);
 }

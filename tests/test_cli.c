@@ -10,9 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char tmpdir[64];
+static char *read_text(const char *path);
 
 static void make_tmpdir(void)
 {
@@ -144,6 +147,178 @@ Test(cli, bad_input_exits_2_with_a_clear_message, .init = make_tmpdir, .fini = r
     cr_assert_eq(run_cli(args, err, sizeof err), 2);
     cr_assert(strstr(err, "tests/scenes/bad/size.json:") && strstr(err, "size"), "%s", err);
     cr_assert_eq(run_cli("frobnicate", err, sizeof err), 2);
+}
+
+/* Write `text` to tmpdir/name. */
+static void write_file(const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* Run `torpor ARGS` with stdout going to `out` (a path); stderr into err. */
+static int run_cli_to(const char *args, const char *out, char *err, size_t err_len)
+{
+    char cmd[2048], errfile[128];
+    snprintf(errfile, sizeof errfile, "%s/stderr.txt", tmpdir);
+    snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", TP_CLI, args, out, errfile);
+    int st = system(cmd);
+    FILE *f = fopen(errfile, "r");
+    size_t n = f ? fread(err, 1, err_len - 1, f) : 0;
+    err[n] = '\0';
+    if (f) fclose(f);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* C21: each output file, made a link to the always-full /dev/full, is named
+ * on stderr with the reason, and the run exits 1, at 1 and at 3 worlds; so is
+ * standard output (run, info and trace). */
+Test(cli, output_write_failures_are_never_silent, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+    if (access("/dev/full", W_OK) != 0) cr_skip_test("no /dev/full here");
+    const char *files[] = {"state.csv", "awake.csv", "summary.json", "bodies.csv", "awake.png"};
+    char args[512], path[256], err[4096];
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i)
+        for (int worlds = 1; worlds <= 3; worlds += 2) {
+            snprintf(path, sizeof path, "%s/o%zu_%d", tmpdir, i, worlds);
+            cr_assert_eq(mkdir(path, 0777), 0);
+            snprintf(path, sizeof path, "%s/o%zu_%d/%s", tmpdir, i, worlds, files[i]);
+            cr_assert_eq(symlink("/dev/full", path), 0);
+            snprintf(args, sizeof args, "run scenes/tower.json --worlds %d --steps 5 --record-bodies --quiet --out %s/o%zu_%d",
+                     worlds, tmpdir, i, worlds);
+            int st = run_cli(args, err, sizeof err);
+            if (i == 4 && strstr(err, "no cairo")) continue; /* no pictures in this build */
+            cr_expect_eq(st, 1, "%s with %d worlds: exit %d\n%s", files[i], worlds, st, err);
+            cr_expect(strstr(err, files[i]) && strstr(err, "cannot write"), "%s: %s", files[i], err);
+        }
+    snprintf(args, sizeof args, "run scenes/tower.json --steps 5 --out %s/ok", tmpdir);
+    cr_assert_eq(run_cli_to(args, "/dev/full", err, sizeof err), 1, "%s", err);
+    cr_assert(strstr(err, "standard output") && strstr(err, "No space left"), "%s", err);
+    cr_assert_eq(run_cli_to("info", "/dev/full", err, sizeof err), 1, "%s", err);
+    cr_assert(strstr(err, "standard output"), "%s", err);
+    write_file("t.trace", "threshold 0.5\nduration 1\ndt 0.5\nbodies 2\nframe 1e-16 1e-16\nframe 1e-16 1e-16\n");
+    snprintf(args, sizeof args, "trace %s/t.trace", tmpdir);
+    cr_assert_eq(run_cli_to(args, "/dev/full", err, sizeof err), 1, "%s", err);
+    cr_assert(strstr(err, "standard output"), "%s", err);
+}
+
+/* C21: a run in which every world faulted exits 3 and says so; --out creates
+ * missing parents; a valid scene with dt = 1e-30 finishes its step (and its
+ * plot) at once. */
+Test(cli, all_faulted_exit_status_out_parents_and_tiny_dt, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+    char args[512], path[256], err[4096];
+    write_file("fault.json", "{\"gravity\": [0, 0, 0], \"dt\": 1, \"bodies\": [{\"vel\": [3e38, 0, 0]}]}");
+    snprintf(args, sizeof args, "run %s/fault.json --worlds 3 --steps 4 --out %s/f", tmpdir, tmpdir);
+    cr_assert_eq(run_cli(args, err, sizeof err), 3, "%s", err);
+    cr_assert(strstr(err, "every world (3 of 3) faulted"), "%s", err);
+    snprintf(args, sizeof args, "run scenes/tower.json --steps 2 --quiet --out %s/a/b/c", tmpdir);
+    cr_assert_eq(run_cli(args, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/a/b/c/state.csv", tmpdir);
+    cr_assert_eq(access(path, R_OK), 0, "--out a/b/c made no state.csv");
+    write_file("tiny.json", "{\"dt\": 1e-30, \"bodies\": [{\"size\": [20, 20, 1], \"pos\": [0, 0, -0.5], "
+                            "\"static\": true}, {\"pos\": [0, 0, 0.5]}]}");
+    snprintf(args, sizeof args, "run %s/tiny.json --steps 1 --quiet --out %s/t", tmpdir, tmpdir);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cr_assert_eq(run_cli(args, err, sizeof err), 0, "%s", err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    cr_assert_lt(secs, 1.0, "dt 1e-30, one step: %.2f s", secs);
+}
+
+/* Issue 12 item 11: help of every command, the default bench plan with
+ * progress, the sleep switch, a removed static body, an event at the end time. */
+Test(cli, help_default_bench_sleep_switch_and_labels, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+    char args[512], path[256], err[8192];
+    const char *helps[] = {"trace --help", "info --help", "run --help", "bench --help", "help"};
+    for (size_t i = 0; i < sizeof helps / sizeof helps[0]; ++i)
+        cr_expect_eq(run_cli(helps[i], err, sizeof err), 0, "torpor %s: %s", helps[i], err);
+    cr_assert_eq(run_cli("bench --worlds 1 --seconds 0.05 --sleep on", err, sizeof err), 0, "%s", err);
+    cr_expect(strstr(err, "default plan bench/default.json") && strstr(err, "case 1 of 4"), "%s", err);
+    /* --sleep off: the tower never sleeps in 2 s; on (the scene's own) it does */
+    snprintf(args, sizeof args, "run scenes/tower.json --sleep off --worlds 2 --out %s/off", tmpdir);
+    cr_assert_eq(run_cli(args, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/off/summary.json", tmpdir);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    cr_assert_not_null(j);
+    cr_expect(json_is_null(json_array_get(json_object_get(j, "all_asleep_time"), 0)), "slept with --sleep off");
+    json_decref(j);
+    snprintf(args, sizeof args, "run scenes/tower.json --sleep on --worlds 2 --out %s/on", tmpdir);
+    cr_assert_eq(run_cli(args, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/on/summary.json", tmpdir);
+    j = json_load_file(path, 0, &je);
+    cr_assert_not_null(j);
+    cr_expect(json_is_real(json_array_get(json_object_get(j, "all_asleep_time"), 0)), "never slept with --sleep on");
+    json_decref(j);
+    snprintf(args, sizeof args, "run scenes/tower.json --sleep maybe --out %s/x", tmpdir);
+    cr_expect_eq(run_cli(args, err, sizeof err), 2, "%s", err);
+    /* the ground removed at 1 s: "removed" in state.csv; an event at exactly
+     * the end time (2 steps of 0.5 s) has not fired and is counted */
+    write_file("ev.json", "{\"dt\": 0.5, \"bodies\": [{\"size\": [20, 20, 1], \"pos\": [0, 0, -0.5], "
+                          "\"static\": true}, {\"pos\": [0, 0, 0.5]}], \"events\": [{\"time\": 1.0, \"action\": "
+                          "\"remove\", \"body\": \"body0\"}]}");
+    snprintf(args, sizeof args, "run %s/ev.json --steps 2 --quiet --out %s/e2", tmpdir, tmpdir);
+    cr_assert_eq(run_cli(args, err, sizeof err), 0, "%s", err);
+    cr_expect(strstr(err, "1 scripted event at or after t = 1 s did not fire"), "%s", err);
+    snprintf(args, sizeof args, "run %s/ev.json --steps 3 --quiet --out %s/e3", tmpdir, tmpdir);
+    cr_assert_eq(run_cli(args, err, sizeof err), 0, "%s", err);
+    cr_expect(!strstr(err, "did not fire"), "%s", err);
+    snprintf(path, sizeof path, "%s/e3/state.csv", tmpdir);
+    char *text = read_text(path);
+    cr_expect(strstr(text, "\n0,0,ground") == NULL && strstr(text, "0,0,body0,") != NULL, "%s", text);
+    char *row = strstr(text, "0,0,body0,");
+    cr_assert_not_null(row);
+    row[strcspn(row, "\n")] = '\0';
+    cr_expect(strlen(row) > 8 && strcmp(row + strlen(row) - 8, ",removed") == 0, "a removed ground: %s", row);
+    free(text);
+}
+
+/* C22: the trace reader takes a frame line of 78 kB (4,096 speeds written as
+ * 0.0000000000000001) whole, and 2,000 touches of 4,096 bodies take well under
+ * a second (a touch costs O(bodies), not O(bodies^2)). */
+Test(cli, trace_reads_long_lines_and_touches_fast, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+    char path[256], args[512], err[4096];
+    snprintf(path, sizeof path, "%s/long.trace", tmpdir);
+    FILE *f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "threshold 0.5\nduration 1\ndt 0.5\nbodies 4096\nframe");
+    for (int i = 0; i < 4096; ++i) fprintf(f, " 0.0000000000000001");
+    fprintf(f, "\n");
+    long size = ftell(f);
+    fclose(f);
+    cr_assert_gt(size, 65536, "the frame line is longer than 64 KiB");
+    snprintf(args, sizeof args, "trace %s", path);
+    cr_assert_eq(run_cli(args, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/stdout.txt", tmpdir);
+    char *out = read_text(path);
+    cr_assert_eq(count_lines(path), 1, "one frame, one line");
+    int a = 0;
+    for (char *c = out; *c; ++c) a += *c == 'A';
+    cr_assert_eq(a, 4096, "%d bodies awake, expected 4096", a);
+    free(out);
+    snprintf(path, sizeof path, "%s/touch.trace", tmpdir);
+    f = fopen(path, "w");
+    cr_assert_not_null(f);
+    fprintf(f, "threshold 0.5\nduration 1\ndt 0.5\nbodies 4096\n");
+    for (int i = 0; i < 2000; ++i) fprintf(f, "touch %d\n", (i * 2654435761u) % 4096u);
+    fclose(f);
+    snprintf(args, sizeof args, "trace %s", path);
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cr_assert_eq(run_cli(args, err, sizeof err), 0, "%s", err);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double secs = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    cr_assert_lt(secs, 1.0, "2,000 touches of 4,096 bodies: %.2f s", secs);
+    snprintf(path, sizeof path, "%s/stdout.txt", tmpdir);
+    cr_assert_eq(count_lines(path), 0, "no frame, no output");
 }
 
 Test(cli, cuda_backend_without_gpu_says_so, .init = make_tmpdir, .fini = remove_tmpdir)

@@ -36,25 +36,47 @@ Test(integrate, free_fall_matches_discrete_value_in_every_world)
     tp_model_destroy(m);
 }
 
-Test(integrate, zero_gravity_constant_velocity_and_spin)
+/* The pose update of one substep h is q' = normalize(q + h/2 (w, 0) q)
+ * (kernels/integrate.h). For a spin w about z and q = (0, 0, sin a, cos a),
+ * (w, 0) q = (0, 0, w cos a, -w sin a), so q + h/2 (w, 0) q is (sin a, cos a)
+ * turned by atan(w h / 2) and scaled by sqrt(1 + (w h / 2)^2): after n substeps
+ * the half-angle is exactly n atan(w h / 2) (the continuous motion gives
+ * n w h / 2; the difference, n (w h / 2)^3 / 3, is 6e-7 at 1 rad/s and 2e-4 at
+ * 10 rad/s over 1 s). What remains is float rounding: each substep rounds the
+ * product, the sum and the normalization, a few units of roundoff u = 2^-24
+ * of a unit quaternion, and those errors add over the n substeps; we allow 2 n u
+ * per component (2.9e-5 for n = 240), 7 times below the 10 rad/s truncation term
+ * that a first-order scheme without the exact discrete form would show. */
+static void spin_for_one_second(float wz)
 {
     const float g0[3] = {0, 0, 0};
     tp_model *m = make_falling_model(1, 0.0f, g0);
     tp_batch *b = make_batch(m, 1, 1);
-    const float v[3] = {1.0f, 0.0f, 0.0f}, w[3] = {0.0f, 0.0f, 1.0f};
+    const float v[3] = {1.0f, 0.0f, 0.0f}, w[3] = {0.0f, 0.0f, wz};
     cr_assert_eq(tp_batch_set_velocity(b, 0, 0, v, w), TP_OK);
-    cr_assert_eq(tp_batch_step(b, 60), TP_OK); /* 1 s */
+    const int steps = 60, substeps = tp_model_get_def(m).substeps;
+    cr_assert_eq(tp_batch_step(b, steps), TP_OK); /* 1 s */
     tp_state_view s;
     tp_batch_state(b, &s);
-    cr_assert_float_eq(s.pos[0], 1.0f, 1e-4f, "x after 1 s at 1 m/s: %g", s.pos[0]);
-    /* yaw of 1 rad after 1 s: q = (0, 0, sin 0.5, cos 0.5); first-order update
-     * with renormalization per substep drifts by O(h^2 w^2) per substep. */
-    cr_assert_float_eq(s.quat[2], (float)sin(0.5), 2e-3f, "qz %g", s.quat[2]);
-    cr_assert_float_eq(s.quat[3], (float)cos(0.5), 2e-3f, "qw %g", s.quat[3]);
+    double h = (double)tp_model_get_def(m).dt / substeps, n = (double)steps * substeps;
+    /* x: n additions of v h, each rounded by at most half an ulp of 1 */
+    cr_assert(fabs(s.pos[0] - n * h) <= n * 0x1p-24, "x after 1 s at 1 m/s: %.9g", s.pos[0]);
+    double half = n * atan(wz * h / 2.0), tol = 2.0 * n * 0x1p-24;
+    cr_assert(fabs(s.quat[2] - sin(half)) <= tol, "w %g: qz %.9g, expected %.9g (tol %.3g)", wz, s.quat[2], sin(half),
+              tol);
+    cr_assert(fabs(s.quat[3] - cos(half)) <= tol, "w %g: qw %.9g, expected %.9g (tol %.3g)", wz, s.quat[3], cos(half),
+              tol);
+    cr_assert(s.quat[0] == 0.0f && s.quat[1] == 0.0f, "a spin about z stays about z");
     float qn = s.quat[0] * s.quat[0] + s.quat[1] * s.quat[1] + s.quat[2] * s.quat[2] + s.quat[3] * s.quat[3];
-    cr_assert_float_eq(qn, 1.0f, 1e-6f);
+    cr_assert(fabsf(qn - 1.0f) <= 4.0f * 0x1p-24f, "|q|^2 = %.9g", qn);
     tp_batch_destroy(b);
     tp_model_destroy(m);
+}
+
+Test(integrate, zero_gravity_constant_velocity_and_spin)
+{
+    spin_for_one_second(1.0f);
+    spin_for_one_second(10.0f);
 }
 
 /* C03: g = 0, a 1 kg body pushed by 0.05 N every step: at t = 2 s, v = 0.1 m/s and x = 0.1 m within 2 %. */

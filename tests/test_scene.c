@@ -137,29 +137,73 @@ Test(scene, every_field_round_trips)
     tp_model_destroy(m);
 }
 
+/* The defaults of docs/scene-format.md, written out here as the document gives
+ * them (not taken from tp_default_*_def, which makes them), for a scene, for the
+ * builder's default definitions, and for the smallest scene. */
+static void assert_documented_model_defaults(tp_model_def d)
+{
+    assert_vec(d.gravity, (const float[]){0.0f, 0.0f, -9.81f}, 3, "gravity");
+    cr_assert_eq(d.dt, 1.0f / 60.0f);
+    cr_assert_eq(d.substeps, 4);
+    cr_assert_eq(d.solver.iterations, 8);
+    cr_assert_eq(d.solver.mode, TP_SOLVER_COLORED);
+    cr_assert_eq(d.solver.restitution_threshold, 1.0f);
+    cr_assert_eq(d.solver.warm_starting, 1);
+    cr_assert_eq(d.sleep.enabled, 1);
+    cr_assert_eq(d.sleep.policy, TP_SLEEP_ISLAND);
+    cr_assert_eq(d.sleep.linear_threshold, 0.05f);
+    cr_assert_eq(d.sleep.angular_threshold, 0.15f);
+    cr_assert_eq(d.sleep.quiet_time, 0.5f);
+    cr_assert_eq(d.sleep.angular_measure, TP_ANGULAR_RAD_PER_S);
+    cr_assert_eq(d.sleep.accel_threshold, 0.24f);
+    cr_assert_eq(d.sleep.require_support, 1);
+    cr_assert_eq(d.sleep.skip_constraints, 1);
+    cr_assert_eq(d.randomize.seed, 1);
+    cr_assert_eq(d.randomize.pos_noise, 0.0f);
+    cr_assert_eq(d.randomize.yaw_noise_deg, 0.0f);
+    assert_vec(d.randomize.mass_scale, (const float[]){1.0f, 1.0f}, 2, "mass_scale");
+    cr_assert_eq(d.randomize.has_friction_range, 0);
+}
+
+static void assert_documented_body_defaults(const tp_body_def *b)
+{
+    cr_assert_eq(b->type, TP_BODY_DYNAMIC);
+    cr_assert_eq(b->shape, TP_SHAPE_BOX);
+    assert_vec(b->size, (const float[]){1, 1, 1}, 3, "size");
+    assert_vec(b->pos, (const float[]){0, 0, 0}, 3, "pos");
+    assert_vec(b->quat, (const float[]){0, 0, 0, 1}, 4, "quat");
+    assert_vec(b->vel, (const float[]){0, 0, 0}, 3, "vel");
+    assert_vec(b->ang_vel, (const float[]){0, 0, 0}, 3, "ang_vel");
+    cr_assert_eq(b->density, 1000.0f);
+    cr_assert_eq(b->mass, 0.0f);
+    cr_assert_eq(b->friction, 0.6f);
+    cr_assert_eq(b->restitution, 0.0f);
+}
+
 Test(scene, defaults_fill_what_is_absent)
 {
     tp_model *m = load_ok("{\"bodies\": [{}]}");
-    tp_model_def d = tp_model_get_def(m), want = tp_default_model_def();
+    tp_model_def d = tp_model_get_def(m);
     cr_assert_str_eq(d.name, "scene");
-    assert_vec(d.gravity, want.gravity, 3, "gravity");
-    cr_assert_eq(d.dt, want.dt);
-    cr_assert_eq(d.substeps, want.substeps);
-    cr_assert_eq(memcmp(&d.solver, &want.solver, sizeof d.solver), 0);
-    cr_assert_eq(memcmp(&d.sleep, &want.sleep, sizeof d.sleep), 0);
-    cr_assert_eq(memcmp(&d.randomize, &want.randomize, sizeof d.randomize), 0);
-    tp_body_def b, wb = tp_default_body_def();
+    assert_documented_model_defaults(d);
+    tp_body_def b;
     cr_assert_eq(tp_model_get_body_def(m, 0, &b), TP_OK);
     cr_assert_str_eq(b.name, "body0");
-    cr_assert_eq(b.type, wb.type);
-    cr_assert_eq(b.shape, wb.shape);
-    assert_vec(b.size, wb.size, 3, "size");
-    assert_vec(b.quat, wb.quat, 4, "quat");
-    cr_assert_eq(b.density, wb.density);
-    cr_assert_eq(b.friction, wb.friction);
-    cr_assert_eq(b.restitution, wb.restitution);
+    assert_documented_body_defaults(&b);
+    /* one 1 m box of density 1000: 1000 kg, inertia m (1 + 1) / 12 */
+    float mass, inertia[3];
+    cr_assert_eq(tp_model_body_mass(m, 0, &mass, inertia), TP_OK);
+    cr_assert_float_eq(mass, 1000.0f, 1e-3f);
+    assert_vec(inertia, (const float[]){1000.0f / 6.0f, 1000.0f / 6.0f, 1000.0f / 6.0f}, 3, "inertia");
     cr_assert_eq(m->event_count, 0);
     tp_model_destroy(m);
+    /* the builder's defaults are the same documented values */
+    tp_model_def md = tp_default_model_def();
+    cr_assert_str_eq(md.name, "scene");
+    assert_documented_model_defaults(md);
+    tp_body_def bd = tp_default_body_def();
+    cr_assert_null(bd.name);
+    assert_documented_body_defaults(&bd);
 }
 
 Test(scene, stack_generator)
@@ -291,10 +335,21 @@ Test(scene_errors, wrong_types)
 Test(scene_errors, float_where_an_integer_is_expected)
 {
     expect_error("{\"substeps\": 4.5, \"bodies\": [{}]}", "t.json:1:14: substeps: ", "must be an integer, got 4.5");
-    expect_error("{\"randomize\": {\"seed\": 1.0}, \"bodies\": [{}]}", "t.json:1:24: randomize.seed: ",
+    expect_error("{\"randomize\": {\"seed\": 1.5}, \"bodies\": [{}]}", "t.json:1:24: randomize.seed: ",
+                 "must be an integer");
+    expect_error("{\"randomize\": {\"seed\": 1e300}, \"bodies\": [{}]}", "t.json:1:24: randomize.seed: ",
                  "must be an integer");
     expect_error("{\"bodies\": [{}], \"events\": [{\"time\": 0, \"action\": \"reset\", \"worlds\": [0, 1.5]}]}",
                  "t.json:1:74: events[0].worlds[1]: ", "must be an integer, got 1.5");
+}
+
+/* A whole number written as a real is that integer (docs/scene-format.md). */
+Test(scene, whole_reals_are_integers)
+{
+    tp_model *m = load_ok("{\"substeps\": 4.0, \"solver\": {\"iterations\": 12.0}, \"bodies\": [{}]}");
+    cr_assert_eq(tp_model_get_def(m).substeps, 4);
+    cr_assert_eq(tp_model_get_def(m).solver.iterations, 12);
+    tp_model_destroy(m);
 }
 
 /* ---------------------------------------------------------------- array lengths */
@@ -331,6 +386,91 @@ Test(scene_errors, body_numbers_out_of_range)
     expect_error("{\"bodies\": [{\"friction\": -0.1}]}", "t.json:1:26: bodies[0].friction: ", "must be >= 0");
     expect_error("{\"bodies\": [{\"restitution\": 1.5}]}", "t.json:1:29: bodies[0].restitution: ", "within [0, 1]");
     expect_error("{\"bodies\": [{\"quat\": [0, 0, 0, 0]}]}", "t.json:1:22: bodies[0].quat: ", "zero quaternion");
+}
+
+/* C20: values whose mass, inertia or step under- or overflow a float are
+ * refused where they are written, with the field (docs/scene-format.md, "Bounds"). */
+Test(scene_errors, values_past_the_bounds)
+{
+    expect_error("{\"bodies\": [{\"mass\": 1e-45}]}", "t.json:1:22: bodies[0].mass: ", "within [1e-09, 1e+15] kg");
+    expect_error("{\"bodies\": [{\"mass\": 1e20}]}", "t.json:1:22: bodies[0].mass: ", "within [1e-09, 1e+15] kg");
+    expect_error("{\"bodies\": [{\"size\": [1e-20, 1e-20, 1e-20]}]}", "t.json:1:23: bodies[0].size[0]: ",
+                 "must be within [0.0001, 10000] m");
+    expect_error("{\"bodies\": [{\"size\": [1, 1e30, 1]}]}", "t.json:1:26: bodies[0].size[1]: ",
+                 "must be within [0.0001, 10000] m");
+    expect_error("{\"bodies\": [{\"size\": [1e-40, 1, 1], \"mass\": 1}]}", "t.json:1:23: bodies[0].size[0]: ",
+                 "must be within");
+    expect_error("{\"bodies\": [{\"density\": 1e-30}]}", "t.json:1:25: bodies[0].density: ",
+                 "gives a mass of 1e-30 kg");
+    expect_error("{\"bodies\": [{\"size\": [9000, 9000, 9000], \"density\": 1e10}]}",
+                 "t.json:1:53: bodies[0].density: ", "outside [1e-09, 1e+15] kg");
+    expect_error("{\"randomize\": {\"mass_scale\": [1e-45, 1e-45]}, \"bodies\": [{}]}",
+                 "t.json:1:31: randomize.mass_scale[0]: ", "must be within [0.01, 100]");
+    expect_error("{\"dt\": 3e38, \"bodies\": [{}]}", "t.json:1:8: dt: ", "must be within [1e-30, 1] s");
+    expect_error("{\"dt\": 1e-35, \"bodies\": [{}]}", "t.json:1:8: dt: ", "must be within [1e-30, 1] s");
+    expect_error("{\"bodies\": [{\"generate\": \"grid\", \"count\": [2147483647, 2147483647, 2], \"spacing\": [1, 1, 1]}]}",
+                 "t.json:1:44: bodies[0].count[0]: ", "must be in [1, 32768]");
+    expect_error("{\"bodies\": [{\"generate\": \"grid\", \"count\": [200, 200, 2], \"spacing\": [1, 1, 1]}]}",
+                 "t.json:1:43: bodies[0].count: ", "makes 80000 bodies");
+}
+
+/* C20: bodies at the bounds load, and no world faults at its first steps;
+ * static bodies take no mass bound (their mass is never used). */
+Test(scene, values_at_the_bounds_step_without_faults)
+{
+    tp_model *m = load_ok("{\"dt\": 1e-30, \"bodies\": [{\"size\": [20, 20, 1], \"pos\": [0, 0, -0.5], \"static\": true, \"density\": 1e-30},"
+                          " {\"size\": [0.0001, 0.0001, 0.0001], \"mass\": 1e-9, \"pos\": [0, 0, 1]},"
+                          " {\"size\": [10000, 1, 1], \"mass\": 1e15, \"pos\": [0, 0, 5]},"
+                          " {\"shape\": \"ball\", \"size\": [0.0001, 0.0001, 0.0001], \"mass\": 1e-9, \"pos\": [3, 0, 1]}]}");
+    tp_batch *b = NULL;
+    cr_assert_eq(tp_batch_create(m, NULL, &b), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_step(b, 3), TP_OK, "%s", tp_last_error());
+    tp_state_view s;
+    cr_assert_eq(tp_batch_state(b, &s), TP_OK);
+    cr_assert_eq(s.faults[0], 0, "a world of a scene that loaded faulted");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* C20: quaternions whose squared norm over- or underflows are normalized by
+ * their largest component first, in the scene and in a teleport event. */
+Test(scene, huge_and_tiny_quaternions_normalize)
+{
+    tp_model *m = load_ok("{\"sleep\": {\"enabled\": false}, \"gravity\": [0, 0, 0],"
+                          " \"bodies\": [{\"quat\": [3e38, 3e38, 0, 0]}, {\"quat\": [1e-20, 0, 0, 0], \"pos\": [5, 0, 0]}],"
+                          " \"events\": [{\"time\": 0, \"action\": \"teleport\", \"body\": \"body0\", \"pos\": [0, 0, 0], \"quat\": [0, 1e-20, 0, 0]},"
+                          "  {\"time\": 0, \"action\": \"teleport\", \"body\": \"body1\", \"pos\": [5, 0, 0], \"quat\": [0, 0, -3e38, 3e38]}]}");
+    const float h = 0.70710677f;
+    tp_body_def d;
+    cr_assert_eq(tp_model_get_body_def(m, 0, &d), TP_OK);
+    assert_vec(d.quat, (const float[]){h, h, 0, 0}, 4, "[3e38, 3e38, 0, 0] normalized");
+    cr_assert_eq(tp_model_get_body_def(m, 1, &d), TP_OK);
+    assert_vec(d.quat, (const float[]){1, 0, 0, 0}, 4, "[1e-20, 0, 0, 0] normalized");
+    tp_batch *b = NULL;
+    cr_assert_eq(tp_batch_create(m, NULL, &b), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_step(b, 1), TP_OK, "%s", tp_last_error());
+    tp_state_view s;
+    cr_assert_eq(tp_batch_state(b, &s), TP_OK);
+    assert_vec(s.quat, (const float[]){0, 1, 0, 0}, 4, "teleport to [0, 1e-20, 0, 0]");
+    assert_vec(s.quat + 4, (const float[]){0, 0, -h, h}, 4, "teleport to [0, 0, -3e38, 3e38]");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* C20 / issue 12 item 9: an event at 1e9 s with dt 1e-11 s is 1e20 steps
+ * away, past an int64: it is scheduled (never reached), not undefined. */
+Test(scene, event_steps_past_int64_saturate)
+{
+    tp_model *m = load_ok("{\"dt\": 1e-11, \"bodies\": [{}],"
+                          " \"events\": [{\"time\": 1e9, \"action\": \"force\", \"body\": \"body0\", \"value\": [1, 0, 0], \"duration\": 1e9}]}");
+    tp_batch *b = NULL;
+    cr_assert_eq(tp_batch_create(m, NULL, &b), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_step(b, 2), TP_OK, "%s", tp_last_error());
+    tp_state_view s;
+    cr_assert_eq(tp_batch_state(b, &s), TP_OK);
+    cr_assert_eq(s.v[0], 0.0f, "the event fired");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
 }
 
 Test(scene_errors, capsule_shorter_than_its_diameter)

@@ -207,6 +207,17 @@ static int parse_plan(int argc, char **argv, bench_plan *p)
             return 0;
         }
     }
+    if (!plan_file && !have[0]) { /* the documented default plan */
+        plan_file = "bench/default.json";
+        FILE *f = fopen(plan_file, "r");
+        if (!f) {
+            fprintf(stderr, "torpor bench: no plan given, and the default plan %s is not here (run from the source "
+                            "tree, or give PLAN.json or --scenes)\n", plan_file);
+            return 0;
+        }
+        fclose(f);
+        fprintf(stderr, "torpor bench: no plan given; running the default plan %s\n", plan_file);
+    }
     if (plan_file && !read_plan_file(p, plan_file, have)) return 0;
     if (p->world_count == 0) p->worlds[p->world_count++] = 64;
     if (p->sleep_count == 0) p->sleep[p->sleep_count++] = 1;
@@ -223,29 +234,6 @@ static void free_plan(bench_plan *p)
 }
 
 /* ---------------------------------------------------------------- one case */
-
-/* The scene with sleep.enabled forced on or off (the file's events kept). */
-static tp_status load_scene(const char *path, int sleep_on, tp_model **out)
-{
-    json_error_t err;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
-    if (!root || !json_is_object(root)) {
-        if (root) json_decref(root);
-        return tp_model_load(path, out); /* let the loader report the error with its position */
-    }
-    json_t *sleep = json_object_get(root, "sleep");
-    if (!json_is_object(sleep)) {
-        sleep = json_object();
-        json_object_set_new(root, "sleep", sleep);
-    }
-    json_object_set_new(sleep, "enabled", json_boolean(sleep_on));
-    char *text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17));
-    json_decref(root);
-    if (!text) return tp_model_load(path, out);
-    tp_status st = tp_model_load_string(text, path, out);
-    free(text);
-    return st;
-}
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -322,7 +310,7 @@ static tp_status bench_case(const bench_plan *p, const char *scene, long worlds,
 {
     memset(r, 0, sizeof *r);
     tp_model *model = NULL;
-    tp_status st = load_scene(scene, sleep_on, &model);
+    tp_status st = tp_cli_load_scene(scene, sleep_on, &model);
     if (st != TP_OK) return st;
     tp_batch_def bd = tp_default_batch_def();
     bd.worlds = (int)worlds;
@@ -406,10 +394,14 @@ int tp_cmd_bench(int argc, char **argv)
     }
     int threads = p.threads > 0 ? (int)p.threads : tp_cli_default_threads();
     print_header(stdout, &p, threads);
-    int code = TP_EXIT_OK;
+    int code = TP_EXIT_OK, total = p.scene_count * p.world_count * p.sleep_count, done = 0;
+    double start = tp_now_seconds();
     for (int i = 0; i < p.scene_count && code == TP_EXIT_OK; ++i)
         for (int j = 0; j < p.world_count && code == TP_EXIT_OK; ++j)
             for (int k = 0; k < p.sleep_count && code == TP_EXIT_OK; ++k) {
+                /* progress on stderr (the table on stdout stays clean): a case can take minutes */
+                fprintf(stderr, "torpor bench: case %d of %d: %s, %ld worlds, sleep %s (%.0f s so far)\n", ++done,
+                        total, p.scenes[i], p.worlds[j], p.sleep[k] ? "on" : "off", tp_now_seconds() - start);
                 bench_result r;
                 tp_status st = bench_case(&p, p.scenes[i], p.worlds[j], p.sleep[k], &r);
                 if (st != TP_OK) code = tp_cli_report(st, p.scenes[i]);

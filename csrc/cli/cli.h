@@ -6,13 +6,22 @@
 
 #include <stdio.h>
 
-/* Exit codes: 0 success, 1 runtime failure, 2 bad input (usage, scene, values). */
-enum { TP_EXIT_OK = 0, TP_EXIT_FAILURE = 1, TP_EXIT_USAGE = 2 };
+/* Exit codes: 0 success, 1 runtime failure (an output that cannot be written
+ * included), 2 bad input (usage, scene, values), 3 every world of a run
+ * faulted, 130 interrupted (docs/outputs.md). */
+enum { TP_EXIT_OK = 0, TP_EXIT_FAILURE = 1, TP_EXIT_USAGE = 2, TP_EXIT_FAULTED = 3, TP_EXIT_INTERRUPTED = 130 };
+
+/* Flush stdout at the end of a command; a failed write (a full device) names
+ * standard output and turns the exit status into TP_EXIT_FAILURE. */
+int tp_cli_finish_stdout(const char *command, int code);
 
 int tp_cmd_run(int argc, char **argv);
 int tp_cmd_info(int argc, char **argv);
 int tp_cmd_trace(int argc, char **argv);
 int tp_cmd_bench(int argc, char **argv);
+
+/* Load a scene with sleep forced on (1) or off (0), or as written (-1). */
+tp_status tp_cli_load_scene(const char *path, int sleep, tp_model **out);
 
 /* CPU threads a batch uses when --threads is not given (OpenMP's default). */
 int tp_cli_default_threads(void);

@@ -1,9 +1,12 @@
 /* common.c - helpers shared by the subcommands: errors, numbers, progress, info. */
 #include "cli.h"
 
+#include <jansson.h>
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <omp.h>
 #include <unistd.h>
@@ -101,9 +104,12 @@ int tp_cli_default_threads(void) { return omp_get_max_threads(); }
 
 int tp_cmd_info(int argc, char **argv)
 {
-    (void)argv;
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: torpor info   (version, backends and pictures of this build)\n");
+        return TP_EXIT_OK;
+    }
     if (argc > 1) {
-        fprintf(stderr, "torpor info: takes no arguments\n");
+        fprintf(stderr, "torpor info: takes no arguments (torpor info --help)\n");
         return TP_EXIT_USAGE;
     }
     printf("torpor %s\n", TP_VERSION_STRING);
@@ -123,4 +129,40 @@ int tp_cmd_info(int argc, char **argv)
     printf("pictures: no (built without cairo; install libcairo2-dev and rebuild)\n");
 #endif
     return TP_EXIT_OK;
+}
+
+int tp_cli_finish_stdout(const char *command, int code)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    if (!bad) return code;
+    fprintf(stderr, "torpor %s: cannot write to standard output: %s\n", command, strerror(errno ? errno : EIO));
+    return code == TP_EXIT_OK || code == TP_EXIT_FAULTED ? TP_EXIT_FAILURE : code;
+}
+
+/* A scene with sleep.enabled forced on (1) or off (0), or as written (-1).
+ * The file is loaded as it is first, so that its errors carry their line and
+ * column; only then is it loaded again from a copy with the sleep switch
+ * changed (events and everything else kept). */
+tp_status tp_cli_load_scene(const char *path, int sleep, tp_model **out)
+{
+    tp_status st = tp_model_load(path, out);
+    if (st != TP_OK || sleep < 0 || tp_model_get_def(*out).sleep.enabled == sleep) return st;
+    tp_model_destroy(*out);
+    *out = NULL;
+    json_error_t err;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    if (!root) return tp_model_load(path, out);
+    json_t *sleep_obj = json_object_get(root, "sleep");
+    if (!json_is_object(sleep_obj)) {
+        sleep_obj = json_object();
+        json_object_set_new(root, "sleep", sleep_obj);
+    }
+    json_object_set_new(sleep_obj, "enabled", json_boolean(sleep));
+    char *text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    if (!text) return tp_model_load(path, out);
+    st = tp_model_load_string(text, path, out);
+    free(text);
+    return st;
 }

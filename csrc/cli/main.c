@@ -30,17 +30,18 @@ int main(int argc, char **argv)
         return TP_EXIT_USAGE;
     }
     const char *cmd = argv[1];
-    if (strcmp(cmd, "run") == 0) return tp_cmd_run(argc - 1, argv + 1);
-    if (strcmp(cmd, "info") == 0) return tp_cmd_info(argc - 1, argv + 1);
-    if (strcmp(cmd, "bench") == 0) return tp_cmd_bench(argc - 1, argv + 1);
-    if (strcmp(cmd, "trace") == 0) return tp_cmd_trace(argc - 1, argv + 1);
+    /* Every command's stdout is checked at the end (a full device). */
+    if (strcmp(cmd, "run") == 0) return tp_cli_finish_stdout(cmd, tp_cmd_run(argc - 1, argv + 1));
+    if (strcmp(cmd, "info") == 0) return tp_cli_finish_stdout(cmd, tp_cmd_info(argc - 1, argv + 1));
+    if (strcmp(cmd, "bench") == 0) return tp_cli_finish_stdout(cmd, tp_cmd_bench(argc - 1, argv + 1));
+    if (strcmp(cmd, "trace") == 0) return tp_cli_finish_stdout(cmd, tp_cmd_trace(argc - 1, argv + 1));
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);
-        return TP_EXIT_OK;
+        return tp_cli_finish_stdout("help", TP_EXIT_OK);
     }
     if (strcmp(cmd, "--version") == 0) {
         printf("torpor %s\n", TP_VERSION_STRING);
-        return TP_EXIT_OK;
+        return tp_cli_finish_stdout(cmd, TP_EXIT_OK);
     }
     fprintf(stderr, "torpor: unknown command \"%s\"\n\n", cmd);
     usage(stderr);

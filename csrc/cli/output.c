@@ -18,6 +18,25 @@ static FILE *open_in(const char *dir, const char *name)
     return f;
 }
 
+/* A write to `name` in `dir` failed (errno says why, when the failing call set
+ * it): say so, naming the file. Returns 0. */
+static int write_failed(const char *dir, const char *name, int err)
+{
+    fprintf(stderr, "torpor run: cannot write %s/%s: %s\n", dir, name, strerror(err ? err : EIO));
+    return 0;
+}
+
+/* Flush and close a file written through stdio: a full disk shows up only
+ * here, when the buffer goes out. Returns 0, with a message, on any error. */
+static int close_output(FILE *f, const char *dir, const char *name)
+{
+    int err = 0, bad = ferror(f);
+    errno = 0;
+    if (fflush(f) != 0) err = errno, bad = 1;
+    if (fclose(f) != 0 && !bad) err = errno, bad = 1;
+    return bad ? write_failed(dir, name, err) : 1;
+}
+
 static const char *const state_columns = "x,y,z,qx,qy,qz,qw,vx,vy,vz,wx,wy,wz,state";
 
 int tp_record_open(tp_run_record *rec, const char *dir, int record_bodies, tp_batch *batch)
@@ -54,8 +73,8 @@ static const char *body_state_name(const tp_model *m, const tp_state_view *s, si
 {
     tp_body_def d;
     tp_model_get_body_def(m, body, &d);
+    if (s->removed[k]) return "removed"; /* before "static": a removed ground is removed */
     if (d.type == TP_BODY_STATIC) return "static";
-    if (s->removed[k]) return "removed";
     return tp_sleep_state_name((tp_sleep_state)s->sleep_state[k]);
 }
 
@@ -70,6 +89,7 @@ static void write_body_row(FILE *f, const tp_model *m, const tp_state_view *s, i
 
 tp_status tp_record_sample(tp_run_record *rec, tp_batch *batch, const tp_state_view *s)
 {
+    if (rec->io_failed) return TP_OK; /* said once; the run stops (run.c) */
     long long step = (long long)tp_batch_step_count(batch);
     double t = tp_batch_time(batch);
     tp_series_add(&rec->series, t, s);
@@ -84,6 +104,10 @@ tp_status tp_record_sample(tp_run_record *rec, tp_batch *batch, const tp_state_v
                 write_body_row(rec->bodies_csv, m, s, w, b);
             }
     }
+    /* A failed fprintf sets the stream's error flag and errno: stop at the first. */
+    int err = errno;
+    if (ferror(rec->awake_csv)) rec->io_failed = !write_failed(rec->dir, "awake.csv", err);
+    else if (rec->bodies_csv && ferror(rec->bodies_csv)) rec->io_failed = !write_failed(rec->dir, "bodies.csv", err);
     return TP_OK;
 }
 
@@ -103,9 +127,26 @@ static int write_state_csv(const char *dir, tp_batch *batch, const tp_state_view
     if (!f) return 0;
     fprintf(f, "world,body,name,%s\n", state_columns);
     const tp_model *m = tp_batch_model(batch);
-    for (int w = 0; w < s->worlds; ++w)
+    for (int w = 0; w < s->worlds && !ferror(f); ++w)
         for (int b = 0; b < s->bodies; ++b) write_body_row(f, m, s, w, b);
-    return fclose(f) == 0;
+    return close_output(f, dir, "state.csv");
+}
+
+/* summary.json: serialized in memory, then written and closed with checks
+ * (json_dump_file says only that it failed, not why). */
+static int write_summary_json(const char *dir, json_t *j)
+{
+    char *text = json_dumps(j, JSON_INDENT(2) | JSON_REAL_PRECISION(9));
+    if (!text) return write_failed(dir, "summary.json", ENOMEM);
+    FILE *f = open_in(dir, "summary.json");
+    if (!f) {
+        free(text);
+        return 0;
+    }
+    fputs(text, f);
+    fputc('\n', f);
+    free(text);
+    return close_output(f, dir, "summary.json");
 }
 
 static json_t *hex64(uint64_t h)
@@ -178,14 +219,13 @@ static void write_awake_png(tp_run_record *rec, tp_batch *batch)
 
 int tp_record_finish(tp_run_record *rec, tp_batch *batch, const tp_run_info *info)
 {
-    int ok = 1;
-    if (rec->awake_csv && fclose(rec->awake_csv) != 0) {
-        fprintf(stderr, "torpor run: cannot write %s/awake.csv: %s\n", rec->dir, strerror(errno));
-        ok = 0;
-    }
-    if (rec->bodies_csv && fclose(rec->bodies_csv) != 0) {
-        fprintf(stderr, "torpor run: cannot write %s/bodies.csv: %s\n", rec->dir, strerror(errno));
-        ok = 0;
+    int ok = !rec->io_failed;
+    if (rec->io_failed) { /* already reported */
+        if (rec->awake_csv) fclose(rec->awake_csv);
+        if (rec->bodies_csv) fclose(rec->bodies_csv);
+    } else {
+        if (rec->awake_csv && !close_output(rec->awake_csv, rec->dir, "awake.csv")) ok = 0;
+        if (rec->bodies_csv && !close_output(rec->bodies_csv, rec->dir, "bodies.csv")) ok = 0;
     }
     rec->awake_csv = rec->bodies_csv = NULL;
     tp_state_view s;
@@ -195,12 +235,7 @@ int tp_record_finish(tp_run_record *rec, tp_batch *batch, const tp_run_info *inf
     }
     if (!write_state_csv(rec->dir, batch, &s)) ok = 0;
     json_t *j = summary_json(batch, rec, info, &s);
-    char path[4096];
-    snprintf(path, sizeof path, "%s/summary.json", rec->dir);
-    if (json_dump_file(j, path, JSON_INDENT(2) | JSON_REAL_PRECISION(9)) != 0) {
-        fprintf(stderr, "torpor run: cannot write %s\n", path);
-        ok = 0;
-    }
+    if (!write_summary_json(rec->dir, j)) ok = 0;
     json_decref(j);
     write_awake_png(rec, batch);
     if (tp_plot_available() && !rec->awake_png_written) ok = 0; /* its own message said why */

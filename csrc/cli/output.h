@@ -16,6 +16,7 @@ typedef struct tp_run_record {
     int record_bodies;
     tp_awake_series series; /* awake counts at each sample, for awake.png */
     int awake_png_written;
+    int io_failed;          /* a write to awake.csv or bodies.csv failed (already reported) */
 } tp_run_record;
 
 typedef struct tp_run_info {

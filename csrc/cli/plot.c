@@ -117,6 +117,17 @@ static double nice_step(double span, int target)
     return (f < 1.5 ? 1.0 : f < 3.5 ? 2.0 : f < 7.5 ? 5.0 : 10.0) * mag;
 }
 
+/* Number of steps of `step` that fit in [0, span] (a tick at each, and at 0),
+ * counted rather than found by adding `step` to a running value: with a span
+ * of 1e-30 s such a loop's 1e-9 slack was 1e21 ticks, and far from 0 the sum
+ * stops moving. At most 100: nice_step aims at 5 to 8. */
+static int tick_count(double span, double step)
+{
+    if (!(span > 0.0) || !(step > 0.0)) return 0;
+    double n = floor(span / step * (1.0 + 1e-9));
+    return n > 100.0 ? 100 : (int)n;
+}
+
 /* A plot area in pixels and the data range it maps. */
 typedef struct panel {
     double x, y, w, h;       /* pixels: left, top, width, height */
@@ -141,7 +152,8 @@ static void draw_axes(cairo_t *cr, const panel *p, const char *ylabel, int time_
     cairo_set_font_size(cr, 12);
     cairo_set_line_width(cr, 1.0);
     double ys = nice_step(p->y1 - p->y0, 5);
-    for (double v = 0.0; v <= p->y1 + 1e-9; v += ys) {
+    for (int i = 0, n = tick_count(p->y1, ys); i <= n; ++i) {
+        double v = i * ys;
         cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
         cairo_move_to(cr, p->x, py(p, v));
         cairo_line_to(cr, p->x + p->w, py(p, v));
@@ -151,7 +163,8 @@ static void draw_axes(cairo_t *cr, const panel *p, const char *ylabel, int time_
         text_at(cr, p->x - 6, py(p, v), buf, 1.0, 0.5);
     }
     double ts = nice_step(p->t1 - p->t0, 8);
-    for (double t = 0.0; t <= p->t1 + 1e-9; t += ts) {
+    for (int i = 0, n = tick_count(p->t1, ts); i <= n; ++i) {
+        double t = i * ts;
         cairo_set_source_rgb(cr, 0.9, 0.9, 0.9);
         cairo_move_to(cr, px(p, t), p->y);
         cairo_line_to(cr, px(p, t), p->y + p->h);

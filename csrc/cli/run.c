@@ -10,6 +10,7 @@
 #include "plot.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ typedef struct run_options {
     long worlds, threads, every, steps;
     double seconds, snapshot_time;
     int have_seconds, have_steps, have_seed, record_bodies, quiet, have_snapshot;
+    int sleep;              /* --sleep: 1 on, 0 off, -1 as the scene says */
     unsigned long long seed;
     tp_backend backend;
 } run_options;
@@ -35,7 +37,8 @@ static void run_usage(FILE *f)
 {
     fprintf(f, "usage: torpor run SCENE [--worlds N] [--seconds T | --steps K] [--backend cpu|cuda|auto]\n"
                "                  [--threads N] [--seed S] [--out DIR] [--every K] [--record-bodies] [--quiet]\n"
-               "                  [--snapshot T]   (snapshot.png: up to 16 worlds drawn at simulated time T s)\n");
+               "                  [--snapshot T]   (snapshot.png: up to 16 worlds drawn at simulated time T s)\n"
+               "                  [--sleep on|off] (island sleep on or off, whatever the scene says)\n");
 }
 
 /* Value of an option that takes one; prints an error if it is missing. */
@@ -67,6 +70,7 @@ static int parse_options(int argc, char **argv, run_options *o)
     o->worlds = 1;
     o->every = 1;
     o->backend = TP_BACKEND_CPU;
+    o->sleep = -1;
     char name[64];
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = NULL, *eq = strchr(a, '=');
@@ -109,6 +113,14 @@ static int parse_options(int argc, char **argv, run_options *o)
                 o->have_seed = 1;
             } else if (strcmp(a, "--backend") == 0) { if (!parse_backend(v, &o->backend)) return 0; }
             else if (strcmp(a, "--out") == 0) o->out_dir = v;
+            else if (strcmp(a, "--sleep") == 0) {
+                if (strcmp(v, "on") == 0) o->sleep = 1;
+                else if (strcmp(v, "off") == 0) o->sleep = 0;
+                else {
+                    fprintf(stderr, "torpor run: --sleep: expected on or off, got \"%s\"\n", v);
+                    return 0;
+                }
+            }
             else {
                 fprintf(stderr, "torpor run: unknown option %s\n", a);
                 return 0;
@@ -127,30 +139,81 @@ static int parse_options(int argc, char **argv, run_options *o)
     return 1;
 }
 
-/* Scripted events whose time the run never reached did not fire: say so. */
-static void warn_unfired_events(const tp_model *m, double end_time)
+/* Scripted events that did not fire: say so. An event fires before the first
+ * step that starts at or after its time (docs/scene-format.md), the rule of
+ * csrc/events.c, so one at exactly the end time of the run (no step starts
+ * there) has not fired and is counted here. */
+static void warn_unfired_events(const tp_model *m, long steps_done, double end_time)
 {
     int late = 0;
-    double first = 0.0;
+    double first = 0.0, dt = (double)tp_model_get_def(m).dt;
     int n = tp_model_event_count(m);
     for (int i = 0; i < n; ++i) {
         tp_event_def e;
-        if (tp_model_get_event(m, i, &e) != TP_OK || e.time <= end_time + 1e-9) continue;
+        if (tp_model_get_event(m, i, &e) != TP_OK) continue;
+        double step = ceil(e.time / dt - 1e-6); /* as events.c schedules it */
+        if (step < (double)steps_done) continue;
         if (!late++) first = e.time;
     }
     if (late)
-        fprintf(stderr, "torpor run: note: %d scripted event%s at or after t = %g s did not fire (the run ended at %.3f s)\n",
+        fprintf(stderr, "torpor run: note: %d scripted event%s at or after t = %g s did not fire (the run ended at "
+                        "%.3f s; an event fires before a step that starts at or after its time)\n",
                 late, late == 1 ? "" : "s", first, end_time);
 }
 
-static int make_dir(const char *path)
+/* Create one directory; an existing directory is fine. */
+static int make_one_dir(const char *path)
 {
     if (mkdir(path, 0777) == 0 || errno == EEXIST) {
         struct stat st;
         if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) return 1;
+        errno = ENOTDIR;
     }
+    return 0;
+}
+
+/* --out DIR, with its missing parents (as mkdir -p). */
+static int make_dir(const char *path)
+{
+    char buf[4096];
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf) {
+        fprintf(stderr, "torpor run: --out \"%s\": not a usable directory name\n", path);
+        return 0;
+    }
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i < n; ++i) {
+        if (buf[i] != '/' || buf[i - 1] == '/') continue;
+        buf[i] = '\0';
+        int ok = make_one_dir(buf);
+        buf[i] = '/';
+        if (!ok) {
+            fprintf(stderr, "torpor run: --out %s: cannot create %.*s (%s)\n", path, (int)i, buf, strerror(errno));
+            return 0;
+        }
+    }
+    if (make_one_dir(buf)) return 1;
     fprintf(stderr, "torpor run: --out %s: cannot create the directory (%s)\n", path, strerror(errno));
     return 0;
+}
+
+/* A run in which every world faulted has its own exit status (TP_EXIT_FAULTED,
+ * docs/outputs.md); some faulted worlds are a warning on stderr. */
+static int report_faults(tp_batch *batch, int code)
+{
+    tp_state_view c;
+    if (tp_batch_counts(batch, &c) != TP_OK) return code;
+    int faulted = 0;
+    for (int w = 0; w < c.worlds; ++w) faulted += c.faults[w] != 0;
+    if (faulted == 0) return code;
+    if (faulted < c.worlds) {
+        fprintf(stderr, "torpor run: warning: %d of %d worlds faulted (their state became non-finite and they "
+                        "stopped; \"faults\" in summary.json says which)\n", faulted, c.worlds);
+        return code;
+    }
+    fprintf(stderr, "torpor run: every world (%d of %d) faulted: the state became non-finite and nothing was "
+                    "simulated past that; exit status %d\n", faulted, c.worlds, TP_EXIT_FAULTED);
+    return code == TP_EXIT_OK ? TP_EXIT_FAULTED : code;
 }
 
 /* Default length when neither --seconds nor --steps is given: 2 s. */
@@ -198,6 +261,7 @@ static tp_status run_loop(tp_batch *batch, const run_options *o, long steps, tp_
         tp_record_asleep(rec, batch, &view);
         if (sample && rec->record_bodies && (st = tp_batch_state(batch, &view)) != TP_OK) break;
         if (sample) st = tp_record_sample(rec, batch, &view);
+        if (rec->io_failed) break; /* an output file cannot be written: stop (reported) */
         maybe_snapshot(batch, o, snapshot);
         tp_progress_update(&progress, (double)(s + 1) / (double)steps, tp_batch_time(batch), worlds_asleep(&view),
                            view.worlds);
@@ -215,7 +279,7 @@ int tp_cmd_run(int argc, char **argv)
         return TP_EXIT_USAGE;
     }
     tp_model *model = NULL;
-    tp_status st = tp_model_load(o.scene, &model);
+    tp_status st = tp_cli_load_scene(o.scene, o.sleep, &model);
     if (st != TP_OK) return tp_cli_report(st, NULL);
     tp_batch_def bd = tp_default_batch_def();
     bd.worlds = (int)o.worlds;
@@ -245,7 +309,7 @@ int tp_cmd_run(int argc, char **argv)
         signal(SIGTERM, previous_term);
         if (st != TP_OK) code = tp_cli_report(st, o.scene);
         if (tp_interrupted) fprintf(stderr, "torpor run: interrupted after %ld of %ld steps; writing what we have\n", done, steps);
-        warn_unfired_events(model, tp_batch_time(batch));
+        warn_unfired_events(model, done, tp_batch_time(batch));
         if (tp_model_dynamic_body_count(model) == 0)
             fprintf(stderr, "torpor run: note: %s has no dynamic bodies; nothing moves\n", o.scene);
         if (o.have_snapshot && snapshot == 0)
@@ -254,10 +318,11 @@ int tp_cmd_run(int argc, char **argv)
         tp_run_info info = {o.scene, o.out_dir, done, steps, wall, (int)tp_interrupted, snapshot == 1};
         if (!tp_record_finish(&rec, batch, &info) && code == TP_EXIT_OK) code = TP_EXIT_FAILURE;
         if (code == TP_EXIT_OK && !o.quiet) tp_print_summary(stdout, batch, &rec, &info);
+        code = report_faults(batch, code);
         tp_record_free(&rec);
     }
     tp_batch_destroy(batch);
     tp_model_destroy(model);
-    if (code == TP_EXIT_OK && tp_interrupted) code = 130;
+    if (code == TP_EXIT_OK && tp_interrupted) code = TP_EXIT_INTERRUPTED;
     return code;
 }

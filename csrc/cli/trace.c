@@ -14,7 +14,9 @@
  *   unlink I J      they no longer touch
  *   touch I         game code touches body I: its island wakes
  *   frame S0 S1 ... the speed of every body this frame (ignored while asleep)
- * Blank lines and lines starting with # are ignored. */
+ * Blank lines and lines starting with # are ignored. Lines may be of any
+ * length (a frame of 4096 speeds is about 80 kB). */
+#define _POSIX_C_SOURCE 200809L /* getline */
 #include "cli.h"
 
 #include <errno.h>
@@ -169,6 +171,11 @@ static int trace_line(trace *t, char *line, int *frames)
 
 int tp_cmd_trace(int argc, char **argv)
 {
+    if (argc == 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        printf("usage: torpor trace SCRIPT   (the island sleep policy alone on a script of speeds; "
+               "docs/trace-format.md)\n");
+        return TP_EXIT_OK;
+    }
     if (argc != 2) {
         fprintf(stderr, "usage: torpor trace SCRIPT   (docs/trace-format.md)\n");
         return TP_EXIT_USAGE;
@@ -187,12 +194,15 @@ int tp_cmd_trace(int argc, char **argv)
         fprintf(stderr, "torpor trace: cannot read %s: %s\n", t.path, strerror(errno));
         return TP_EXIT_USAGE;
     }
-    char line[65536];
+    char *line = NULL; /* grown by getline to the longest line */
+    size_t cap = 0;
     int ok = 1, frames = 0;
-    while (ok && fgets(line, sizeof line, f)) {
+    while (ok && getline(&line, &cap, f) >= 0) {
         t.line++;
         ok = trace_line(&t, line, &frames);
     }
+    if (ok && ferror(f)) ok = trace_error(&t, strerror(errno));
+    free(line);
     if (f != stdin) fclose(f);
     trace_free(&t);
     return ok ? TP_EXIT_OK : TP_EXIT_USAGE;
