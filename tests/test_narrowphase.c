@@ -271,7 +271,7 @@ static const char *const NAMES[6] = {"box", "ball", "cylinder", "capsule", "wedg
 static const stack_shape STACK[6] = {
     {TP_SHAPE_BOX, {1, 1, 1}, 0.5f, -0.5f, 0.0f, 0.0f},
     {TP_SHAPE_BALL, {1, 1, 1}, 0.5f, -0.5f, 0.0f, 0.0f},
-    {TP_SHAPE_CYLINDER, {1, 1, 1}, 0.49039264f, -0.49039264f, 0.0f, 0.0f},
+    {TP_SHAPE_CYLINDER, {1, 1, 1}, 0.5f, -0.5f, 0.0f, 0.0f},
     {TP_SHAPE_CAPSULE, {2, 1, 1}, 0.5f, -0.5f, 0.0f, 0.0f},
     {TP_SHAPE_WEDGE, {1, 1, 1}, 0.5f, -0.5f, 0.0f, -0.5f},      /* the top edge of the back face */
     {TP_SHAPE_CORNER_WEDGE, {1, 1, 1}, 0.5f, -0.5f, 0.5f, 0.5f} /* the apex */
