@@ -81,6 +81,10 @@ typedef struct tp_touch {
     int count;     /* polygon vertices (CCW seen from outside); 2 segment; 1 point */
     int id;        /* polygon: face number (cylinder: cap 0 / 1) */
     int disc;      /* polygon is a cylinder cap: centre, rc hold the true disc */
+    int side;      /* segment is a cylinder's side: its axis grown by r
+                      perpendicular to the axis only (not a capsule) */
+    int rim;       /* point is a cylinder rim point chosen by the GJK / MPR
+                      normal, so only as good as that normal */
     float radius;  /* segment, point: radius around the core (cylinder side: r) */
     tp_vec3 n;     /* polygon: outward unit normal */
     float d;       /* polygon: plane offset, dot(n, x) = d */
@@ -207,6 +211,8 @@ TP_HD void tp_touch_of(const tp_cyl_shape *s, tp_vec3 dir, tp_touch *f)
     const tp_core *c = &s->core;
     tp_vec3 dl = tp_q_inv_rotate(c->xf.q, dir);
     f->disc = 0;
+    f->side = 0;
+    f->rim = 0;
     f->radius = s->radius;
     f->id = 0;
     if (c->kind == TP_CORE_POLY) {
@@ -222,14 +228,31 @@ TP_HD void tp_touch_of(const tp_cyl_shape *s, tp_vec3 dir, tp_touch *f)
         f->kind = TP_TOUCH_SEGMENT;
         f->count = 2;
         f->id = c->kind == TP_CORE_CYLINDER ? 2 : 3;
-        if (c->kind == TP_CORE_CYLINDER) f->radius = c->r; /* the side: the axis grown by r */
+        if (c->kind == TP_CORE_CYLINDER) { /* the side: the axis grown by r */
+            f->radius = c->r;
+            f->side = 1;
+        }
         f->p[0] = tp_xf_apply(c->xf, tp_v3(-c->h, 0.0f, 0.0f));
         f->p[1] = tp_xf_apply(c->xf, tp_v3(c->h, 0.0f, 0.0f));
         return;
     }
     f->kind = TP_TOUCH_POINT;
     f->count = 1;
+    f->rim = c->kind == TP_CORE_CYLINDER;
     f->p[0] = tp_xf_apply(c->xf, tp_core_support_local(c, dl));
+}
+
+/* The offset (m, a vector) from segment feature S's core to its surface line
+ * on the side facing unit direction dir. A capsule's core is grown by a ball:
+ * r dir. A cylinder's side is its axis grown by discs perpendicular to the
+ * axis: r w, with w the unit part of dir perpendicular to the axis, which is
+ * exact also when the axis is not quite perpendicular to dir (a lying
+ * cylinder tilted by a few degrees). */
+TP_HD tp_vec3 tp_touch_offset(const tp_touch *S, tp_vec3 dir)
+{
+    if (!S->side) return tp_scale(dir, S->radius);
+    tp_vec3 u = tp_normalize_or(tp_sub(S->p[1], S->p[0]), tp_v3(1.0f, 0.0f, 0.0f));
+    return tp_scale(tp_normalize_or(tp_mad(dir, u, -tp_dot(dir, u)), dir), S->radius);
 }
 
 /* ---------------------------------------------------------------- feature pairs */
@@ -330,23 +353,25 @@ TP_HD int tp_clip_segment_to_touch(const tp_touch *R, tp_vec3 s0, tp_vec3 s1, fl
     return *t0 <= *t1;
 }
 
-/* Segment S (a core with radius) on reference polygon R: up to 2 points. */
+/* Segment S (a core with radius) on reference polygon R: its surface line
+ * facing R, clipped to R, up to 2 points. */
 TP_HD int tp_touch_polygon_segment(const tp_touch *R, const tp_touch *S, int ref_first, float margin,
                                    tp_pair_manifold *m)
 {
     float t0, t1;
     int labels[2];
     m->count = 0;
-    if (!tp_clip_segment_to_touch(R, S->p[0], S->p[1], &t0, &t1, labels)) return 0;
-    tp_vec3 d = tp_sub(S->p[1], S->p[0]);
-    tp_vec3 x[2] = {tp_mad(S->p[0], d, t0), tp_mad(S->p[0], d, t1)};
+    tp_vec3 off = tp_touch_offset(S, tp_neg(R->n));
+    tp_vec3 s0 = tp_add(S->p[0], off), s1 = tp_add(S->p[1], off);
+    if (!tp_clip_segment_to_touch(R, s0, s1, &t0, &t1, labels)) return 0;
+    tp_vec3 d = tp_sub(s1, s0);
+    tp_vec3 x[2] = {tp_mad(s0, d, t0), tp_mad(s0, d, t1)};
     int count = tp_len_sq(tp_sub(x[1], x[0])) > 1e-12f ? 2 : 1;
     m->normal = ref_first ? R->n : tp_neg(R->n);
     for (int k = 0; k < count; ++k) {
-        float sep = tp_dot(R->n, x[k]) - R->d - S->radius;
+        float sep = tp_dot(R->n, x[k]) - R->d;
         if (sep <= margin)
-            tp_pm_add_ref(m, ref_first, tp_mad(x[k], R->n, -(sep + S->radius)), tp_mad(x[k], R->n, -S->radius), sep,
-                          tp_feat_segment(ref_first, R->id, labels[k]));
+            tp_pm_add_ref(m, ref_first, tp_mad(x[k], R->n, -sep), x[k], sep, tp_feat_segment(ref_first, R->id, labels[k]));
     }
     return m->count;
 }
@@ -411,7 +436,6 @@ TP_HD int tp_touch_segment_point(const tp_touch *S, tp_vec3 x, float rx, int seg
 TP_HD int tp_touch_segments(const tp_touch *f1, const tp_touch *f2, tp_vec3 n, float margin, tp_pair_manifold *m)
 {
     tp_vec3 a0 = f1->p[0], a1 = f1->p[1], b0 = f2->p[0], b1 = f2->p[1];
-    float r1 = f1->radius, r2 = f2->radius;
     tp_vec3 u1 = tp_sub(a1, a0), u2 = tp_sub(b1, b0);
     float len1 = tp_len(u1), len2 = tp_len(u2);
     m->count = 0;
@@ -438,10 +462,9 @@ TP_HD int tp_touch_segments(const tp_touch *f1, const tp_touch *f2, tp_vec3 n, f
             for (int k = 0; k < 2; ++k) {
                 tp_vec3 p1 = tp_mad(a0, u1, xs[k]);
                 tp_vec3 p2 = tp_closest_on_segment(b0, b1, p1);
-                float sep = tp_dot(tp_sub(p2, p1), nn) - r1 - r2;
-                if (sep <= margin)
-                    tp_pm_add(m, tp_mad(p1, nn, r1), tp_mad(p2, nn, -r2), sep,
-                              tp_feat_segment(1, TP_SEGMENT_REF, labels[k]));
+                tp_vec3 s1 = tp_add(p1, tp_touch_offset(f1, nn)), s2 = tp_add(p2, tp_touch_offset(f2, tp_neg(nn)));
+                float sep = tp_dot(tp_sub(s2, s1), nn);
+                if (sep <= margin) tp_pm_add(m, s1, s2, sep, tp_feat_segment(1, TP_SEGMENT_REF, labels[k]));
             }
             return m->count;
         }
@@ -453,10 +476,11 @@ TP_HD int tp_touch_segments(const tp_touch *f1, const tp_touch *f2, tp_vec3 n, f
     if (!(l > 1e-6f)) return 0;
     tp_vec3 nn = tp_scale(v, 1.0f / l);
     if (tp_dot(nn, n) < 0.9f) return 0;
-    float sep = l - r1 - r2;
+    float sep = l - f1->radius - f2->radius;
     if (sep > margin) return 0;
     m->normal = nn;
-    tp_pm_add(m, tp_mad(c1, nn, r1), tp_mad(c2, nn, -r2), sep, tp_feat_round(TP_ROUND_CYLINDER, TP_CYL_PT_CROSSED));
+    tp_pm_add(m, tp_mad(c1, nn, f1->radius), tp_mad(c2, nn, -f2->radius), sep,
+              tp_feat_round(TP_ROUND_CYLINDER, TP_CYL_PT_CROSSED));
     return 1;
 }
 
@@ -474,8 +498,9 @@ TP_HD int tp_touch_manifold(const tp_cyl_shape *A, const tp_cyl_shape *B, const 
     if (k1 == TP_TOUCH_SEGMENT && k2 == TP_TOUCH_SEGMENT) return tp_touch_segments(f1, f2, n, margin, m);
     if (k1 == TP_TOUCH_POLYGON) return tp_touch_polygon_point(f1, B, 1, margin, m);
     if (k2 == TP_TOUCH_POLYGON) return tp_touch_polygon_point(f2, A, 0, margin, m);
-    if (k1 == TP_TOUCH_SEGMENT) return tp_touch_segment_point(f1, f2->p[0], f2->radius, 1, n, margin, m);
-    if (k2 == TP_TOUCH_SEGMENT) return tp_touch_segment_point(f2, f1->p[0], f1->radius, 0, n, margin, m);
+    /* a rim point is only as good as the normal that chose it: GJK / MPR's pair is better */
+    if (k1 == TP_TOUCH_SEGMENT && !f2->rim) return tp_touch_segment_point(f1, f2->p[0], f2->radius, 1, n, margin, m);
+    if (k2 == TP_TOUCH_SEGMENT && !f1->rim) return tp_touch_segment_point(f2, f1->p[0], f1->radius, 0, n, margin, m);
     m->count = 0;
     return 0;
 }

@@ -221,28 +221,211 @@ Test(narrowphase, capsule_lying_on_a_box_rests_on_both_core_ends)
     }
 }
 
-Test(narrowphase, cylinder_on_its_side_and_upright)
+/* ------------------------------------------------------------ round cylinder */
+
+/* World position of manifold point i on body B. */
+static tp_vec3 point_b(const tp_manifold *m, int i, tp_vec3 pos_b, tp_quat q_b)
 {
+    return world_point(pos_b, q_b, m->local_b[i]);
+}
+
+Test(narrowphase, cylinder_on_its_side_rests_on_both_ends_of_its_bottom_line)
+{
+    /* length 1, radius 0.4, axis along x, 3 mm into the ground, at any spin
+     * about its axis: 2 points at x = -0.5 and +0.5, on the ground plane, with
+     * the same two ids whatever the spin */
     float ground[3] = {10.0f, 10.0f, 1.0f}, cyl[3] = {1.0f, 0.8f, 0.8f};
-    float apothem = 0.4f * 0.98078528f;
-    tp_manifold m;
-    /* on its side: the flat side facing -z, 4 points at the rectangle's corners */
-    int n = collide(TP_SHAPE_BOX, ground, tp_v3(0, 0, -0.5f), ID, TP_SHAPE_CYLINDER, cyl, tp_v3(0, 0, apothem), ID, &m);
-    cr_assert_eq(n, 4);
-    float half_side = 0.4f * 0.19509032f; /* r sin(pi/16) */
-    for (int sx = -1; sx <= 1; sx += 2)
-        for (int sy = -1; sy <= 1; sy += 2)
-            cr_assert(has_local_b(&m, tp_v3(0.5f * sx, half_side * sy, -apothem), POS_TOL));
-    /* upright on a cap: 4 points on the rim circle, at the cap plane */
-    tp_quat up = axis_angle(0, 1, 0, PI_D / 2.0);
-    n = collide(TP_SHAPE_BOX, ground, tp_v3(0, 0, -0.5f), ID, TP_SHAPE_CYLINDER, cyl, tp_v3(0, 0, 0.5f), up, &m);
-    cr_assert_eq(n, 4);
-    for (int i = 0; i < n; ++i) {
-        cr_assert_float_eq(m.separation[i], 0.0f, POS_TOL);
-        cr_assert_float_eq(m.local_b[i].x, 0.5f, POS_TOL);
-        cr_assert_float_eq(sqrtf(m.local_b[i].y * m.local_b[i].y + m.local_b[i].z * m.local_b[i].z), 0.4f, POS_TOL);
+    uint32_t ids[2] = {0, 0};
+    for (int k = 0; k < 7; ++k) {
+        tp_quat spin = axis_angle(1, 0, 0, 0.37 * k);
+        tp_vec3 pos = tp_v3(0.2f, -0.1f, 0.4f - 0.003f);
+        tp_manifold m;
+        int n = collide(TP_SHAPE_BOX, ground, tp_v3(0, 0, -0.5f), ID, TP_SHAPE_CYLINDER, cyl, pos, spin, &m);
+        cr_assert_eq(n, 2, "spin %d: %d points", k, n);
+        assert_vec(m.normal, tp_v3(0, 0, 1), NRM_TOL, "normal");
+        assert_unique_features(&m, "lying cylinder");
+        float xs[2];
+        for (int i = 0; i < 2; ++i) {
+            cr_assert_float_eq(m.separation[i], -0.003f, POS_TOL);
+            tp_vec3 w = point_b(&m, i, pos, spin);
+            assert_vec(tp_v3(w.y, w.z, 0), tp_v3(-0.1f, -0.003f, 0), POS_TOL, "point on the cylinder's bottom line");
+            cr_assert_float_eq(m.local_a[i].z, 0.5f, POS_TOL); /* on the ground's top face */
+            xs[i] = w.x;
+        }
+        cr_assert(fabsf(fminf(xs[0], xs[1]) - (0.2f - 0.5f)) <= POS_TOL && fabsf(fmaxf(xs[0], xs[1]) - 0.7f) <= POS_TOL,
+                  "ends at x = %g, %g", xs[0], xs[1]);
+        uint32_t lo = m.feature[0] < m.feature[1] ? m.feature[0] : m.feature[1];
+        uint32_t hi = m.feature[0] ^ m.feature[1] ^ lo;
+        if (k == 0) { ids[0] = lo; ids[1] = hi; }
+        cr_assert(lo == ids[0] && hi == ids[1], "spin %d changed the ids", k);
     }
-    assert_unique_features(&m, "upright cylinder");
+    /* tilted 0.5 degree about y: the -x end is lower by L sin(0.5 deg); the
+     * low end's deepest point is the rim point at h sin + r cos below the
+     * centre, here 2 mm into the ground */
+    double t = 0.5 * PI_D / 180.0;
+    tp_quat tilt = axis_angle(0, 1, 0, -t); /* turns +x up */
+    float zc = (float)(0.5 * sin(t) + 0.4 * cos(t)) - 0.002f;
+    tp_manifold m;
+    int n = collide(TP_SHAPE_BOX, ground, tp_v3(0, 0, -0.5f), ID, TP_SHAPE_CYLINDER, cyl, tp_v3(0, 0, zc), tilt, &m);
+    cr_assert_eq(n, 2);
+    float low = zc - (float)(0.5 * sin(t) + 0.4 * cos(t)), high = zc - (float)(-0.5 * sin(t) + 0.4 * cos(t));
+    float s0 = fminf(m.separation[0], m.separation[1]), s1 = fmaxf(m.separation[0], m.separation[1]);
+    cr_assert_float_eq(s0, low, POS_TOL);
+    cr_assert_float_eq(s1, high, POS_TOL);
+}
+
+Test(narrowphase, cylinder_on_its_end_rests_on_rim_points)
+{
+    /* upright (local +x down), 2 mm into the ground: 4 points, all on the rim
+     * of the bottom cap, spanning it (each pair at least r apart), distinct ids */
+    float ground[3] = {10.0f, 10.0f, 1.0f}, cyl[3] = {1.0f, 0.8f, 0.8f};
+    for (int k = 0; k < 4; ++k) {
+        tp_quat up = tp_q_mul(axis_angle(0, 0, 1, 0.5 * k), axis_angle(0, 1, 0, PI_D / 2.0));
+        tp_vec3 pos = tp_v3(1.0f, 2.0f, 0.5f - 0.002f);
+        tp_manifold m;
+        int n = collide(TP_SHAPE_BOX, ground, tp_v3(0, 0, -0.5f), ID, TP_SHAPE_CYLINDER, cyl, pos, up, &m);
+        cr_assert_eq(n, 4);
+        assert_vec(m.normal, tp_v3(0, 0, 1), NRM_TOL, "normal");
+        assert_unique_features(&m, "upright cylinder");
+        for (int i = 0; i < n; ++i) {
+            cr_assert_float_eq(m.separation[i], -0.002f, POS_TOL);
+            cr_assert_float_eq(m.local_b[i].x, 0.5f, POS_TOL);
+            cr_assert_float_eq(sqrtf(m.local_b[i].y * m.local_b[i].y + m.local_b[i].z * m.local_b[i].z), 0.4f, POS_TOL);
+            for (int j = 0; j < i; ++j)
+                cr_assert(tp_len(tp_sub(m.local_b[i], m.local_b[j])) >= 0.4f, "points %d and %d bunched", i, j);
+        }
+    }
+    /* standing over the ground's edge (centre 0.1 m inside it): only rim
+     * points over the ground, the cut ones on the edge x = 5 */
+    tp_quat up = axis_angle(0, 1, 0, PI_D / 2.0);
+    tp_manifold m;
+    int n = collide(TP_SHAPE_BOX, ground, tp_v3(0, 0, -0.5f), ID, TP_SHAPE_CYLINDER, cyl, tp_v3(4.9f, 0, 0.5f), up, &m);
+    cr_assert(n >= 3 && n <= 4);
+    for (int i = 0; i < n; ++i) {
+        tp_vec3 w = point_b(&m, i, tp_v3(4.9f, 0, 0.5f), up);
+        cr_assert(w.x <= 5.0f + POS_TOL, "point at x = %g beyond the ground", w.x);
+        cr_assert_float_eq(m.separation[i], 0.0f, POS_TOL);
+    }
+}
+
+Test(narrowphase, cylinder_and_ball_on_side_cap_and_rim)
+{
+    /* cylinder (A) length 1, radius 0.4 at the origin; ball radius 0.3 */
+    float cyl[3] = {1.0f, 0.8f, 0.8f}, ball[3] = {0.6f, 0.6f, 0.6f};
+    struct { tp_vec3 c, normal; float sep; tp_vec3 on_cyl; } cases[] = {
+        {{0.2f, 0.0f, 0.69f}, {0, 0, 1}, -0.01f, {0.2f, 0.0f, 0.4f}},             /* on the side */
+        {{-0.795f, 0.1f, -0.05f}, {-1, 0, 0}, -0.005f, {-0.5f, 0.1f, -0.05f}},    /* on the -x cap */
+        {{0.5f + 0.12f, 0.0f, 0.4f + 0.16f}, {0.6f, 0, 0.8f}, -0.1f, {0.5f, 0, 0.4f}}, /* on the rim: 0.2 away */
+        {{0.0f, 0.3f, 0.0f}, {0, 1, 0}, -0.4f, {0.0f, 0.4f, 0.0f}},               /* centre inside, side nearer */
+        {{0.45f, 0.1f, 0.0f}, {1, 0, 0}, -0.35f, {0.5f, 0.1f, 0.0f}},             /* centre inside, cap nearer */
+        {{0.0f, 0.0f, -0.715f}, {0, 0, -1}, 0.015f, {0.0f, 0.0f, -0.4f}},         /* 15 mm apart: speculative */
+    };
+    for (int k = 0; k < 6; ++k) {
+        tp_manifold m;
+        int n = collide(TP_SHAPE_CYLINDER, cyl, tp_v3(0, 0, 0), ID, TP_SHAPE_BALL, ball, cases[k].c, ID, &m);
+        cr_assert_eq(n, 1, "case %d", k);
+        assert_vec(m.normal, cases[k].normal, NRM_TOL, "cylinder-ball normal");
+        cr_assert_float_eq(m.separation[0], cases[k].sep, POS_TOL, "case %d separation %g", k, m.separation[0]);
+        assert_vec(m.local_a[0], cases[k].on_cyl, POS_TOL, "point on the cylinder");
+        assert_vec(m.local_b[0], tp_scale(cases[k].normal, -0.3f), POS_TOL, "point on the ball");
+    }
+    tp_manifold m;
+    cr_assert_eq(collide(TP_SHAPE_CYLINDER, cyl, tp_v3(0, 0, 0), ID, TP_SHAPE_BALL, ball, tp_v3(0.752f, 0, 0.736f), ID, &m), 0,
+                 "ball 0.12 m off the rim");
+}
+
+Test(narrowphase, cylinder_and_box_edge_face_and_cap)
+{
+    float cyl[3] = {1.0f, 0.8f, 0.8f}, cube[3] = {0.4f, 0.4f, 0.4f};
+    tp_manifold m;
+    /* a cube turned 45 degrees about x lies with an edge along the top line of
+     * the lying cylinder: 2 points at the cube's ends x = +-0.2, depth 4 mm */
+    tp_quat q45 = axis_angle(1, 0, 0, PI_D / 4.0);
+    float zc = 0.4f + 0.2f * sqrtf(2.0f) - 0.004f;
+    int n = collide(TP_SHAPE_BOX, cube, tp_v3(0.1f, 0, zc), q45, TP_SHAPE_CYLINDER, cyl, tp_v3(0, 0, 0), ID, &m);
+    cr_assert_eq(n, 2);
+    assert_vec(m.normal, tp_v3(0, 0, -1), NRM_TOL, "normal from the cube down to the cylinder");
+    for (int i = 0; i < 2; ++i) {
+        cr_assert_float_eq(m.separation[i], -0.004f, POS_TOL);
+        cr_assert_float_eq(m.local_b[i].z, 0.4f, POS_TOL);
+        cr_assert_float_eq(fabsf(m.local_b[i].x - 0.1f), 0.2f, POS_TOL);
+    }
+    /* the cube's -y face pressed on the side of the cylinder yawed 5 degrees
+     * by a: the cylinder's farthest line towards +y is its axis moved by r
+     * along (-sin a, cos a, 0), y = x tan a + r / cos a; clipped to the face
+     * at x = +-0.2; the face is at y = r - 6 mm */
+    double yaw_a = 5.0 * PI_D / 180.0;
+    tp_quat yaw = axis_angle(0, 0, 1, yaw_a);
+    n = collide(TP_SHAPE_BOX, cube, tp_v3(0, 0.4f + 0.2f - 0.006f, 0), ID, TP_SHAPE_CYLINDER, cyl, tp_v3(0, 0, 0), yaw, &m);
+    cr_assert_eq(n, 2);
+    assert_vec(m.normal, tp_v3(0, -1, 0), NRM_TOL, "normal from the cube to the cylinder");
+    for (int i = 0; i < 2; ++i) {
+        float x = m.local_a[i].x;
+        cr_assert_float_eq(fabsf(x), 0.2f, POS_TOL);
+        float y = (float)(x * tan(yaw_a) + 0.4 / cos(yaw_a));
+        cr_assert_float_eq(m.separation[i], (0.4f - 0.006f) - y, POS_TOL, "at x = %g", x);
+    }
+    assert_unique_features(&m, "cube on a yawed cylinder");
+    /* upright cylinder, the cube resting on its top cap: the cube's 4 bottom
+     * corners (they lie within the cap's rim: 0.28 < 0.4) */
+    tp_quat up = axis_angle(0, 1, 0, PI_D / 2.0); /* local -x up */
+    n = collide(TP_SHAPE_BOX, cube, tp_v3(0.05f, 0, 0.5f + 0.2f - 0.001f), ID, TP_SHAPE_CYLINDER, cyl, tp_v3(0, 0, 0), up, &m);
+    cr_assert_eq(n, 4);
+    assert_vec(m.normal, tp_v3(0, 0, -1), NRM_TOL, "normal");
+    assert_unique_features(&m, "cube on cap");
+    for (int i = 0; i < n; ++i) {
+        cr_assert_float_eq(m.separation[i], -0.001f, POS_TOL);
+        cr_assert_float_eq(fabsf(m.local_a[i].x), 0.2f, POS_TOL);
+        cr_assert_float_eq(fabsf(m.local_a[i].y), 0.2f, POS_TOL);
+        cr_assert_float_eq(m.local_a[i].z, -0.2f, POS_TOL);
+    }
+}
+
+Test(narrowphase, cylinder_and_cylinder_parallel_crossed_stacked)
+{
+    float cyl[3] = {1.0f, 0.8f, 0.8f};
+    tp_manifold m;
+    /* parallel, side by side along y, B shifted 0.1 m along the axis, 6 mm
+     * overlap: 2 points at the ends of the overlap x = -0.4 and +0.5 */
+    int n = collide(TP_SHAPE_CYLINDER, cyl, tp_v3(0, 0, 0), ID, TP_SHAPE_CYLINDER, cyl, tp_v3(0.1f, 0.8f - 0.006f, 0), ID, &m);
+    cr_assert_eq(n, 2);
+    assert_vec(m.normal, tp_v3(0, 1, 0), NRM_TOL, "parallel normal");
+    float x0 = fminf(m.local_a[0].x, m.local_a[1].x), x1 = fmaxf(m.local_a[0].x, m.local_a[1].x);
+    cr_assert_float_eq(x0, -0.4f, POS_TOL);
+    cr_assert_float_eq(x1, 0.5f, POS_TOL);
+    for (int i = 0; i < 2; ++i) {
+        cr_assert_float_eq(m.separation[i], -0.006f, POS_TOL);
+        cr_assert_float_eq(m.local_a[i].y, 0.4f, POS_TOL);
+    }
+    assert_unique_features(&m, "parallel cylinders");
+    /* crossed: B along y lying on A, 5 mm deep: one point at the top of A */
+    tp_quat cross = axis_angle(0, 0, 1, PI_D / 2.0);
+    n = collide(TP_SHAPE_CYLINDER, cyl, tp_v3(0, 0, 0), ID, TP_SHAPE_CYLINDER, cyl, tp_v3(0.1f, 0.05f, 0.8f - 0.005f), cross, &m);
+    cr_assert_eq(n, 1);
+    assert_vec(m.normal, tp_v3(0, 0, 1), NRM_TOL, "crossed normal");
+    cr_assert_float_eq(m.separation[0], -0.005f, POS_TOL);
+    assert_vec(m.local_a[0], tp_v3(0.1f, 0.0f, 0.4f), POS_TOL, "point on A");
+    /* stacked upright and coaxial, 2 mm deep: 4 points on B's bottom rim */
+    tp_quat up = axis_angle(0, 1, 0, PI_D / 2.0);
+    n = collide(TP_SHAPE_CYLINDER, cyl, tp_v3(0, 0, 0), up, TP_SHAPE_CYLINDER, cyl, tp_v3(0, 0, 1.0f - 0.002f), up, &m);
+    cr_assert_eq(n, 4);
+    assert_vec(m.normal, tp_v3(0, 0, 1), NRM_TOL, "stacked normal");
+    assert_unique_features(&m, "stacked cylinders");
+    for (int i = 0; i < 4; ++i) {
+        cr_assert_float_eq(m.separation[i], -0.002f, POS_TOL);
+        cr_assert_float_eq(m.local_b[i].x, 0.5f, POS_TOL); /* B's local +x points down */
+    }
+    /* B lying across A's top cap (A upright): B's bottom line clipped by the
+     * rim circle, 2 points at x = +-0.4, 1 mm deep */
+    n = collide(TP_SHAPE_CYLINDER, cyl, tp_v3(0, 0, 0), up, TP_SHAPE_CYLINDER, cyl, tp_v3(0, 0, 0.5f + 0.4f - 0.001f), ID, &m);
+    cr_assert_eq(n, 2);
+    assert_vec(m.normal, tp_v3(0, 0, 1), NRM_TOL, "across a cap");
+    for (int i = 0; i < 2; ++i) {
+        cr_assert_float_eq(m.separation[i], -0.001f, POS_TOL);
+        cr_assert_float_eq(fabsf(m.local_b[i].x), 0.4f, POS_TOL);
+        cr_assert_float_eq(m.local_b[i].z, -0.4f, POS_TOL);
+    }
+    assert_unique_features(&m, "across a cap");
 }
 
 Test(narrowphase, box_on_corner_wedge_apex_touches_one_point)
