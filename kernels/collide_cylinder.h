@@ -64,6 +64,8 @@
 #define TP_FEATURE_SIN 0.1411f
 /* Two segments count as parallel under asin(0.05) ~ 2.9 degrees (as capsules). */
 #define TP_PARALLEL_SIN 0.05f
+/* alternating projections that refine a rim point against a segment */
+#define TP_RIM_POLISH_ITER 8
 /* reference id of a segment-segment manifold (TP_CLIP_SEGMENT label) */
 #define TP_SEGMENT_REF 63
 
@@ -253,6 +255,36 @@ TP_HD tp_vec3 tp_touch_offset(const tp_touch *S, tp_vec3 dir)
     if (!S->side) return tp_scale(dir, S->radius);
     tp_vec3 u = tp_normalize_or(tp_sub(S->p[1], S->p[0]), tp_v3(1.0f, 0.0f, 0.0f));
     return tp_scale(tp_normalize_or(tp_mad(dir, u, -tp_dot(dir, u)), dir), S->radius);
+}
+
+/* Nearest point *q of the solid cylinder (half length h, radius r, along x at
+ * the origin) to point c, with the unit normal *n from the cylinder towards c
+ * and the region (TP_CYL_PT_CAP0/CAP1/SIDE/RIM). Returns the signed distance:
+ * negative for c inside, where *q is on the nearer of the cap and the side. */
+TP_HD float tp_cylinder_nearest(float h, float r, tp_vec3 c, tp_vec3 *q, tp_vec3 *n, int *region)
+{
+    float rho = sqrtf(c.y * c.y + c.z * c.z), ax = tp_absf(c.x), sx = c.x >= 0.0f ? 1.0f : -1.0f;
+    tp_vec3 radial = rho > 1e-7f ? tp_v3(0.0f, c.y / rho, c.z / rho) : tp_v3(0.0f, 0.0f, 1.0f);
+    tp_vec3 cap_n = tp_v3(sx, 0.0f, 0.0f);
+    int cap = sx > 0.0f ? TP_CYL_PT_CAP1 : TP_CYL_PT_CAP0;
+    if (ax <= h && rho <= r) { /* inside: the nearer of the cap and the side */
+        if (h - ax <= r - rho) {
+            *n = cap_n;
+            *q = tp_v3(sx * h, c.y, c.z);
+            *region = cap;
+            return -(h - ax);
+        }
+        *n = radial;
+        *q = tp_v3(c.x, r * radial.y, r * radial.z);
+        *region = TP_CYL_PT_SIDE;
+        return -(r - rho);
+    }
+    *q = tp_v3(tp_clampf(c.x, -h, h), rho > r ? r * radial.y : c.y, rho > r ? r * radial.z : c.z);
+    *region = ax > h ? (rho > r ? TP_CYL_PT_RIM : cap) : TP_CYL_PT_SIDE;
+    tp_vec3 d = tp_sub(c, *q);
+    float dist = tp_len(d);
+    *n = dist > 1e-7f ? tp_scale(d, 1.0f / dist) : (*region == TP_CYL_PT_SIDE ? radial : cap_n);
+    return dist;
 }
 
 /* ---------------------------------------------------------------- feature pairs */
@@ -484,13 +516,58 @@ TP_HD int tp_touch_segments(const tp_touch *f1, const tp_touch *f2, tp_vec3 n, f
     return 1;
 }
 
+/* A rim point x of cylinder c chosen by an approximate normal, moved to the
+ * point of c nearest to segment S's core: alternating projections between the
+ * core and the solid cylinder (closest point on the segment, then on the
+ * cylinder), which converge to the nearest pair of two convex sets. GJK's
+ * direction near a rim is only good to a few degrees (its simplex is a flat
+ * approximation of the curve), while this pair is exact to rounding. */
+TP_HD tp_vec3 tp_rim_polish(const tp_touch *S, const tp_core *c, tp_vec3 x)
+{
+    for (int it = 0; it < TP_RIM_POLISH_ITER; ++it) {
+        tp_vec3 q = tp_closest_on_segment(S->p[0], S->p[1], x), qn, nn;
+        int region;
+        tp_cylinder_nearest(c->h, c->r, tp_xf_apply_inv(c->xf, q), &qn, &nn, &region);
+        x = tp_xf_apply(c->xf, qn);
+    }
+    return x;
+}
+
+/* Cylinder c against a vertex or a capsule end x (radius rx): the exact
+ * nearest point of the cylinder (tp_cylinder_nearest). cyl_first: the
+ * cylinder is the first shape; n: the GJK / MPR normal, which the result must
+ * roughly agree with. */
+TP_HD int tp_touch_cylinder_point(const tp_core *c, tp_vec3 x, float rx, int cyl_first, tp_vec3 n, float margin,
+                                  tp_pair_manifold *m)
+{
+    tp_vec3 q, nl;
+    int region;
+    float dist = tp_cylinder_nearest(c->h, c->r, tp_xf_apply_inv(c->xf, x), &q, &nl, &region);
+    tp_vec3 nn = tp_q_rotate(c->xf.q, nl), on_cyl = tp_xf_apply(c->xf, q);
+    float sep = dist - rx;
+    m->count = 0;
+    if (sep > margin) return 0;
+    if (!cyl_first) nn = tp_neg(nn);
+    if (tp_dot(nn, n) < 0.9f) return 0;
+    m->normal = nn;
+    uint32_t f = tp_feat_round(TP_ROUND_CYLINDER, TP_CYL_PT_VERTEX);
+    if (cyl_first) tp_pm_add(m, on_cyl, tp_mad(x, nn, -rx), sep, f);
+    else tp_pm_add(m, tp_mad(x, nn, rx), on_cyl, sep, f);
+    return 1;
+}
+
 /* Points from the two touching features; 0 when they give none. */
 TP_HD int tp_touch_manifold(const tp_cyl_shape *A, const tp_cyl_shape *B, const tp_touch *f1, const tp_touch *f2,
                             tp_vec3 n, tp_vec3 prefer, float margin, tp_pair_manifold *m)
 {
     int k1 = f1->kind, k2 = f2->kind;
     if (k1 == TP_TOUCH_POLYGON && k2 == TP_TOUCH_POLYGON) {
-        int ref_first = !(tp_dot(f2->n, prefer) > tp_dot(f1->n, prefer));
+        /* the face that separates more is the reference (as SAT picks it);
+         * near ties (parallel faces at rest) the lower body's top face */
+        float s1 = tp_dot(f1->n, tp_core_support(&B->core, tp_neg(f1->n))) - f1->d;
+        float s2 = tp_dot(f2->n, tp_core_support(&A->core, tp_neg(f2->n))) - f2->d;
+        int ref_first = s1 >= s2;
+        if (tp_absf(s1 - s2) <= TP_FACE_FLIP_TOL) ref_first = !(tp_dot(f2->n, prefer) > tp_dot(f1->n, prefer));
         return ref_first ? tp_touch_polygons(f1, f2, 1, margin, m) : tp_touch_polygons(f2, f1, 0, margin, m);
     }
     if (k1 == TP_TOUCH_POLYGON && k2 == TP_TOUCH_SEGMENT) return tp_touch_polygon_segment(f1, f2, 1, margin, m);
@@ -498,9 +575,18 @@ TP_HD int tp_touch_manifold(const tp_cyl_shape *A, const tp_cyl_shape *B, const 
     if (k1 == TP_TOUCH_SEGMENT && k2 == TP_TOUCH_SEGMENT) return tp_touch_segments(f1, f2, n, margin, m);
     if (k1 == TP_TOUCH_POLYGON) return tp_touch_polygon_point(f1, B, 1, margin, m);
     if (k2 == TP_TOUCH_POLYGON) return tp_touch_polygon_point(f2, A, 0, margin, m);
-    /* a rim point is only as good as the normal that chose it: GJK / MPR's pair is better */
-    if (k1 == TP_TOUCH_SEGMENT && !f2->rim) return tp_touch_segment_point(f1, f2->p[0], f2->radius, 1, n, margin, m);
-    if (k2 == TP_TOUCH_SEGMENT && !f1->rim) return tp_touch_segment_point(f2, f1->p[0], f1->radius, 0, n, margin, m);
+    if (k2 == TP_TOUCH_POINT && !f2->rim && A->core.kind == TP_CORE_CYLINDER)
+        return tp_touch_cylinder_point(&A->core, f2->p[0], f2->radius, 1, n, margin, m);
+    if (k1 == TP_TOUCH_POINT && !f1->rim && B->core.kind == TP_CORE_CYLINDER)
+        return tp_touch_cylinder_point(&B->core, f1->p[0], f1->radius, 0, n, margin, m);
+    if (k1 == TP_TOUCH_SEGMENT) {
+        tp_vec3 x = f2->rim ? tp_rim_polish(f1, &B->core, f2->p[0]) : f2->p[0];
+        return tp_touch_segment_point(f1, x, f2->radius, 1, n, margin, m);
+    }
+    if (k2 == TP_TOUCH_SEGMENT) {
+        tp_vec3 x = f1->rim ? tp_rim_polish(f2, &A->core, f1->p[0]) : f1->p[0];
+        return tp_touch_segment_point(f2, x, f1->radius, 0, n, margin, m);
+    }
     m->count = 0;
     return 0;
 }
@@ -511,30 +597,9 @@ TP_HD int tp_touch_manifold(const tp_cyl_shape *A, const tp_cyl_shape *B, const 
  * ball of radius rb centred at c. */
 TP_HD int tp_collide_cylinder_ball(float h, float r, tp_vec3 c, float rb, float margin, tp_pair_manifold *m)
 {
-    float rho = sqrtf(c.y * c.y + c.z * c.z), ax = tp_absf(c.x), sx = c.x >= 0.0f ? 1.0f : -1.0f;
-    tp_vec3 radial = rho > 1e-7f ? tp_v3(0.0f, c.y / rho, c.z / rho) : tp_v3(0.0f, 0.0f, 1.0f);
-    tp_vec3 cap_n = tp_v3(sx, 0.0f, 0.0f), q, n;
-    float dist;
+    tp_vec3 q, n;
     int region;
-    if (ax <= h && rho <= r) { /* centre inside: the nearer of the cap and the side */
-        if (h - ax <= r - rho) {
-            n = cap_n;
-            q = tp_v3(sx * h, c.y, c.z);
-            dist = -(h - ax);
-            region = sx > 0.0f ? TP_CYL_PT_CAP1 : TP_CYL_PT_CAP0;
-        } else {
-            n = radial;
-            q = tp_v3(c.x, r * radial.y, r * radial.z);
-            dist = -(r - rho);
-            region = TP_CYL_PT_SIDE;
-        }
-    } else {
-        q = tp_v3(tp_clampf(c.x, -h, h), rho > r ? r * radial.y : c.y, rho > r ? r * radial.z : c.z);
-        region = ax > h ? (rho > r ? TP_CYL_PT_RIM : (sx > 0.0f ? TP_CYL_PT_CAP1 : TP_CYL_PT_CAP0)) : TP_CYL_PT_SIDE;
-        tp_vec3 d = tp_sub(c, q);
-        dist = tp_len(d);
-        n = dist > 1e-7f ? tp_scale(d, 1.0f / dist) : (region == TP_CYL_PT_SIDE ? radial : cap_n);
-    }
+    float dist = tp_cylinder_nearest(h, r, c, &q, &n, &region);
     m->count = 0;
     if (dist - rb > margin) return 0;
     m->normal = n;
@@ -559,14 +624,17 @@ TP_HD int tp_collide_cylinder_pair(int s1, const float *size1, int s2, const flo
     id.t = tp_v3(0.0f, 0.0f, 0.0f);
     tp_cyl_shape_init(&A, s1, size1, id, &poly1);
     tp_cyl_shape_init(&B, s2, size2, xf, &poly2);
-    float reach = margin + A.radius + B.radius, dist, sep;
-    tp_vec3 pa, pb, n;
-    int g = tp_gjk(&A.core, &B.core, reach, &pa, &pb, &dist);
+    float reach = margin + A.radius + B.radius, dist, lower, sep;
+    tp_vec3 pa, pb, n, dir;
+    int g = tp_gjk(&A.core, &B.core, reach, &pa, &pb, &dist, &dir, &lower);
     if (g == TP_GJK_FAR) return 0;
-    if (g == TP_GJK_SEPARATED && dist > TP_GJK_NEAR) {
-        if (dist > reach) return 0;
-        n = tp_scale(tp_sub(pb, pa), 1.0f / dist);
-        sep = dist - A.radius - B.radius;
+    if (g == TP_GJK_SEPARATED && dist > TP_GJK_NEAR && lower > 0.0f) {
+        /* the certified lower bound and its direction: conservative where GJK
+         * stalled, the distance where it converged */
+        if (lower > reach) return 0;
+        n = dir;
+        sep = lower - A.radius - B.radius;
+        pb = tp_mad(pa, n, lower); /* points consistent with the separation */
     } else {
         float depth;
         if (!tp_mpr(&A.core, &B.core, &n, &depth, &pa, &pb)) {
@@ -580,7 +648,19 @@ TP_HD int tp_collide_cylinder_pair(int s1, const float *size1, int s2, const flo
     tp_touch f1, f2;
     tp_touch_of(&A, n, &f1);
     tp_touch_of(&B, tp_neg(n), &f2);
-    if (tp_touch_manifold(&A, &B, &f1, &f2, n, prefer, margin, m) > 0) return m->count;
+    int got = tp_touch_manifold(&A, &B, &f1, &f2, n, prefer, margin, m);
+    if (got > 0) {
+        /* the features must hold the deepest contact: face clipping keeps only
+         * what lies over a face, and a contact at the face's edge would be
+         * lost (as collide_round_poly.h checks for capsules). GJK's separation
+         * is a lower bound; MPR's depth is along the centres' ray, so it gets
+         * more room. */
+        float lowest = m->sep[0];
+        for (int i = 1; i < got; ++i) lowest = tp_minf(lowest, m->sep[i]);
+        float tol = g == TP_GJK_SEPARATED && dist > TP_GJK_NEAR ? TP_EDGE_TOL + 0.05f * tp_absf(sep)
+                                                                 : 2.0f * TP_EDGE_TOL + 0.25f * tp_absf(sep);
+        if (lowest <= sep + tol) return got;
+    }
     m->count = 0;
     m->normal = n;
     tp_pm_add(m, tp_mad(pa, n, A.radius), tp_mad(pb, n, -B.radius), sep,

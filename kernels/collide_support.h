@@ -242,11 +242,19 @@ enum { TP_GJK_SEPARATED = 0, TP_GJK_TOUCHING = 1, TP_GJK_FAR = 2 };
 
 /* Distance of cores A and B. Returns TP_GJK_FAR when they are surely more than
  * `reach` apart (m), TP_GJK_TOUCHING when they overlap or are closer than
- * TP_GJK_TOL, else TP_GJK_SEPARATED with *dist the distance and *pa, *pb the
- * closest points (computation frame). *pa, *pb and *dist are written in every
- * case (the last simplex's points). */
-TP_HD int tp_gjk(const tp_core *A, const tp_core *B, float reach, tp_vec3 *pa, tp_vec3 *pb, float *dist)
+ * TP_GJK_TOL, else TP_GJK_SEPARATED with *dist the distance (an upper bound:
+ * the last simplex's closest point) and *pa, *pb the closest points
+ * (computation frame), *lower the best lower bound seen (the cores' separation
+ * along unit *dir, pointing from A to B). Near a curved rim GJK can stall
+ * before the bounds meet (its simplex is a flat approximation of the curve;
+ * in float32 the next point brings no measurable progress): then *lower and
+ * *dir are the answer to trust, never more than the true distance. All
+ * outputs are written in every case. */
+TP_HD int tp_gjk(const tp_core *A, const tp_core *B, float reach, tp_vec3 *pa, tp_vec3 *pb, float *dist,
+                 tp_vec3 *dir, float *lower)
 {
+    float best_lower = -3.0e38f;
+    tp_vec3 best_dir = tp_v3(0.0f, 0.0f, 1.0f);
     tp_simplex s;
     tp_vec3 d0 = tp_sub(tp_core_centre(A), tp_core_centre(B));
     if (!(tp_len_sq(d0) > 1e-24f)) d0 = tp_v3(1.0f, 0.0f, 0.0f);
@@ -261,6 +269,11 @@ TP_HD int tp_gjk(const tp_core *A, const tp_core *B, float reach, tp_vec3 *pa, t
         tp_md_vert w = tp_md_support(A, B, tp_neg(v));
         float vw = tp_dot(v, w.w);
         if (vw > 0.0f && vw * vw > reach * reach * vv) { code = TP_GJK_FAR; break; }
+        float len = sqrtf(vv);
+        if (vw / len > best_lower) { /* separation of the cores along -v, a lower bound */
+            best_lower = vw / len;
+            best_dir = tp_scale(v, -1.0f / len);
+        }
         if (vv - vw <= TP_GJK_TOL * sqrtf(vv)) break; /* converged */
         int dup = 0;
         for (int i = 0; i < s.n; ++i)
@@ -276,6 +289,8 @@ TP_HD int tp_gjk(const tp_core *A, const tp_core *B, float reach, tp_vec3 *pa, t
     *pa = tp_simplex_point(&s, 1);
     *pb = tp_simplex_point(&s, 2);
     *dist = tp_len(v);
+    *dir = best_dir;
+    *lower = best_lower;
     if (code == TP_GJK_SEPARATED && *dist <= TP_GJK_TOL) code = TP_GJK_TOUCHING;
     return code;
 }

@@ -77,7 +77,8 @@ enum {
     TP_CYL_PT_SUPPORT = 4, /* GJK / MPR closest or deepest pair */
     TP_CYL_PT_FACE = 5,    /* a shape's deepest point on a face or cap */
     TP_CYL_PT_SEGMENT = 6, /* a point nearest to a segment (edge, core, side) */
-    TP_CYL_PT_CROSSED = 7  /* two crossed segments */
+    TP_CYL_PT_CROSSED = 7, /* two crossed segments */
+    TP_CYL_PT_VERTEX = 8   /* a vertex or capsule end nearest to a cylinder */
 };
 
 TP_HD uint32_t tp_feat_clip(int kind, int type, int hi, int lo)
