@@ -9,8 +9,10 @@
  *     and the side. One point.
  *
  *   - Against a box, wedge, corner wedge, capsule or cylinder: GJK on the
- *     cores while they are apart, MPR when they overlap (collide_support.h,
- *     sources there), which give a normal n. Then, as Jolt and Bullet build
+ *     cores while they are more than TP_GJK_NEAR apart (its certified lower
+ *     bound and direction: never more than the true gap), MPR when they touch
+ *     or overlap (collide_support.h, sources there), which give a normal n
+ *     and a separation. Then, as Jolt and Bullet build
  *     manifolds from "supporting faces", each shape's touching feature in the
  *     direction of the other (tp_touch_of) decides the points:
  *       polygon  a polyhedron face within ~8 degrees of n, or a cylinder cap
@@ -31,9 +33,11 @@
  *     segment-segment: nearly parallel (under ~3 degrees), 2 points at the
  *       ends of the overlap with the normal between the two lines; crossed,
  *       the closest points of the two lines.
- *     polygon-point, segment-point: the exact nearest pair.
- *     Otherwise (or when the features give nothing) the GJK / MPR pair is the
- *     single point.
+ *     polygon-point, segment-point, vertex-cylinder: the exact nearest pair
+ *     (a rim point first refined against the segment, tp_rim_polish).
+ *     Otherwise, when the features give nothing, or when their deepest point
+ *     is clearly shallower than the GJK / MPR separation (the contact lies
+ *     beyond a clipped face's edge), the GJK / MPR pair is the single point.
  *   The normal of a polygon manifold is the reference face's normal and that
  *   of a segment manifold comes from the lines, so resting contact does not
  *   carry the iteration error of GJK / MPR on curved surfaces.

@@ -1,6 +1,7 @@
 /* collide_support.h - distance and penetration of two convex cores given by
  * support functions: GJK for the distance of separated cores, MPR for the
- * penetration of overlapping ones. Used by the cylinder pairs
+ * penetration of touching or overlapping ones (and of cores closer than
+ * TP_GJK_NEAR, where GJK's direction is noise). Used by the cylinder pairs
  * (collide_cylinder.h), whose curved surfaces SAT cannot handle with a finite
  * set of axes.
  *
