@@ -11,6 +11,7 @@
  *   polyhedron-ball, polyhedron-capsule           collide_round_poly.h
  *   polyhedron-polyhedron (box-box included)      collide_poly.h
  *   cylinder-anything                             collide_cylinder.h
+ *                                                 (collide_support.h, collide_touch.h)
  * where the polyhedra are box, wedge and corner wedge (shapes.h); the
  * cylinder is round (closed form against a ball, GJK / MPR and touching
  * features against the rest).
