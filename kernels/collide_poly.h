@@ -1,5 +1,5 @@
 /* collide_poly.h - manifolds between two convex polyhedra (box, wedge, corner
- * wedge, 16-sided cylinder prism, in any combination; box-box is this path).
+ * wedge, in any combination; box-box is this path).
  *
  * Method: the separating axis test over the face normals of both polyhedra and
  * the cross products of edge pairs, with the edge pairs pruned to those that
@@ -24,7 +24,9 @@
 
 #include "manifold.h"
 
-#define TP_CLIP_MAX (2 * TP_POLY_MAX_FACE_VERTS + 8)
+/* room for a clipped polygon: a cylinder cap's rim clipped by another's
+ * (collide_cylinder.h) is the largest */
+#define TP_CLIP_MAX (2 * TP_CYL_RIM + 8)
 
 /* Copy of `src` with every vertex and plane moved by xf. */
 TP_HD void tp_poly_transform(const tp_poly *src, tp_xform xf, tp_poly *dst)

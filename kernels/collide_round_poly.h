@@ -1,5 +1,5 @@
 /* collide_round_poly.h - manifolds between a convex polyhedron (box, wedge,
- * corner wedge, cylinder prism) and a round shape (ball or capsule).
+ * corner wedge) and a round shape (ball or capsule).
  *
  * The round shape is its core (a point, or a segment) grown by its radius r.
  *   - Ball: if the centre is outside the polyhedron, the closest point on the

@@ -22,8 +22,13 @@
  *                                          bits 11..6 e, bits 5..0 g
  *     TP_CLIP_CORNER  reference face corner between reference edges g < h:
  *                                          bits 11..6 g, bits 5..0 h
- * Vertex, edge and face numbers are those of tp_poly_build, a fixed function
- * of the shape type, so the id names the same geometric features from step to
+ *     TP_CLIP_SEGMENT a segment (edge, capsule core, cylinder side) clipped to
+ *                     a reference face or cap, or to another segment:
+ *                                          bits 12..7 reference face (63:
+ *                                          segment-segment), bits 6..0 end
+ *                                          label (collide_cylinder.h)
+ * Vertex, edge and face numbers are those of tp_poly_build (a cylinder's cap
+ * rim is numbered as in collide_cylinder.h), a fixed function of the shape type, so the id names the same geometric features from step to
  * step whatever the pose. Within one manifold the ids are distinct (each label
  * arises at most once in Sutherland-Hodgman clipping of a convex polygon), so
  * every point of a world has a distinct contact key. */
@@ -51,7 +56,7 @@
 #define TP_MAX_MANIFOLD_POINTS 4
 
 enum { TP_FEAT_CLIP_FIRST = 0, TP_FEAT_CLIP_SECOND = 1, TP_FEAT_EDGE_EDGE = 2, TP_FEAT_ROUND = 3 };
-enum { TP_CLIP_VERTEX = 0, TP_CLIP_EDGE = 1, TP_CLIP_CORNER = 2 };
+enum { TP_CLIP_VERTEX = 0, TP_CLIP_EDGE = 1, TP_CLIP_CORNER = 2, TP_CLIP_SEGMENT = 3 };
 /* sub-kinds of TP_FEAT_ROUND */
 enum {
     TP_ROUND_CENTRES = 0,   /* ball-ball, ball-capsule: payload 0 */
@@ -60,7 +65,20 @@ enum {
                                end, 2 + g cut by the side plane of reference edge g) */
     TP_ROUND_POLY_EDGE = 3, /* ball/capsule nearest to a poly edge or vertex: payload edge */
     TP_ROUND_POLY_FACE = 4, /* ball/capsule nearest to a face interior: payload face */
-    TP_ROUND_DEEP_EDGE = 5  /* capsule core through an edge axis: payload edge */
+    TP_ROUND_DEEP_EDGE = 5, /* capsule core through an edge axis: payload edge */
+    TP_ROUND_CYLINDER = 6   /* a single point of a cylinder pair: payload TP_CYL_PT_* */
+};
+/* payloads of TP_ROUND_CYLINDER: where the point lies (collide_cylinder.h) */
+enum {
+    TP_CYL_PT_CAP0 = 0,    /* ball on the -x cap */
+    TP_CYL_PT_CAP1 = 1,    /* ball on the +x cap */
+    TP_CYL_PT_SIDE = 2,    /* ball on the side */
+    TP_CYL_PT_RIM = 3,     /* ball on a rim */
+    TP_CYL_PT_SUPPORT = 4, /* GJK / MPR closest or deepest pair */
+    TP_CYL_PT_FACE = 5,    /* a shape's deepest point on a face or cap */
+    TP_CYL_PT_SEGMENT = 6, /* a point nearest to a segment (edge, core, side) */
+    TP_CYL_PT_CROSSED = 7, /* two crossed segments */
+    TP_CYL_PT_VERTEX = 8   /* a vertex or capsule end nearest to a cylinder */
 };
 
 TP_HD uint32_t tp_feat_clip(int kind, int type, int hi, int lo)

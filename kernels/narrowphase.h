@@ -10,13 +10,16 @@
  *   ball-ball, ball-capsule, capsule-capsule      collide_round.h
  *   polyhedron-ball, polyhedron-capsule           collide_round_poly.h
  *   polyhedron-polyhedron (box-box included)      collide_poly.h
- * where the polyhedra are box, wedge, corner wedge and the cylinder's 16-sided
- * prism (shapes.h).
+ *   cylinder-anything                             collide_cylinder.h
+ *                                                 (collide_support.h, collide_touch.h)
+ * where the polyhedra are box, wedge and corner wedge (shapes.h); the
+ * cylinder is round (closed form against a ball, GJK / MPR and touching
+ * features against the rest).
  *
  * The computation runs in the frame of one of the two shapes, the "first". It
  * is chosen from the shapes and their poses only, never from the body indices
- * (polyhedron before round, ball before capsule, then lower shape type, then
- * lower position x, y, z), so renumbering the bodies of a world gives the same
+ * (polyhedron or cylinder before ball and capsule, ball before capsule, then
+ * lower shape type, then lower position x, y, z), so renumbering the bodies of a world gives the same
  * bits up to swapping A and B. Indices decide only when the poses are equal.
  * No choice that shapes the feature ids depends on which shape is first
  * (reference-face ties are broken by a fixed world direction, collide_poly.h),
@@ -24,6 +27,7 @@
 #ifndef TP_NARROWPHASE_H
 #define TP_NARROWPHASE_H
 
+#include "collide_cylinder.h"
 #include "collide_poly.h"
 #include "collide_round.h"
 #include "collide_round_poly.h"
@@ -38,7 +42,7 @@ typedef struct tp_manifold {
     uint32_t feature[TP_MAX_MANIFOLD_POINTS];      /* 17-bit feature id */
 } tp_manifold;
 
-/* 0 ball, 1 capsule, 2 polyhedron */
+/* 0 ball, 1 capsule, 2 polyhedron or cylinder (the order of the pair's shapes) */
 TP_HD int tp_shape_family(int shape)
 {
     return shape == TP_SHAPE_BALL ? 0 : (shape == TP_SHAPE_CAPSULE ? 1 : 2);
@@ -67,6 +71,8 @@ TP_HD int tp_collide_in_first(int s1, const float *size1, int s2, const float *s
     int f1 = tp_shape_family(s1), f2 = tp_shape_family(s2);
     float r1 = tp_shape_radius(s1, size1), r2 = tp_shape_radius(s2, size2);
     m->count = 0;
+    if (s1 == TP_SHAPE_CYLINDER || s2 == TP_SHAPE_CYLINDER)
+        return tp_collide_cylinder_pair(s1, size1, s2, size2, xf, prefer, margin, m);
     if (f1 == 0 && f2 == 0) return tp_collide_ball_ball(r1, r2, xf, margin, m);
     if (f1 == 0 && f2 == 1) return tp_collide_ball_capsule(r1, r2, tp_capsule_half_core(size2), xf, margin, m);
     if (f1 == 1 && f2 == 1)

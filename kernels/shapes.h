@@ -17,7 +17,7 @@
  *                 (+x, +y) corner (+sx/2, +sy/2, +sz/2).
  *
  * Mass properties use the true solid (DESIGN.md: mass = density x true volume):
- * the round cylinder, not its collision prism. All are closed forms:
+ * the round cylinder. All are closed forms:
  *   box      V = sx sy sz,            I = m/12 (sy^2+sz^2, sx^2+sz^2, sx^2+sy^2)
  *   ball     V = pi d^3 / 6,          I = 2/5 m r^2
  *   cylinder V = pi r^2 L,            Ixx = m r^2 / 2, Iyy = Izz = m (3 r^2 + L^2) / 12
@@ -38,13 +38,8 @@
  * of the tensor entries (products enter negated).
  *
  * Collision geometry: ball and capsule are round (a point or a segment plus a
- * radius). Box, wedge, corner wedge and cylinder are convex polyhedra (tp_poly).
- * The cylinder collides as a 16-sided prism along x whose vertices lie on the
- * true circle (the prism is inscribed, so it never leaves the shape's box), with
- * flat sides facing +-y and +-z: a cylinder resting on its side has its axis at
- * r cos(pi/16) ~= 0.981 r above the ground (004_ef93c51c0d8439b1.txt: "a cylinder
- * rolls on 16 flat sides"). Its mass and inertia remain those of the round
- * cylinder. */
+ * radius), the cylinder is round too (its own narrowphase, collide_cylinder.h),
+ * and box, wedge and corner wedge are convex polyhedra (tp_poly). */
 #ifndef TP_SHAPES_H
 #define TP_SHAPES_H
 
@@ -53,11 +48,13 @@
 #include <stdio.h>
 
 #define TP_PI 3.14159265358979f
-#define TP_CYLINDER_SIDES 16
-#define TP_POLY_MAX_VERTS 32      /* cylinder prism: 2 x 16 */
-#define TP_POLY_MAX_FACES 18      /* cylinder prism: 16 sides + 2 caps */
-#define TP_POLY_MAX_EDGES 48      /* cylinder prism: 3 x 16 */
-#define TP_POLY_MAX_FACE_VERTS 16 /* cylinder cap */
+#define TP_POLY_MAX_VERTS 8      /* box */
+#define TP_POLY_MAX_FACES 6      /* box */
+#define TP_POLY_MAX_EDGES 12     /* box */
+#define TP_POLY_MAX_FACE_VERTS 4 /* box face */
+/* Points on the rim of a cylinder cap when it touches as a polygon
+ * (collide_cylinder.h); contact points only, the collision itself is round. */
+#define TP_CYL_RIM 16
 
 /* A convex polyhedron in some frame. Faces list their vertices counter-clockwise
  * seen from outside; face.edge[i] is the edge from face.vert[i] to
@@ -91,8 +88,7 @@ TP_HD float tp_min3f(float a, float b, float c) { return tp_minf(a, tp_minf(b, c
 /* 1 for the shapes that collide as convex polyhedra. */
 TP_HD int tp_shape_is_poly(int shape)
 {
-    return shape == TP_SHAPE_BOX || shape == TP_SHAPE_WEDGE || shape == TP_SHAPE_CORNER_WEDGE ||
-           shape == TP_SHAPE_CYLINDER;
+    return shape == TP_SHAPE_BOX || shape == TP_SHAPE_WEDGE || shape == TP_SHAPE_CORNER_WEDGE;
 }
 
 /* Radius of the round part (m): ball d/2; cylinder and capsule min(sy, sz)/2; 0 otherwise. */
@@ -233,7 +229,7 @@ TP_HD void tp_shape_mass_props(int shape, const float *size, float density, floa
 }
 
 /* Radius (m) of the smallest sphere about the body origin that holds the
- * collision shape (the cylinder's prism is inscribed in the round cylinder). */
+ * collision shape. */
 TP_HD float tp_shape_bound_radius(int shape, const float *size)
 {
     float hx = 0.5f * size[0], hy = 0.5f * size[1], hz = 0.5f * size[2];
@@ -260,22 +256,6 @@ TP_HD tp_vec3 tp_shape_half_extents(int shape, const float *size)
 }
 
 /* ---------------------------------------------------------------- polyhedra */
-
-/* cos(m pi / 16) for any integer m, from a table of the first quadrant, so no
- * trigonometric function runs inside the step. */
-TP_HD float tp_cos_pi16(int m)
-{
-    const float c[9] = {1.0f, 0.980785280403230f, 0.923879532511287f, 0.831469612302545f,
-                        0.707106781186548f, 0.555570233019602f, 0.382683432365090f,
-                        0.195090322016128f, 0.0f};
-    m %= 32;
-    if (m < 0) m += 32;
-    if (m <= 8) return c[m];
-    if (m <= 16) return -c[16 - m];
-    if (m <= 24) return -c[m - 16];
-    return c[32 - m];
-}
-TP_HD float tp_sin_pi16(int m) { return tp_cos_pi16(8 - m); }
 
 TP_HD void tp_poly_add_face(tp_poly *p, const int *idx, int count, tp_vec3 n)
 {
@@ -369,8 +349,9 @@ TP_HD void tp_poly_corner_wedge(tp_poly *p, float hx, float hy, float hz)
     tp_poly_finish(p);
 }
 
-/* Build the collision polyhedron of a polyhedral shape in its body frame
- * (origin at the centre of the shape's box). Returns 0 for a round shape. */
+/* Build the collision polyhedron of a polyhedral shape (box, wedge, corner
+ * wedge) in its body frame (origin at the centre of the shape's box). Returns 0
+ * for a round shape (ball, capsule, cylinder). */
 TP_HD int tp_poly_build(tp_poly *p, int shape, const float *size)
 {
     float hx = 0.5f * size[0], hy = 0.5f * size[1], hz = 0.5f * size[2];
@@ -389,19 +370,6 @@ TP_HD int tp_poly_build(tp_poly *p, int shape, const float *size)
     }
     if (shape == TP_SHAPE_CORNER_WEDGE) {
         tp_poly_corner_wedge(p, hx, hy, hz);
-        return 1;
-    }
-    if (shape == TP_SHAPE_CYLINDER) {
-        /* vertex k at angle (2k+1) pi/16 from +y towards +z; side k faces (k+1) pi/8 */
-        float r = tp_shape_radius(shape, size);
-        float ys[TP_CYLINDER_SIDES], zs[TP_CYLINDER_SIDES], ny[TP_CYLINDER_SIDES], nz[TP_CYLINDER_SIDES];
-        for (int k = 0; k < TP_CYLINDER_SIDES; ++k) {
-            ys[k] = r * tp_cos_pi16(2 * k + 1);
-            zs[k] = r * tp_sin_pi16(2 * k + 1);
-            ny[k] = tp_cos_pi16(2 * k + 2);
-            nz[k] = tp_sin_pi16(2 * k + 2);
-        }
-        tp_poly_prism(p, hx, TP_CYLINDER_SIDES, ys, zs, ny, nz);
         return 1;
     }
     return 0;
