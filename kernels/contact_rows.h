@@ -56,32 +56,21 @@ TP_HD float tp_row_mass(const tp_solver_body *A, const tp_solver_body *B, tp_vec
     return k > 0.0f ? 1.0f / k : 0.0f;
 }
 
-/* Apply impulse p at arms ra (to A, negated) and rb (to B). */
-TP_HD void tp_apply_impulse_pair(tp_world *wd, const tp_solver_body *sb, int a, int b, tp_vec3 ra, tp_vec3 rb,
-                                 tp_vec3 p)
+/* Apply impulse p (linear part) to A (negated) and B, whose angular velocity
+ * changes are dwa and dwb (the row's responses times the impulse). v and w are
+ * [bodies][stride] arrays: the velocities (stride 3, v and w apart) or the
+ * pseudo velocities of the split impulse (stride 6, w after v). */
+TP_HD void tp_apply_impulse_dw(float *v, float *w, int stride, const tp_solver_body *sb, int a, int b, tp_vec3 p,
+                               tp_vec3 dwa, tp_vec3 dwb)
 {
     const tp_solver_body *A = &sb[a], *B = &sb[b];
     if (A->simulated) {
-        tp_v3_store(wd->v + 3 * a, tp_sub(tp_v3_load(wd->v + 3 * a), tp_scale(p, A->inv_m)));
-        tp_v3_store(wd->w + 3 * a, tp_sub(tp_v3_load(wd->w + 3 * a), tp_m3_mul_v(A->inv_i, tp_cross(ra, p))));
+        tp_v3_store(v + stride * a, tp_sub(tp_v3_load(v + stride * a), tp_scale(p, A->inv_m)));
+        tp_v3_store(w + stride * a, tp_sub(tp_v3_load(w + stride * a), dwa));
     }
     if (B->simulated) {
-        tp_v3_store(wd->v + 3 * b, tp_add(tp_v3_load(wd->v + 3 * b), tp_scale(p, B->inv_m)));
-        tp_v3_store(wd->w + 3 * b, tp_add(tp_v3_load(wd->w + 3 * b), tp_m3_mul_v(B->inv_i, tp_cross(rb, p))));
-    }
-}
-
-/* Apply a position-correction impulse p to the pseudo velocities (split impulse). */
-TP_HD void tp_apply_push_pair(float *push, const tp_solver_body *sb, int a, int b, tp_vec3 ra, tp_vec3 rb, tp_vec3 p)
-{
-    const tp_solver_body *A = &sb[a], *B = &sb[b];
-    if (A->simulated) {
-        tp_v3_store(push + 6 * a, tp_sub(tp_v3_load(push + 6 * a), tp_scale(p, A->inv_m)));
-        tp_v3_store(push + 6 * a + 3, tp_sub(tp_v3_load(push + 6 * a + 3), tp_m3_mul_v(A->inv_i, tp_cross(ra, p))));
-    }
-    if (B->simulated) {
-        tp_v3_store(push + 6 * b, tp_add(tp_v3_load(push + 6 * b), tp_scale(p, B->inv_m)));
-        tp_v3_store(push + 6 * b + 3, tp_add(tp_v3_load(push + 6 * b + 3), tp_m3_mul_v(B->inv_i, tp_cross(rb, p))));
+        tp_v3_store(v + stride * b, tp_add(tp_v3_load(v + stride * b), tp_scale(p, B->inv_m)));
+        tp_v3_store(w + stride * b, tp_add(tp_v3_load(w + stride * b), dwb));
     }
 }
 
@@ -117,6 +106,12 @@ TP_HD void tp_prepare_row(const tp_world *wd, const tp_solver_body *sb, const tp
     tp_v3_store(r->rb, rb);
     tp_v3_store(r->t1, t1);
     tp_v3_store(r->t2, t2);
+    tp_v3_store(r->wa_n, tp_m3_mul_v(sb[a].inv_i, tp_cross(ra, n)));
+    tp_v3_store(r->wb_n, tp_m3_mul_v(sb[b].inv_i, tp_cross(rb, n)));
+    tp_v3_store(r->wa_t1, tp_m3_mul_v(sb[a].inv_i, tp_cross(ra, t1)));
+    tp_v3_store(r->wb_t1, tp_m3_mul_v(sb[b].inv_i, tp_cross(rb, t1)));
+    tp_v3_store(r->wa_t2, tp_m3_mul_v(sb[a].inv_i, tp_cross(ra, t2)));
+    tp_v3_store(r->wb_t2, tp_m3_mul_v(sb[b].inv_i, tp_cross(rb, t2)));
     r->normal_mass = tp_row_mass(&sb[a], &sb[b], ra, rb, n);
     r->tangent_mass[0] = tp_row_mass(&sb[a], &sb[b], ra, rb, t1);
     r->tangent_mass[1] = tp_row_mass(&sb[a], &sb[b], ra, rb, t2);

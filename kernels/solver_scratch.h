@@ -15,6 +15,11 @@
 typedef struct tp_contact_row {
     float ra[3], rb[3];         /* centre of mass to the contact point, world frame, m */
     float t1[3], t2[3];         /* tangent basis, world frame */
+    /* Angular velocity change per unit impulse along n, t1, t2: I_A^-1 (ra x d)
+     * for body A, I_B^-1 (rb x d) for B (0 for a body that is not simulated),
+     * fixed for the step like the inertias, so a sweep applies an impulse
+     * without a matrix product. */
+    float wa_n[3], wb_n[3], wa_t1[3], wb_t1[3], wa_t2[3], wb_t2[3];
     float normal_mass;          /* 1 / effective mass along the normal, kg */
     float tangent_mass[2];
     float approach_start;       /* normal speed at the start of this substep, m/s (< 0 approaching) */

@@ -45,10 +45,13 @@ TP_HD void tp_warm_start_constraint(tp_world *wd, const tp_solver_body *sb, cons
     for (int i = k->first; i < k->first + k->count; ++i) {
         const tp_contact *c = &contacts[i];
         const tp_contact_row *r = &rows[i];
-        tp_vec3 p = tp_scale(tp_v3_load(c->normal), c->normal_impulse);
-        p = tp_mad(p, tp_v3_load(r->t1), c->tangent_impulse[0]);
-        p = tp_mad(p, tp_v3_load(r->t2), c->tangent_impulse[1]);
-        tp_apply_impulse_pair(wd, sb, k->body_a, k->body_b, tp_v3_load(r->ra), tp_v3_load(r->rb), p);
+        float ln = c->normal_impulse, l1 = c->tangent_impulse[0], l2 = c->tangent_impulse[1];
+        tp_vec3 p = tp_scale(tp_v3_load(c->normal), ln);
+        p = tp_mad(p, tp_v3_load(r->t1), l1);
+        p = tp_mad(p, tp_v3_load(r->t2), l2);
+        tp_vec3 dwa = tp_mad(tp_mad(tp_scale(tp_v3_load(r->wa_n), ln), tp_v3_load(r->wa_t1), l1), tp_v3_load(r->wa_t2), l2);
+        tp_vec3 dwb = tp_mad(tp_mad(tp_scale(tp_v3_load(r->wb_n), ln), tp_v3_load(r->wb_t1), l1), tp_v3_load(r->wb_t2), l2);
+        tp_apply_impulse_dw(wd->v, wd->w, 3, sb, k->body_a, k->body_b, p, dwa, dwb);
     }
 }
 
@@ -73,7 +76,9 @@ TP_HD void tp_solve_normal_row(tp_world *wd, const tp_solver_body *sb, int a, in
         float push_bias = tp_maxf(TP_BAUMGARTE * inv_h * (s + TP_LINEAR_SLOP), -TP_MAX_PUSH_SPEED);
         float pn = tp_dot(tp_sub(tp_push_velocity(push, b, rb), tp_push_velocity(push, a, ra)), n);
         float pl = tp_maxf(r->push_impulse - r->normal_mass * (pn + push_bias), 0.0f);
-        tp_apply_push_pair(push, sb, a, b, ra, rb, tp_scale(n, pl - r->push_impulse));
+        float dp = pl - r->push_impulse;
+        tp_apply_impulse_dw(push, push + 3, 6, sb, a, b, tp_scale(n, dp), tp_scale(tp_v3_load(r->wa_n), dp),
+                            tp_scale(tp_v3_load(r->wb_n), dp));
         r->push_impulse = pl;
     }
     float vn = tp_dot(tp_sub(tp_point_velocity(wd, b, rb), tp_point_velocity(wd, a, ra)), n);
@@ -81,7 +86,8 @@ TP_HD void tp_solve_normal_row(tp_world *wd, const tp_solver_body *sb, int a, in
     float delta = lambda - c->normal_impulse;
     c->normal_impulse = lambda;
     r->max_normal_impulse = tp_maxf(r->max_normal_impulse, lambda);
-    tp_apply_impulse_pair(wd, sb, a, b, ra, rb, tp_scale(n, delta));
+    tp_apply_impulse_dw(wd->v, wd->w, 3, sb, a, b, tp_scale(n, delta), tp_scale(tp_v3_load(r->wa_n), delta),
+                        tp_scale(tp_v3_load(r->wb_n), delta));
 }
 
 /* Friction rows of one point, in the cone |(l1, l2)| <= mu ln. */
@@ -98,10 +104,13 @@ TP_HD void tp_solve_friction_row(tp_world *wd, const tp_solver_body *sb, int a, 
         l1 *= scale;
         l2 *= scale;
     }
-    tp_vec3 p = tp_add(tp_scale(t1, l1 - c->tangent_impulse[0]), tp_scale(t2, l2 - c->tangent_impulse[1]));
+    float d1 = l1 - c->tangent_impulse[0], d2 = l2 - c->tangent_impulse[1];
+    tp_vec3 p = tp_add(tp_scale(t1, d1), tp_scale(t2, d2));
+    tp_vec3 dwa = tp_add(tp_scale(tp_v3_load(r->wa_t1), d1), tp_scale(tp_v3_load(r->wa_t2), d2));
+    tp_vec3 dwb = tp_add(tp_scale(tp_v3_load(r->wb_t1), d1), tp_scale(tp_v3_load(r->wb_t2), d2));
     c->tangent_impulse[0] = l1;
     c->tangent_impulse[1] = l2;
-    tp_apply_impulse_pair(wd, sb, a, b, ra, rb, p);
+    tp_apply_impulse_dw(wd->v, wd->w, 3, sb, a, b, p, dwa, dwb);
 }
 
 /* One Gauss-Seidel pass over the rows of a constraint: normal rows, then friction. */
