@@ -656,3 +656,262 @@ Test(solver, fast_ball_does_not_tunnel)
         tp_model_destroy(m);
     }
 }
+
+/* ---------------------------------------------------------------- C15 */
+
+/* Heights (m) of the lowest point of a ball of diameter 0.5 m and 1 kg at the
+ * apex of each of its first `n` bounces, dropped with its lowest point `drop`
+ * metres above a ground of the same restitution `e`. The apex is the largest
+ * sampled height between an upward and the next downward step. */
+static void bounce_apexes(float e, float drop, int n, double *apex)
+{
+    tp_model_def md = solver_def(TP_SOLVER_COLORED);
+    tp_builder *b = builder_begin(&md);
+    tp_body_def ground = body(TP_SHAPE_BOX, 0, 0, -0.5f);
+    ground.type = TP_BODY_STATIC;
+    ground.size[0] = ground.size[1] = 40.0f;
+    ground.restitution = e;
+    builder_add(b, &ground);
+    tp_body_def ball = body(TP_SHAPE_BALL, 0, 0, drop + 0.25f);
+    ball.size[0] = ball.size[1] = ball.size[2] = 0.5f;
+    ball.restitution = e;
+    builder_add(b, &ball);
+    tp_model *m = builder_finish(b);
+    tp_batch *batch = batch_of(m, 1, 1);
+    int found = 0, rising = 0;
+    double best = 0.0;
+    for (int i = 0; i < 60 * 60 && found < n; ++i) {
+        batch_steps(batch, 1);
+        tp_state_view s = batch_view(batch);
+        double z = (double)s.pos[5] - 0.25, vz = s.v[5];
+        if (!rising && vz > 0.0) {
+            rising = 1;
+            best = z;
+        }
+        if (rising) {
+            if (z > best) best = z;
+            if (vz < 0.0) {
+                apex[found++] = best;
+                rising = 0;
+            }
+        }
+    }
+    cr_assert_eq(found, n, "only %d of %d bounces within 60 s", found, n);
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
+}
+
+/* C15: with restitution 1 nothing dissipates energy, so each of the first five
+ * bounces brings the lowest point back to the drop height, within 1 %. The
+ * apex is sampled once per step: near it the ball moves at most g dt / 2, so
+ * the sample is at most g (dt/2)^2 / 2 = 0.34 mm low, 0.03 % of 1 m. */
+Test(solver, c15_elastic_ball_keeps_its_height)
+{
+    const float drops[2] = {1.0f, 3.0f};
+    for (int d = 0; d < 2; ++d) {
+        double apex[5];
+        bounce_apexes(1.0f, drops[d], 5, apex);
+        for (int k = 0; k < 5; ++k) {
+            cr_log_info("C15 e = 1, drop %.1f m: bounce %d apex %.5f m (%+.3f %%)", drops[d], k + 1, apex[k],
+                        100.0 * (apex[k] - drops[d]) / drops[d]);
+            cr_assert_float_eq(apex[k], drops[d], 0.01 * drops[d], "drop %.1f m, bounce %d: apex %.5f m", drops[d],
+                               k + 1, apex[k]);
+        }
+    }
+}
+
+/* C15, second part: e = 0.5 on both, dropped 2 m: the ball leaves the ground
+ * at e times its impact speed, so it rises to e^2 x 2 m = 0.5 m, within 2 %. */
+Test(solver, c15_half_elastic_ball_rises_to_e_squared_height)
+{
+    double apex[1];
+    bounce_apexes(0.5f, 2.0f, 1, apex);
+    cr_log_info("C15 e = 0.5, drop 2 m: first apex %.5f m (%+.3f %%)", apex[0], 100.0 * (apex[0] - 0.5) / 0.5);
+    cr_assert_float_eq(apex[0], 0.5, 0.02 * 0.5, "first apex %.5f m, expected 0.5 m within 2 %%", apex[0]);
+}
+
+/* Restitution of a box landing flat (four points at once) must not turn its
+ * fall into spin or extra height: e = 1, dropped 1 m flat, the box comes back
+ * to 1 m within 1 % and its spin stays below what a 1 mm height difference
+ * across the face would make (a spin w lifts a corner by w r dt per step; we
+ * allow 0.05 rad/s, a corner speed of 2.5 cm/s against the 4.4 m/s rebound). */
+Test(solver, elastic_box_landing_flat_neither_spins_nor_gains_height)
+{
+    tp_model_def md = solver_def(TP_SOLVER_COLORED);
+    tp_builder *b = builder_begin(&md);
+    tp_body_def ground = body(TP_SHAPE_BOX, 0, 0, -0.5f);
+    ground.type = TP_BODY_STATIC;
+    ground.size[0] = ground.size[1] = 40.0f;
+    ground.restitution = 1.0f;
+    builder_add(b, &ground);
+    tp_body_def box = body(TP_SHAPE_BOX, 0, 0, 1.5f);
+    box.restitution = 1.0f;
+    builder_add(b, &box);
+    tp_model *m = builder_finish(b);
+    tp_batch *batch = batch_of(m, 1, 1);
+    int rising = 0, done = 0;
+    double best = 0.0, spin = 0.0;
+    for (int i = 0; i < 240 && !done; ++i) {
+        batch_steps(batch, 1);
+        tp_state_view s = batch_view(batch);
+        double z = (double)s.pos[5] - 0.5, vz = s.v[5];
+        double w = sqrt((double)s.w[3] * s.w[3] + (double)s.w[4] * s.w[4] + (double)s.w[5] * s.w[5]);
+        if (w > spin) spin = w;
+        if (!rising && vz > 0.0) rising = 1;
+        if (rising) {
+            if (z > best) best = z;
+            if (vz < 0.0) done = 1;
+        }
+    }
+    cr_log_info("elastic box, flat landing: apex %.5f m (%+.3f %%), largest spin %.3g rad/s", best,
+                100.0 * (best - 1.0), spin);
+    cr_assert(done, "the box did not bounce and come back down within 4 s");
+    cr_assert_float_eq(best, 1.0, 0.01, "apex %.5f m, expected 1 m within 1 %%", best);
+    cr_assert_lt(spin, 0.05, "the box spins at %.3g rad/s after a flat landing", spin);
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
+}
+
+/* Below the restitution threshold nothing bounces: a ball of e = 1 released
+ * 2 cm above the ground meets it at sqrt(2 g 0.02) = 0.63 m/s, under the
+ * default 1 m/s threshold, so it stays on the ground (lowest point within the
+ * 0.5 mm slop plus 1 mm of the ground after 1 s). */
+Test(solver, restitution_respects_the_threshold)
+{
+    double apex[1] = {0.0};
+    tp_model_def md = solver_def(TP_SOLVER_COLORED);
+    tp_builder *b = builder_begin(&md);
+    tp_body_def ground = body(TP_SHAPE_BOX, 0, 0, -0.5f);
+    ground.type = TP_BODY_STATIC;
+    ground.size[0] = ground.size[1] = 40.0f;
+    ground.restitution = 1.0f;
+    builder_add(b, &ground);
+    tp_body_def ball = body(TP_SHAPE_BALL, 0, 0, 0.27f);
+    ball.size[0] = ball.size[1] = ball.size[2] = 0.5f;
+    ball.restitution = 1.0f;
+    builder_add(b, &ball);
+    tp_model *m = builder_finish(b);
+    tp_batch *batch = batch_of(m, 1, 1);
+    for (int i = 0; i < 60; ++i) {
+        batch_steps(batch, 1);
+        tp_state_view s = batch_view(batch);
+        if (i > 10 && s.pos[5] - 0.25 > apex[0]) apex[0] = s.pos[5] - 0.25;
+    }
+    cr_log_info("threshold: highest point after landing %.3g m", apex[0]);
+    cr_assert_lt(apex[0], 1.5e-3, "a 0.63 m/s impact bounced to %.3g m", apex[0]);
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- C17 */
+
+/* C17: two 0.5 m cubes stacked exactly on the ground, the lower of 1 kg, the
+ * upper of `heavy` kg, default solver settings. For 10 s each contact overlaps
+ * less than 1 mm (lower centre above 0.249 m, upper above 0.748 m), neither
+ * cube moves sideways by more than 1 mm, and from 5 s on both are still
+ * (speed under 0.1 mm/s). */
+static void heavy_on_light(float heavy)
+{
+    tp_model_def md = solver_def(TP_SOLVER_COLORED);
+    tp_builder *b = builder_begin(&md);
+    add_ground(b);
+    tp_body_def lo = body(TP_SHAPE_BOX, 0, 0, 0.25f);
+    lo.size[0] = lo.size[1] = lo.size[2] = 0.5f;
+    builder_add(b, &lo);
+    tp_body_def hi = body(TP_SHAPE_BOX, 0, 0, 0.75f);
+    hi.size[0] = hi.size[1] = hi.size[2] = 0.5f;
+    hi.mass = heavy;
+    builder_add(b, &hi);
+    tp_model *m = builder_finish(b);
+    tp_batch *batch = batch_of(m, 1, 1);
+    double low[2] = {1e9, 1e9}, side = 0.0, late_speed = 0.0;
+    for (int i = 0; i < STEPS_10S; ++i) {
+        batch_steps(batch, 1);
+        tp_state_view s = batch_view(batch);
+        for (int k = 0; k < 2; ++k) {
+            const float *p = s.pos + 3 * (1 + k), *v = s.v + 3 * (1 + k);
+            if (p[2] < low[k]) low[k] = p[2];
+            double d = sqrt((double)p[0] * p[0] + (double)p[1] * p[1]);
+            if (d > side) side = d;
+            double sp = sqrt((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+            if (i >= STEPS_10S / 2 && sp > late_speed) late_speed = sp;
+        }
+    }
+    cr_log_info("C17 %g:1: lowest centres %.5f / %.5f m, sideways %.3g mm, speed after 5 s %.3g mm/s", (double)heavy,
+                low[0], low[1], 1e3 * side, 1e3 * late_speed);
+    cr_assert_gt(low[0], 0.249, "%g:1: the light cube sank to %.5f m", (double)heavy, low[0]);
+    cr_assert_gt(low[1], 0.748, "%g:1: the heavy cube sank to %.5f m", (double)heavy, low[1]);
+    cr_assert_lt(side, 1e-3, "%g:1: a cube moved %.3g mm sideways", (double)heavy, 1e3 * side);
+    cr_assert_lt(late_speed, 1e-4, "%g:1: still moving at %.3g mm/s after 5 s", (double)heavy, 1e3 * late_speed);
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
+}
+
+/* Not passing yet (issue 13): at 1000:1 the light cube sinks to 0.2470 m and
+ * slides 27 mm sideways, the heavy one sinks to 0.7245 m, and both still move
+ * at 4.6 mm/s after 5 s. Projected Gauss-Seidel corrects the heavy body's
+ * velocity by about m_light / m_heavy per sweep through the light body, so the
+ * cold first step leaves it falling at 0.15 m/s and the error decays only
+ * through position correction. docs/solver.md, "Open: mass ratios and
+ * rocking", has the experiments. Enable when the solver holds it. */
+Test(solver, c17_heavy_box_on_a_light_one, .disabled = true) { heavy_on_light(1000.0f); }
+Test(solver, c17_hundredfold_box_on_a_light_one) { heavy_on_light(100.0f); }
+
+/* ---------------------------------------------------------------- C19 */
+
+#define C04_SCENE TP_SOURCE_DIR "/tests/scenes/sleep/c04_tower.json"
+
+/* Seconds after a push of `impulse` N s along +x on the top cube of the
+ * sleeping C04 tower (at t = 1 s) until all ten cubes sleep again (-1: not
+ * within 10 s); *slid: how far the top cube moved along x; *tilt: the largest
+ * tilt (degrees) of any cube at the end. */
+static double c19_sleep_again(float impulse, double *slid, double *tilt)
+{
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load(C04_SCENE, &m), TP_OK, "%s", tp_last_error());
+    tp_batch *batch = batch_of(m, 1, 1);
+    batch_steps(batch, 60);
+    tp_state_view s = batch_view(batch);
+    cr_assert_eq(s.sleeping_count[0], 10, "the tower is not asleep at t = 1 s");
+    float x0 = s.pos[3 * 10];
+    const float p[3] = {impulse, 0.0f, 0.0f};
+    cr_assert_eq(tp_batch_apply_impulse(batch, 0, 10, p, NULL), TP_OK, "%s", tp_last_error());
+    double t = -1.0;
+    for (int i = 1; i <= 600 && t < 0.0; ++i) {
+        batch_steps(batch, 1);
+        s = batch_view(batch);
+        if (s.sleeping_count[0] == 10 && s.awake_count[0] == 0) t = i / 60.0;
+    }
+    s = batch_view(batch);
+    *slid = (double)s.pos[3 * 10] - x0;
+    *tilt = 0.0;
+    for (int b = 1; b <= 10; ++b)
+        if (tilt_deg(s.quat + 4 * b) > *tilt) *tilt = tilt_deg(s.quat + 4 * b);
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
+    return t;
+}
+
+/* C19: pushed with 0.5 N s the top cube slides v^2 / (2 mu g) = 21 mm (we
+ * accept 10-40 mm: the push also rocks the cubes below, which takes part of
+ * the work) and the tower stays standing (no cube tilted by more than 1
+ * degree at the end); all cubes sleep again within 3 s. With 0.25 N s, within
+ * 2 s. The contacts have no restitution: rocking must die out. */
+/* Not passing yet (issue 13): the pushed tower sleeps again 8.0 s after a
+ * 0.5 N s push and 6.5 s after 0.25 N s (limits 3 s and 2 s); it sways as a
+ * column within the contacts' 0.5 mm slop with a period of about 3.5 s. Enable
+ * when the solver damps it (docs/solver.md, "Open: mass ratios and rocking"). */
+Test(solver, c19_pushed_tower_sleeps_again, .timeout = 60, .disabled = true)
+{
+    const struct { float impulse; double within; } cases[] = {{0.5f, 3.0}, {0.25f, 2.0}};
+    for (int c = 0; c < 2; ++c) {
+        double slid = 0.0, tilt = 0.0;
+        double t = c19_sleep_again(cases[c].impulse, &slid, &tilt);
+        cr_log_info("C19 push %.2f N s: asleep again after %.3f s, top slid %.1f mm, largest tilt %.3f deg",
+                    (double)cases[c].impulse, t, 1e3 * slid, tilt);
+        cr_assert_lt(tilt, 1.0, "push %.2f N s: a cube ends tilted by %.3f degree", (double)cases[c].impulse, tilt);
+        if (c == 0) cr_assert(slid > 0.010 && slid < 0.040, "push 0.5 N s: the top cube slid %.1f mm", 1e3 * slid);
+        cr_assert(t > 0.0 && t <= cases[c].within, "push %.2f N s: asleep again after %.3f s (limit %.1f s)",
+                  (double)cases[c].impulse, t, cases[c].within);
+    }
+}

@@ -1,0 +1,147 @@
+/* contact_rows.h - stage 8a: the rows of the contact solver, built once per
+ * step from the key-sorted contact points (Catto, "Iterative Dynamics with
+ * Temporal Coherence", GDC 2005): per point the arms from each centre of mass,
+ * a tangent basis, the effective masses of the normal and the two friction
+ * rows; per body the inverse mass and world inverse inertia of the step. Also
+ * the kinematics every later solver room uses (point velocities, impulses
+ * applied to a pair of bodies) and the separation update of each substep.
+ *
+ * Only simulated bodies (awake dynamic) are written. Static, kinematic and
+ * sleeping bodies enter a row with infinite mass and their own velocity. */
+#ifndef TP_CONTACT_ROWS_H
+#define TP_CONTACT_ROWS_H
+
+#include "solver_scratch.h"
+
+/* A deterministic orthonormal tangent basis for unit normal n (Box2D's and
+ * Bullet's choice: the larger of x or y goes into the first tangent). */
+TP_HD void tp_tangent_basis(tp_vec3 n, tp_vec3 *t1, tp_vec3 *t2)
+{
+    if (tp_absf(n.x) >= 0.57735f) *t1 = tp_normalize_or(tp_v3(n.y, -n.x, 0.0f), tp_v3(0.0f, 1.0f, 0.0f));
+    else *t1 = tp_normalize_or(tp_v3(0.0f, n.z, -n.y), tp_v3(1.0f, 0.0f, 0.0f));
+    *t2 = tp_cross(n, *t1);
+}
+
+TP_HD tp_vec3 tp_body_com(const tp_world *wd, int b)
+{
+    const float *c = wd->model[b].com;
+    return tp_add(tp_v3_load(wd->pos + 3 * b), tp_q_rotate(tp_q_load(wd->quat + 4 * b), tp_v3(c[0], c[1], c[2])));
+}
+
+/* World position of a point given in a body's frame relative to its origin. */
+TP_HD tp_vec3 tp_body_point(const tp_world *wd, int b, const float *local)
+{
+    return tp_add(tp_v3_load(wd->pos + 3 * b), tp_q_rotate(tp_q_load(wd->quat + 4 * b), tp_v3_load(local)));
+}
+
+/* Velocity of the material point at arm r from the centre of mass of body b. */
+TP_HD tp_vec3 tp_point_velocity(const tp_world *wd, int b, tp_vec3 r)
+{
+    return tp_add(tp_v3_load(wd->v + 3 * b), tp_cross(tp_v3_load(wd->w + 3 * b), r));
+}
+
+/* Normal speed of point i of a row (B relative to A, < 0 approaching). */
+TP_HD float tp_row_normal_speed(const tp_world *wd, const tp_contact *c, const tp_contact_row *r)
+{
+    tp_vec3 dv = tp_sub(tp_point_velocity(wd, c->body_b, tp_v3_load(r->rb)),
+                        tp_point_velocity(wd, c->body_a, tp_v3_load(r->ra)));
+    return tp_dot(dv, tp_v3_load(c->normal));
+}
+
+/* Effective mass of a row with direction d at arms ra, rb; 0 if both are fixed. */
+TP_HD float tp_row_mass(const tp_solver_body *A, const tp_solver_body *B, tp_vec3 ra, tp_vec3 rb, tp_vec3 d)
+{
+    tp_vec3 ca = tp_cross(ra, d), cb = tp_cross(rb, d);
+    float k = A->inv_m + B->inv_m + tp_dot(ca, tp_m3_mul_v(A->inv_i, ca)) + tp_dot(cb, tp_m3_mul_v(B->inv_i, cb));
+    return k > 0.0f ? 1.0f / k : 0.0f;
+}
+
+/* Apply impulse p (linear part) to A (negated) and B, whose angular velocity
+ * changes are dwa and dwb (the row's responses times the impulse). v and w are
+ * [bodies][stride] arrays: the velocities (stride 3, v and w apart) or the
+ * pseudo velocities of the split impulse (stride 6, w after v). */
+TP_HD void tp_apply_impulse_dw(float *v, float *w, int stride, const tp_solver_body *sb, int a, int b, tp_vec3 p,
+                               tp_vec3 dwa, tp_vec3 dwb)
+{
+    const tp_solver_body *A = &sb[a], *B = &sb[b];
+    if (A->simulated) {
+        tp_v3_store(v + stride * a, tp_sub(tp_v3_load(v + stride * a), tp_scale(p, A->inv_m)));
+        tp_v3_store(w + stride * a, tp_sub(tp_v3_load(w + stride * a), dwa));
+    }
+    if (B->simulated) {
+        tp_v3_store(v + stride * b, tp_add(tp_v3_load(v + stride * b), tp_scale(p, B->inv_m)));
+        tp_v3_store(w + stride * b, tp_add(tp_v3_load(w + stride * b), dwb));
+    }
+}
+
+/* Pseudo velocity of the point at arm r of body b. */
+TP_HD tp_vec3 tp_push_velocity(const float *push, int b, tp_vec3 r)
+{
+    return tp_add(tp_v3_load(push + 6 * b), tp_cross(tp_v3_load(push + 6 * b + 3), r));
+}
+
+/* Inverse mass and world inverse inertia of every body for this step. */
+TP_HD void tp_solver_prepare_bodies(const tp_world *wd, tp_solver_body *sb)
+{
+    const float zero6[6] = {0, 0, 0, 0, 0, 0};
+    for (int b = 0; b < wd->bodies; ++b) {
+        int sim = tp_body_is_simulated(wd, b);
+        sb[b].simulated = sim;
+        sb[b].inv_m = sim ? wd->inv_mass[b] : 0.0f;
+        sb[b].inv_i = tp_inv_inertia_world(tp_q_load(wd->quat + 4 * b), sim ? wd->inv_inertia + 6 * b : zero6);
+    }
+}
+
+/* Arms, tangent basis, effective masses and normal speed of one point. */
+TP_HD void tp_prepare_row(const tp_world *wd, const tp_solver_body *sb, const tp_contact *c, tp_contact_row *r)
+{
+    int a = c->body_a, b = c->body_b;
+    tp_vec3 n = tp_v3_load(c->normal);
+    tp_vec3 pa = tp_body_point(wd, a, c->local_a), pb = tp_body_point(wd, b, c->local_b);
+    tp_vec3 mid = tp_scale(tp_add(pa, pb), 0.5f);
+    tp_vec3 ra = tp_sub(mid, tp_body_com(wd, a)), rb = tp_sub(mid, tp_body_com(wd, b));
+    tp_vec3 t1, t2;
+    tp_tangent_basis(n, &t1, &t2);
+    tp_v3_store(r->ra, ra);
+    tp_v3_store(r->rb, rb);
+    tp_v3_store(r->t1, t1);
+    tp_v3_store(r->t2, t2);
+    tp_v3_store(r->wa_n, tp_m3_mul_v(sb[a].inv_i, tp_cross(ra, n)));
+    tp_v3_store(r->wb_n, tp_m3_mul_v(sb[b].inv_i, tp_cross(rb, n)));
+    tp_v3_store(r->wa_t1, tp_m3_mul_v(sb[a].inv_i, tp_cross(ra, t1)));
+    tp_v3_store(r->wb_t1, tp_m3_mul_v(sb[b].inv_i, tp_cross(rb, t1)));
+    tp_v3_store(r->wa_t2, tp_m3_mul_v(sb[a].inv_i, tp_cross(ra, t2)));
+    tp_v3_store(r->wb_t2, tp_m3_mul_v(sb[b].inv_i, tp_cross(rb, t2)));
+    r->normal_mass = tp_row_mass(&sb[a], &sb[b], ra, rb, n);
+    r->tangent_mass[0] = tp_row_mass(&sb[a], &sb[b], ra, rb, t1);
+    r->tangent_mass[1] = tp_row_mass(&sb[a], &sb[b], ra, rb, t2);
+    r->approach_start = r->approach = tp_row_normal_speed(wd, c, r);
+    r->bounce_speed = 0.0f;
+    r->fresh = 1;
+    r->max_normal_impulse = 0.0f;
+    r->normal_total = r->tangent_total[0] = r->tangent_total[1] = 0.0f;
+}
+
+/* Separation of every point at the current poses. Poses change only in the
+ * position integration of a substep, so all sweeps between two integrations
+ * see the same separation: evaluating it once per phase (biased sweeps, relax
+ * sweeps) gives the bits that evaluating it in every sweep would, at a fraction
+ * of the cost (two quaternion rotations per point per sweep were most of the
+ * solver's time).
+ *
+ * Here and in the other solver rooms, (tid, nth) share a per-point or per-body
+ * loop among the nth threads of a CUDA block (thread tid takes tid, tid + nth,
+ * ...); the CPU passes (0, 1), which is the plain loop. Each item is computed
+ * by one thread from data no other thread of the phase writes, so the bits do
+ * not depend on nth. */
+TP_HD void tp_solver_update_separations(const tp_world *wd, const tp_contact *contacts, tp_contact_row *rows, int n,
+                                        int tid, int nth)
+{
+    for (int i = tid; i < n; i += nth) {
+        const tp_contact *c = &contacts[i];
+        tp_vec3 d = tp_sub(tp_body_point(wd, c->body_b, c->local_b), tp_body_point(wd, c->body_a, c->local_a));
+        rows[i].separation = tp_dot(d, tp_v3_load(c->normal));
+    }
+}
+
+#endif

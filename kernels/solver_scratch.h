@@ -1,0 +1,90 @@
+/* solver_scratch.h - the contact solver's per-step data and the layout of its
+ * scratch memory (stages 7-9: kernels/solver.h drives them).
+ *
+ * One world's solve uses one block of scratch memory, sized by
+ * tp_solver_scratch_bytes and cut into typed arrays by tp_solver_work_at; the
+ * CPU gives each thread one block (reused world after world), the CUDA backend
+ * one per world. Every array is fully rewritten by a step before it is read. */
+#ifndef TP_SOLVER_SCRATCH_H
+#define TP_SOLVER_SCRATCH_H
+
+#include "coloring.h"
+
+/* Per contact point, prepared once per step (kernels/contact_rows.h) and
+ * updated by the sweeps and restitution. */
+typedef struct tp_contact_row {
+    float ra[3], rb[3];         /* centre of mass to the contact point, world frame, m */
+    float t1[3], t2[3];         /* tangent basis, world frame */
+    /* Angular velocity change per unit impulse along n, t1, t2: I_A^-1 (ra x d)
+     * for body A, I_B^-1 (rb x d) for B (0 for a body that is not simulated),
+     * fixed for the step like the inertias, so a sweep applies an impulse
+     * without a matrix product. */
+    float wa_n[3], wb_n[3], wa_t1[3], wb_t1[3], wa_t2[3], wb_t2[3];
+    float normal_mass;          /* 1 / effective mass along the normal, kg */
+    float tangent_mass[2];
+    float approach_start;       /* normal speed at the start of this substep, m/s (< 0 approaching) */
+    float approach;             /* the same after this substep's velocity integration */
+    float bounce_speed;         /* > 0: restitution row, target normal speed this substep, m/s */
+    float separation;           /* m along the normal at the current poses (tp_solver_update_separations) */
+    float push_impulse;         /* split impulse of this substep's position correction, N s */
+    float max_normal_impulse;   /* largest per-substep normal impulse this step, N s */
+    int32_t fresh;              /* 1: the point had not pushed in this step before this substep */
+    float normal_total;         /* normal impulse summed over substeps, N s */
+    float tangent_total[2];
+} tp_contact_row;
+
+/* Per body, prepared once per step. */
+typedef struct tp_solver_body {
+    tp_mat3 inv_i;              /* world-frame inverse inertia at the start of the step */
+    float inv_m;                /* 0 when the body is not simulated */
+    int simulated;
+} tp_solver_body;
+
+typedef struct tp_solver_params {
+    float dt;
+    int substeps, iterations;
+    int serial;                 /* 1: all constraints in key order (the reference) */
+    int warm_starting;
+    float restitution_threshold;
+} tp_solver_params;
+
+/* Views of the scratch memory of one world's solve. */
+typedef struct tp_solver_work {
+    tp_contact_row *rows;       /* [contact capacity] */
+    tp_constraint *cons;        /* [contact capacity] */
+    int32_t *order;             /* [contact capacity] */
+    int32_t *color_start;       /* [TP_MAX_COLORS + 2] */
+    uint32_t *body_mask;        /* [bodies] */
+    tp_solver_body *bodies;     /* [bodies] */
+    float *push;                /* [bodies][6] pseudo velocities v, w of the position correction */
+    int32_t *cold;              /* [1] this step's points are mostly new (tp_solver_color) */
+} tp_solver_work;
+
+TP_HD size_t tp_solver_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
+
+TP_HD size_t tp_solver_scratch_bytes(int bodies, int capacity)
+{
+    size_t c = (size_t)capacity, b = (size_t)bodies;
+    return tp_solver_align(c * sizeof(tp_contact_row)) + tp_solver_align(c * sizeof(tp_constraint)) +
+           tp_solver_align(c * sizeof(int32_t)) + tp_solver_align((TP_MAX_COLORS + 2) * sizeof(int32_t)) +
+           tp_solver_align(b * sizeof(uint32_t)) + tp_solver_align(b * sizeof(tp_solver_body)) +
+           tp_solver_align(6 * b * sizeof(float)) + tp_solver_align(sizeof(int32_t));
+}
+
+TP_HD tp_solver_work tp_solver_work_at(void *scratch, int bodies, int capacity)
+{
+    char *p = (char *)scratch;
+    size_t c = (size_t)capacity, b = (size_t)bodies;
+    tp_solver_work w;
+    w.rows = (tp_contact_row *)p; p += tp_solver_align(c * sizeof(tp_contact_row));
+    w.cons = (tp_constraint *)p; p += tp_solver_align(c * sizeof(tp_constraint));
+    w.order = (int32_t *)p; p += tp_solver_align(c * sizeof(int32_t));
+    w.color_start = (int32_t *)p; p += tp_solver_align((TP_MAX_COLORS + 2) * sizeof(int32_t));
+    w.body_mask = (uint32_t *)p; p += tp_solver_align(b * sizeof(uint32_t));
+    w.bodies = (tp_solver_body *)p; p += tp_solver_align(b * sizeof(tp_solver_body));
+    w.push = (float *)p; p += tp_solver_align(6 * b * sizeof(float));
+    w.cold = (int32_t *)p;
+    return w;
+}
+
+#endif

@@ -1,0 +1,202 @@
+/* sweeps.h - stage 8, the sweeps: projected Gauss-Seidel over the contact rows
+ * of the colored constraints (Catto, "Iterative Dynamics with Temporal
+ * Coherence", GDC 2005), with the structure of Box2D v3's substepping solver
+ * (Catto, "Solver2D", 2024): warm start, biased sweeps, relax sweeps.
+ *
+ *   - rigid non-penetration rows whose separation is re-evaluated from the
+ *     current poses in every substep (as in TGS, Macklin et al., "Small Steps
+ *     in Physics Simulation", SCA 2019); a speculative point (separation > 0)
+ *     lets the bodies close the gap but no more;
+ *   - penetration beyond a slop is pushed out by a split impulse (a Baumgarte
+ *     bias, factor 0.2 as in Box2D v2.4, capped at 3 m/s as Box2D v3 caps its
+ *     push-out speed) acting on pseudo velocities that are dropped after the
+ *     substep's position update, so correcting penetration adds no energy;
+ *   - a point that bounces in this substep (kernels/restitution.h) aims at its
+ *     bounce speed instead;
+ *   - odd sweeps visit the points of each manifold in reverse order, so a
+ *     four-point face contact does not tip the body toward whichever corner
+ *     is solved first (the color order is kept);
+ *   - friction per point in a circular cone |(l1, l2)| <= mu ln over two
+ *     tangent rows, after the normal rows of the manifold.
+ * Accumulated impulses are per substep (applied again at the start of every
+ * substep). docs/solver.md gives the reasons and the tuning. */
+#ifndef TP_SWEEPS_H
+#define TP_SWEEPS_H
+
+#include "contact_rows.h"
+
+/* Tuned on the C04 tower and the 55-cube pyramid (docs/solver.md, "Tuning");
+ * overridable at compile time only so that the tuning sweep can be rerun. */
+#ifndef TP_LINEAR_SLOP
+#define TP_LINEAR_SLOP 0.0005f /* m of penetration left alone (no bias) */
+#endif
+#ifndef TP_BAUMGARTE
+#define TP_BAUMGARTE 0.2f /* fraction of the penetration removed per substep */
+#endif
+#ifndef TP_RELAX_DIVISOR
+#define TP_RELAX_DIVISOR 2 /* relax sweeps per substep = iterations / this, at least 1 */
+#endif
+#define TP_MAX_PUSH_SPEED 3.0f      /* m/s, cap of the push-out velocity */
+
+/* Re-apply the accumulated impulses of a constraint (warm start). */
+TP_HD void tp_warm_start_constraint(tp_world *wd, const tp_solver_body *sb, const tp_constraint *k,
+                                    const tp_contact *contacts, const tp_contact_row *rows)
+{
+    for (int i = k->first; i < k->first + k->count; ++i) {
+        const tp_contact *c = &contacts[i];
+        const tp_contact_row *r = &rows[i];
+        float ln = c->normal_impulse, l1 = c->tangent_impulse[0], l2 = c->tangent_impulse[1];
+        tp_vec3 p = tp_scale(tp_v3_load(c->normal), ln);
+        p = tp_mad(p, tp_v3_load(r->t1), l1);
+        p = tp_mad(p, tp_v3_load(r->t2), l2);
+        tp_vec3 dwa = tp_mad(tp_mad(tp_scale(tp_v3_load(r->wa_n), ln), tp_v3_load(r->wa_t1), l1), tp_v3_load(r->wa_t2), l2);
+        tp_vec3 dwb = tp_mad(tp_mad(tp_scale(tp_v3_load(r->wb_n), ln), tp_v3_load(r->wb_t1), l1), tp_v3_load(r->wb_t2), l2);
+        tp_apply_impulse_dw(wd->v, wd->w, 3, sb, k->body_a, k->body_b, p, dwa, dwb);
+    }
+}
+
+/* Normal row of one point: split-impulse push-out (biased sweeps only), then
+ * the velocity row with its target. */
+TP_HD void tp_solve_normal_row(tp_world *wd, const tp_solver_body *sb, int a, int b, tp_contact *c, tp_contact_row *r,
+                               float *push, float inv_h, int use_bias)
+{
+    /* The unbiased sweeps leave alone a point that has not pushed in a biased
+     * sweep of this step: a gap closing in on it is met by the next substep's
+     * biased sweeps, before the next position update, so an impact is seen
+     * whole in one substep (restitution needs its approach speed). */
+    if (!use_bias && r->max_normal_impulse == 0.0f) return;
+    tp_vec3 n = tp_v3_load(c->normal), ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb);
+    float s = r->separation;
+    float bias = s > 0.0f ? s * inv_h : 0.0f; /* speculative: may close the gap, no more */
+    if (r->bounce_speed > 0.0f) bias = -r->bounce_speed;
+    if (use_bias && s < -TP_LINEAR_SLOP) {
+        /* Split impulse: the push-out acts on pseudo velocities that move
+         * the bodies in this substep's position update and are then
+         * dropped, so correcting penetration adds no kinetic energy. */
+        float push_bias = tp_maxf(TP_BAUMGARTE * inv_h * (s + TP_LINEAR_SLOP), -TP_MAX_PUSH_SPEED);
+        float pn = tp_dot(tp_sub(tp_push_velocity(push, b, rb), tp_push_velocity(push, a, ra)), n);
+        float pl = tp_maxf(r->push_impulse - r->normal_mass * (pn + push_bias), 0.0f);
+        float dp = pl - r->push_impulse;
+        tp_apply_impulse_dw(push, push + 3, 6, sb, a, b, tp_scale(n, dp), tp_scale(tp_v3_load(r->wa_n), dp),
+                            tp_scale(tp_v3_load(r->wb_n), dp));
+        r->push_impulse = pl;
+    }
+    float vn = tp_dot(tp_sub(tp_point_velocity(wd, b, rb), tp_point_velocity(wd, a, ra)), n);
+    float lambda = tp_maxf(c->normal_impulse - r->normal_mass * (vn + bias), 0.0f);
+    float delta = lambda - c->normal_impulse;
+    c->normal_impulse = lambda;
+    r->max_normal_impulse = tp_maxf(r->max_normal_impulse, lambda);
+    tp_apply_impulse_dw(wd->v, wd->w, 3, sb, a, b, tp_scale(n, delta), tp_scale(tp_v3_load(r->wa_n), delta),
+                        tp_scale(tp_v3_load(r->wb_n), delta));
+}
+
+/* Friction rows of one point, in the cone |(l1, l2)| <= mu ln. */
+TP_HD void tp_solve_friction_row(tp_world *wd, const tp_solver_body *sb, int a, int b, tp_contact *c,
+                                 const tp_contact_row *r)
+{
+    tp_vec3 ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb), t1 = tp_v3_load(r->t1), t2 = tp_v3_load(r->t2);
+    tp_vec3 dv = tp_sub(tp_point_velocity(wd, b, rb), tp_point_velocity(wd, a, ra));
+    float l1 = c->tangent_impulse[0] - r->tangent_mass[0] * tp_dot(dv, t1);
+    float l2 = c->tangent_impulse[1] - r->tangent_mass[1] * tp_dot(dv, t2);
+    float limit = c->friction * c->normal_impulse, len2 = l1 * l1 + l2 * l2;
+    if (len2 > limit * limit) {
+        float scale = limit > 0.0f ? limit / sqrtf(len2) : 0.0f;
+        l1 *= scale;
+        l2 *= scale;
+    }
+    float d1 = l1 - c->tangent_impulse[0], d2 = l2 - c->tangent_impulse[1];
+    tp_vec3 p = tp_add(tp_scale(t1, d1), tp_scale(t2, d2));
+    tp_vec3 dwa = tp_add(tp_scale(tp_v3_load(r->wa_t1), d1), tp_scale(tp_v3_load(r->wa_t2), d2));
+    tp_vec3 dwb = tp_add(tp_scale(tp_v3_load(r->wb_t1), d1), tp_scale(tp_v3_load(r->wb_t2), d2));
+    c->tangent_impulse[0] = l1;
+    c->tangent_impulse[1] = l2;
+    tp_apply_impulse_dw(wd->v, wd->w, 3, sb, a, b, p, dwa, dwb);
+}
+
+/* One Gauss-Seidel pass over the rows of a constraint: normal rows, then friction. */
+TP_HD void tp_solve_constraint(tp_world *wd, const tp_solver_body *sb, const tp_constraint *k, tp_contact *contacts,
+                               tp_contact_row *rows, float *push, float inv_h, int use_bias, int reverse)
+{
+    for (int q = 0; q < k->count; ++q) {
+        int i = k->first + (reverse ? k->count - 1 - q : q);
+        tp_solve_normal_row(wd, sb, k->body_a, k->body_b, &contacts[i], &rows[i], push, inv_h, use_bias);
+    }
+    for (int q = 0; q < k->count; ++q) {
+        int i = k->first + (reverse ? k->count - 1 - q : q);
+        tp_solve_friction_row(wd, sb, k->body_a, k->body_b, &contacts[i], &rows[i]);
+    }
+}
+
+/* What a pass over the constraints does to each one. */
+#define TP_PASS_WARM_START 0
+#define TP_PASS_SWEEP 1
+
+typedef struct tp_pass_args {
+    float inv_h;
+    int use_bias, reverse;      /* sweeps */
+} tp_pass_args;
+
+/* Constraints order[begin .. end), thread tid of nth taking every nth one. With
+ * nth > 1 the range must lie within one color: its constraints share no
+ * simulated body, so solving them at once writes what solving them one after
+ * the other in key order would. */
+TP_HD void tp_solver_sweep_range(int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts, int begin, int end,
+                                 const tp_pass_args *a, int tid, int nth)
+{
+    for (int i = begin + tid; i < end; i += nth) {
+        const tp_constraint *k = &w->cons[w->order[i]];
+        if (pass == TP_PASS_WARM_START) tp_warm_start_constraint(wd, w->bodies, k, contacts, w->rows);
+        else tp_solve_constraint(wd, w->bodies, k, contacts, w->rows, w->push, a->inv_h, a->use_bias, a->reverse);
+    }
+}
+
+/* One pass over all constraints in solve order: colors in order (constraints
+ * of a color are independent and shared among the threads, with a barrier
+ * after each color), then the serial tail by thread 0; in serial mode
+ * everything is in the tail, in key order. The sequence of updates each body
+ * sees is that of visiting order[0 .. n_cons) one by one. */
+TP_HD void tp_solver_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts, const tp_pass_args *a,
+                          int tid, int nth)
+{
+    for (int c = 0; c < TP_MAX_COLORS; ++c) {
+        int begin = w->color_start[c], end = w->color_start[c + 1];
+        if (begin == end) continue; /* the same for every thread: the barrier below stays uniform */
+        tp_solver_sweep_range(pass, wd, w, contacts, begin, end, a, tid, nth);
+        TP_BARRIER(nth);
+    }
+    int begin = w->color_start[TP_OVERFLOW_COLOR], end = w->color_start[TP_OVERFLOW_COLOR + 1];
+    if (begin < end) {
+        if (tid == 0) tp_solver_sweep_range(pass, wd, w, contacts, begin, end, a, 0, 1);
+        TP_BARRIER(nth);
+    }
+}
+
+/* `count` sweeps of the rows (biased: with the split-impulse push-out; else
+ * relax or restitution sweeps), alternating the point order. */
+TP_HD void tp_solver_sweeps(tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h, int use_bias,
+                            int count, int tid, int nth)
+{
+    tp_pass_args a;
+    a.inv_h = inv_h;
+    a.use_bias = use_bias;
+    for (int it = 0; it < count; ++it) {
+        a.reverse = it & 1;
+        tp_solver_pass(TP_PASS_SWEEP, wd, w, contacts, &a, tid, nth);
+    }
+}
+
+/* Warm start: every constraint's accumulated impulses applied again. */
+TP_HD void tp_solver_warm_start(tp_world *wd, tp_solver_work *w, tp_contact *contacts, int tid, int nth)
+{
+    tp_pass_args a;
+    a.inv_h = 0.0f;
+    a.use_bias = a.reverse = 0;
+    tp_solver_pass(TP_PASS_WARM_START, wd, w, contacts, &a, tid, nth);
+}
+
+/* Relax sweeps per substep: half the biased ones, at least one. One sweep (as
+ * in Box2D v3) left enough push-out velocity in a ten-box tower to make it
+ * jitter; iterations / 2 settles it (docs/solver.md has the measurements). */
+TP_HD int tp_relax_sweeps(int iterations) { return iterations / TP_RELAX_DIVISOR > 1 ? iterations / TP_RELAX_DIVISOR : 1; }
+
+#endif
