@@ -1,0 +1,304 @@
+/* test_articulation.c - articulations against values derived independently:
+ * pendulum periods (small angle, elliptic integral), energy of a double
+ * pendulum, momentum of a free-floating chain, the PD drive's closed-form
+ * response, stiff drives, limits under load, determinism, scene loading. */
+#include "helpers.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define ROD_LEN 1.0
+#define ROD_W 0.1
+#define G 9.81
+#define PI 3.14159265358979323846
+
+/* ---------------------------------------------------------------- builders */
+
+/* A 1 kg box rod of ROD_W x ROD_W x ROD_LEN hanging along -z below `top`. */
+static tp_body_def rod_def(float x, float y, float top)
+{
+    tp_body_def bd = tp_default_body_def();
+    bd.size[0] = (float)ROD_W;
+    bd.size[1] = (float)ROD_W;
+    bd.size[2] = (float)ROD_LEN;
+    bd.mass = 1.0f;
+    bd.pos[0] = x;
+    bd.pos[1] = y;
+    bd.pos[2] = top - 0.5f * (float)ROD_LEN;
+    return bd;
+}
+
+/* A hinge about x at the top end of `child`. */
+static tp_joint_def hinge(int parent, int child, float q0)
+{
+    tp_joint_def j = tp_default_joint_def();
+    j.type = TP_JOINT_REVOLUTE;
+    j.parent = parent;
+    j.child = child;
+    j.axis[0] = 1.0f;
+    j.axis[2] = 0.0f;
+    j.anchor[2] = 0.5f * (float)ROD_LEN;
+    j.q0 = q0;
+    return j;
+}
+
+static void add_joint(tp_builder *b, const tp_joint_def *j)
+{
+    cr_assert_eq(tp_builder_add_joint(b, j, NULL), TP_OK, "%s", tp_last_error());
+}
+
+static tp_model_def quiet_def(float gz, int substeps)
+{
+    tp_model_def md = tp_default_model_def();
+    md.gravity[2] = gz;
+    md.sleep.enabled = 0;
+    md.substeps = substeps;
+    return md;
+}
+
+/* Pendulum: one rod on a hinge at height 2, released at q0; `j` overrides the joint. */
+static tp_model *pendulum_model(float q0, const tp_joint_def *j, int substeps)
+{
+    tp_model_def md = quiet_def(-(float)G, substeps);
+    tp_builder *b = builder_begin(&md);
+    tp_body_def bd = rod_def(0.0f, 0.0f, 2.0f);
+    int rod = builder_add(b, &bd);
+    tp_joint_def jd = j ? *j : hinge(-1, rod, q0);
+    jd.child = rod;
+    add_joint(b, &jd);
+    return builder_finish(b);
+}
+
+/* Moment of inertia of the rod about its hinge (x axis at the top end), kg m^2. */
+static double rod_pivot_inertia(void) { return (ROD_W * ROD_W + ROD_LEN * ROD_LEN) / 12.0 + 0.25 * ROD_LEN * ROD_LEN; }
+
+static float joint_q(tp_batch *b, int world, int index)
+{
+    tp_joint_view v;
+    cr_assert_eq(tp_batch_joints(b, &v), TP_OK, "%s", tp_last_error());
+    return v.q[(size_t)world * (size_t)v.nq + (size_t)index];
+}
+
+static float joint_qd(tp_batch *b, int world, int index)
+{
+    tp_joint_view v;
+    cr_assert_eq(tp_batch_joints(b, &v), TP_OK, "%s", tp_last_error());
+    return v.qd[(size_t)world * (size_t)v.nv + (size_t)index];
+}
+
+/* Mean period of q(t) from upward zero crossings (linear interpolation), over `cycles`. */
+static double measure_period(tp_batch *b, double dt, int cycles)
+{
+    double first = -1.0, last = -1.0, t = 0.0;
+    int crossings = 0;
+    float prev = joint_q(b, 0, 0);
+    for (int s = 0; s < 100000 && crossings <= cycles; ++s) {
+        batch_steps(b, 1);
+        t += dt;
+        float q = joint_q(b, 0, 0);
+        if (prev < 0.0f && q >= 0.0f) {
+            double tc = t - dt + dt * (double)(-prev) / (double)(q - prev);
+            if (crossings == 0) first = tc;
+            last = tc;
+            crossings++;
+        }
+        prev = q;
+    }
+    cr_assert_gt(crossings, cycles, "only %d crossings", crossings);
+    return (last - first) / (double)cycles;
+}
+
+/* Complete elliptic integral of the first kind K(k) by the arithmetic-geometric mean. */
+static double elliptic_k(double k)
+{
+    double a = 1.0, g = sqrt(1.0 - k * k);
+    for (int i = 0; i < 30; ++i) {
+        double an = 0.5 * (a + g);
+        g = sqrt(a * g);
+        a = an;
+    }
+    return PI / (2.0 * a);
+}
+
+/* ---------------------------------------------------------------- pendulum */
+
+Test(articulation, pendulum_small_angle_period)
+{
+    tp_model *m = pendulum_model(-0.05f, NULL, 4);
+    tp_batch *b = make_batch(m, 1, 1);
+    double expect = 2.0 * PI * sqrt(rod_pivot_inertia() / (1.0 * G * 0.5 * ROD_LEN));
+    double period = measure_period(b, 1.0 / 60.0, 5);
+    cr_assert_lt(fabs(period / expect - 1.0), 0.005, "period %.5f s, expected %.5f s", period, expect);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+Test(articulation, pendulum_ninety_degree_period)
+{
+    tp_model *m = pendulum_model(-(float)(PI / 2.0), NULL, 4);
+    tp_batch *b = make_batch(m, 1, 1);
+    double k = sin(PI / 4.0);
+    double expect = 4.0 * sqrt(rod_pivot_inertia() / (1.0 * G * 0.5 * ROD_LEN)) * elliptic_k(k);
+    double period = measure_period(b, 1.0 / 60.0, 4);
+    cr_assert_lt(fabs(period / expect - 1.0), 0.01, "period %.5f s, expected %.5f s", period, expect);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* The link's body follows the joint: its centre is at distance d from the hinge, at angle q. */
+Test(articulation, link_pose_follows_joint)
+{
+    tp_model *m = pendulum_model(0.3f, NULL, 4);
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 7);
+    float q = joint_q(b, 0, 0), qd = joint_qd(b, 0, 0);
+    tp_state_view s = batch_view(b);
+    /* rotation about +x by q moves (0, 0, -d) to (0, d sin q, -d cos q) */
+    double d = 0.5 * ROD_LEN;
+    cr_assert_float_eq(s.pos[1], d * sin(q), 1e-5);
+    cr_assert_float_eq(s.pos[2], 2.0 - d * cos(q), 1e-5);
+    cr_assert_float_eq(s.w[0], qd, 1e-5);
+    cr_assert_float_eq(s.v[1], d * cos(q) * qd, 1e-4);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- energy and momentum */
+
+/* Kinetic + potential energy of every dynamic-or-link body from the published state. */
+static double body_energy(const tp_model *m, const tp_state_view *s, int world, const float g[3])
+{
+    double e = 0.0;
+    for (int i = 0; i < s->bodies; ++i) {
+        size_t k = (size_t)world * (size_t)s->bodies + (size_t)i;
+        float mass, in[3];
+        cr_assert_eq(tp_model_body_mass(m, i, &mass, in), TP_OK);
+        const float *v = s->v + 3 * k, *w = s->w + 3 * k, *q = s->quat + 4 * k, *p = s->pos + 3 * k;
+        /* angular velocity in the body frame: R^T w */
+        double x = q[0], y = q[1], z = q[2], c = q[3];
+        double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - c * z), 2 * (x * z + c * y)},
+                          {2 * (x * y + c * z), 1 - 2 * (x * x + z * z), 2 * (y * z - c * x)},
+                          {2 * (x * z - c * y), 2 * (y * z + c * x), 1 - 2 * (x * x + y * y)}};
+        double wl[3];
+        for (int a = 0; a < 3; ++a) wl[a] = r[0][a] * w[0] + r[1][a] * w[1] + r[2][a] * w[2];
+        e += 0.5 * mass * ((double)v[0] * v[0] + (double)v[1] * v[1] + (double)v[2] * v[2]);
+        e += 0.5 * (in[0] * wl[0] * wl[0] + in[1] * wl[1] * wl[1] + in[2] * wl[2] * wl[2]);
+        e -= mass * ((double)g[0] * p[0] + (double)g[1] * p[1] + (double)g[2] * p[2]);
+    }
+    return e;
+}
+
+static tp_model *double_pendulum_model(float q0, float q1, int substeps)
+{
+    tp_model_def md = quiet_def(-(float)G, substeps);
+    tp_builder *b = builder_begin(&md);
+    tp_body_def r0 = rod_def(0.0f, 0.0f, 2.0f), r1 = rod_def(0.0f, 0.0f, 2.0f - (float)ROD_LEN);
+    int a = builder_add(b, &r0), c = builder_add(b, &r1);
+    tp_joint_def j0 = hinge(-1, a, q0), j1 = hinge(a, c, q1);
+    add_joint(b, &j0);
+    add_joint(b, &j1);
+    return builder_finish(b);
+}
+
+Test(articulation, double_pendulum_energy)
+{
+    tp_model *m = double_pendulum_model(1.2f, -0.5f, 8);
+    tp_batch *b = make_batch(m, 1, 1);
+    const float g[3] = {0.0f, 0.0f, -(float)G};
+    tp_state_view s = batch_view(b);
+    double e0 = body_energy(m, &s, 0, g);
+    /* the hanging rest state: rods' centres at 1.5 and 0.5 m */
+    double e_rest = 1.0 * G * 1.5 + 1.0 * G * 0.5;
+    double scale = e0 - e_rest, worst = 0.0;
+    for (int i = 0; i < 600; ++i) {
+        batch_steps(b, 1);
+        s = batch_view(b);
+        double e = body_energy(m, &s, 0, g);
+        if (fabs(e - e0) > worst) worst = fabs(e - e0);
+    }
+    cr_assert_lt(worst / scale, 0.005, "energy drift %.4f %% of %.3f J", 100.0 * worst / scale, scale);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* Linear and angular momentum (about the world origin) of all bodies. */
+static void momentum(const tp_model *m, const tp_state_view *s, double p[3], double l[3])
+{
+    for (int a = 0; a < 3; ++a) p[a] = l[a] = 0.0;
+    for (int i = 0; i < s->bodies; ++i) {
+        float mass, in[3];
+        cr_assert_eq(tp_model_body_mass(m, i, &mass, in), TP_OK);
+        const float *v = s->v + 3 * i, *w = s->w + 3 * i, *q = s->quat + 4 * i, *c = s->pos + 3 * i;
+        double x = q[0], y = q[1], z = q[2], cw = q[3];
+        double r[3][3] = {{1 - 2 * (y * y + z * z), 2 * (x * y - cw * z), 2 * (x * z + cw * y)},
+                          {2 * (x * y + cw * z), 1 - 2 * (x * x + z * z), 2 * (y * z - cw * x)},
+                          {2 * (x * z - cw * y), 2 * (y * z + cw * x), 1 - 2 * (x * x + y * y)}};
+        double wl[3], hl[3], hw[3];
+        for (int a = 0; a < 3; ++a) wl[a] = r[0][a] * w[0] + r[1][a] * w[1] + r[2][a] * w[2];
+        for (int a = 0; a < 3; ++a) hl[a] = in[a] * wl[a];
+        for (int a = 0; a < 3; ++a) hw[a] = r[a][0] * hl[0] + r[a][1] * hl[1] + r[a][2] * hl[2];
+        double mv[3] = {mass * (double)v[0], mass * (double)v[1], mass * (double)v[2]};
+        for (int a = 0; a < 3; ++a) p[a] += mv[a];
+        l[0] += hw[0] + c[1] * mv[2] - c[2] * mv[1];
+        l[1] += hw[1] + c[2] * mv[0] - c[0] * mv[2];
+        l[2] += hw[2] + c[0] * mv[1] - c[1] * mv[0];
+    }
+}
+
+static double norm3(const double a[3]) { return sqrt(a[0] * a[0] + a[1] * a[1] + a[2] * a[2]); }
+
+Test(articulation, free_chain_momentum_in_zero_gravity)
+{
+    tp_model_def md = quiet_def(0.0f, 4);
+    tp_builder *b = builder_begin(&md);
+    tp_body_def base = tp_default_body_def();
+    base.size[0] = 0.4f; base.size[1] = 0.3f; base.size[2] = 0.2f;
+    base.mass = 2.0f;
+    base.vel[0] = 0.3f; base.vel[2] = -0.1f;
+    base.ang_vel[0] = 0.5f; base.ang_vel[1] = -0.2f; base.ang_vel[2] = 0.8f;
+    int b0 = builder_add(b, &base);
+    tp_body_def r1 = rod_def(0.0f, 0.0f, -0.1f), r2 = rod_def(0.0f, 0.0f, -1.1f);
+    r2.mass = 0.5f;
+    int b1 = builder_add(b, &r1), b2 = builder_add(b, &r2);
+    tp_joint_def jf = tp_default_joint_def();
+    jf.type = TP_JOINT_FREE;
+    jf.child = b0;
+    add_joint(b, &jf);
+    tp_joint_def jb = tp_default_joint_def();
+    jb.type = TP_JOINT_BALL;
+    jb.parent = b0;
+    jb.child = b1;
+    jb.anchor[2] = 0.5f;
+    add_joint(b, &jb);
+    tp_joint_def jh = hinge(b1, b2, 0.4f);
+    jh.qd0 = 2.0f;
+    add_joint(b, &jh);
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 1, 1);
+    /* spin the ball joint too */
+    float qd[12] = {0};
+    tp_joint_view jv;
+    cr_assert_eq(tp_batch_joints(bt, &jv), TP_OK);
+    memcpy(qd, jv.qd, (size_t)jv.nv * sizeof(float));
+    qd[6] = 1.0f; qd[7] = -0.7f; qd[8] = 0.4f;
+    int w0 = 0;
+    cr_assert_eq(tp_batch_set_joints(bt, TP_JOINT_ARRAY_QD, &w0, 1, NULL, qd), TP_OK, "%s", tp_last_error());
+    tp_state_view s = batch_view(bt);
+    double p0[3], l0[3], p[3], l[3];
+    momentum(m, &s, p0, l0);
+    double worst_p = 0.0, worst_l = 0.0;
+    for (int i = 0; i < 180; ++i) {
+        batch_steps(bt, 1);
+        s = batch_view(bt);
+        momentum(m, &s, p, l);
+        double dp[3] = {p[0] - p0[0], p[1] - p0[1], p[2] - p0[2]}, dl[3] = {l[0] - l0[0], l[1] - l0[1], l[2] - l0[2]};
+        if (norm3(dp) / norm3(p0) > worst_p) worst_p = norm3(dp) / norm3(p0);
+        if (norm3(dl) / norm3(l0) > worst_l) worst_l = norm3(dl) / norm3(l0);
+    }
+    cr_assert_lt(worst_p, 1e-5, "linear momentum drift %.3g relative", worst_p);
+    cr_assert_lt(worst_l, 1e-5, "angular momentum drift %.3g relative", worst_l);
+    /* and the joints did move relative to each other */
+    cr_assert_gt(fabsf(joint_q(bt, 0, 11) - 0.4f), 0.1f);
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
