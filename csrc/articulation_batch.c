@@ -20,12 +20,12 @@ tp_status tp_artic_batch_create(tp_batch *b)
     tp_artic_batch *a = calloc(1, sizeof *a);
     if (!a) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays");
     b->artic = a;
-    size_t W = (size_t)b->worlds, nq = (size_t)h->km.nq + 1, nv = (size_t)h->km.nv + 1;
-    a->q = calloc(W * nq, sizeof(float));
-    a->qd = calloc(W * nv, sizeof(float));
-    a->f = calloc(W * nv, sizeof(float));
-    a->target_q = calloc(W * nv, sizeof(float));
-    a->target_qd = calloc(W * nv, sizeof(float));
+    size_t W = (size_t)b->worlds, nq = (size_t)h->km.nq, nv = (size_t)h->km.nv;
+    a->q = calloc(W * nq + 1, sizeof(float)); /* + 1: a tree of fixed joints has no coordinates */
+    a->qd = calloc(W * nv + 1, sizeof(float));
+    a->f = calloc(W * nv + 1, sizeof(float));
+    a->target_q = calloc(W * nv + 1, sizeof(float));
+    a->target_qd = calloc(W * nv + 1, sizeof(float));
     a->ext = calloc(W * 6 * (size_t)h->km.joint_count, sizeof(float));
     a->scratch_bytes = tp_artic_scratch_bytes(&h->km);
     a->scratch = calloc((size_t)b->threads, sizeof(void *));
@@ -51,7 +51,7 @@ tp_artic_world tp_artic_batch_world(tp_batch *b, int w)
 {
     const tp_artic_model *km = &host_of(b)->km;
     tp_artic_batch *a = b->artic;
-    size_t nq = (size_t)km->nq + 1, nv = (size_t)km->nv + 1;
+    size_t nq = (size_t)km->nq, nv = (size_t)km->nv;
     tp_artic_world s;
     s.q = a->q + (size_t)w * nq;
     s.qd = a->qd + (size_t)w * nv;

@@ -302,3 +302,288 @@ Test(articulation, free_chain_momentum_in_zero_gravity)
     tp_batch_destroy(bt);
     tp_model_destroy(m);
 }
+
+/* ---------------------------------------------------------------- drives and limits */
+
+/* A rod on a hinge at height 2 with gravity gz and joint `j` (child filled in). */
+static tp_model *rod_model(float gz, tp_joint_def j)
+{
+    tp_model_def md = quiet_def(gz, 4);
+    tp_builder *b = builder_begin(&md);
+    tp_body_def bd = rod_def(0.0f, 0.0f, 2.0f);
+    j.child = builder_add(b, &bd);
+    add_joint(b, &j);
+    return builder_finish(b);
+}
+
+/* Time at which the closed-form error of I e'' + kd e' + kp e = 0, e(0) = e0,
+ * e'(0) = 0 (overdamped) first falls to e0 / e. */
+static double pd_closed_form_t63(double inertia, double kp, double kd)
+{
+    double disc = sqrt(kd * kd - 4.0 * inertia * kp);
+    double s1 = (-kd + disc) / (2.0 * inertia), s2 = (-kd - disc) / (2.0 * inertia);
+    double lo = 0.0, hi = 100.0;
+    for (int i = 0; i < 200; ++i) {
+        double t = 0.5 * (lo + hi);
+        double e = (s2 * exp(s1 * t) - s1 * exp(s2 * t)) / (s2 - s1);
+        if (e > exp(-1.0)) lo = t; else hi = t;
+    }
+    return 0.5 * (lo + hi);
+}
+
+Test(articulation, pd_drive_time_constant)
+{
+    const double kp = 100.0, kd = 30.0, target = 0.5;
+    tp_joint_def j = hinge(-1, 0, 0.0f);
+    j.drive = TP_DRIVE_POSITION;
+    j.kp = (float)kp;
+    j.kd = (float)kd;
+    j.target_q = (float)target;
+    tp_model *m = rod_model(0.0f, j);
+    tp_batch *b = make_batch(m, 1, 1);
+    double expect = pd_closed_form_t63(rod_pivot_inertia(), kp, kd), t = 0.0, dt = 1.0 / 60.0, hit = -1.0;
+    double level = target * exp(-1.0);
+    float prev_err = (float)target;
+    for (int s = 0; s < 600 && hit < 0.0; ++s) {
+        batch_steps(b, 1);
+        t += dt;
+        float err = (float)target - joint_q(b, 0, 0);
+        if (err <= level) hit = t - dt + dt * ((double)prev_err - level) / ((double)prev_err - (double)err);
+        prev_err = err;
+    }
+    cr_assert_gt(hit, 0.0, "never reached 63 %% of the step");
+    cr_assert_lt(fabs(hit / expect - 1.0), 0.05, "t63 %.4f s, closed form %.4f s", hit, expect);
+    batch_steps(b, 600);
+    cr_assert_float_eq(joint_q(b, 0, 0), target, 1e-3);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* 1e4 N m/rad on a 1 kg link at dt 1/60 with the default 4 substeps: settles, never blows up. */
+Test(articulation, stiff_drive_is_stable)
+{
+    for (int damped = 0; damped < 2; ++damped) {
+        tp_joint_def j = hinge(-1, 0, 0.0f);
+        j.drive = TP_DRIVE_POSITION;
+        j.kp = 1.0e4f;
+        j.kd = damped ? 10.0f : 0.0f;
+        j.target_q = 0.5f;
+        tp_model *m = rod_model(-(float)G, j);
+        tp_batch *b = make_batch(m, 1, 1);
+        float worst = 0.0f;
+        for (int s = 0; s < 300; ++s) {
+            batch_steps(b, 1);
+            float q = joint_q(b, 0, 0);
+            cr_assert(isfinite(q));
+            if (fabsf(q) > worst) worst = fabsf(q);
+        }
+        /* no more overshoot than a lossless spring (2x the step), and settled at the target
+         * up to the gravity sag m g d sin(q) / kp = 2.4e-4 rad */
+        cr_assert_lt(worst, 1.0f, "damped %d: |q| reached %g", damped, (double)worst);
+        cr_assert_lt(fabsf(joint_q(b, 0, 0) - 0.5f), 1e-3f, "damped %d: q %g", damped, (double)joint_q(b, 0, 0));
+        cr_assert_lt(fabsf(joint_qd(b, 0, 0)), 1e-2f);
+        tp_batch_destroy(b);
+        tp_model_destroy(m);
+    }
+}
+
+/* A saturated PD drive pushes with exactly max_effort: qd = (max_effort / I) t. */
+Test(articulation, pd_drive_max_effort)
+{
+    tp_joint_def j = hinge(-1, 0, 0.0f);
+    j.drive = TP_DRIVE_POSITION;
+    j.kp = 1.0e4f;
+    j.kd = 100.0f;
+    j.max_effort = 1.0f;
+    j.target_q = 3.0f;
+    tp_model *m = rod_model(0.0f, j);
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 30);
+    double expect = 1.0 / rod_pivot_inertia() * 0.5;
+    cr_assert_lt(fabs(joint_qd(b, 0, 0) / expect - 1.0), 0.01, "qd %g, expected %g", (double)joint_qd(b, 0, 0), expect);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+Test(articulation, velocity_motor)
+{
+    tp_joint_def j = hinge(-1, 0, 0.0f);
+    j.drive = TP_DRIVE_VELOCITY;
+    j.max_effort = 100.0f;
+    j.target_qd = 2.0f;
+    tp_model *m = rod_model(-(float)G, j);
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 60);
+    /* strong enough to hold 2 rad/s against gravity (at most 4.9 N m) */
+    cr_assert_float_eq(joint_qd(b, 0, 0), 2.0f, 1e-3);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+    /* a weak motor in zero gravity accelerates at max_effort / I */
+    j.max_effort = 0.1f;
+    m = rod_model(0.0f, j);
+    b = make_batch(m, 1, 1);
+    batch_steps(b, 60);
+    double expect = 0.1 / rod_pivot_inertia() * 1.0;
+    cr_assert_lt(fabs(joint_qd(b, 0, 0) / expect - 1.0), 0.01, "qd %g, expected %g", (double)joint_qd(b, 0, 0), expect);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+Test(articulation, limits_hold_under_load)
+{
+    /* gravity pulls the raised rod towards q = 0; the upper limit -0.5 holds it */
+    tp_joint_def j = hinge(-1, 0, -0.9f);
+    j.has_limits = 1;
+    j.lower = -1.0f;
+    j.upper = -0.5f;
+    tp_model *m = rod_model(-(float)G, j);
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 180);
+    cr_assert_lt(joint_q(b, 0, 0) - j.upper, 0.01f, "q %g past the upper limit %g", (double)joint_q(b, 0, 0),
+                 (double)j.upper);
+    cr_assert_gt(joint_q(b, 0, 0) - j.upper, -0.01f, "q %g does not rest on the limit", (double)joint_q(b, 0, 0));
+    /* and a joint force of 20 N m (4x the largest gravity torque) pushing the other way */
+    float f = -20.0f;
+    for (int s = 0; s < 180; ++s) {
+        int w = 0;
+        cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_F, &w, 1, NULL, &f), TP_OK, "%s", tp_last_error());
+        batch_steps(b, 1);
+    }
+    cr_assert_gt(joint_q(b, 0, 0) - j.lower, -0.01f, "q %g past the lower limit", (double)joint_q(b, 0, 0));
+    cr_assert_lt(fabsf(joint_qd(b, 0, 0)), 0.01f);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* A limit on the second link of a chain acts through the whole tree: the
+ * first link swings on while the second is held at the limit. */
+Test(articulation, limit_in_a_chain)
+{
+    tp_model_def md = quiet_def(-(float)G, 4);
+    tp_builder *b = builder_begin(&md);
+    tp_body_def r0 = rod_def(0.0f, 0.0f, 2.0f), r1 = rod_def(0.0f, 0.0f, 1.0f);
+    int a = builder_add(b, &r0), c = builder_add(b, &r1);
+    tp_joint_def j0 = hinge(-1, a, 1.0f), j1 = hinge(a, c, 0.0f);
+    j1.has_limits = 1;
+    j1.lower = -0.05f;
+    j1.upper = 0.05f;
+    add_joint(b, &j0);
+    add_joint(b, &j1);
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 1, 1);
+    float worst = 0.0f;
+    for (int s = 0; s < 240; ++s) {
+        batch_steps(bt, 1);
+        float q1 = joint_q(bt, 0, 1);
+        float over = q1 > 0.05f ? q1 - 0.05f : q1 < -0.05f ? -0.05f - q1 : 0.0f;
+        if (over > worst) worst = over;
+    }
+    cr_assert_lt(worst, 0.01f, "limit passed by %g rad", (double)worst);
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- determinism */
+
+static void run_hashes(int worlds, int threads, uint64_t *w0, uint64_t *all)
+{
+    tp_model *m = double_pendulum_model(1.2f, -0.5f, 4);
+    tp_batch *b = make_batch(m, worlds, threads);
+    batch_steps(b, 200);
+    *w0 = batch_world_hash(b, 0);
+    *all = batch_state_hash(b);
+    tp_joint_view v;
+    cr_assert_eq(tp_batch_joints(b, &v), TP_OK);
+    for (int w = 1; w < worlds; ++w)
+        cr_assert_eq(memcmp(v.q, v.q + (size_t)w * (size_t)v.nq, (size_t)v.nq * sizeof(float)), 0,
+                     "world %d differs from world 0", w);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+Test(articulation, deterministic_runs_worlds_threads)
+{
+    uint64_t a0, aa, b0, ba, c0, ca, d0, da;
+    run_hashes(4, 1, &a0, &aa);
+    run_hashes(4, 1, &b0, &ba);
+    run_hashes(4, 2, &c0, &ca);
+    run_hashes(1, 1, &d0, &da);
+    cr_assert_eq(aa, ba, "two runs differ");
+    cr_assert_eq(aa, ca, "thread count changes the result");
+    cr_assert_eq(a0, d0, "world 0 depends on the world count");
+}
+
+/* ---------------------------------------------------------------- bad input */
+
+static void expect_finish_error(tp_joint_def *joints, int n, int bodies, const char *needle)
+{
+    tp_model_def md = quiet_def(-(float)G, 4);
+    tp_builder *b = builder_begin(&md);
+    for (int i = 0; i < bodies; ++i) {
+        tp_body_def bd = rod_def((float)i, 0.0f, 2.0f);
+        builder_add(b, &bd);
+    }
+    tp_status st = TP_OK;
+    for (int i = 0; i < n && st == TP_OK; ++i) st = tp_builder_add_joint(b, &joints[i], NULL);
+    tp_model *m = NULL;
+    if (st == TP_OK) st = tp_builder_finish(b, &m);
+    cr_assert_eq(st, TP_ERR_INVALID_ARGUMENT, "expected an error containing \"%s\"", needle);
+    cr_assert_null(m);
+    cr_assert(strstr(tp_last_error(), needle), "message \"%s\" lacks \"%s\"", tp_last_error(), needle);
+    tp_builder_destroy(b);
+}
+
+Test(articulation, bad_joints_are_refused)
+{
+    tp_joint_def j = hinge(-1, 0, 0.0f);
+    j.axis[0] = j.axis[1] = j.axis[2] = 0.0f;
+    expect_finish_error(&j, 1, 1, "axis: must not be of zero length");
+    j = hinge(-1, 0, 0.0f);
+    j.has_limits = 1;
+    j.lower = 1.0f;
+    j.upper = -1.0f;
+    expect_finish_error(&j, 1, 1, "limits: lower must be <= upper");
+    tp_joint_def loop[2] = {hinge(1, 0, 0.0f), hinge(0, 1, 0.0f)};
+    expect_finish_error(loop, 2, 2, "loop");
+    tp_joint_def orphan = hinge(1, 0, 0.0f); /* body 1 is no link */
+    expect_finish_error(&orphan, 1, 2, "is not a link");
+    tp_joint_def twice[2] = {hinge(-1, 0, 0.0f), hinge(-1, 0, 0.0f)};
+    expect_finish_error(twice, 2, 1, "already the child");
+    tp_joint_def fr[2] = {hinge(-1, 0, 0.0f), hinge(0, 1, 0.0f)};
+    fr[1].type = TP_JOINT_FREE;
+    expect_finish_error(fr, 2, 2, "free joint must be the root");
+    j = hinge(-1, 0, 0.0f);
+    j.drive = TP_DRIVE_VELOCITY;
+    expect_finish_error(&j, 1, 1, "max_effort");
+    j = hinge(-1, 5, 0.0f);
+    expect_finish_error(&j, 1, 1, "child: must be a body index");
+}
+
+Test(articulation, bad_writes_change_nothing)
+{
+    tp_model *m = pendulum_model(0.3f, NULL, 4);
+    tp_batch *b = make_batch(m, 2, 1);
+    int worlds[2] = {0, 0};
+    float vals[2] = {0.1f, 0.2f};
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, worlds, 2, NULL, vals), TP_ERR_INVALID_ARGUMENT);
+    float bad[2] = {0.1f, NAN};
+    worlds[1] = 1;
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, worlds, 2, NULL, bad), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "joint_q row 1"), "%s", tp_last_error());
+    cr_assert_float_eq(joint_q(b, 0, 0), 0.3f, 0.0f);
+    /* a mask write moves world 1 only, and its link with it */
+    uint8_t mask[2] = {0, 1};
+    float rows[2] = {99.0f, 0.0f};
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, NULL, 0, mask, rows), TP_OK, "%s", tp_last_error());
+    cr_assert_float_eq(joint_q(b, 0, 0), 0.3f, 0.0f);
+    cr_assert_float_eq(joint_q(b, 1, 0), 0.0f, 0.0f);
+    tp_state_view s = batch_view(b);
+    cr_assert_float_eq(s.pos[3 * 1 + 1], 0.0f, 1e-6);
+    cr_assert_float_eq(s.pos[3 * 1 + 2], 1.5f, 1e-6);
+    /* reset brings the initial q back */
+    int one = 1;
+    cr_assert_eq(tp_batch_reset_worlds(b, &one, 1), TP_OK);
+    cr_assert_float_eq(joint_q(b, 1, 0), 0.3f, 0.0f);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
