@@ -587,3 +587,129 @@ Test(articulation, bad_writes_change_nothing)
     tp_batch_destroy(b);
     tp_model_destroy(m);
 }
+
+/* ---------------------------------------------------------------- scenes */
+
+#ifndef TP_SOURCE_DIR
+#define TP_SOURCE_DIR "."
+#endif
+
+static tp_model *load_scene(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/scenes/%s", TP_SOURCE_DIR, name);
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load(path, &m), TP_OK, "%s", tp_last_error());
+    return m;
+}
+
+/* pendulum.json is the 90-degree release of the tests above, from the file. */
+Test(articulation_scenes, pendulum_period)
+{
+    tp_model *m = load_scene("pendulum.json");
+    cr_assert_eq(tp_model_joint_count(m), 1);
+    cr_assert_str_eq(tp_model_dof_name(m, 0), "hinge");
+    tp_batch *b = make_batch(m, 1, 1);
+    double expect = 4.0 * sqrt(rod_pivot_inertia() / (1.0 * G * 0.5 * ROD_LEN)) * elliptic_k(sin(PI / 4.0));
+    double period = measure_period(b, 1.0 / 60.0, 3);
+    cr_assert_lt(fabs(period / expect - 1.0), 0.01, "period %.5f s, expected %.5f s", period, expect);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* Nothing pushes the cart-pole sideways but the slider's damping (0.1 N s/m):
+ * the horizontal centre of mass stays put while the pole falls. */
+Test(articulation_scenes, cartpole_centre_of_mass)
+{
+    tp_model *m = load_scene("cartpole.json");
+    tp_batch *b = make_batch(m, 1, 1);
+    int cart = tp_model_find_body(m, "cart"), pole = tp_model_find_body(m, "pole");
+    tp_state_view s = batch_view(b);
+    double x0 = (1.0 * s.pos[3 * cart] + 0.1 * s.pos[3 * pole]) / 1.1;
+    batch_steps(b, 90);
+    s = batch_view(b);
+    double x1 = (1.0 * s.pos[3 * cart] + 0.1 * s.pos[3 * pole]) / 1.1;
+    float angle = joint_q(b, 0, 1);
+    cr_assert_gt(fabsf(angle), 0.5f, "the pole did not fall (q %g)", (double)angle);
+    cr_assert_lt(fabs(x1 - x0), 2e-3, "centre of mass moved %.4g m", x1 - x0);
+    /* the cart moved against the pole's lean */
+    cr_assert_lt(s.pos[3 * cart] * s.pos[3 * pole], 0.0f);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+Test(articulation_scenes, scenes_are_deterministic)
+{
+    const char *names[] = {"pendulum.json", "double_pendulum.json", "cartpole.json"};
+    for (int i = 0; i < 3; ++i) {
+        tp_model *m = load_scene(names[i]);
+        uint64_t h[4];
+        int worlds[4] = {3, 3, 3, 1}, threads[4] = {1, 1, 2, 1};
+        for (int r = 0; r < 4; ++r) {
+            tp_batch *b = make_batch(m, worlds[r], threads[r]);
+            batch_steps(b, 120);
+            h[r] = r < 3 ? batch_state_hash(b) : batch_world_hash(b, 0);
+            if (r == 0) {
+                uint64_t w0 = batch_world_hash(b, 0), w2 = batch_world_hash(b, 2);
+                cr_assert_eq(w0, w2, "%s: replicated worlds differ", names[i]);
+                h[3] = w0;
+            }
+            if (r == 3) cr_assert_eq(h[3], batch_world_hash(b, 0));
+            tp_batch_destroy(b);
+        }
+        cr_assert_eq(h[0], h[1], "%s: runs differ", names[i]);
+        cr_assert_eq(h[0], h[2], "%s: thread count changes the result", names[i]);
+        tp_model_destroy(m);
+    }
+}
+
+static void expect_scene_error(const char *json, const char *where, const char *reason)
+{
+    tp_model *model = NULL;
+    tp_status status = tp_model_load_string(json, "t.json", &model);
+    const char *msg = tp_last_error();
+    cr_assert_eq(status, TP_ERR_PARSE, "status %d (%s)", (int)status, msg);
+    cr_assert_null(model);
+    cr_assert(strncmp(msg, where, strlen(where)) == 0, "message\n  %s\ndoes not start with\n  %s", msg, where);
+    cr_assert(strstr(msg, reason) != NULL, "message\n  %s\ndoes not say\n  %s", msg, reason);
+}
+
+#define TWO_BODIES "{\"version\": 2, \"bodies\": [{\"name\": \"a\"}, {\"name\": \"b\", \"pos\": [0, 0, -1]}],\n"
+
+Test(articulation_scenes, bad_joints_name_the_place)
+{
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"axis\": [0, 0, 0]}]}", "t.json:2:36: joints[0].axis: ",
+                       "must not be of zero length");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"limits\": [1, -1]}]}",
+                       "t.json:2:38: joints[0].limits: ", "lower must be <= upper");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"parent\": \"c\"}]}", "t.json:2:38: joints[0].parent: ",
+                       "unknown body \"c\"");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"parent\": \"b\"}]}", "t.json:2:38: joints[0].parent: ",
+                       "is not a link");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"parent\": \"b\"},\n"
+                                  "  {\"child\": \"b\", \"parent\": \"a\"}]}",
+                       "t.json:2:38: joints[0].parent: ", "loop");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"parent\": \"a\"}]}", "t.json:2:13: joints[0].child: ",
+                       "required key is missing");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"hinge\"}]}", "t.json:2:36: joints[0].type: ",
+                       "revolute");
+    expect_scene_error("{\"bodies\": [{\"name\": \"a\"}], \"joints\": [{\"child\": \"a\"}]}", "t.json:1:29: joints: ",
+                       "joints need \"version\": 2");
+}
+
+/* A version 1 file loads as before; the same bodies in version 2 with no joints give the same model. */
+Test(articulation_scenes, version_one_unchanged)
+{
+    tp_model *m1 = NULL, *m2 = NULL;
+    cr_assert_eq(tp_model_load_string("{\"version\": 1, \"bodies\": [{\"pos\": [0, 0, 3]}]}", "v1", &m1), TP_OK);
+    cr_assert_eq(tp_model_load_string("{\"version\": 2, \"bodies\": [{\"pos\": [0, 0, 3]}]}", "v2", &m2), TP_OK);
+    tp_batch *b1 = make_batch(m1, 1, 1), *b2 = make_batch(m2, 1, 1);
+    batch_steps(b1, 30);
+    batch_steps(b2, 30);
+    cr_assert_eq(batch_state_hash(b1), batch_state_hash(b2));
+    cr_assert_eq(tp_model_joint_count(m1), 0);
+    tp_batch_destroy(b1);
+    tp_batch_destroy(b2);
+    tp_model_destroy(m1);
+    tp_model_destroy(m2);
+}
