@@ -5,6 +5,7 @@
 #include "error.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,12 +27,20 @@ tp_status tp_artic_batch_create(tp_batch *b)
     a->f = calloc(W * nv + 1, sizeof(float));
     a->target_q = calloc(W * nv + 1, sizeof(float));
     a->target_qd = calloc(W * nv + 1, sizeof(float));
-    a->ext = calloc(W * 6 * (size_t)h->km.joint_count, sizeof(float));
-    a->scratch_bytes = tp_artic_scratch_bytes(&h->km);
-    a->scratch = calloc((size_t)b->threads, sizeof(void *));
-    int ok = a->q && a->qd && a->f && a->target_q && a->target_qd && a->ext && a->scratch;
-    for (int t = 0; ok && t < b->threads; ++t) ok = (a->scratch[t] = aligned_alloc(16, a->scratch_bytes)) != NULL;
-    if (!ok) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays");
+    a->scratch_bytes = tp_artic_align(tp_artic_scratch_bytes(&h->km));
+    a->scratch = aligned_alloc(16, W * a->scratch_bytes);
+    if (!(a->q && a->qd && a->f && a->target_q && a->target_qd && a->scratch))
+        return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays (%d worlds, %zu "
+                                             "bytes of scratch each)", b->worlds, a->scratch_bytes);
+    tp_layout *L = &b->layout;
+    L->artic = &h->km;
+    L->joint_q = a->q;
+    L->joint_qd = a->qd;
+    L->joint_f = a->f;
+    L->joint_target_q = a->target_q;
+    L->joint_target_qd = a->target_qd;
+    L->artic_scratch = a->scratch;
+    L->artic_scratch_bytes = a->scratch_bytes;
     return TP_OK;
 }
 
@@ -39,9 +48,7 @@ void tp_artic_batch_destroy(tp_batch *b)
 {
     tp_artic_batch *a = b->artic;
     if (!a) return;
-    if (a->scratch)
-        for (int t = 0; t < b->threads; ++t) free(a->scratch[t]);
-    void *arrays[] = {a->q, a->qd, a->f, a->target_q, a->target_qd, a->ext, a->scratch};
+    void *arrays[] = {a->q, a->qd, a->f, a->target_q, a->target_qd, a->scratch};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(a);
     b->artic = NULL;
@@ -49,25 +56,16 @@ void tp_artic_batch_destroy(tp_batch *b)
 
 tp_artic_world tp_artic_batch_world(tp_batch *b, int w)
 {
-    const tp_artic_model *km = &host_of(b)->km;
     tp_artic_batch *a = b->artic;
-    size_t nq = (size_t)km->nq, nv = (size_t)km->nv;
-    tp_artic_world s;
-    s.q = a->q + (size_t)w * nq;
-    s.qd = a->qd + (size_t)w * nv;
-    s.f = a->f + (size_t)w * nv;
-    s.target_q = a->target_q + (size_t)w * nv;
-    s.target_qd = a->target_qd + (size_t)w * nv;
-    s.ext = a->ext + (size_t)w * 6 * (size_t)km->joint_count;
-    return s;
+    return tp_artic_world_at(&host_of(b)->km, a->q, a->qd, a->f, a->target_q, a->target_qd, w);
 }
 
-/* Links of world w where (q, qd) put them (scratch of thread 0: called outside the step). */
+/* Links of world w where (q, qd) put them, with world w's own scratch. */
 static void publish_world(tp_batch *b, int w)
 {
     tp_artic_world s = tp_artic_batch_world(b, w);
     tp_world wd = tp_batch_world(b, w);
-    tp_artic_world_publish(&host_of(b)->km, &s, &wd, b->artic->scratch[0]);
+    tp_artic_world_publish(&host_of(b)->km, &s, &wd, b->artic->scratch + (size_t)w * b->artic->scratch_bytes);
 }
 
 void tp_artic_batch_init_world(tp_batch *b, int w)
@@ -80,25 +78,7 @@ void tp_artic_batch_init_world(tp_batch *b, int w)
     memcpy(s.target_q, h->target_q0, (size_t)h->km.nv * sizeof(float));
     memcpy(s.target_qd, h->target_qd0, (size_t)h->km.nv * sizeof(float));
     memset(s.f, 0, (size_t)h->km.nv * sizeof(float));
-    memset(s.ext, 0, 6 * (size_t)h->km.joint_count * sizeof(float));
     publish_world(b, w);
-}
-
-void tp_artic_before_step(tp_batch *b, int w)
-{
-    if (!b->artic || b->faults[w]) return;
-    tp_artic_world s = tp_artic_batch_world(b, w);
-    tp_world wd = tp_batch_world(b, w);
-    tp_artic_capture_forces(&host_of(b)->km, &s, &wd);
-}
-
-int tp_artic_after_step(tp_batch *b, int w, int thread)
-{
-    if (!b->artic || b->faults[w]) return 1;
-    tp_artic_world s = tp_artic_batch_world(b, w);
-    tp_world wd = tp_batch_world(b, w);
-    const tp_model_def *d = &b->model->def;
-    return tp_artic_world_step(&host_of(b)->km, &s, &wd, b->artic->scratch[thread], d->dt, d->substeps);
 }
 
 /* ---------------------------------------------------------------- API */

@@ -48,22 +48,22 @@ void tp_artic_builder_free(tp_artic_builder *ab);
 tp_status tp_artic_compile(const tp_artic_builder *ab, struct tp_model *m, int solver_iterations);
 void tp_artic_host_free(tp_artic_host *h);
 
-/* A batch's joint arrays, [W][nq] / [W][nv] / [W][J][6], and per-thread scratch. */
+/* A batch's joint arrays, [W][nq] / [W][nv], and the articulation stage's
+ * per-world scratch [W][scratch_bytes] (per world, as the CUDA backend gives
+ * every world its own step scratch). The batch's layout points at them. */
 typedef struct tp_artic_batch {
-    float *q, *qd, *f, *target_q, *target_qd, *ext;
-    void **scratch;           /* [threads] */
+    float *q, *qd, *f, *target_q, *target_qd;
+    char *scratch;
     size_t scratch_bytes;
 } tp_artic_batch;
 
 struct tp_batch;
-/* Allocate the joint arrays of a batch whose model has joints (refused on CUDA). */
+/* Allocate the joint arrays of a batch whose model has joints (refused on
+ * CUDA) and add them to the batch's layout. */
 tp_status tp_artic_batch_create(struct tp_batch *b);
 void tp_artic_batch_destroy(struct tp_batch *b);
 /* World w's joints at their initial values, links published. */
 void tp_artic_batch_init_world(struct tp_batch *b, int w);
-/* CPU step hooks of world w: before the rigid step (capture link forces) and after it. */
 tp_artic_world tp_artic_batch_world(struct tp_batch *b, int w);
-void tp_artic_before_step(struct tp_batch *b, int w);
-int tp_artic_after_step(struct tp_batch *b, int w, int thread);
 
 #endif

@@ -393,9 +393,10 @@ typedef enum tp_stage {
     TP_STAGE_WARM_START = 5, /* last step's impulses matched to this step's points */
     TP_STAGE_COLOR = 6,      /* constraints and coloring */
     TP_STAGE_SOLVE = 7,      /* substeps: velocity integration, sweeps, position integration, relax, restitution */
-    TP_STAGE_FINISH = 8,     /* contact forces, applied forces cleared, fault check */
-    TP_STAGE_SLEEP = 9,      /* the sleep policy, body_awake and counts */
-    TP_STAGE_COUNT = 10
+    TP_STAGE_ARTICULATIONS = 8, /* articulation trees stepped, their links published (every world not faulted) */
+    TP_STAGE_FINISH = 9,     /* contact forces, applied forces cleared, fault check */
+    TP_STAGE_SLEEP = 10,     /* the sleep policy, body_awake and counts */
+    TP_STAGE_COUNT = 11
 } tp_stage;
 
 /* The stage's name as docs/step.md and the profiler print it ("plan",
@@ -405,7 +406,7 @@ const char *tp_stage_name(tp_stage stage);
 /* Thread-seconds spent in each stage since creation, summed over threads
  * (seconds[TP_STAGE_COUNT]); all zero unless the batch was created with
  * profile_stages on the CPU backend. Worlds with nothing awake run only the
- * plan, finish and sleep stages. */
+ * plan, articulations, finish and sleep stages. */
 tp_status tp_batch_stage_seconds(const tp_batch *batch, double seconds[TP_STAGE_COUNT]);
 
 /* ---------------------------------------------------------------- batched writes and episodes

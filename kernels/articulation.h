@@ -86,8 +86,25 @@ typedef struct tp_artic_world {
     float *f;          /* [nv]  joint_f: N m or N, applied for one step; free: force then torque, world */
     float *target_q;   /* [nv]  PD drive target position (1-dof joints) */
     float *target_qd;  /* [nv]  PD drive target velocity / velocity motor target */
-    float *ext;        /* [joint_count][6] force (N) and torque (N m) on each link's COM, world frame */
+    const float *force, *torque; /* [bodies][3] the world's applied forces (N, at the COM) and torques
+                                    (N m), world frame; the links' entries act on the tree */
 } tp_artic_world;
+
+/* World w's slice of the batch's joint arrays ([W][nq], [W][nv]). */
+TP_HD tp_artic_world tp_artic_world_at(const tp_artic_model *m, float *q, float *qd, float *f, float *target_q,
+                                       float *target_qd, int w)
+{
+    size_t nq = (size_t)m->nq, nv = (size_t)m->nv;
+    tp_artic_world s;
+    s.q = q + (size_t)w * nq;
+    s.qd = qd + (size_t)w * nv;
+    s.f = f + (size_t)w * nv;
+    s.target_q = target_q + (size_t)w * nv;
+    s.target_qd = target_qd + (size_t)w * nv;
+    s.force = NULL;
+    s.torque = NULL;
+    return s;
+}
 
 /* Views of one world's scratch (reused for each tree; sized by the model). */
 typedef struct tp_artic_scratch {
@@ -242,10 +259,11 @@ TP_HD tp_svec tp_artic_momentum(const tp_artic_tree *tr, const tp_artic_scratch 
     return p;
 }
 
-/* Applied spatial force on link i about O: its body force at the COM and torque. */
-TP_HD tp_svec tp_artic_ext_force(const tp_artic_world *s, const tp_artic_scratch *x, int i)
+/* Applied spatial force on link i about O: its body's force at the COM and torque. */
+TP_HD tp_svec tp_artic_ext_force(const tp_artic_model *m, const tp_artic_world *s, const tp_artic_scratch *x, int i)
 {
-    tp_vec3 f = tp_v3_load(s->ext + 6 * i), t = tp_v3_load(s->ext + 6 * i + 3);
+    int b = m->joints[i].body;
+    tp_vec3 f = tp_v3_load(s->force + 3 * b), t = tp_v3_load(s->torque + 3 * b);
     return tp_sv(tp_add(t, tp_cross(tp_v3_load(x->lc + 3 * i), f)), f);
 }
 

@@ -11,7 +11,7 @@ TP_HD void tp_artic_bias(const tp_artic_model *m, const tp_artic_tree *tr, const
         tp_svec v = tp_sv_load(x->lv + 6 * i);
         tp_svec f = tp_si_mul(&x->li[i], tp_sv_load(x->la + 6 * i));
         f = tp_sv_add(f, tp_sv_crf(v, tp_si_mul(&x->li[i], v)));
-        tp_sv_store(x->lf + 6 * i, tp_sv_sub(f, tp_artic_ext_force(s, x, i)));
+        tp_sv_store(x->lf + 6 * i, tp_sv_sub(f, tp_artic_ext_force(m, s, x, i)));
     }
     for (int i = tr->end - 1; i >= tr->first; --i) {
         const tp_artic_joint *j = &m->joints[i];
@@ -241,7 +241,7 @@ TP_HD tp_svec tp_artic_external(const tp_artic_model *m, const tp_artic_tree *tr
     for (int i = tr->first; i < tr->end; ++i) {
         const tp_sinertia *I = &x->li[i];
         f = tp_sv_add(f, tp_sv(tp_cross(I->h, g), tp_scale(g, I->m)));
-        f = tp_sv_add(f, tp_artic_ext_force(s, x, i));
+        f = tp_sv_add(f, tp_artic_ext_force(m, s, x, i));
     }
     const tp_artic_joint *r = &m->joints[tr->first];
     tp_vec3 fl = tp_v3_load(s->f + r->v_start), tq = tp_v3_load(s->f + r->v_start + 3);
@@ -325,14 +325,17 @@ TP_HD void tp_artic_world_publish(const tp_artic_model *m, tp_artic_world *s, tp
 }
 
 /* Advance every tree of one world by one step (substeps of dt / substeps),
- * publish the links, clear joint_f and the captured link forces. Returns 0 if
- * joint_q or joint_qd became non-finite. */
+ * with the links' applied forces of wd (the step's finish stage clears them
+ * afterwards), publish the links, clear joint_f. Returns 0 if joint_q or
+ * joint_qd became non-finite. */
 TP_HD int tp_artic_world_step(const tp_artic_model *m, tp_artic_world *s, tp_world *wd, void *scratch, float dt,
                               int substeps)
 {
     tp_artic_scratch x = tp_artic_scratch_at(scratch, m);
     tp_vec3 g = tp_v3(wd->gravity[0], wd->gravity[1], wd->gravity[2]);
     float h = dt / (float)substeps;
+    s->force = wd->force;
+    s->torque = wd->torque;
     for (int t = 0; t < m->tree_count; ++t) {
         const tp_artic_tree *tr = &m->trees[t];
         tp_vec3 o = tp_artic_reference(m, tr, s->q);
@@ -344,21 +347,7 @@ TP_HD int tp_artic_world_step(const tp_artic_model *m, tp_artic_world *s, tp_wor
     int ok = 1;
     for (int k = 0; k < m->nq; ++k) ok &= tp_finitef(s->q[k]);
     for (int k = 0; k < m->nv; ++k) { ok &= tp_finitef(s->qd[k]); s->f[k] = 0.0f; }
-    for (int k = 0; k < 6 * m->joint_count; ++k) s->ext[k] = 0.0f;
     return ok;
-}
-
-/* Capture the applied forces and torques of the link bodies before the rigid
- * step clears them; they act on the articulation in this step. */
-TP_HD void tp_artic_capture_forces(const tp_artic_model *m, tp_artic_world *s, const tp_world *wd)
-{
-    for (int i = 0; i < m->joint_count; ++i) {
-        int b = m->joints[i].body;
-        for (int k = 0; k < 3; ++k) {
-            s->ext[6 * i + k] = wd->force[3 * b + k];
-            s->ext[6 * i + 3 + k] = wd->torque[3 * b + k];
-        }
-    }
 }
 
 #endif
