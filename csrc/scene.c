@@ -1,4 +1,4 @@
-/* scene.c - load a model from a scene file (JSON, "torpor-scene" version 1).
+/* scene.c - load a model from a scene file (JSON, "torpor-scene" versions 1 and 2).
  *
  * docs/scene-format.md is the contract. The loader only reads and shapes the
  * JSON (keys, types, array lengths, names, which keys an action needs); numeric

@@ -203,7 +203,7 @@ tp_status tp_builder_add_event(tp_builder *builder, const tp_event_def *def);
 tp_status tp_builder_finish(const tp_builder *builder, tp_model **out);
 void tp_builder_destroy(tp_builder *builder);
 
-/* Load a scene file (JSON, format "torpor-scene", version 1; see docs/scene-format.md).
+/* Load a scene file (JSON, format "torpor-scene", versions 1 and 2; see docs/scene-format.md).
  * TP_ERR_IO if it cannot be read, TP_ERR_PARSE with "file:line:col: path: reason"
  * (in parts: tp_last_error_info). On success the thread's last error is cleared. */
 tp_status tp_model_load(const char *path, tp_model **out);
