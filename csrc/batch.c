@@ -5,6 +5,7 @@
  * nothing when it fails. */
 #include "batch.h"
 
+#include "articulation_host.h"
 #include "backend.h"
 #include "cuda_api.h"
 #include "error.h"
@@ -206,6 +207,11 @@ tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_bat
                        (double)bytes / (double)d.worlds / 1024.0, b_capacity);
     }
     batch_fill_layout(b);
+    st = tp_artic_batch_create(b); /* after the layout: it adds the joint arrays to it */
+    if (st != TP_OK) {
+        tp_batch_destroy(b);
+        return st;
+    }
     for (int w = 0; w < b->worlds; ++w) tp_batch_init_world(b, w);
     st = tp_events_schedule(b);
     b->ops = backend == TP_BACKEND_CUDA ? &tp_cuda_backend : &tp_cpu_backend;
@@ -222,6 +228,7 @@ void tp_batch_destroy(tp_batch *b)
 {
     if (!b) return;
     if (b->ops) b->ops->destroy(b);
+    tp_artic_batch_destroy(b);
     batch_free_arrays(b);
     free(b);
 }

@@ -61,6 +61,8 @@ struct tp_batch {
     uint32_t *episode;            /* [W] resets of each world so far: its draws' episode (kernels/philox.h) */
     uint8_t *world_mark;          /* [W] scratch: worlds already seen in a list, all 0 between calls */
     int32_t *world_list;          /* [W] scratch: a selection turned into a list of worlds */
+
+    struct tp_artic_batch *artic; /* joint arrays (csrc/articulation_batch.c), NULL without joints */
 };
 
 /* The calls below are the bottom layer (csrc/batch_core.c): they call nothing

@@ -8,6 +8,7 @@
 
 #include "error.h"
 #include "shapes.h"
+#include "articulation_host.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -361,6 +362,7 @@ struct tp_builder {
     uint32_t name_slot_count;  /* a power of two, at least twice body_count */
     tp_event_def *events;
     int event_count, event_capacity;
+    tp_artic_builder joints;   /* articulation joints (csrc/articulation_model.c) */
 };
 
 static char *dup_string(const char *s)
@@ -488,6 +490,12 @@ oom:
     return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_add_body: out of memory");
 }
 
+tp_status tp_builder_add_joint(tp_builder *b, const tp_joint_def *def, int *out_index)
+{
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_add_joint: builder is NULL");
+    return tp_artic_builder_add(&b->joints, b->body_count, def, out_index);
+}
+
 tp_status tp_builder_add_event(tp_builder *b, const tp_event_def *def)
 {
     if (!b || !def) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_add_event: builder or def is NULL");
@@ -521,6 +529,7 @@ void tp_builder_destroy(tp_builder *b)
     free(b->name_slots);
     free(b->bodies);
     free(b->events);
+    tp_artic_builder_free(&b->joints);
     free(b->name);
     free(b);
 }
@@ -624,6 +633,11 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
         }
     }
     sort_events(m->events, m->event_count);
+    tp_status st = tp_artic_compile(&b->joints, m, b->def.solver.iterations);
+    if (st != TP_OK) {
+        tp_model_destroy(m);
+        return st;
+    }
     *out = m;
     return TP_OK;
 oom:
@@ -642,6 +656,7 @@ void tp_model_destroy(tp_model *m)
     free(m->body_init);
     free(m->events);
     free(m->event_worlds);
+    tp_artic_host_free(m->artic);
     free(m->name);
     free(m);
 }

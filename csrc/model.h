@@ -20,6 +20,7 @@ struct tp_model {
     tp_event_def *events;      /* [event_count] sorted by time (stable) */
     int event_count;
     int *event_worlds;         /* storage behind events[i].worlds */
+    struct tp_artic_host *artic; /* articulations (csrc/articulation_host.h), NULL without joints */
 };
 
 /* Validation shared by the builder and the scene loader, so a rule lives in one

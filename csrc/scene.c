@@ -1,4 +1,4 @@
-/* scene.c - load a model from a scene file (JSON, "torpor-scene" version 1).
+/* scene.c - load a model from a scene file (JSON, "torpor-scene" versions 1 and 2).
  *
  * docs/scene-format.md is the contract. The loader only reads and shapes the
  * JSON (keys, types, array lengths, names, which keys an action needs); numeric
@@ -10,6 +10,7 @@
  * Every error reads "SOURCE:LINE:COL: PATH: REASON". jansson gives positions of
  * syntax errors; for the others the loader keeps the JSON path it is reading
  * and asks tp_json_locate (scene_positions.c) where that path sits in the text. */
+#include "articulation_host.h"
 #include "error.h"
 #include "hint.h"
 #include "model.h"
@@ -310,7 +311,7 @@ static const field model_fields[] = {
     OTHER("format"), OTHER("version"), OTHER("name"),
     FIELD("gravity", V_VEC3, tp_model_def, gravity), FIELD("dt", V_FLOAT, tp_model_def, dt),
     FIELD("substeps", V_INT, tp_model_def, substeps),
-    OTHER("solver"), OTHER("sleep"), OTHER("bodies"), OTHER("randomize"), OTHER("events")};
+    OTHER("solver"), OTHER("sleep"), OTHER("bodies"), OTHER("randomize"), OTHER("events"), OTHER("joints")};
 
 static const field solver_fields[] = {
     FIELD("iterations", V_INT, tp_solver_def, iterations),
@@ -451,9 +452,10 @@ static int read_header(scene *sc, const json_t *root)
         json_int_t version = 0;
         push_key(sc, "version");
         if (!as_integer(sc, v, &version)) return pop(sc, 0);
-        if (version > 1)
-            return pop(sc, fail(sc, 0, "this torpor reads version 1, got %lld; upgrade torpor", (long long)version));
-        if (version < 1) return pop(sc, fail(sc, 0, "must be 1, got %lld", (long long)version));
+        if (version > 2)
+            return pop(sc, fail(sc, 0, "this torpor reads versions 1 and 2, got %lld; upgrade torpor",
+                                (long long)version));
+        if (version < 1) return pop(sc, fail(sc, 0, "must be 1 or 2, got %lld", (long long)version));
         pop(sc, 1);
     }
     return 1;
@@ -799,6 +801,93 @@ static int read_events(scene *sc, const json_t *root)
     return pop(sc, 1);
 }
 
+/* ---------------------------------------------------------------- joints (version 2) */
+
+static const char *const joint_type_names[] = {"fixed", "revolute", "prismatic", "ball", "free"};
+static const char *const drive_names[] = {"none", "position", "velocity"};
+_Static_assert(sizeof(tp_joint_type) == sizeof(int) && sizeof(tp_drive_mode) == sizeof(int), "enums must be int-sized");
+
+static const field joint_fields[] = {
+    OTHER("name"), ENUM_FIELD("type", tp_joint_def, type, joint_type_names, "joint type"),
+    OTHER("parent"), OTHER("child"),
+    FIELD("axis", V_VEC3, tp_joint_def, axis), FIELD("anchor", V_VEC3, tp_joint_def, anchor),
+    FIELD("q0", V_FLOAT, tp_joint_def, q0), FIELD("qd0", V_FLOAT, tp_joint_def, qd0),
+    FIELD("limits", V_VEC2, tp_joint_def, lower), FIELD("damping", V_FLOAT, tp_joint_def, damping),
+    FIELD("friction", V_FLOAT, tp_joint_def, friction), FIELD("armature", V_FLOAT, tp_joint_def, armature),
+    FIELD("stiffness", V_FLOAT, tp_joint_def, stiffness), FIELD("rest", V_FLOAT, tp_joint_def, rest),
+    ENUM_FIELD("drive", tp_joint_def, drive, drive_names, "drive mode"),
+    FIELD("kp", V_FLOAT, tp_joint_def, kp), FIELD("kd", V_FLOAT, tp_joint_def, kd),
+    FIELD("max_effort", V_FLOAT, tp_joint_def, max_effort), FIELD("target_q", V_FLOAT, tp_joint_def, target_q),
+    FIELD("target_qd", V_FLOAT, tp_joint_def, target_qd)};
+
+/* "world" (-1) or the name of a body. */
+static int as_parent(scene *sc, const json_t *v, int *out)
+{
+    if (json_is_string(v) && strcmp(json_string_value(v), "world") == 0) {
+        *out = -1;
+        return 1;
+    }
+    return as_body(sc, v, out);
+}
+
+/* Map a joint check's field ("lower", "axis[1]") onto the key it came from. */
+static const char *joint_key_of(const char *field)
+{
+    if (strcmp(field, "lower") == 0 || strcmp(field, "upper") == 0) return "limits";
+    return field;
+}
+
+static int read_joint(scene *sc, const json_t *obj, tp_joint_def *def)
+{
+    if (!json_is_object(obj)) return fail(sc, 0, "must be an object (a joint), got %s", json_kind(obj));
+    *def = tp_default_joint_def();
+    if (!read_fields(sc, obj, joint_fields, COUNT(joint_fields), def)) return 0;
+    if (!json_object_get(obj, "child")) return fail_missing(sc, "child");
+    READ_KEY(sc, obj, "name", as_name, &def->name);
+    READ_KEY(sc, obj, "parent", as_parent, &def->parent);
+    READ_KEY(sc, obj, "child", as_body, &def->child);
+    def->has_limits = json_object_get(obj, "limits") != NULL;
+    char field[64], reason[256];
+    if (!tp_joint_def_check(def, sc->body_count, field, sizeof field, reason, sizeof reason))
+        return fail_check(sc, joint_key_of(field), reason, NULL, NULL);
+    tp_status status = tp_builder_add_joint(sc->builder, def, NULL);
+    if (status != TP_OK) return fail_builder(sc, status);
+    return 1;
+}
+
+/* The tree as a whole (loops, parents, one parent joint per link), reported at the joint at fault. */
+static int check_joint_tree(scene *sc, const tp_joint_def *defs, int n)
+{
+    char field[64], reason[256];
+    int bad = 0;
+    if (tp_joint_tree_check(defs, n, sc->bodies, sc->body_count, &bad, field, sizeof field, reason, sizeof reason))
+        return 1;
+    push_index(sc, bad);
+    return pop(sc, fail_check(sc, joint_key_of(field), reason, NULL, NULL));
+}
+
+static int read_joints(scene *sc, const json_t *root)
+{
+    const json_t *joints = json_object_get(root, "joints");
+    if (!joints) return 1;
+    push_key(sc, "joints");
+    const json_t *version = json_object_get(root, "version");
+    if (!version || json_integer_value(version) < 2)
+        return pop(sc, fail(sc, 1, "joints need \"version\": 2 (docs/scene-format.md)"));
+    if (!json_is_array(joints)) return pop(sc, fail(sc, 0, "must be an array of joints, got %s", json_kind(joints)));
+    int n = (int)json_array_size(joints);
+    tp_joint_def *defs = calloc((size_t)n + 1, sizeof *defs);
+    if (!defs) return pop(sc, fail_oom(sc));
+    int ok = 1;
+    for (int i = 0; i < n && ok; ++i) {
+        push_index(sc, i);
+        ok = pop(sc, read_joint(sc, json_array_get(joints, i), &defs[i]));
+    }
+    if (ok) ok = check_joint_tree(sc, defs, n);
+    free(defs);
+    return pop(sc, ok);
+}
+
 /* ---------------------------------------------------------------- loading */
 
 static int load_root(scene *sc, const json_t *root, tp_model **out)
@@ -808,7 +897,7 @@ static int load_root(scene *sc, const json_t *root, tp_model **out)
     if (!read_model_def(sc, root, &def)) return 0;
     tp_status status = tp_builder_create(&def, &sc->builder);
     if (status != TP_OK) return fail_builder(sc, status);
-    if (!read_bodies(sc, root) || !read_events(sc, root)) return 0;
+    if (!read_bodies(sc, root) || !read_joints(sc, root) || !read_events(sc, root)) return 0;
     status = tp_builder_finish(sc->builder, out);
     if (status != TP_OK) return fail_builder(sc, status);
     return 1;

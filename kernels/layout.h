@@ -32,6 +32,12 @@ typedef struct tp_layout {
     int32_t *awake_count, *sleeping_count, *checking_count, *contact_overflow; /* [W] */
     tp_contact *contacts[2];       /* [W][capacity], used alternately (warm starting) */
     int32_t *contact_count[2];     /* [W] */
+    /* Articulations (kernels/articulation.h); all NULL for a model without joints. */
+    const struct tp_artic_model *artic;
+    float *joint_q, *joint_qd;     /* [W][nq], [W][nv] */
+    float *joint_f, *joint_target_q, *joint_target_qd; /* [W][nv] each */
+    char *artic_scratch;           /* [W][artic_scratch_bytes] the articulation stage's scratch */
+    size_t artic_scratch_bytes;
 } tp_layout;
 
 /* The view of world w: pointers to its slice of every array. */

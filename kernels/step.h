@@ -21,6 +21,7 @@
 #ifndef TP_STEP_H
 #define TP_STEP_H
 
+#include "articulation.h"
 #include "collision.h"
 #include "contact_sort.h"
 #include "finish.h"
@@ -52,6 +53,7 @@
     X(WARM_START, warm_start, TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* last step's impulses */                               \
     X(COLOR,      color,      TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* constraints and coloring */                           \
     X(SOLVE,      solve,      TP_RUN_BUSY,   TP_LAUNCH_BLOCK) /* substeps: integrate, sweeps, relax, restitution */    \
+    X(ARTICULATIONS, articulations, TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* joint-space trees, links published */      \
     X(FINISH,     finish,     TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* contact forces, applied forces cleared, faults */     \
     X(SLEEP,      sleep,      TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* the sleep policy, counts */
 
@@ -115,6 +117,9 @@ typedef struct tp_world_step {
     int32_t *parent;             /* [bodies] union-find */
     uint8_t *root_flags;         /* [bodies] TP_ISLAND_* per island root */
     float *v_start;              /* [bodies][3] velocities at the start of the step */
+    const tp_artic_model *artic; /* NULL without joints */
+    tp_artic_world joints;       /* this world's joint arrays */
+    void *artic_scratch;
 } tp_world_step;
 
 /* World w's step in a batch laid out as L whose last step wrote contact buffer
@@ -145,6 +150,13 @@ TP_HD tp_world_step tp_world_step_at(const tp_layout *L, int w, int current, voi
     s.parent = (int32_t *)p;
     s.root_flags = (uint8_t *)(p + tp_solver_align(nb * sizeof(int32_t)));
     s.v_start = (float *)(p + tp_solver_align(nb * sizeof(int32_t)) + tp_solver_align(nb));
+    s.artic = L->artic;
+    s.artic_scratch = NULL;
+    if (L->artic) {
+        s.joints = tp_artic_world_at(L->artic, L->joint_q, L->joint_qd, L->joint_f, L->joint_target_q,
+                                     L->joint_target_qd, w);
+        s.artic_scratch = L->artic_scratch + (size_t)w * L->artic_scratch_bytes;
+    }
     return s;
 }
 
@@ -239,6 +251,18 @@ TP_HD void tp_stage_color(tp_world_step *s, const tp_step_params *p, int tid, in
 TP_HD void tp_stage_solve(tp_world_step *s, const tp_step_params *p, int tid, int nth)
 {
     tp_solver_substeps_block(&s->wd, s->contacts, *s->contact_count, &s->solver, &p->solver, tid, nth);
+}
+
+/* Articulations (kernels/articulation.h): after the rigid solve, which moved
+ * the links as kinematic bodies, and before finish clears the applied forces
+ * that act on links; on every world that is not faulted, idle or not (a
+ * resting robot leaves its world idle but must still step). */
+TP_HD void tp_stage_articulations(tp_world_step *s, const tp_step_params *p, int tid, int nth)
+{
+    (void)tid, (void)nth;
+    if (!s->artic || s->rec->work == TP_WORK_FAULTED) return;
+    if (!tp_artic_world_step(s->artic, &s->joints, &s->wd, s->artic_scratch, p->solver.dt, p->solver.substeps))
+        *s->fault = 1;
 }
 
 TP_HD void tp_stage_finish(tp_world_step *s, const tp_step_params *p, int tid, int nth)

@@ -524,8 +524,9 @@ Test(scene_errors, unknown_names_of_values)
 Test(scene_errors, format_and_version)
 {
     expect_error("{\"format\": \"mujoco\", \"bodies\": [{}]}", "t.json:1:12: format: ", "must be \"torpor-scene\"");
-    expect_error("{\"version\": 2, \"bodies\": [{}]}", "t.json:1:13: version: ", "this torpor reads version 1, got 2");
-    expect_error("{\"version\": 0, \"bodies\": [{}]}", "t.json:1:13: version: ", "must be 1, got 0");
+    expect_error("{\"version\": 3, \"bodies\": [{}]}", "t.json:1:13: version: ",
+                 "this torpor reads versions 1 and 2, got 3");
+    expect_error("{\"version\": 0, \"bodies\": [{}]}", "t.json:1:13: version: ", "must be 1 or 2, got 0");
 }
 
 Test(scene_errors, generated_positions_that_overflow)

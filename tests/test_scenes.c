@@ -253,6 +253,10 @@ SCENE_TEST(card_house, "card_house.json", 1, 0, 0)
 SCENE_TEST(heap, "heap.json", 1, 0, 0)
 SCENE_TEST(pyramid3d, "pyramid3d.json", 0, 1, 0)
 SCENE_TEST(many_pyramids, "many_pyramids.json", 0, 1, 1)
+/* Articulations (version 2): swinging and falling links (tests/test_articulation.c checks their physics). */
+SCENE_TEST(pendulum, "pendulum.json", 1, 0, 0)
+SCENE_TEST(double_pendulum, "double_pendulum.json", 1, 0, 0)
+SCENE_TEST(cartpole, "cartpole.json", 1, 0, 0)
 
 /* ---------------------------------------------------------------- what the falling scenes do */
 
@@ -367,7 +371,8 @@ Test(scenes_physics, heap_settles_in_the_bin, .timeout = 600)
 Test(scenes, every_file_is_tested)
 {
     static const char *known = " tower.json tower_push.json pyramid.json jenga.json ring_tower.json dominoes.json "
-                               "card_house.json heap.json pyramid3d.json many_pyramids.json ";
+                               "card_house.json heap.json pyramid3d.json many_pyramids.json pendulum.json "
+                               "double_pendulum.json cartpole.json ";
     char cmd[600];
     snprintf(cmd, sizeof cmd, "ls %s/scenes", TP_SOURCE_DIR);
     FILE *p = popen(cmd, "r");

@@ -310,7 +310,7 @@ int tp_cmd_run(int argc, char **argv)
         if (st != TP_OK) code = tp_cli_report(st, o.scene);
         if (tp_interrupted) fprintf(stderr, "torpor run: interrupted after %ld of %ld steps; writing what we have\n", done, steps);
         warn_unfired_events(model, done, tp_batch_time(batch));
-        if (tp_model_dynamic_body_count(model) == 0)
+        if (tp_model_dynamic_body_count(model) == 0 && tp_model_joint_count(model) == 0)
             fprintf(stderr, "torpor run: note: %s has no dynamic bodies; nothing moves\n", o.scene);
         if (o.have_snapshot && snapshot == 0)
             fprintf(stderr, "torpor run: --snapshot %g: the run ended at %.3f s, before that time; no snapshot.png\n",

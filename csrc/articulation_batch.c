@@ -1,0 +1,178 @@
+/* articulation_batch.c - a batch's joint arrays: creation, reset, the CPU
+ * step hooks, the joint view and batched writes. */
+#include "articulation_host.h"
+#include "batch.h"
+#include "error.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const tp_artic_host *host_of(const tp_batch *b) { return b->model->artic; }
+
+tp_status tp_artic_batch_create(tp_batch *b)
+{
+    const tp_artic_host *h = host_of(b);
+    if (!h) return TP_OK;
+    if (b->backend == TP_BACKEND_CUDA)
+        return tp_fail(TP_ERR_BACKEND, "model \"%s\" has %d joints: articulations run on the cpu backend only so far",
+                       b->model->name, h->km.joint_count);
+    tp_artic_batch *a = calloc(1, sizeof *a);
+    if (!a) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays");
+    b->artic = a;
+    size_t W = (size_t)b->worlds, nq = (size_t)h->km.nq, nv = (size_t)h->km.nv;
+    a->q = calloc(W * nq + 1, sizeof(float)); /* + 1: a tree of fixed joints has no coordinates */
+    a->qd = calloc(W * nv + 1, sizeof(float));
+    a->f = calloc(W * nv + 1, sizeof(float));
+    a->target_q = calloc(W * nv + 1, sizeof(float));
+    a->target_qd = calloc(W * nv + 1, sizeof(float));
+    a->scratch_bytes = tp_artic_align(tp_artic_scratch_bytes(&h->km));
+    a->scratch = aligned_alloc(16, W * a->scratch_bytes);
+    if (!(a->q && a->qd && a->f && a->target_q && a->target_qd && a->scratch))
+        return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays (%d worlds, %zu "
+                                             "bytes of scratch each)", b->worlds, a->scratch_bytes);
+    tp_layout *L = &b->layout;
+    L->artic = &h->km;
+    L->joint_q = a->q;
+    L->joint_qd = a->qd;
+    L->joint_f = a->f;
+    L->joint_target_q = a->target_q;
+    L->joint_target_qd = a->target_qd;
+    L->artic_scratch = a->scratch;
+    L->artic_scratch_bytes = a->scratch_bytes;
+    return TP_OK;
+}
+
+void tp_artic_batch_destroy(tp_batch *b)
+{
+    tp_artic_batch *a = b->artic;
+    if (!a) return;
+    void *arrays[] = {a->q, a->qd, a->f, a->target_q, a->target_qd, a->scratch};
+    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
+    free(a);
+    b->artic = NULL;
+}
+
+tp_artic_world tp_artic_batch_world(tp_batch *b, int w)
+{
+    tp_artic_batch *a = b->artic;
+    return tp_artic_world_at(&host_of(b)->km, a->q, a->qd, a->f, a->target_q, a->target_qd, w);
+}
+
+/* Links of world w where (q, qd) put them, with world w's own scratch. */
+static void publish_world(tp_batch *b, int w)
+{
+    tp_artic_world s = tp_artic_batch_world(b, w);
+    tp_world wd = tp_batch_world(b, w);
+    tp_artic_world_publish(&host_of(b)->km, &s, &wd, b->artic->scratch + (size_t)w * b->artic->scratch_bytes);
+}
+
+void tp_artic_batch_init_world(tp_batch *b, int w)
+{
+    const tp_artic_host *h = host_of(b);
+    if (!h || !b->artic) return;
+    tp_artic_world s = tp_artic_batch_world(b, w);
+    memcpy(s.q, h->q0, (size_t)h->km.nq * sizeof(float));
+    memcpy(s.qd, h->qd0, (size_t)h->km.nv * sizeof(float));
+    memcpy(s.target_q, h->target_q0, (size_t)h->km.nv * sizeof(float));
+    memcpy(s.target_qd, h->target_qd0, (size_t)h->km.nv * sizeof(float));
+    memset(s.f, 0, (size_t)h->km.nv * sizeof(float));
+    publish_world(b, w);
+}
+
+/* ---------------------------------------------------------------- API */
+
+tp_status tp_batch_joints(tp_batch *b, tp_joint_view *out)
+{
+    if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_joints: batch or out is NULL");
+    memset(out, 0, sizeof *out);
+    out->worlds = b->worlds;
+    if (!b->artic) return TP_OK;
+    const tp_artic_model *km = &host_of(b)->km;
+    out->nq = km->nq;
+    out->nv = km->nv;
+    out->q = b->artic->q;
+    out->qd = b->artic->qd;
+    out->f = b->artic->f;
+    out->target_q = b->artic->target_q;
+    out->target_qd = b->artic->target_qd;
+    return TP_OK;
+}
+
+static const char *const array_names[] = {"joint_q", "joint_qd", "joint_f", "target_q", "target_qd"};
+
+/* A row of joint_q for world slot i: finite, and quaternions of ball and free joints not zero. */
+static tp_status check_q_row(const tp_artic_model *km, const float *row, int i)
+{
+    for (int j = 0; j < km->joint_count; ++j) {
+        const tp_artic_joint *jt = &km->joints[j];
+        int qo = jt->type == TP_AJ_BALL ? jt->q_start : jt->type == TP_AJ_FREE ? jt->q_start + 3 : -1;
+        if (qo < 0) continue;
+        float l2 = 0.0f;
+        for (int k = 0; k < 4; ++k) l2 += row[qo + k] * row[qo + k];
+        if (!(l2 > 1e-12f))
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_set_joints: joint_q row %d: the quaternion at [%d, %d) "
+                                                    "has zero length", i, qo, qo + 4);
+    }
+    return TP_OK;
+}
+
+/* The worlds a write names, validated: list (no repeats) or mask. */
+static tp_status check_targets(const tp_batch *b, const int *worlds, int count, const uint8_t *mask)
+{
+    const char *call = "tp_batch_set_joints";
+    if (!worlds && !mask) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: give a world list or a mask", call);
+    if (worlds && mask) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: give a world list or a mask, not both", call);
+    if (!worlds) return TP_OK;
+    if (count < 0) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: count must be >= 0, got %d", call, count);
+    for (int i = 0; i < count; ++i) {
+        if (worlds[i] < 0 || worlds[i] >= b->worlds)
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: worlds[%d] = %d out of range [0, %d)", call, i, worlds[i],
+                           b->worlds);
+        for (int k = 0; k < i; ++k)
+            if (worlds[k] == worlds[i])
+                return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: world %d is listed twice (worlds[%d] and worlds[%d])",
+                               call, worlds[i], k, i);
+    }
+    return TP_OK;
+}
+
+tp_status tp_batch_set_joints(tp_batch *b, tp_joint_array which, const int *worlds, int count, const uint8_t *mask,
+                              const float *values)
+{
+    const char *call = "tp_batch_set_joints";
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
+    if ((unsigned)which > TP_JOINT_ARRAY_TARGET_QD)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: unknown joint array %d", call, (int)which);
+    if (!b->artic) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: model \"%s\" has no joints", call, b->model->name);
+    tp_status st = check_targets(b, worlds, count, mask);
+    if (st) return st;
+    const tp_artic_model *km = &host_of(b)->km;
+    int n = which == TP_JOINT_ARRAY_Q ? km->nq : km->nv, rows = worlds ? count : b->worlds;
+    if (rows > 0 && n > 0 && !values) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: values is NULL", call);
+    for (int i = 0; i < rows; ++i) {
+        if (mask && !mask[i]) continue;
+        const float *row = values + (size_t)i * (size_t)n;
+        for (int k = 0; k < n; ++k)
+            if (!isfinite(row[k]))
+                return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s row %d [%d] must be finite, got %g", call,
+                               array_names[which], i, k, (double)row[k]);
+        if (which == TP_JOINT_ARRAY_Q && (st = check_q_row(km, row, i))) return st;
+    }
+    for (int i = 0; i < rows; ++i) {
+        if (mask && !mask[i]) continue;
+        int w = worlds ? worlds[i] : i;
+        tp_artic_world s = tp_artic_batch_world(b, w);
+        float *dst[] = {s.q, s.qd, s.f, s.target_q, s.target_qd};
+        memcpy(dst[which], values + (size_t)i * (size_t)n, (size_t)n * sizeof(float));
+        if (which == TP_JOINT_ARRAY_Q)
+            for (int j = 0; j < km->joint_count; ++j) {
+                const tp_artic_joint *jt = &km->joints[j];
+                int qo = jt->type == TP_AJ_BALL ? jt->q_start : jt->type == TP_AJ_FREE ? jt->q_start + 3 : -1;
+                if (qo >= 0) tp_q_store(s.q + qo, tp_q_normalize(tp_q_load(s.q + qo)));
+            }
+        if (which == TP_JOINT_ARRAY_Q || which == TP_JOINT_ARRAY_QD) publish_world(b, w);
+    }
+    return TP_OK;
+}

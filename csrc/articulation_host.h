@@ -1,0 +1,69 @@
+/* articulation_host.h - host side of articulations: the joints a builder
+ * collects, the compiled articulation of a model, and a batch's joint arrays.
+ * The per-world step is kernels/articulation.h. */
+#ifndef TP_ARTICULATION_HOST_H
+#define TP_ARTICULATION_HOST_H
+
+#include "articulation.h"
+#include "torpor.h"
+
+#include <stddef.h>
+
+/* Joints added to a builder so far (names copied). */
+typedef struct tp_artic_builder {
+    tp_joint_def *defs;
+    char **names;
+    int count, capacity;
+} tp_artic_builder;
+
+/* The compiled articulations of a model. Kernel order (tree by tree, parents
+ * first) differs from the order joints were added in; `order` maps one to the other. */
+typedef struct tp_artic_host {
+    tp_artic_model km;
+    tp_artic_joint *joints;   /* [J] kernel order */
+    tp_artic_tree *trees;
+    int *kernel_of;           /* [J] added joint -> kernel index */
+    tp_joint_def *defs;       /* [J] as added, names point into names */
+    char **names;             /* [J] */
+    char **dof_names;         /* [nv] */
+    float *q0, *qd0, *target_q0, *target_qd0; /* initial arrays of a world: [nq], [nv], [nv], [nv] */
+} tp_artic_host;
+
+/* Per-field check of one joint against a model of body_count bodies; on
+ * failure writes the field ("axis", "lower") and the reason, returns 0. */
+int tp_joint_def_check(const tp_joint_def *def, int body_count, char *field, size_t field_len, char *reason,
+                       size_t reason_len);
+/* Tree check of all joints (bodies as defined): one parent joint per child, a
+ * parent that is the world or a link, no loops, free joints only at a root,
+ * children dynamic. On failure *joint is the joint at fault. */
+int tp_joint_tree_check(const tp_joint_def *defs, int count, const tp_body_def *bodies, int body_count, int *joint,
+                        char *field, size_t field_len, char *reason, size_t reason_len);
+
+tp_status tp_artic_builder_add(tp_artic_builder *ab, int body_count, const tp_joint_def *def, int *out_index);
+void tp_artic_builder_free(tp_artic_builder *ab);
+
+/* Compile the builder's joints into m->artic (NULL when there are none) and
+ * turn every link into a kinematic body of the rigid pipeline (it is moved by
+ * the articulation step only). Needs m->bodies, m->body_defs and m->body_init. */
+tp_status tp_artic_compile(const tp_artic_builder *ab, struct tp_model *m, int solver_iterations);
+void tp_artic_host_free(tp_artic_host *h);
+
+/* A batch's joint arrays, [W][nq] / [W][nv], and the articulation stage's
+ * per-world scratch [W][scratch_bytes] (per world, as the CUDA backend gives
+ * every world its own step scratch). The batch's layout points at them. */
+typedef struct tp_artic_batch {
+    float *q, *qd, *f, *target_q, *target_qd;
+    char *scratch;
+    size_t scratch_bytes;
+} tp_artic_batch;
+
+struct tp_batch;
+/* Allocate the joint arrays of a batch whose model has joints (refused on
+ * CUDA) and add them to the batch's layout. */
+tp_status tp_artic_batch_create(struct tp_batch *b);
+void tp_artic_batch_destroy(struct tp_batch *b);
+/* World w's joints at their initial values, links published. */
+void tp_artic_batch_init_world(struct tp_batch *b, int w);
+tp_artic_world tp_artic_batch_world(struct tp_batch *b, int w);
+
+#endif

@@ -1,0 +1,179 @@
+/* articulation_model.c - joints of a model: definitions, checks, compilation
+ * into trees for kernels/articulation.h, and the model's joint queries. */
+#include "articulation_host.h"
+#include "error.h"
+#include "model.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const joint_type_names[TP_JOINT_TYPE_COUNT] = {"fixed", "revolute", "prismatic", "ball", "free"};
+
+const char *tp_joint_type_name(tp_joint_type type)
+{
+    return (unsigned)type < TP_JOINT_TYPE_COUNT ? joint_type_names[type] : NULL;
+}
+
+tp_joint_def tp_default_joint_def(void)
+{
+    tp_joint_def d;
+    memset(&d, 0, sizeof d);
+    d.type = TP_JOINT_REVOLUTE;
+    d.parent = -1;
+    d.child = -1;
+    d.axis[2] = 1.0f;
+    return d;
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 6, 7)))
+#endif
+static int jfail(char *field, size_t field_len, char *reason, size_t reason_len, const char *path, const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    snprintf(field, field_len, "%s", path);
+    vsnprintf(reason, reason_len, fmt, args);
+    va_end(args);
+    return 0;
+}
+#define JFAIL(path, ...) jfail(field, field_len, reason, reason_len, path, __VA_ARGS__)
+
+/* ---------------------------------------------------------------- checks */
+
+static int is_one_dof(tp_joint_type t) { return t == TP_JOINT_REVOLUTE || t == TP_JOINT_PRISMATIC; }
+
+/* Settings a joint type does not have must stay at their defaults. */
+static int check_unused(const tp_joint_def *d, char *field, size_t field_len, char *reason, size_t reason_len)
+{
+    const char *t = joint_type_names[d->type];
+    if (!is_one_dof(d->type)) {
+        if (d->has_limits) return JFAIL("limits", "a %s joint has no limits (only revolute and prismatic)", t);
+        if (d->drive != TP_DRIVE_NONE) return JFAIL("drive", "a %s joint has no drive (only revolute and prismatic)", t);
+        if (d->stiffness != 0.0f) return JFAIL("stiffness", "a %s joint has no spring (only revolute and prismatic)", t);
+        if (d->q0 != 0.0f || d->qd0 != 0.0f) return JFAIL("q0", "a %s joint has no scalar q0 / qd0", t);
+    }
+    if (d->type == TP_JOINT_FREE || d->type == TP_JOINT_FIXED) {
+        if (d->damping != 0.0f || d->friction != 0.0f || d->armature != 0.0f)
+            return JFAIL("damping", "a %s joint has no damping, friction or armature", t);
+    }
+    return 1;
+}
+
+int tp_joint_def_check(const tp_joint_def *d, int body_count, char *field, size_t field_len, char *reason,
+                       size_t reason_len)
+{
+    if ((unsigned)d->type >= TP_JOINT_TYPE_COUNT) return JFAIL("type", "unknown joint type %d", (int)d->type);
+    if (d->child < 0 || d->child >= body_count)
+        return JFAIL("child", "must be a body index in [0, %d), got %d", body_count, d->child);
+    if (d->parent < -1 || d->parent >= body_count)
+        return JFAIL("parent", "must be -1 (the world) or a body index in [0, %d), got %d", body_count, d->parent);
+    if (d->parent == d->child) return JFAIL("parent", "a body cannot be its own parent");
+    const float *vals[] = {d->axis, d->axis + 1, d->axis + 2, d->anchor, d->anchor + 1, d->anchor + 2, &d->q0,
+                           &d->qd0, &d->lower, &d->upper, &d->damping, &d->friction, &d->armature, &d->stiffness,
+                           &d->rest, &d->kp, &d->kd, &d->max_effort, &d->target_q, &d->target_qd};
+    const char *names[] = {"axis[0]", "axis[1]", "axis[2]", "anchor[0]", "anchor[1]", "anchor[2]", "q0", "qd0",
+                           "lower", "upper", "damping", "friction", "armature", "stiffness", "rest", "kp", "kd",
+                           "max_effort", "target_q", "target_qd"};
+    for (size_t i = 0; i < sizeof vals / sizeof vals[0]; ++i)
+        if (!isfinite(*vals[i])) return JFAIL(names[i], "must be a finite number, got %g", (double)*vals[i]);
+    float len2 = d->axis[0] * d->axis[0] + d->axis[1] * d->axis[1] + d->axis[2] * d->axis[2];
+    if (is_one_dof(d->type) && !(len2 > 1e-12f)) return JFAIL("axis", "must not be of zero length");
+    if (d->has_limits && !(d->lower <= d->upper))
+        return JFAIL("limits", "lower must be <= upper, got lower %g > upper %g", (double)d->lower, (double)d->upper);
+    const float *nonneg[] = {&d->damping, &d->friction, &d->armature, &d->stiffness, &d->kp, &d->kd, &d->max_effort};
+    const char *nn_names[] = {"damping", "friction", "armature", "stiffness", "kp", "kd", "max_effort"};
+    for (int i = 0; i < 7; ++i)
+        if (*nonneg[i] < 0.0f) return JFAIL(nn_names[i], "must be >= 0, got %g", (double)*nonneg[i]);
+    if ((unsigned)d->drive > TP_DRIVE_VELOCITY) return JFAIL("drive", "unknown drive mode %d", (int)d->drive);
+    if (d->drive == TP_DRIVE_VELOCITY && !(d->max_effort > 0.0f))
+        return JFAIL("max_effort", "a velocity motor needs max_effort > 0, got %g", (double)d->max_effort);
+    return check_unused(d, field, field_len, reason, reason_len);
+}
+
+/* Index of the joint whose child is `body`, or -1. */
+static int joint_of_child(const tp_joint_def *defs, int count, int body)
+{
+    for (int i = 0; i < count; ++i)
+        if (defs[i].child == body) return i;
+    return -1;
+}
+
+int tp_joint_tree_check(const tp_joint_def *defs, int count, const tp_body_def *bodies, int body_count, int *joint,
+                        char *field, size_t field_len, char *reason, size_t reason_len)
+{
+    (void)body_count;
+    for (int i = 0; i < count; ++i) {
+        const tp_joint_def *d = &defs[i];
+        *joint = i;
+        int first = joint_of_child(defs, count, d->child);
+        if (first != i) return JFAIL("child", "body %d is already the child of joints[%d]", d->child, first);
+        if (bodies[d->child].type != TP_BODY_DYNAMIC)
+            return JFAIL("child", "the link body %d must be dynamic (not static or kinematic)", d->child);
+        if (d->type == TP_JOINT_FREE && d->parent != -1)
+            return JFAIL("type", "a free joint must be the root of its tree (parent the world)");
+        if (d->parent >= 0 && joint_of_child(defs, count, d->parent) < 0)
+            return JFAIL("parent", "body %d is not a link (no joint has it as child); use the world for a base",
+                         d->parent);
+        /* Walk to the root: more steps than joints means a loop. */
+        int at = i, steps = 0;
+        while (defs[at].parent >= 0) {
+            at = joint_of_child(defs, count, defs[at].parent);
+            if (++steps > count) return JFAIL("parent", "the joints form a loop through body %d", d->child);
+        }
+    }
+    return 1;
+}
+
+/* ---------------------------------------------------------------- builder */
+
+tp_status tp_artic_builder_add(tp_artic_builder *ab, int body_count, const tp_joint_def *def, int *out_index)
+{
+    if (!def) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_add_joint: def is NULL");
+    int index = ab->count;
+    char field[64], reason[256];
+    if (!tp_joint_def_check(def, body_count, field, sizeof field, reason, sizeof reason))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "joints[%d] (%s): %s: %s", index, def->name ? def->name : "unnamed",
+                       field, reason);
+    char auto_name[32];
+    snprintf(auto_name, sizeof auto_name, "joint%d", index);
+    const char *name = def->name ? def->name : auto_name;
+    if (name[0] == '\0') return tp_fail(TP_ERR_INVALID_ARGUMENT, "joints[%d]: name: must not be empty", index);
+    for (int i = 0; i < ab->count; ++i)
+        if (strcmp(ab->names[i], name) == 0)
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "joints[%d]: name: \"%s\" is already the name of joints[%d]",
+                           index, name, i);
+    if (ab->count == ab->capacity) {
+        int cap = ab->capacity ? 2 * ab->capacity : 16;
+        tp_joint_def *defs = realloc(ab->defs, (size_t)cap * sizeof *defs);
+        if (!defs) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_add_joint: out of memory");
+        ab->defs = defs;
+        char **names = realloc(ab->names, (size_t)cap * sizeof *names);
+        if (!names) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_add_joint: out of memory");
+        ab->names = names;
+        ab->capacity = cap;
+    }
+    size_t n = strlen(name) + 1;
+    char *copy = malloc(n);
+    if (!copy) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_add_joint: out of memory");
+    memcpy(copy, name, n);
+    ab->defs[index] = *def;
+    ab->defs[index].name = copy;
+    ab->names[index] = copy;
+    ab->count++;
+    if (out_index) *out_index = index;
+    return TP_OK;
+}
+
+void tp_artic_builder_free(tp_artic_builder *ab)
+{
+    for (int i = 0; i < ab->count; ++i) free(ab->names[i]);
+    free(ab->names);
+    free(ab->defs);
+    memset(ab, 0, sizeof *ab);
+}
+
+

@@ -1,0 +1,272 @@
+/* articulation.h - reduced-coordinate articulations: one world's step of its trees.
+ *
+ * An articulation is a tree of links; every link is a body of the world (its
+ * pose and velocity are published through the body arrays) and is the child of
+ * exactly one joint. Joint types: fixed, revolute (hinge, 1 dof), prismatic
+ * (slider, 1 dof), ball (spherical: relative quaternion, 3 dofs of relative
+ * angular velocity in the child frame) and free (a floating base: origin
+ * position and orientation, dofs = centre-of-mass velocity and angular
+ * velocity, both world frame). A tree whose root joint is not free has a fixed
+ * base (attached to the world).
+ *
+ * Forward dynamics per substep h (docs/articulations.md):
+ *   1. forward kinematics of the links from joint_q;
+ *   2. the bias forces C(q, qd) (gravity, Coriolis, centrifugal, applied link
+ *      forces) by the recursive Newton-Euler algorithm with qdd = 0, and the
+ *      joint-space mass matrix H(q) by the composite-rigid-body algorithm, both
+ *      in absolute coordinates (Featherstone, "Rigid Body Dynamics
+ *      Algorithms", 2008, sections 5.3 and 6.2);
+ *   3. armature, joint damping, passive springs and PD drives are integrated
+ *      implicitly as MuJoCo does for damping (Todorov et al. 2012): with
+ *      qd+ = qd + h qdd and q+ = q + h qd+,
+ *        (H + diag(a + h d + h^2 k)) qdd = tau - C - k (q + h qd - q_ref) - d (qd - qd_ref)
+ *      solved by a dense LDL^T factorisation, so a stiff drive (1e4 N m/rad on
+ *      a 1 kg link at dt 1/60 with the default 4 substeps) stays stable. A PD
+ *      drive whose force would exceed its max effort is made explicit at
+ *      +-max effort and the system is solved again;
+ *   4. joint limits, velocity motors and joint friction are velocity rows on
+ *      one dof each, solved by projected Gauss-Seidel with the tree's true
+ *      response: an impulse p on dof k changes qd by (H~)^-1 e_k p, where H~ is
+ *      the matrix of step 3 (so a limit on one joint moves the whole tree);
+ *   5. semi-implicit integration: qd first, then q with the new qd; quaternions
+ *      of ball and free joints by q += h/2 (w,0) q (free, world w) or
+ *      q += h/2 q (w,0) (ball, child-frame w), normalized;
+ *   6. a free-floating tree's base velocity is corrected so that the tree's
+ *      spatial momentum equals its value before the substep plus the external
+ *      impulse (gravity, applied link forces, joint_f on the free dofs): the
+ *      semi-implicit step alone keeps momentum only to O(h^2) per substep.
+ *
+ * All float32, +, -, *, / and sqrtf only (sin and cos of joint angles by
+ * tp_sin_cos, our own polynomial), fixed loop orders: bitwise repeatable. */
+#ifndef TP_ARTICULATION_H
+#define TP_ARTICULATION_H
+
+#include "articulation_spatial.h"
+#include "tp_world.h"
+
+/* Joint types (the same numbers as tp_joint_type in torpor.h). */
+enum { TP_AJ_FIXED = 0, TP_AJ_REVOLUTE = 1, TP_AJ_PRISMATIC = 2, TP_AJ_BALL = 3, TP_AJ_FREE = 4 };
+/* Drive modes of a 1-dof joint (tp_drive_mode). */
+enum { TP_AD_NONE = 0, TP_AD_POSITION = 1, TP_AD_VELOCITY = 2 };
+
+/* Baumgarte factor for a violated limit: the share of the violation removed per substep. */
+#define TP_ARTIC_LIMIT_BETA 0.2f
+
+/* One joint and the link it carries (read-only model data). Units: m, kg,
+ * rad; stiffness N m/rad (N/m), damping N m s/rad (N s/m), efforts N m (N). */
+typedef struct tp_artic_joint {
+    int32_t type, parent, body;         /* parent: joint (= link) index, or -1 for the world */
+    int32_t q_start, v_start, nq, nv;   /* slices of joint_q / joint_qd of a world */
+    float axis[3];                      /* unit, child frame (revolute, prismatic) */
+    float parent_anchor[3];             /* joint point in the parent body frame (world frame for -1) */
+    float child_anchor[3];              /* joint point in the child body frame */
+    float rel_quat[4];                  /* child orientation in the parent frame at q = 0 */
+    int32_t has_limits, drive;
+    float lower, upper;                 /* rad or m, lower <= upper */
+    float damping, friction, armature;  /* per dof */
+    float stiffness, rest;              /* passive spring */
+    float kp, kd, max_effort;           /* drive gains; max_effort > 0 (3e38 = unlimited) */
+    float mass, com[3], inertia[6];     /* link mass properties, body frame (from its shape) */
+} tp_artic_joint;
+
+/* One tree: joints [first, end) in topological order (parent before child),
+ * dofs [v_start, v_start + nv). */
+typedef struct tp_artic_tree { int32_t first, end, v_start, nv, free_root; } tp_artic_tree;
+
+typedef struct tp_artic_model {
+    int joint_count, tree_count, nq, nv, max_tree_nv, iterations;
+    const tp_artic_joint *joints;  /* [joint_count] */
+    const tp_artic_tree *trees;    /* [tree_count] */
+} tp_artic_model;
+
+/* One world's articulation state. */
+typedef struct tp_artic_world {
+    float *q;          /* [nq]  joint_q: rad, m, quaternions [x y z w]; free: origin (m) then quaternion */
+    float *qd;         /* [nv]  joint_qd: rad/s, m/s; free: COM velocity then angular velocity, world frame */
+    float *f;          /* [nv]  joint_f: N m or N, applied for one step; free: force then torque, world */
+    float *target_q;   /* [nv]  PD drive target position (1-dof joints) */
+    float *target_qd;  /* [nv]  PD drive target velocity / velocity motor target */
+    const float *force, *torque; /* [bodies][3] the world's applied forces (N, at the COM) and torques
+                                    (N m), world frame; the links' entries act on the tree */
+} tp_artic_world;
+
+/* World w's slice of the batch's joint arrays ([W][nq], [W][nv]). */
+TP_HD tp_artic_world tp_artic_world_at(const tp_artic_model *m, float *q, float *qd, float *f, float *target_q,
+                                       float *target_qd, int w)
+{
+    size_t nq = (size_t)m->nq, nv = (size_t)m->nv;
+    tp_artic_world s;
+    s.q = q + (size_t)w * nq;
+    s.qd = qd + (size_t)w * nv;
+    s.f = f + (size_t)w * nv;
+    s.target_q = target_q + (size_t)w * nv;
+    s.target_qd = target_qd + (size_t)w * nv;
+    s.force = NULL;
+    s.torque = NULL;
+    return s;
+}
+
+/* Views of one world's scratch (reused for each tree; sized by the model). */
+typedef struct tp_artic_scratch {
+    float *lq, *lp, *lc;        /* [J][4] link quaternion, [J][3] origin, [J][3] COM relative to O */
+    float *lv, *la, *lf;        /* [J][6] spatial velocity, bias acceleration, force */
+    tp_sinertia *li, *lic;      /* [J] link and composite inertias about O */
+    float *s;                   /* [max_nv][6] motion subspace columns */
+    float *h, *rhs, *qdd;       /* [max_nv^2], [max_nv], [max_nv] */
+    float *cols;                /* [2 max_nv][max_nv] response columns of the rows */
+    int32_t *row_dof;           /* [2 max_nv] */
+    float *row_target, *row_lo, *row_hi, *row_lambda; /* [2 max_nv] */
+    uint8_t *saturated;         /* [max_nv] */
+} tp_artic_scratch;
+
+TP_HD size_t tp_artic_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
+
+TP_HD size_t tp_artic_scratch_bytes(const tp_artic_model *m)
+{
+    size_t J = (size_t)m->joint_count, n = (size_t)(m->max_tree_nv > 0 ? m->max_tree_nv : 1);
+    return tp_artic_align(J * 10 * sizeof(float)) + tp_artic_align(J * 18 * sizeof(float)) +
+           tp_artic_align(2 * J * sizeof(tp_sinertia)) + tp_artic_align(n * 6 * sizeof(float)) +
+           tp_artic_align((n * n + 2 * n) * sizeof(float)) + tp_artic_align(2 * n * n * sizeof(float)) +
+           tp_artic_align(2 * n * sizeof(int32_t)) + tp_artic_align(8 * n * sizeof(float)) + tp_artic_align(n);
+}
+
+TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m)
+{
+    size_t J = (size_t)m->joint_count, n = (size_t)(m->max_tree_nv > 0 ? m->max_tree_nv : 1);
+    char *p = (char *)mem;
+    tp_artic_scratch x;
+    x.lq = (float *)p; x.lp = x.lq + 4 * J; x.lc = x.lp + 3 * J;
+    p += tp_artic_align(J * 10 * sizeof(float));
+    x.lv = (float *)p; x.la = x.lv + 6 * J; x.lf = x.la + 6 * J;
+    p += tp_artic_align(J * 18 * sizeof(float));
+    x.li = (tp_sinertia *)p; x.lic = x.li + J;
+    p += tp_artic_align(2 * J * sizeof(tp_sinertia));
+    x.s = (float *)p;
+    p += tp_artic_align(n * 6 * sizeof(float));
+    x.h = (float *)p; x.rhs = x.h + n * n; x.qdd = x.rhs + n;
+    p += tp_artic_align((n * n + 2 * n) * sizeof(float));
+    x.cols = (float *)p;
+    p += tp_artic_align(2 * n * n * sizeof(float));
+    x.row_dof = (int32_t *)p;
+    p += tp_artic_align(2 * n * sizeof(int32_t));
+    x.row_target = (float *)p; x.row_lo = x.row_target + 2 * n; x.row_hi = x.row_lo + 2 * n;
+    x.row_lambda = x.row_hi + 2 * n;
+    p += tp_artic_align(8 * n * sizeof(float));
+    x.saturated = (uint8_t *)p;
+    return x;
+}
+
+/* ---------------------------------------------------------------- kinematics */
+
+/* Reference point O of a tree for one step: the free base's origin, or the
+ * root joint's anchor in the world (fixed base). Keeps spatial quantities
+ * small in float32 wherever the robot is. */
+TP_HD tp_vec3 tp_artic_reference(const tp_artic_model *m, const tp_artic_tree *tr, const float *q)
+{
+    const tp_artic_joint *j = &m->joints[tr->first];
+    if (j->type == TP_AJ_FREE) return tp_v3_load(q + j->q_start);
+    return tp_v3_load(j->parent_anchor);
+}
+
+/* Pose of link i from its parent's pose and its joint coordinates. */
+TP_HD void tp_artic_link_pose(const tp_artic_joint *j, tp_quat pq, tp_vec3 pp, const float *q, tp_quat *cq, tp_vec3 *cp)
+{
+    if (j->type == TP_AJ_FREE) {
+        *cp = tp_v3_load(q);
+        *cq = tp_q_normalize(tp_q_load(q + 3));
+        return;
+    }
+    tp_quat base = tp_q_mul(pq, tp_q_load(j->rel_quat));
+    tp_vec3 anchor = tp_add(pp, tp_q_rotate(pq, tp_v3_load(j->parent_anchor)));
+    tp_quat c = base;
+    if (j->type == TP_AJ_REVOLUTE) c = tp_q_mul(base, tp_q_axis_angle(tp_v3_load(j->axis), q[0]));
+    else if (j->type == TP_AJ_BALL) c = tp_q_mul(base, tp_q_normalize(tp_q_load(q)));
+    else if (j->type == TP_AJ_PRISMATIC) anchor = tp_mad(anchor, tp_q_rotate(base, tp_v3_load(j->axis)), q[0]);
+    *cq = c;
+    *cp = tp_sub(anchor, tp_q_rotate(c, tp_v3_load(j->child_anchor)));
+}
+
+/* Forward kinematics of a tree: link poses, COMs relative to O, motion
+ * subspace columns (world frame, about O) and link inertias about O. */
+TP_HD void tp_artic_fk(const tp_artic_model *m, const tp_artic_tree *tr, const float *q, tp_vec3 o, tp_artic_scratch *x)
+{
+    for (int i = tr->first; i < tr->end; ++i) {
+        const tp_artic_joint *j = &m->joints[i];
+        tp_quat pq = tp_q_identity();
+        tp_vec3 pp = tp_v3(0.0f, 0.0f, 0.0f);
+        if (j->parent >= 0) { pq = tp_q_load(x->lq + 4 * j->parent); pp = tp_v3_load(x->lp + 3 * j->parent); }
+        tp_quat cq;
+        tp_vec3 cp;
+        tp_artic_link_pose(j, pq, pp, q + j->q_start, &cq, &cp);
+        tp_q_store(x->lq + 4 * i, cq);
+        tp_v3_store(x->lp + 3 * i, cp);
+        tp_vec3 c = tp_sub(tp_add(cp, tp_q_rotate(cq, tp_v3_load(j->com))), o);
+        tp_v3_store(x->lc + 3 * i, c);
+        float ic[6];
+        tp_sym_rotate(cq, j->inertia, ic);
+        x->li[i] = tp_si_body(j->mass, c, ic);
+        /* joint point on the child, relative to O */
+        tp_vec3 jp = tp_sub(tp_add(cp, tp_q_rotate(cq, tp_v3_load(j->child_anchor))), o);
+        float *s = x->s + 6 * (j->v_start - tr->v_start);
+        if (j->type == TP_AJ_REVOLUTE) {
+            tp_vec3 a = tp_q_rotate(cq, tp_v3_load(j->axis));
+            tp_sv_store(s, tp_sv(a, tp_cross(jp, a)));
+        } else if (j->type == TP_AJ_PRISMATIC) {
+            tp_sv_store(s, tp_sv(tp_v3(0.0f, 0.0f, 0.0f), tp_q_rotate(cq, tp_v3_load(j->axis))));
+        } else if (j->type == TP_AJ_BALL) {
+            for (int k = 0; k < 3; ++k) {
+                tp_vec3 e = tp_m3_col(tp_q_to_mat3(cq), k);
+                tp_sv_store(s + 6 * k, tp_sv(e, tp_cross(jp, e)));
+            }
+        } else if (j->type == TP_AJ_FREE) {
+            for (int k = 0; k < 3; ++k) {
+                tp_vec3 e = tp_v3(k == 0, k == 1, k == 2);
+                tp_sv_store(s + 6 * k, tp_sv(tp_v3(0.0f, 0.0f, 0.0f), e));
+                tp_sv_store(s + 6 * (3 + k), tp_sv(e, tp_cross(c, e)));
+            }
+        }
+    }
+}
+
+/* Link velocities v_i = v_parent + S_i qd_i and bias accelerations
+ * a_i = a_parent + v_i x S_i qd_i (qdd = 0), with the world's acceleration
+ * -g at the root so that I a carries gravity (Featherstone 2008, 5.3). */
+TP_HD void tp_artic_motion(const tp_artic_model *m, const tp_artic_tree *tr, const float *qd, tp_vec3 g, tp_artic_scratch *x)
+{
+    for (int i = tr->first; i < tr->end; ++i) {
+        const tp_artic_joint *j = &m->joints[i];
+        tp_svec vp = tp_sv_zero(), ap = tp_sv(tp_v3(0.0f, 0.0f, 0.0f), tp_neg(g));
+        if (j->parent >= 0) { vp = tp_sv_load(x->lv + 6 * j->parent); ap = tp_sv_load(x->la + 6 * j->parent); }
+        tp_svec sq = tp_sv_zero();
+        const float *s = x->s + 6 * (j->v_start - tr->v_start);
+        for (int k = 0; k < j->nv; ++k) sq = tp_sv_add(sq, tp_sv_scale(tp_sv_load(s + 6 * k), qd[j->v_start + k]));
+        tp_svec v = tp_sv_add(vp, sq);
+        tp_svec c;
+        if (j->type == TP_AJ_FREE) /* columns fixed in the world, moving with the COM */
+            c = tp_sv(tp_v3(0.0f, 0.0f, 0.0f), tp_cross(tp_v3_load(qd + j->v_start), tp_v3_load(qd + j->v_start + 3)));
+        else /* columns fixed in the child link: dS/dt = v x S */
+            c = tp_sv_crm(v, sq);
+        tp_sv_store(x->lv + 6 * i, v);
+        tp_sv_store(x->la + 6 * i, tp_sv_add(ap, c));
+    }
+}
+
+/* Spatial momentum of a tree about O (h_O, p). */
+TP_HD tp_svec tp_artic_momentum(const tp_artic_tree *tr, const tp_artic_scratch *x)
+{
+    tp_svec p = tp_sv_zero();
+    for (int i = tr->first; i < tr->end; ++i) p = tp_sv_add(p, tp_si_mul(&x->li[i], tp_sv_load(x->lv + 6 * i)));
+    return p;
+}
+
+/* Applied spatial force on link i about O: its body's force at the COM and torque. */
+TP_HD tp_svec tp_artic_ext_force(const tp_artic_model *m, const tp_artic_world *s, const tp_artic_scratch *x, int i)
+{
+    int b = m->joints[i].body;
+    tp_vec3 f = tp_v3_load(s->force + 3 * b), t = tp_v3_load(s->torque + 3 * b);
+    return tp_sv(tp_add(t, tp_cross(tp_v3_load(x->lc + 3 * i), f)), f);
+}
+
+#include "articulation_dynamics.h"
+
+#endif

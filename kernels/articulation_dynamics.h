@@ -1,0 +1,353 @@
+/* articulation_dynamics.h - the dynamics and integration of articulation trees.
+ * Included by articulation.h, whose comment describes the method and sources. */
+#ifndef TP_ARTICULATION_DYNAMICS_H
+#define TP_ARTICULATION_DYNAMICS_H
+
+/* Bias forces C (qdd = 0) by the backward pass of RNEA into x->rhs (tree-local
+ * dofs): f_i = I_i a_i + v_i x* I_i v_i - f_ext_i, accumulated towards the root. */
+TP_HD void tp_artic_bias(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_world *s, tp_artic_scratch *x)
+{
+    for (int i = tr->first; i < tr->end; ++i) {
+        tp_svec v = tp_sv_load(x->lv + 6 * i);
+        tp_svec f = tp_si_mul(&x->li[i], tp_sv_load(x->la + 6 * i));
+        f = tp_sv_add(f, tp_sv_crf(v, tp_si_mul(&x->li[i], v)));
+        tp_sv_store(x->lf + 6 * i, tp_sv_sub(f, tp_artic_ext_force(m, s, x, i)));
+    }
+    for (int i = tr->end - 1; i >= tr->first; --i) {
+        const tp_artic_joint *j = &m->joints[i];
+        tp_svec f = tp_sv_load(x->lf + 6 * i);
+        for (int k = 0; k < j->nv; ++k) {
+            int d = j->v_start - tr->v_start + k;
+            x->rhs[d] = tp_sv_dot(tp_sv_load(x->s + 6 * d), f);
+        }
+        if (j->parent >= 0) tp_sv_store(x->lf + 6 * j->parent, tp_sv_add(tp_sv_load(x->lf + 6 * j->parent), f));
+    }
+}
+
+/* Joint-space mass matrix H (n x n, tree-local) by the composite-rigid-body
+ * algorithm: composite inertias towards the root, then H_kl = S_l . (Ic_i S_k)
+ * for every dof l of link i and of its ancestors (Featherstone 2008, 6.2). */
+TP_HD void tp_artic_crba(const tp_artic_model *m, const tp_artic_tree *tr, tp_artic_scratch *x)
+{
+    int n = tr->nv;
+    for (int k = 0; k < n * n; ++k) x->h[k] = 0.0f;
+    for (int i = tr->first; i < tr->end; ++i) x->lic[i] = x->li[i];
+    for (int i = tr->end - 1; i >= tr->first; --i) {
+        int p = m->joints[i].parent;
+        if (p >= 0) tp_si_add_to(&x->lic[p], &x->lic[i]);
+    }
+    for (int i = tr->first; i < tr->end; ++i) {
+        const tp_artic_joint *j = &m->joints[i];
+        for (int k = 0; k < j->nv; ++k) {
+            int dk = j->v_start - tr->v_start + k;
+            tp_svec f = tp_si_mul(&x->lic[i], tp_sv_load(x->s + 6 * dk));
+            for (int a = i; a >= 0; a = m->joints[a].parent) {
+                const tp_artic_joint *ja = &m->joints[a];
+                for (int l = 0; l < ja->nv; ++l) {
+                    int dl = ja->v_start - tr->v_start + l;
+                    if (a == i && dl > dk) continue;
+                    float hv = tp_sv_dot(tp_sv_load(x->s + 6 * dl), f);
+                    x->h[dk * n + dl] = hv;
+                    x->h[dl * n + dk] = hv;
+                }
+            }
+        }
+    }
+}
+
+/* The drive force of a PD-driven dof at the end of the substep (for the max effort check). */
+TP_HD float tp_artic_drive_force(const tp_artic_joint *j, const tp_artic_world *s, int v, float q, float qd1, float h)
+{
+    return j->kp * (s->target_q[v] - (q + h * qd1)) + j->kd * (s->target_qd[v] - qd1);
+}
+
+/* Implicit terms of step 3 on the diagonal of H (already in x->h), and their
+ * forces into the right-hand side x->rhs, which holds -C + tau on entry. */
+TP_HD void tp_artic_implicit_terms(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_world *s,
+                                   tp_artic_scratch *x, float h, int add_diag)
+{
+    int n = tr->nv;
+    for (int i = tr->first; i < tr->end; ++i) {
+        const tp_artic_joint *j = &m->joints[i];
+        for (int k = 0; k < j->nv; ++k) {
+            int v = j->v_start + k, d = v - tr->v_start;
+            float qd = s->qd[v], diag = j->armature + h * j->damping, r = -j->damping * qd;
+            if (j->nv == 1 && j->type != TP_AJ_FREE) {
+                float q = s->q[j->q_start];
+                diag += h * h * j->stiffness;
+                r -= j->stiffness * (q + h * qd - j->rest);
+                if (j->drive == TP_AD_POSITION) {
+                    if (x->saturated[d]) {
+                        r += x->saturated[d] == 1 ? j->max_effort : -j->max_effort;
+                    } else {
+                        diag += h * j->kd + h * h * j->kp;
+                        r += j->kp * (s->target_q[v] - q - h * qd) + j->kd * (s->target_qd[v] - qd);
+                    }
+                }
+            }
+            if (add_diag) x->h[d * n + d] += diag;
+            x->rhs[d] += r;
+        }
+    }
+}
+
+/* Velocity-dependent forces at the mid-step velocity qd + h/2 qdd (one
+ * predictor pass), solved again with the same factor. */
+TP_HD void tp_artic_midpoint_bias(const tp_artic_model *m, const tp_artic_tree *tr, tp_artic_world *s,
+                                  tp_artic_scratch *x, tp_vec3 g, float h)
+{
+    int n = tr->nv;
+    float *save = x->cols;
+    float *qd = s->qd + tr->v_start;
+    for (int d = 0; d < n; ++d) { save[d] = qd[d]; qd[d] += 0.5f * h * x->qdd[d]; }
+    tp_artic_motion(m, tr, s->qd, g, x);
+    for (int d = 0; d < n; ++d) qd[d] = save[d];
+    tp_artic_bias(m, tr, s, x);
+    for (int d = 0; d < n; ++d) x->rhs[d] = s->f[tr->v_start + d] - x->rhs[d];
+    tp_artic_implicit_terms(m, tr, s, x, h, 0);
+    for (int d = 0; d < n; ++d) x->qdd[d] = x->rhs[d];
+    tp_ldl_solve(x->h, n, x->qdd);
+}
+
+/* Build and solve step 3 for x->qdd; PD drives that exceed their max effort
+ * become explicit at +-max effort and the system is solved again (a drive
+ * never leaves the saturated set, so at most n + 1 passes; usually 1 or 2).
+ * On return x->h holds the factor of the final H~. */
+TP_HD void tp_artic_solve_accel(const tp_artic_model *m, const tp_artic_tree *tr, tp_artic_world *s,
+                                tp_artic_scratch *x, tp_vec3 g, float h)
+{
+    int n = tr->nv;
+    for (int d = 0; d < n; ++d) x->saturated[d] = 0;
+    for (int pass = 0; pass <= n; ++pass) {
+        tp_artic_crba(m, tr, x);
+        tp_artic_bias(m, tr, s, x);
+        for (int d = 0; d < n; ++d) x->rhs[d] = s->f[tr->v_start + d] - x->rhs[d];
+        tp_artic_implicit_terms(m, tr, s, x, h, 1);
+        tp_ldl_factor(x->h, n);
+        for (int d = 0; d < n; ++d) x->qdd[d] = x->rhs[d];
+        tp_ldl_solve(x->h, n, x->qdd);
+        int more = 0;
+        for (int i = tr->first; i < tr->end; ++i) {
+            const tp_artic_joint *j = &m->joints[i];
+            if (j->drive != TP_AD_POSITION) continue;
+            int v = j->v_start, d = v - tr->v_start;
+            if (x->saturated[d]) continue;
+            float f = tp_artic_drive_force(j, s, v, s->q[j->q_start], s->qd[v] + h * x->qdd[d], h);
+            if (tp_absf(f) > j->max_effort) { x->saturated[d] = f > 0.0f ? 1 : 2; more = 1; }
+        }
+        if (!more) break;
+    }
+    tp_artic_midpoint_bias(m, tr, s, x, g, h);
+}
+
+/* Add one velocity row on tree-local dof d: qd_d -> target, impulse in [lo, hi]. */
+TP_HD int tp_artic_add_row(tp_artic_scratch *x, int rows, int d, float target, float lo, float hi)
+{
+    x->row_dof[rows] = d;
+    x->row_target[rows] = target;
+    x->row_lo[rows] = lo;
+    x->row_hi[rows] = hi;
+    x->row_lambda[rows] = 0.0f;
+    return rows + 1;
+}
+
+/* Step 4: rows for limits about to be passed (speculative: the joint may reach
+ * the limit this substep, not pass it; a violated one is pushed back by
+ * TP_ARTIC_LIMIT_BETA of the violation), velocity motors and joint friction.
+ * qd holds the unconstrained new velocities (tree-local). Returns the count. */
+TP_HD int tp_artic_build_rows(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_world *s,
+                              tp_artic_scratch *x, const float *qd, float h)
+{
+    int rows = 0;
+    const float big = 3.0e38f;
+    for (int i = tr->first; i < tr->end; ++i) {
+        const tp_artic_joint *j = &m->joints[i];
+        for (int k = 0; k < j->nv; ++k) {
+            int d = j->v_start - tr->v_start + k;
+            if (j->has_limits) {
+                float q = s->q[j->q_start], pred = q + h * qd[d];
+                if (pred < j->lower) {
+                    float gap = j->lower - q;
+                    rows = tp_artic_add_row(x, rows, d, (gap > 0.0f ? TP_ARTIC_LIMIT_BETA * gap : gap) / h, 0.0f, big);
+                } else if (pred > j->upper) {
+                    float gap = j->upper - q;
+                    rows = tp_artic_add_row(x, rows, d, (gap < 0.0f ? TP_ARTIC_LIMIT_BETA * gap : gap) / h, -big, 0.0f);
+                }
+            }
+            if (j->drive == TP_AD_VELOCITY)
+                rows = tp_artic_add_row(x, rows, d, s->target_qd[j->v_start], -j->max_effort * h, j->max_effort * h);
+            if (j->friction > 0.0f)
+                rows = tp_artic_add_row(x, rows, d, 0.0f, -j->friction * h, j->friction * h);
+        }
+    }
+    return rows;
+}
+
+/* Projected Gauss-Seidel over the rows, in order, with response columns
+ * (H~)^-1 e_d from the factor in x->h; updates qd (tree-local). */
+TP_HD void tp_artic_solve_rows(const tp_artic_model *m, const tp_artic_tree *tr, tp_artic_scratch *x, float *qd, int rows)
+{
+    int n = tr->nv;
+    for (int r = 0; r < rows; ++r) {
+        float *col = x->cols + (size_t)r * n;
+        for (int d = 0; d < n; ++d) col[d] = d == x->row_dof[r] ? 1.0f : 0.0f;
+        tp_ldl_solve(x->h, n, col);
+    }
+    for (int it = 0; it < m->iterations; ++it)
+        for (int r = 0; r < rows; ++r) {
+            const float *col = x->cols + (size_t)r * n;
+            int d = x->row_dof[r];
+            float old = x->row_lambda[r];
+            float lam = tp_clampf(old + (x->row_target[r] - qd[d]) / col[d], x->row_lo[r], x->row_hi[r]);
+            float dl = lam - old;
+            x->row_lambda[r] = lam;
+            if (dl != 0.0f)
+                for (int k = 0; k < n; ++k) qd[k] += col[k] * dl;
+        }
+}
+
+/* Step 5: q from the new qd. */
+TP_HD void tp_artic_integrate_q(const tp_artic_model *m, const tp_artic_tree *tr, float *q, const float *qd, float h)
+{
+    for (int i = tr->first; i < tr->end; ++i) {
+        const tp_artic_joint *j = &m->joints[i];
+        float *qj = q + j->q_start;
+        const float *v = qd + j->v_start;
+        if (j->type == TP_AJ_REVOLUTE || j->type == TP_AJ_PRISMATIC) {
+            qj[0] += h * v[0];
+        } else if (j->type == TP_AJ_BALL) {
+            tp_quat a = tp_q_load(qj), d = tp_q_mul(a, tp_q(v[0], v[1], v[2], 0.0f));
+            float hh = 0.5f * h;
+            tp_q_store(qj, tp_q_normalize(tp_q(a.x + d.x * hh, a.y + d.y * hh, a.z + d.z * hh, a.w + d.w * hh)));
+        } else if (j->type == TP_AJ_FREE) {
+            tp_quat a = tp_q_load(qj + 3);
+            tp_vec3 cl = tp_v3_load(j->com);
+            tp_vec3 com = tp_mad(tp_add(tp_v3_load(qj), tp_q_rotate(a, cl)), tp_v3_load(v), h);
+            tp_quat d = tp_q_mul(tp_q(v[3], v[4], v[5], 0.0f), a);
+            float hh = 0.5f * h;
+            a = tp_q_normalize(tp_q(a.x + d.x * hh, a.y + d.y * hh, a.z + d.z * hh, a.w + d.w * hh));
+            tp_q_store(qj + 3, a);
+            tp_v3_store(qj, tp_sub(com, tp_q_rotate(a, cl)));
+        }
+    }
+}
+
+/* Total external spatial force on a tree about O (gravity, applied link
+ * forces, joint_f on the free dofs), with x holding the tree's kinematics. */
+TP_HD tp_svec tp_artic_external(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_world *s,
+                                const tp_artic_scratch *x, tp_vec3 g)
+{
+    tp_svec f = tp_sv_zero();
+    for (int i = tr->first; i < tr->end; ++i) {
+        const tp_sinertia *I = &x->li[i];
+        f = tp_sv_add(f, tp_sv(tp_cross(I->h, g), tp_scale(g, I->m)));
+        f = tp_sv_add(f, tp_artic_ext_force(m, s, x, i));
+    }
+    const tp_artic_joint *r = &m->joints[tr->first];
+    tp_vec3 fl = tp_v3_load(s->f + r->v_start), tq = tp_v3_load(s->f + r->v_start + 3);
+    tp_vec3 c = tp_v3_load(x->lc + 3 * tr->first);
+    return tp_sv_add(f, tp_sv(tp_add(tq, tp_cross(c, fl)), fl));
+}
+
+/* Step 6: change the free base's velocity by the rigid motion dv that brings
+ * the momentum to `target`: (sum of inertias) dv = target - momentum. */
+TP_HD void tp_artic_fix_momentum(const tp_artic_model *m, const tp_artic_tree *tr, tp_artic_world *s,
+                                 tp_artic_scratch *x, tp_svec target)
+{
+    tp_svec err = tp_sv_sub(target, tp_artic_momentum(tr, x));
+    tp_sinertia t = x->li[tr->first];
+    for (int i = tr->first + 1; i < tr->end; ++i) tp_si_add_to(&t, &x->li[i]);
+    float a[36], b[6];
+    for (int c = 0; c < 6; ++c) {
+        tp_svec e = tp_sv(tp_v3(c == 0, c == 1, c == 2), tp_v3(c == 3, c == 4, c == 5));
+        tp_sv_store(b, tp_si_mul(&t, e));
+        for (int r = 0; r < 6; ++r) a[r * 6 + c] = b[r];
+    }
+    tp_sv_store(b, err);
+    tp_ldl_factor(a, 6);
+    tp_ldl_solve(a, 6, b);
+    tp_vec3 dw = tp_v3_load(b), dvo = tp_v3_load(b + 3);
+    float *qd = s->qd + m->joints[tr->first].v_start;
+    tp_vec3 c = tp_v3_load(x->lc + 3 * tr->first);
+    tp_v3_store(qd, tp_add(tp_v3_load(qd), tp_add(dvo, tp_cross(dw, c))));
+    tp_v3_store(qd + 3, tp_add(tp_v3_load(qd + 3), dw));
+}
+
+/* One substep of one tree; x holds the kinematics and motion at (q, qd) on
+ * entry and again at the new (q, qd) on return. */
+TP_HD void tp_artic_tree_substep(const tp_artic_model *m, const tp_artic_tree *tr, tp_artic_world *s,
+                                 tp_artic_scratch *x, tp_vec3 g, tp_vec3 o, float h)
+{
+    int n = tr->nv;
+    tp_svec target = tp_sv_zero();
+    if (tr->free_root)
+        target = tp_sv_add(tp_artic_momentum(tr, x), tp_sv_scale(tp_artic_external(m, tr, s, x, g), h));
+    tp_artic_solve_accel(m, tr, s, x, g, h);
+    float *qd = s->qd + tr->v_start;
+    for (int d = 0; d < n; ++d) qd[d] += h * x->qdd[d];
+    int rows = tp_artic_build_rows(m, tr, s, x, qd, h);
+    if (rows > 0) tp_artic_solve_rows(m, tr, x, qd, rows);
+    tp_artic_integrate_q(m, tr, s->q, s->qd, h);
+    tp_artic_fk(m, tr, s->q, o, x);
+    tp_artic_motion(m, tr, s->qd, g, x);
+    if (tr->free_root) {
+        tp_artic_fix_momentum(m, tr, s, x, target);
+        tp_artic_motion(m, tr, s->qd, g, x);
+    }
+}
+
+/* Write the links' poses and velocities (COM linear, angular) to the body arrays. */
+TP_HD void tp_artic_publish(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_scratch *x, tp_world *wd)
+{
+    for (int i = tr->first; i < tr->end; ++i) {
+        int b = m->joints[i].body;
+        for (int k = 0; k < 3; ++k) wd->pos[3 * b + k] = x->lp[3 * i + k];
+        for (int k = 0; k < 4; ++k) wd->quat[4 * b + k] = x->lq[4 * i + k];
+        tp_svec v = tp_sv_load(x->lv + 6 * i);
+        tp_v3_store(wd->v + 3 * b, tp_add(v.l, tp_cross(v.a, tp_v3_load(x->lc + 3 * i))));
+        tp_v3_store(wd->w + 3 * b, v.a);
+    }
+}
+
+/* Poses and velocities of every link from (q, qd) without stepping (after a
+ * reset or a write of joint_q / joint_qd). */
+TP_HD void tp_artic_world_publish(const tp_artic_model *m, tp_artic_world *s, tp_world *wd, void *scratch)
+{
+    tp_artic_scratch x = tp_artic_scratch_at(scratch, m);
+    tp_vec3 g = tp_v3(wd->gravity[0], wd->gravity[1], wd->gravity[2]);
+    for (int t = 0; t < m->tree_count; ++t) {
+        const tp_artic_tree *tr = &m->trees[t];
+        tp_vec3 o = tp_artic_reference(m, tr, s->q);
+        tp_artic_fk(m, tr, s->q, o, &x);
+        tp_artic_motion(m, tr, s->qd, g, &x);
+        tp_artic_publish(m, tr, &x, wd);
+    }
+}
+
+/* Advance every tree of one world by one step (substeps of dt / substeps),
+ * with the links' applied forces of wd (the step's finish stage clears them
+ * afterwards), publish the links, clear joint_f. Returns 0 if joint_q or
+ * joint_qd became non-finite. */
+TP_HD int tp_artic_world_step(const tp_artic_model *m, tp_artic_world *s, tp_world *wd, void *scratch, float dt,
+                              int substeps)
+{
+    tp_artic_scratch x = tp_artic_scratch_at(scratch, m);
+    tp_vec3 g = tp_v3(wd->gravity[0], wd->gravity[1], wd->gravity[2]);
+    float h = dt / (float)substeps;
+    s->force = wd->force;
+    s->torque = wd->torque;
+    for (int t = 0; t < m->tree_count; ++t) {
+        const tp_artic_tree *tr = &m->trees[t];
+        tp_vec3 o = tp_artic_reference(m, tr, s->q);
+        tp_artic_fk(m, tr, s->q, o, &x);
+        tp_artic_motion(m, tr, s->qd, g, &x);
+        for (int sub = 0; sub < substeps; ++sub) tp_artic_tree_substep(m, tr, s, &x, g, o, h);
+        tp_artic_publish(m, tr, &x, wd);
+    }
+    int ok = 1;
+    for (int k = 0; k < m->nq; ++k) ok &= tp_finitef(s->q[k]);
+    for (int k = 0; k < m->nv; ++k) { ok &= tp_finitef(s->qd[k]); s->f[k] = 0.0f; }
+    return ok;
+}
+
+#endif

@@ -1,0 +1,138 @@
+/* articulation_spatial.h - 6D spatial vectors and a small dense LDL^T for articulations.
+ *
+ * Spatial algebra as in Featherstone, "Rigid Body Dynamics Algorithms" (2008),
+ * ch. 2, written in absolute (world) coordinates about one reference point O
+ * per articulation and step (ch. 2.x / ch. 6.x "absolute coordinates"):
+ *   motion  m = (w, v)  angular velocity and the velocity of the body point at O;
+ *   force   f = (n, f)  moment about O and force.
+ * A rigid-body inertia about O is kept as (mass m, first moment h = m c, and
+ * rotational inertia about O, Ibar = Ic + m (|c|^2 1 - c c^T)); inertias of
+ * several bodies add by adding these parts (ch. 2.13). Float32 only, +, -, *, /
+ * (no contraction), so the CPU and CUDA builds agree bitwise. */
+#ifndef TP_ARTICULATION_SPATIAL_H
+#define TP_ARTICULATION_SPATIAL_H
+
+#include "tp_math.h"
+
+typedef struct tp_svec { tp_vec3 a, l; } tp_svec; /* angular, linear parts */
+
+/* Rigid-body inertia about O: mass (kg), h = m c (kg m), ibar about O (kg m^2,
+ * symmetric xx yy zz xy xz yz). */
+typedef struct tp_sinertia { float m; tp_vec3 h; float ibar[6]; } tp_sinertia;
+
+TP_HD tp_svec tp_sv(tp_vec3 a, tp_vec3 l) { tp_svec r; r.a = a; r.l = l; return r; }
+TP_HD tp_svec tp_sv_zero(void) { return tp_sv(tp_v3(0.0f, 0.0f, 0.0f), tp_v3(0.0f, 0.0f, 0.0f)); }
+TP_HD tp_svec tp_sv_add(tp_svec x, tp_svec y) { return tp_sv(tp_add(x.a, y.a), tp_add(x.l, y.l)); }
+TP_HD tp_svec tp_sv_sub(tp_svec x, tp_svec y) { return tp_sv(tp_sub(x.a, y.a), tp_sub(x.l, y.l)); }
+TP_HD tp_svec tp_sv_scale(tp_svec x, float s) { return tp_sv(tp_scale(x.a, s), tp_scale(x.l, s)); }
+/* Motion . force (power). */
+TP_HD float tp_sv_dot(tp_svec m, tp_svec f) { return tp_dot(m.a, f.a) + tp_dot(m.l, f.l); }
+/* Motion cross motion: v x m (Featherstone eq. 2.31). */
+TP_HD tp_svec tp_sv_crm(tp_svec v, tp_svec m)
+{
+    return tp_sv(tp_cross(v.a, m.a), tp_add(tp_cross(v.a, m.l), tp_cross(v.l, m.a)));
+}
+/* Motion cross force: v x* f (eq. 2.32). */
+TP_HD tp_svec tp_sv_crf(tp_svec v, tp_svec f)
+{
+    return tp_sv(tp_add(tp_cross(v.a, f.a), tp_cross(v.l, f.l)), tp_cross(v.a, f.l));
+}
+/* Load / store 6 floats (angular first). */
+TP_HD tp_svec tp_sv_load(const float *p) { return tp_sv(tp_v3_load(p), tp_v3_load(p + 3)); }
+TP_HD void tp_sv_store(float *p, tp_svec x) { tp_v3_store(p, x.a); tp_v3_store(p + 3, x.l); }
+
+TP_HD tp_vec3 tp_sym_mul(const float *s, tp_vec3 v)
+{
+    return tp_v3(s[0] * v.x + s[3] * v.y + s[4] * v.z, s[3] * v.x + s[1] * v.y + s[5] * v.z,
+                 s[4] * v.x + s[5] * v.y + s[2] * v.z);
+}
+
+/* Inertia about O of a body of mass m with centre c (relative to O) and
+ * rotational inertia ic (world frame, about c). */
+TP_HD tp_sinertia tp_si_body(float m, tp_vec3 c, const float *ic)
+{
+    tp_sinertia r;
+    r.m = m;
+    r.h = tp_scale(c, m);
+    float cc = tp_dot(c, c);
+    r.ibar[0] = ic[0] + m * (cc - c.x * c.x);
+    r.ibar[1] = ic[1] + m * (cc - c.y * c.y);
+    r.ibar[2] = ic[2] + m * (cc - c.z * c.z);
+    r.ibar[3] = ic[3] - m * c.x * c.y;
+    r.ibar[4] = ic[4] - m * c.x * c.z;
+    r.ibar[5] = ic[5] - m * c.y * c.z;
+    return r;
+}
+
+TP_HD void tp_si_add_to(tp_sinertia *to, const tp_sinertia *x)
+{
+    to->m += x->m;
+    to->h = tp_add(to->h, x->h);
+    for (int k = 0; k < 6; ++k) to->ibar[k] += x->ibar[k];
+}
+
+/* I m: the momentum (h_O, p) of motion m = (w, v_O):
+ * p = m v_O - h x w, h_O = Ibar w + h x v_O. */
+TP_HD tp_svec tp_si_mul(const tp_sinertia *I, tp_svec m)
+{
+    tp_vec3 p = tp_sub(tp_scale(m.l, I->m), tp_cross(I->h, m.a));
+    tp_vec3 ang = tp_add(tp_sym_mul(I->ibar, m.a), tp_cross(I->h, m.l));
+    return tp_sv(ang, p);
+}
+
+/* World-frame rotational inertia R I R^T of a body-frame symmetric tensor. */
+TP_HD void tp_sym_rotate(tp_quat q, const float *local, float *out)
+{
+    tp_mat3 r = tp_q_to_mat3(q), a = tp_m3_from_sym(local), t;
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j)
+            t.m[i][j] = r.m[i][0] * a.m[0][j] + r.m[i][1] * a.m[1][j] + r.m[i][2] * a.m[2][j];
+    float o[3][3];
+    for (int i = 0; i < 3; ++i)
+        for (int j = 0; j < 3; ++j) o[i][j] = t.m[i][0] * r.m[j][0] + t.m[i][1] * r.m[j][1] + t.m[i][2] * r.m[j][2];
+    out[0] = o[0][0]; out[1] = o[1][1]; out[2] = o[2][2];
+    out[3] = o[0][1]; out[4] = o[0][2]; out[5] = o[1][2];
+}
+
+/* In-place LDL^T factorisation of a symmetric positive-definite n x n matrix
+ * (row-major, stride n; the lower triangle is read and overwritten with L's
+ * strict lower part, D on the diagonal). Plain Gaussian elimination order
+ * (Golub & Van Loan, "Matrix Computations", alg. 4.1.2); a pivot that is not
+ * positive is replaced by a tiny one so a singular tree still gives finite
+ * numbers. Returns 0 if a pivot had to be replaced. */
+TP_HD int tp_ldl_factor(float *a, int n)
+{
+    int ok = 1;
+    for (int j = 0; j < n; ++j) {
+        float d = a[j * n + j];
+        for (int k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k] * a[k * n + k];
+        if (!(d > 1e-12f)) { d = 1e-12f; ok = 0; }
+        a[j * n + j] = d;
+        for (int i = j + 1; i < n; ++i) {
+            float s = a[i * n + j];
+            for (int k = 0; k < j; ++k) s -= a[i * n + k] * a[j * n + k] * a[k * n + k];
+            a[i * n + j] = s / d;
+        }
+    }
+    return ok;
+}
+
+/* Solve (L D L^T) x = b in place (x = b on entry). */
+TP_HD void tp_ldl_solve(const float *a, int n, float *x)
+{
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < i; ++k) x[i] -= a[i * n + k] * x[k];
+    for (int i = 0; i < n; ++i) x[i] /= a[i * n + i];
+    for (int i = n - 1; i >= 0; --i)
+        for (int k = i + 1; k < n; ++k) x[i] -= a[k * n + i] * x[k];
+}
+
+/* Unit quaternion of a rotation by `angle` (rad) about unit axis `a`. */
+TP_HD tp_quat tp_q_axis_angle(tp_vec3 a, float angle)
+{
+    float s, c;
+    tp_sin_cos(0.5f * angle, &s, &c);
+    return tp_q(a.x * s, a.y * s, a.z * s, c);
+}
+
+#endif
