@@ -142,27 +142,25 @@ static tp_status allocate(tp_cuda_batch *c)
  * not a staged copy through a driver buffer, and is asynchronous for real.
  * The arrays are the host library's own allocations (csrc/batch.c, one
  * calloc each), so they are registered in place and unregistered in
- * tp_cuda_destroy, which the batch calls before it frees them. Two small
- * arrays may share a page, and a page can be registered once only: the
- * second one's registration then fails (cudaErrorHostMemoryAlreadyRegistered)
- * and that array stays pageable, which is slower to copy but the same bytes.
- * Any other failure is an error of creation. */
-static tp_status pin_host_arrays(tp_cuda_batch *c)
+ * tp_cuda_destroy, which the batch calls before it frees them. An array
+ * whose registration fails stays pageable, which is slower to copy but moves
+ * the same bytes: two small arrays may share a page, which can be registered
+ * once only (cudaErrorHostMemoryAlreadyRegistered), and some sandboxed or
+ * virtualised hosts refuse page-locking altogether (cudaErrorNotSupported).
+ * So a failure here never fails creation; c->pinned_bytes says how much is
+ * pinned. */
+static void pin_host_arrays(tp_cuda_batch *c)
 {
     for (int i = 0; i < c->array_count; ++i) {
         tp_device_array *a = &c->arrays[i];
         if (a->mirror < 0 || !a->host || a->bytes == 0) continue;
-        cudaError_t err = cudaHostRegister((void *)a->host, a->bytes, cudaHostRegisterDefault);
-        if (err == cudaSuccess) {
+        if (cudaHostRegister((void *)a->host, a->bytes, cudaHostRegisterDefault) == cudaSuccess) {
             a->pinned = 1;
             c->pinned_bytes += a->bytes;
-        } else if (err == cudaErrorHostMemoryAlreadyRegistered) {
-            cudaGetLastError(); /* not sticky, but cleared so no later check sees it */
         } else {
-            return tp_cuda_fail(c, err, "cudaHostRegister of a host mirror array");
+            cudaGetLastError(); /* not a sticky error; cleared so no later check sees it */
         }
     }
-    return TP_OK;
 }
 
 /* The solve stage's block keeps its world's v and w (24 bytes per body) in
@@ -233,8 +231,9 @@ static tp_status setup(tp_cuda_batch *c, const tp_cuda_setup *s)
     TP_CUDA_TRY(c, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), "cudaStreamCreate");
     TP_CUDA_TRY(c, cudaStreamCreateWithFlags(&c->body_stream, cudaStreamNonBlocking), "cudaStreamCreate");
     st = allocate(c);
-    if (st == TP_OK) st = pin_host_arrays(c);
-    return st != TP_OK ? st : upload_model(c);
+    if (st != TP_OK) return st;
+    pin_host_arrays(c);
+    return upload_model(c);
 }
 
 extern "C" tp_status tp_cuda_create(const tp_cuda_setup *s, tp_cuda_batch **out, char *err, size_t err_size)
