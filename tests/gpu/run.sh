@@ -14,8 +14,11 @@
 #     if the machine was given back in between.
 #   call 2 (about 4 min), with the build carried: compute-sanitizer memcheck and
 #     racecheck on a small batch (tower, 4 and 2 worlds), then the benchmark
-#     table: tower, pyramid and jenga at 1,024, 4,096 and 16,384 worlds, awake
-#     (sleep off) and all asleep, with device memory per world.
+#     table: tower, pyramid and jenga at 1,024, 4,096 and 16,384 worlds (every
+#     scene at one count before the next count), awake (sleep off) and all
+#     asleep, with device memory per world.
+# Give each call the device tool's timeout_s 300; every step has its own
+# timeout inside that, so a slow step costs only its own rows.
 #
 # Every result line is appended to OUT_DIR/results.md as soon as it exists
 # (gpu_check writes each line itself), and everything printed goes to
@@ -94,15 +97,15 @@ ldd "$bin" | grep -i "not found" && { echo "missing libraries for $bin" >> "$res
 if [ "$call" = 1 ]; then
   say "smoke"
   { echo; echo "## Smoke"; } >> "$results"
-  timeout 60 "$bin" "$results" smoke || fail=1
+  timeout 45 "$bin" "$results" smoke || fail=1
   say "parity ($(elapsed) s)"
   { echo; echo "## Parity (CPU and CUDA in one process)"; } >> "$results"
   scenes=()
   for s in scenes/*.json; do
     case "$(basename "$s" .json)" in many_pyramids|pyramid3d) ;; *) scenes+=("$s") ;; esac
   done
-  timeout 150 "$bin" "$results" parity --worlds 8 "${scenes[@]}" tests/scenes/sleep/*.json || fail=1
-  timeout 40 "$bin" "$results" parity --worlds 1 --steps 20 scenes/pyramid3d.json || fail=1
+  timeout 120 "$bin" "$results" parity --worlds 8 "${scenes[@]}" tests/scenes/sleep/*.json || fail=1
+  timeout 30 "$bin" "$results" parity --worlds 1 --steps 20 scenes/pyramid3d.json || fail=1
 else
   say "compute-sanitizer"
   echo "# GPU check, call 2, $(date -u +%Y-%m-%dT%H:%MZ)" >> "$results"
@@ -116,7 +119,7 @@ else
   else
     for tool in memcheck racecheck; do
       worlds=4; [ $tool = racecheck ] && worlds=2
-      timeout 60 "$san" --tool $tool --error-exitcode 3 "$bin" "$out/sanitizer_results.md" parity \
+      timeout 60 "$san" --tool $tool --print-limit 50 --error-exitcode 3 "$bin" "$out/sanitizer_results.md" parity \
         --worlds $worlds --steps 20 scenes/tower.json > "$out/$tool.txt" 2>&1
       rc=$?
       [ $rc -eq 0 ] || fail=1
