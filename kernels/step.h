@@ -7,7 +7,7 @@
  *     (tp_batch_def.profile_stages, the benchmarks);
  *   - the CUDA backend (kernels/cuda/) runs one stage for every world, then
  *     the next stage (stage-major), each as the launch the list's last column
- *     names: a thread per world, a block per world, or the global sort;
+ *     names: a thread per world, a block per world, or the contact sort;
  *   - tests/test_stages.c runs the CUDA plan on the host and checks it gives
  *     the CPU's bits.
  * Both orders give the same bits because a stage of world w reads and writes
@@ -43,7 +43,8 @@
 /* How the CUDA backend launches a stage (docs/cuda.md). */
 #define TP_LAUNCH_WORLD 0 /* one thread per world (per listed world for a busy-only stage) */
 #define TP_LAUNCH_BLOCK 1 /* one thread block per (listed) world: the stage runs as tid of nth */
-#define TP_LAUNCH_SORT 2  /* keys exported per world, one stable sort of all, permuted per world */
+#define TP_LAUNCH_SORT 2  /* a block per world sorting its keys (stable); over kernels/cuda/cub_sort.h's
+                             TP_SORT_BLOCK_MAX contacts: keys exported, one stable sort of all, permuted */
 
 /*       NAME        name        runs on        CUDA launch */
 #define TP_STEP_STAGES(X)                                                                                              \

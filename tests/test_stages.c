@@ -3,14 +3,16 @@
  * kernels/cuda/ runs kernels/step.h's stage list stage-major: each stage for
  * every world, then the next, each as the list's launch column says (a
  * thread per world; a block per world whose threads share the stage with a
- * barrier after each phase, v and w in "shared memory"; the global contact
- * sort of every world's keys at once), with the busy-only stages skipped when
+ * barrier after each phase, v and w in "shared memory"; the contact sort, a
+ * block per world up to TP_SORT_BLOCK_MAX contacts and otherwise one sort of
+ * every world's keys at once), with the busy-only stages skipped when
  * no world is busy (the conditional node) and otherwise launched over the
  * compacted list of busy worlds (tp_busy_list_kernel: the busy worlds in
  * increasing order), not over every world. Without a GPU the kernels cannot
  * run, but the plan can: this file walks the same list with the same stage
  * functions on the host (a block is an OpenMP team whose TP_BARRIER is "omp
- * barrier", the global sort is tp_radix_sort_u64 over every world's keys) and
+ * barrier", the block sort is tp_radix_sort_u64 over the world's padded tile,
+ * the global sort tp_radix_sort_u64 over every world's keys) and
  * checks that it gives the bits of tp_batch_step, which runs the list
  * world-major. What it does not test is the .cu itself (launches, graph, CUB):
  * that needs a GPU (tests/gpu/run.sh). Teams are small because CI machines
@@ -25,6 +27,7 @@
     } while (0)
 
 #include "batch.h"
+#include "cub_sort.h"
 #include "events.h" /* tp_events_apply_due */
 #include "helpers.h"
 #include "step.h"
@@ -39,24 +42,27 @@ typedef struct emu {
     int32_t *slots_in, *slots_out, *tmp_slots;
     float *vw;                      /* the "shared memory" of one block */
     int32_t *busy_list;             /* [W] the busy worlds, as tp_busy_list_kernel makes it */
+    int32_t *perm;                  /* [capacity] one world's sorted slots (block sort) */
     int busy_count;
 } emu;
 
 static void emu_init(emu *e, const tp_batch *b)
 {
     size_t W = (size_t)b->worlds, items = W * (size_t)b->contact_capacity;
+    size_t buf = items > TP_SORT_BLOCK_MAX ? items : TP_SORT_BLOCK_MAX; /* a block sort's tile fits too */
     e->scratch_bytes = tp_solver_align(tp_step_scratch_bytes(b->bodies, b->contact_capacity));
     e->scratch = aligned_alloc(16, e->scratch_bytes * W);
     e->keys_in = malloc(items * sizeof(uint64_t));
-    e->keys_out = malloc(items * sizeof(uint64_t));
-    e->tmp_keys = malloc(items * sizeof(uint64_t));
+    e->keys_out = malloc(buf * sizeof(uint64_t));
+    e->tmp_keys = malloc(buf * sizeof(uint64_t));
     e->slots_in = malloc(items * sizeof(int32_t));
-    e->slots_out = malloc(items * sizeof(int32_t));
-    e->tmp_slots = malloc(items * sizeof(int32_t));
+    e->slots_out = malloc(buf * sizeof(int32_t));
+    e->tmp_slots = malloc(buf * sizeof(int32_t));
     e->vw = malloc(6 * (size_t)b->bodies * sizeof(float));
     e->busy_list = malloc(W * sizeof(int32_t));
+    e->perm = malloc((size_t)b->contact_capacity * sizeof(int32_t) + 1);
     cr_assert(e->scratch && e->keys_in && e->keys_out && e->tmp_keys && e->slots_in && e->slots_out && e->tmp_slots &&
-              e->vw && e->busy_list);
+              e->vw && e->busy_list && e->perm);
     for (size_t i = 0; i < items; ++i) { /* tp_sort_init_kernel */
         e->keys_in[i] = tp_world_sentinel_key((int)(i / (size_t)b->contact_capacity));
         e->slots_in[i] = (int32_t)(i % (size_t)b->contact_capacity);
@@ -74,6 +80,7 @@ static void emu_free(emu *e)
     free(e->tmp_slots);
     free(e->vw);
     free(e->busy_list);
+    free(e->perm);
 }
 
 static tp_world_step step_of(tp_batch *b, emu *e, int w)
@@ -142,11 +149,42 @@ static void launch_block(tp_batch *b, emu *e, int stage, const tp_step_params *p
     }
 }
 
-/* TP_LAUNCH_SORT: keys exported per listed world, one stable sort of every
- * world's keys (CUB SortPairs: stable, all 64 bits), contacts permuted per
- * listed world. */
+/* TP_LAUNCH_SORT, per world (capacity <= TP_SORT_BLOCK_MAX;
+ * tp_block_sort_kernel): a block per listed world sorts its own tile, the
+ * n keys then UINT64_MAX up to the tile, with slots 0 .. tile - 1, stably over
+ * all 64 bits (CUB BlockRadixSort); the first n sorted slots permute the
+ * contacts. The tile is the smallest of 256, 1,024, 4,096 that holds the
+ * capacity, as tp_launch_block_sort picks it. */
+static void launch_block_sort(tp_batch *b, emu *e)
+{
+    int cap = b->contact_capacity, tile = cap <= 256 ? 256 : cap <= 1024 ? 1024 : TP_SORT_BLOCK_MAX;
+    for (int i = 0; i < b->worlds; ++i) {
+        int w = world_of_item(b, e, TP_STEP_SORT, i);
+        if (w < 0) continue;
+        tp_world_step s = step_of(b, e, w);
+        if (s.rec->work != TP_WORK_BUSY) continue;
+        int n = *s.contact_count;
+        for (int k = 0; k < tile; ++k) {
+            e->keys_out[k] = k < n ? s.contacts[k].key : UINT64_MAX;
+            e->slots_out[k] = k;
+        }
+        tp_radix_sort_u64(e->keys_out, e->slots_out, e->tmp_keys, e->tmp_slots, tile, 0, 8);
+        for (int k = 0; k < n; ++k) /* the real keys come first, in order */
+            cr_assert(e->keys_out[k] != UINT64_MAX && (k == 0 || e->keys_out[k - 1] <= e->keys_out[k]));
+        memcpy(e->perm, e->slots_out, (size_t)n * sizeof(int32_t)); /* d.slots_out's segment on the device */
+        tp_contacts_permute(s.contacts, n, e->perm);
+    }
+}
+
+/* TP_LAUNCH_SORT, global (capacity > TP_SORT_BLOCK_MAX): keys exported per
+ * listed world, one stable sort of every world's keys (CUB SortPairs: stable,
+ * all 64 bits), contacts permuted per listed world. */
 static void launch_sort(tp_batch *b, emu *e)
 {
+    if (b->contact_capacity <= TP_SORT_BLOCK_MAX) {
+        launch_block_sort(b, e);
+        return;
+    }
     size_t cap = (size_t)b->contact_capacity, items = (size_t)b->worlds * cap;
     for (int i = 0; i < b->worlds; ++i) {
         int w = world_of_item(b, e, TP_STEP_SORT, i);
@@ -269,6 +307,13 @@ Test(stages, sleep_and_wake_events)
     compare("tests/scenes/sleep/c08_impulse.json", 2, 240, 2, 0);
     compare("tests/scenes/sleep/c05_remove_support.json", 2, 240, 2, 0);
     compare("tests/scenes/sleep/c09_pass_by.json", 2, 240, 2, 0);
+}
+
+/* Contact capacity above TP_SORT_BLOCK_MAX: the sort stage takes the global
+ * form (every world's keys in one sort) instead of a block per world. */
+Test(stages, global_sort_above_block_tiles)
+{
+    compare("tests/scenes/heap20.json", 3, 60, 2, TP_SORT_BLOCK_MAX + 1);
 }
 
 Test(stages, contact_overflow)

@@ -78,6 +78,9 @@ cudaError_t tp_block_stages_allow_shared(size_t bytes);
 /* stages.cu: one block compacts the busy flags into d.busy_list and
  * d.busy_count and sets the IF node's condition (some world is busy). */
 cudaError_t tp_launch_busy_list(const tp_dev &d, cudaGraphConditionalHandle handle, cudaStream_t s);
+/* cub_sort.cu: the sort stage per busy world in one block (capacity <=
+ * TP_SORT_BLOCK_MAX; d.slots_out holds each world's permutation). */
+cudaError_t tp_launch_block_sort(const tp_dev &d, int current, cudaStream_t s);
 /* stages.cu: every world's key segment filled with its sentinel and its slots numbered. */
 cudaError_t tp_launch_sort_init(const tp_dev &d, int items, cudaStream_t s);
 /* stages.cu: reset worlds[0 .. count) (count <= TP_RESET_CHUNK). */

@@ -6,9 +6,12 @@
  *   TP_LAUNCH_BLOCK  one block per world, its threads sharing the stage as
  *                    tid of nth, v and w in shared memory where they fit:
  *                    tp_block_stage_kernel<stage>
- *   TP_LAUNCH_SORT   the global form of the contact sort (kernels/
- *                    contact_sort.h): keys exported per world, one CUB sort
- *                    of every world's keys, contacts permuted per world
+ *   TP_LAUNCH_SORT   the contact sort: up to TP_SORT_BLOCK_MAX contacts
+ *                    per world, a block per busy world sorting its own keys
+ *                    (CUB BlockRadixSort, cub_sort.cu); above, the global
+ *                    form (kernels/contact_sort.h): keys exported per world,
+ *                    one CUB sort of every world's keys, contacts permuted
+ *                    per world
  * tests/test_stages.c runs the same plan on the host. */
 #include "cub_sort.h"
 #include "cuda_batch.cuh"
@@ -171,6 +174,7 @@ static unsigned int world_blocks(int worlds) { return (unsigned int)((worlds + T
 static cudaError_t launch_sort(tp_cuda_batch *c, int current, cudaStream_t s)
 {
     const tp_dev &d = c->d;
+    if (d.L.capacity <= TP_SORT_BLOCK_MAX) return tp_launch_block_sort(d, current, s);
     tp_sort_export_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current);
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) return err;
