@@ -22,7 +22,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mkdir -p "$here/.deps/debs"
 exclude="$(git -C "$here" rev-parse --path-format=absolute --git-path info/exclude)"
 mkdir -p "$(dirname "$exclude")"
-for d in /.deps/ /.gpu-build/; do grep -qx "$d" "$exclude" 2>/dev/null || echo "$d" >> "$exclude"; done
+grep -qx /.deps/ "$exclude" 2>/dev/null || echo /.deps/ >> "$exclude" # .gitignore has it too
 packages=(libjansson4 libjansson-dev pkgconf pkgconf-bin libpkgconf3)
 cd "$here/.deps/debs"
 apt-get download "${packages[@]}"
