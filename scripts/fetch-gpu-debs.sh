@@ -3,7 +3,7 @@
 # GPU machine that has nvcc, CMake and Ninja but cannot install packages.
 #
 # Run here (a Debian 12 machine that reaches the package registry); it writes
-# .deps/debs/*.deb, which .git/info/exclude keeps out of git. Carry .deps to the
+# .deps/debs/*.deb, which .gitignore keeps out of git. Carry .deps to the
 # GPU machine with the working tree; tests/gpu/run.sh unpacks them into
 # .deps/root (dpkg -x, or ar and tar), never into /.
 #
@@ -20,9 +20,6 @@
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mkdir -p "$here/.deps/debs"
-exclude="$(git -C "$here" rev-parse --path-format=absolute --git-path info/exclude)"
-mkdir -p "$(dirname "$exclude")"
-grep -qx /.deps/ "$exclude" 2>/dev/null || echo /.deps/ >> "$exclude" # .gitignore has it too
 packages=(libjansson4 libjansson-dev pkgconf pkgconf-bin libpkgconf3)
 cd "$here/.deps/debs"
 apt-get download "${packages[@]}"
