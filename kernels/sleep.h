@@ -101,10 +101,18 @@ TP_HD void tp_sleep_update(tp_world *wd, const tp_sleep_params *p, const float *
         if (!(wd->quiet_timer[b] >= p->quiet_time)) root_flags[wd->island[b]] |= TP_ISLAND_RESTLESS;
     }
     int free_fall_ok = !p->require_support || tp_gravity_is_zero(wd);
-    for (int r = 0; r < wd->bodies; ++r) {
+    /* One pass over the bodies, each reading its island's decision from its
+     * root's flags (O(bodies), not tp_island_sleep per island: O(bodies x
+     * islands)); the decision reads only root_flags, which nothing here
+     * changes, so the order of the bodies does not matter. */
+    for (int b = 0; b < wd->bodies; ++b) {
+        int r = wd->island[b];
+        if (r < 0) continue; /* not in an island (islands.h labels it -1) */
         uint8_t f = root_flags[r];
-        if (!(f & TP_ISLAND_HAS_AWAKE) || (f & TP_ISLAND_RESTLESS)) continue;
-        if ((f & TP_ISLAND_SUPPORTED) || free_fall_ok) tp_island_sleep(wd, r);
+        if ((f & TP_ISLAND_HAS_AWAKE) && !(f & TP_ISLAND_RESTLESS) && ((f & TP_ISLAND_SUPPORTED) || free_fall_ok)) {
+            wd->sleep_state[b] = TP_SLEEPING;
+            for (int k = 0; k < 3; ++k) wd->v[3 * b + k] = wd->w[3 * b + k] = 0.0f;
+        }
     }
     for (int b = 0; b < wd->bodies; ++b) {
         if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;

@@ -7,7 +7,7 @@
  *     (tp_batch_def.profile_stages, the benchmarks);
  *   - the CUDA backend (kernels/cuda/) runs one stage for every world, then
  *     the next stage (stage-major), each as the launch the list's last column
- *     names: a thread per world, a block per world, or the global sort;
+ *     names: a thread per world, a block per world, or the contact sort;
  *   - tests/test_stages.c runs the CUDA plan on the host and checks it gives
  *     the CPU's bits.
  * Both orders give the same bits because a stage of world w reads and writes
@@ -34,14 +34,18 @@
 
 /* Which worlds a stage runs on: only those with work, or every world (the
  * stage then looks at the plan itself). On CUDA the busy-only stages are the
- * body of the conditional graph node that a step with nothing awake skips. */
+ * body of the conditional graph node that a step with nothing awake skips,
+ * and each launches over the compacted list of busy worlds (in increasing
+ * order; kernels/cuda/stages.cu, tp_busy_list_kernel), so its first threads or
+ * blocks are the ones with work. */
 #define TP_RUN_BUSY 0
 #define TP_RUN_ALWAYS 1
 
 /* How the CUDA backend launches a stage (docs/cuda.md). */
-#define TP_LAUNCH_WORLD 0 /* one thread per world */
-#define TP_LAUNCH_BLOCK 1 /* one thread block per world: the stage runs as tid of nth */
-#define TP_LAUNCH_SORT 2  /* keys exported per world, one stable sort of all, permuted per world */
+#define TP_LAUNCH_WORLD 0 /* one thread per world (per listed world for a busy-only stage) */
+#define TP_LAUNCH_BLOCK 1 /* one thread block per (listed) world: the stage runs as tid of nth */
+#define TP_LAUNCH_SORT 2  /* a block per world sorting its keys (stable); over kernels/cuda/cub_sort.h's
+                             TP_SORT_BLOCK_MAX contacts: keys exported, one stable sort of all, permuted */
 
 /*       NAME        name        runs on        CUDA launch */
 #define TP_STEP_STAGES(X)                                                                                              \

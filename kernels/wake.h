@@ -102,17 +102,24 @@ TP_HD void tp_island_wake(tp_world *wd, int label)
     }
 }
 
+/* Does an island with root flags f hold both awake and sleeping bodies? */
+TP_HD int tp_island_touched(uint8_t f) { return (f & TP_ISLAND_HAS_AWAKE) && (f & TP_ISLAND_HAS_SLEEPING); }
+
 /* Stage 6, contact wakes: an island that now holds both awake and sleeping
- * bodies was touched by something awake, so all of it wakes. */
+ * bodies was touched by something awake, so all of it wakes. One pass over
+ * the bodies reading their root's flags, then one over the roots to clear
+ * HAS_SLEEPING: O(bodies), where tp_island_wake per island is O(bodies x
+ * islands); the same bodies wake (island[b] == r is what tp_island_wake tests). */
 TP_HD void tp_islands_wake_touched(tp_world *wd, uint8_t *root_flags)
 {
-    for (int r = 0; r < wd->bodies; ++r) {
-        uint8_t f = root_flags[r];
-        if ((f & TP_ISLAND_HAS_AWAKE) && (f & TP_ISLAND_HAS_SLEEPING)) {
-            tp_island_wake(wd, r);
-            root_flags[r] = (uint8_t)(f & ~TP_ISLAND_HAS_SLEEPING);
-        }
+    for (int b = 0; b < wd->bodies; ++b) {
+        int r = wd->island[b];
+        if (r < 0 || !tp_island_touched(root_flags[r])) continue;
+        wd->sleep_state[b] = TP_AWAKE;
+        wd->quiet_timer[b] = 0.0f;
     }
+    for (int r = 0; r < wd->bodies; ++r)
+        if (tp_island_touched(root_flags[r])) root_flags[r] = (uint8_t)(root_flags[r] & ~TP_ISLAND_HAS_SLEEPING);
 }
 
 /* Wake every island of a world (contact capacity overflow: the lost points
@@ -134,7 +141,7 @@ TP_HD int tp_world_wake_all(tp_world *wd)
 TP_HD int tp_islands_touched(const tp_world *wd, const uint8_t *root_flags)
 {
     for (int r = 0; r < wd->bodies; ++r)
-        if ((root_flags[r] & TP_ISLAND_HAS_AWAKE) && (root_flags[r] & TP_ISLAND_HAS_SLEEPING)) return 1;
+        if (tp_island_touched(root_flags[r])) return 1;
     return 0;
 }
 

@@ -5,6 +5,8 @@
  * tests hold it to the CPU's kernels/philox.h bit for bit:
  *   - single draws over seeds, worlds, bodies and streams at the edges of
  *     their ranges (the subsequence packs world and body into 64 bits);
+ *   - the draw built from cuRAND's Philox header alone against the library's
+ *     own curand_init + curand4 (curand_kernel.h), streams up to 2^30;
  *   - cuRAND's uniform map against tp_uniform01;
  *   - a whole world reset with cuRAND draws against tp_batch_init_world. */
 #include <criterion/criterion.h>
@@ -19,6 +21,8 @@ void tp_test_curand_draw(uint64_t seed, uint32_t world, uint32_t body, uint32_t 
                          uint32_t out[4]);
 void tp_test_body_draws_curand(uint64_t seed, uint32_t world, uint32_t body, uint32_t episode, tp_body_draws *out);
 float tp_test_curand_uniform(uint32_t x);
+void tp_test_curand_init_draw(uint64_t seed, uint32_t world, uint32_t body, uint32_t stream, uint32_t episode,
+                              uint32_t out[4]);
 void tp_test_init_world_curand(tp_world *wd, const tp_body_init *t, const tp_randomize_params *r, uint32_t episode);
 
 Test(curand, draws_match_philox)
@@ -45,6 +49,33 @@ Test(curand, draws_match_philox)
                                          want.v[k]);
                     }
     cr_assert_eq(compared, 5 * 4 * 4 * 4 * 4 * 4);
+}
+
+/* kernels/cuda/curand_draws.h skips curand_kernel.h (its tables) and does
+ * curand_init's counter arithmetic itself: the same words as the library's
+ * curand_init + curand4, carries across counter words included (a stream
+ * near 2^30 moves word 0 by that much; world and body fill words 2 and 3). */
+Test(curand, philox_header_matches_curand_init)
+{
+    const uint64_t seeds[] = {0u, 7u, 0xfedcba9876543210ull, ~0ull};
+    const uint32_t worlds[] = {0u, 3u, 0xffffu, 0xffffffffu};
+    const uint32_t bodies[] = {0u, 5u, 0xfffffffeu, 0xffffffffu};
+    const uint32_t streams[] = {0u, 1u, 2u, 3u, 1000u, 1u << 30};
+    const uint32_t episodes[] = {0u, 1u, 12345u, (1u << 30) - 1u};
+    for (size_t a = 0; a < sizeof seeds / sizeof seeds[0]; ++a)
+        for (size_t w = 0; w < sizeof worlds / sizeof worlds[0]; ++w)
+            for (size_t i = 0; i < sizeof bodies / sizeof bodies[0]; ++i)
+                for (size_t s = 0; s < sizeof streams / sizeof streams[0]; ++s)
+                    for (size_t e = 0; e < sizeof episodes / sizeof episodes[0]; ++e) {
+                        uint32_t got[4], want[4];
+                        tp_test_curand_draw(seeds[a], worlds[w], bodies[i], streams[s], episodes[e], got);
+                        tp_test_curand_init_draw(seeds[a], worlds[w], bodies[i], streams[s], episodes[e], want);
+                        cr_assert(memcmp(got, want, sizeof got) == 0,
+                                  "seed %llx world %u body %u stream %u episode %u: Philox header %08x.., "
+                                  "curand_init %08x..",
+                                  (unsigned long long)seeds[a], worlds[w], bodies[i], streams[s], episodes[e], got[0],
+                                  want[0]);
+                    }
 }
 
 Test(curand, body_draws_match)

@@ -11,6 +11,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Contact capacity up to which the CUDA sort stage sorts each busy world's
+ * contacts inside one thread block (CUB BlockRadixSort, tiles of 256, 1,024
+ * and 4,096 keys: tp_launch_block_sort in cub_sort.cu); above it, the global
+ * form (one DeviceRadixSort of every world's keys). tests/test_stages.c
+ * replays both. */
+#define TP_SORT_BLOCK_MAX 4096
+
 #ifdef __cplusplus
 extern "C" {
 #endif

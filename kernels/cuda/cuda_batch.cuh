@@ -14,7 +14,6 @@
 
 #define TP_WORLD_THREADS 64          /* threads per block of the thread-per-world kernels */
 #define TP_BLOCK_THREADS 64          /* threads per world of the block-per-world kernels (untuned) */
-#define TP_SHARED_LIMIT (48 * 1024)  /* dynamic shared memory without opting in */
 #define TP_DEVICE_ARRAYS 48          /* room for the arrays memory.cu lists */
 
 /* Device pointers and sizes, passed by value to every kernel. */
@@ -24,7 +23,9 @@ struct tp_dev {
     float gravity0[3];               /* the model's gravity, for resets */
     char *scratch;                   /* [W] one world's step scratch each (kernels/step.h) */
     size_t scratch_bytes;
-    unsigned int *any_busy;          /* [1] OR of "busy" over the worlds, cleared by the IF setter */
+    uint8_t *busy_flag;              /* [W] 1 if the world's plan is busy (the plan stage writes it) */
+    int32_t *busy_list;              /* [W] the busy worlds, increasing (tp_busy_list_kernel) */
+    int32_t *busy_count;             /* [1] how many; the busy-only stages launch over the list */
     uint64_t *keys_in, *keys_out;    /* [W][capacity] contact keys, per-world sentinels */
     int32_t *slots_in, *slots_out;   /* [W][capacity] slot within the world */
 };
@@ -37,6 +38,7 @@ struct tp_device_array {
     size_t bytes;
     int upload;                      /* uploaded once at creation (the model's tables) */
     int mirror;                      /* its entry in tp_cuda_batch.mirrored, -1 if none */
+    int pinned;                      /* host twin page-locked by cudaHostRegister (memory.cu) */
 };
 
 struct tp_cuda_batch {
@@ -46,7 +48,8 @@ struct tp_cuda_batch {
     void *sort_temp;
     size_t sort_temp_bytes;
     int sort_items;                  /* W x capacity */
-    size_t block_shared;             /* dynamic shared bytes of a block stage (0: global memory) */
+    size_t block_shared;             /* dynamic shared bytes of a block stage: v and w of one world */
+    size_t pinned_bytes;             /* host mirror bytes page-locked (memory.cu, pin_host_arrays) */
     cudaStream_t stream, body_stream;
     cudaGraph_t graph[2];            /* one per double-buffer parity */
     cudaGraphExec_t exec[2];
@@ -69,8 +72,15 @@ tp_status tp_cuda_fail(tp_cuda_batch *c, cudaError_t err, const char *what);
 /* stages.cu: launch `stage` of the list for every world on stream s, as its
  * launch column says (kernels/step.h). */
 cudaError_t tp_launch_stage(tp_cuda_batch *c, int stage, int current, cudaStream_t s);
-/* stages.cu: one thread sets the IF node's condition from d.any_busy and clears it. */
-cudaError_t tp_launch_set_if(const tp_dev &d, cudaGraphConditionalHandle handle, cudaStream_t s);
+/* stages.cu: let every block stage's kernel use `bytes` of dynamic shared
+ * memory (cudaFuncSetAttribute; needed above 48 KiB). */
+cudaError_t tp_block_stages_allow_shared(size_t bytes);
+/* stages.cu: one block compacts the busy flags into d.busy_list and
+ * d.busy_count and sets the IF node's condition (some world is busy). */
+cudaError_t tp_launch_busy_list(const tp_dev &d, cudaGraphConditionalHandle handle, cudaStream_t s);
+/* cub_sort.cu: the sort stage per busy world in one block (capacity <=
+ * TP_SORT_BLOCK_MAX; d.slots_out holds each world's permutation). */
+cudaError_t tp_launch_block_sort(const tp_dev &d, int current, cudaStream_t s);
 /* stages.cu: every world's key segment filled with its sentinel and its slots numbered. */
 cudaError_t tp_launch_sort_init(const tp_dev &d, int items, cudaStream_t s);
 /* stages.cu: reset worlds[0 .. count) (count <= TP_RESET_CHUNK), world w in

@@ -1,4 +1,4 @@
-/* curand_draws.h - a body's reset draws from cuRAND's Philox4x32-10 device API.
+/* curand_draws.h - a body's reset draws from cuRAND's Philox4x32-10.
  *
  * nvcc only. The CUDA reset kernel (tp_reset_kernel in kernels/cuda/stages.cu) draws
  * with cuRAND; the CPU draws with kernels/philox.h (tp_body_draws_philox). The
@@ -10,6 +10,18 @@
  *                                           (episode < 2^30, TP_EPISODE_MASK),
  * and curand4 then returns Philox4x32-10 of that counter (cuRAND library
  * documentation, "Device API overview"; Salmon et al., SC 2011).
+ *
+ * Only cuRAND's Philox header (curand_philox4x32_x.h: the state, its counter
+ * increments and the ten rounds) is included, not curand_kernel.h: that one
+ * brings every generator's precomputed tables (XORWOW, MRG32k3a, MTGP32,
+ * Sobol scrambles), about 218 KB of __device__ data that every module
+ * including it carries although the reset uses none of it. So tp_curand_draw
+ * does what curand_init (seed, subsequence, offset) followed by one curand4
+ * does for an offset that is a multiple of 4: key from the seed, counter
+ * zero, Philox_State_Incr_hi(subsequence) (skipahead_sequence),
+ * Philox_State_Incr(offset / 4) (skipahead), then the ten rounds; with
+ * offset % 4 == 0 curand4 returns exactly that block. tests/curand_draws_host.cu
+ * checks this against the full curand_init + curand4 of curand_kernel.h.
  *
  * cuRAND declares its device functions `static __forceinline__ __device__`
  * unless QUALIFIERS is defined first. Here they are made __host__ __device__ as
@@ -27,7 +39,7 @@
 #ifndef QUALIFIERS
 #define QUALIFIERS static __forceinline__ __host__ __device__
 #endif
-#include <curand_kernel.h>
+#include <curand_philox4x32_x.h>
 
 #include "world_init.h"
 
@@ -35,9 +47,13 @@
 TP_HD tp_philox4 tp_curand_draw(uint64_t seed, uint32_t world, uint32_t body, uint32_t stream, uint32_t episode)
 {
     curandStatePhilox4_32_10_t state;
-    unsigned long long offset = 4ull * stream + ((unsigned long long)(episode & TP_EPISODE_MASK) << 34);
-    curand_init((unsigned long long)seed, ((unsigned long long)world << 32) | body, offset, &state);
-    uint4 x = curand4(&state);
+    state.ctr = make_uint4(0u, 0u, 0u, 0u);
+    state.key.x = (unsigned int)seed;
+    state.key.y = (unsigned int)(seed >> 32);
+    Philox_State_Incr_hi(&state, ((unsigned long long)world << 32) | body); /* curand_init's subsequence */
+    /* its offset (4 x stream + (episode << 34)) / 4: word 0 += stream, word 1 += episode */
+    Philox_State_Incr(&state, (unsigned long long)stream + ((unsigned long long)(episode & TP_EPISODE_MASK) << 32));
+    uint4 x = curand_Philox4x32_10(state.ctr, state.key);
     tp_philox4 r;
     r.v[0] = x.x;
     r.v[1] = x.y;
@@ -65,9 +81,5 @@ TP_HD void tp_world_init_body_curand(tp_world *wd, int i, const tp_body_init *t,
     tp_body_draws u = tp_body_draws_curand(r->seed, (uint32_t)wd->index, (uint32_t)i, episode);
     tp_world_init_body(wd, i, t, r, &u);
 }
-
-/* cuRAND's own uint32 -> (0, 1] float map (curand_uniform), for the test that
- * tp_uniform01 is the same map. */
-TP_HD float tp_curand_uniform_of(uint32_t x) { return _curand_uniform(x); }
 
 #endif

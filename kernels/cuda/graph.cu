@@ -2,7 +2,9 @@
  *
  * The stages that run only on busy worlds (TP_RUN_BUSY, contiguous in the
  * list) form the body of a conditional IF node; the plan stage before them
- * ORs "busy" over the worlds and a one-thread kernel sets the condition, so a
+ * writes each world's busy flag and one block compacts the flags into the
+ * list of busy worlds (which the busy-only stages launch over) and sets the
+ * condition, so a
  * step in which every world sleeps runs plan, finish and sleep only (seed 002;
  * DESIGN.md section 4). One graph per contact-buffer parity, captured at the
  * first step; nothing in a step allocates, synchronises or copies to the host. */
@@ -15,7 +17,7 @@ static tp_status open_body(tp_cuda_batch *c, cudaGraph_t g, int *body_capturing)
     cudaGraphConditionalHandle handle;
     TP_CUDA_TRY(c, cudaGraphConditionalHandleCreate(&handle, g, 0u, cudaGraphCondAssignDefault),
                 "cudaGraphConditionalHandleCreate");
-    TP_CUDA_TRY(c, tp_launch_set_if(c->d, handle, c->stream), "launch of tp_set_if_kernel");
+    TP_CUDA_TRY(c, tp_launch_busy_list(c->d, handle, c->stream), "launch of tp_busy_list_kernel");
     cudaStreamCaptureStatus status;
     const cudaGraphNode_t *deps = NULL;
     size_t ndeps = 0;

@@ -101,11 +101,13 @@ static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     /* The model's tables: uploaded once, never mirrored. */
     add_array(c, (void **)&D->model, H->model, B * sizeof(tp_body_model), 1);
     add_array(c, (void **)&c->d.body_init, s->body_init, B * sizeof(tp_body_init), 1);
-    /* Device-only: per-world step scratch, the busy flag, the global sort's arrays. */
+    /* Device-only: per-world step scratch, the busy flags and list, the global sort's arrays. */
     size_t items = (size_t)c->sort_items;
     c->d.scratch_bytes = tp_solver_align(tp_step_scratch_bytes(H->bodies, H->capacity));
     add_array(c, (void **)&c->d.scratch, NULL, c->d.scratch_bytes * (size_t)H->worlds, 0);
-    add_array(c, (void **)&c->d.any_busy, NULL, sizeof(unsigned int), 0);
+    add_array(c, (void **)&c->d.busy_flag, NULL, (size_t)H->worlds, 0);
+    add_array(c, (void **)&c->d.busy_list, NULL, (size_t)H->worlds * i32, 0);
+    add_array(c, (void **)&c->d.busy_count, NULL, i32, 0);
     add_array(c, (void **)&c->d.keys_in, NULL, items * sizeof(uint64_t), 0);
     add_array(c, (void **)&c->d.keys_out, NULL, items * sizeof(uint64_t), 0);
     add_array(c, (void **)&c->d.slots_in, NULL, items * i32, 0);
@@ -135,6 +137,57 @@ static tp_status allocate(tp_cuda_batch *c)
     return TP_OK;
 }
 
+/* Page-lock the batch's host arrays that the mirror copies (cudaHostRegister),
+ * so each cudaMemcpyAsync of the mirror is a direct DMA from or to them,
+ * not a staged copy through a driver buffer, and is asynchronous for real.
+ * The arrays are the host library's own allocations (csrc/batch.c, one
+ * calloc each), so they are registered in place and unregistered in
+ * tp_cuda_destroy, which the batch calls before it frees them. An array
+ * whose registration fails stays pageable, which is slower to copy but moves
+ * the same bytes: two small arrays may share a page, which can be registered
+ * once only (cudaErrorHostMemoryAlreadyRegistered), and some sandboxed or
+ * virtualised hosts refuse page-locking altogether (cudaErrorNotSupported).
+ * So a failure here never fails creation; c->pinned_bytes says how much is
+ * pinned. */
+static void pin_host_arrays(tp_cuda_batch *c)
+{
+    for (int i = 0; i < c->array_count; ++i) {
+        tp_device_array *a = &c->arrays[i];
+        if (a->mirror < 0 || !a->host || a->bytes == 0) continue;
+        if (cudaHostRegister((void *)a->host, a->bytes, cudaHostRegisterDefault) == cudaSuccess) {
+            a->pinned = 1;
+            c->pinned_bytes += a->bytes;
+        } else {
+            cudaGetLastError(); /* not a sticky error; cleared so no later check sees it */
+        }
+    }
+}
+
+/* The solve stage's block keeps its world's v and w (24 bytes per body) in
+ * shared memory. Above the default 48 KiB per block a kernel must opt in
+ * (cudaFuncSetAttribute, up to the device's cudaDevAttrMaxSharedMemoryPerBlockOptin:
+ * 227 KiB on sm_90, 9,685 bodies); a world that does not fit even then is
+ * refused here, at creation, rather than run on global memory. */
+static tp_status size_block_shared(tp_cuda_batch *c, int bodies)
+{
+    int device = 0, optin = 0;
+    TP_CUDA_TRY(c, cudaGetDevice(&device), "cudaGetDevice");
+    TP_CUDA_TRY(c, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+                "cudaDeviceGetAttribute (shared memory per block)");
+    size_t need = 6 * (size_t)bodies * sizeof(float);
+    if (need > (size_t)optin) {
+        snprintf(c->error, sizeof c->error,
+                 "cuda: a world of %d bodies needs %zu bytes of shared memory per block for the solve stage (v and w, "
+                 "24 bytes per body); this device allows %d bytes, so at most %d bodies per world on the CUDA "
+                 "backend: use the CPU backend for this scene",
+                 bodies, need, optin, optin / (int)(6 * sizeof(float)));
+        return TP_ERR_CAPACITY;
+    }
+    c->block_shared = need;
+    TP_CUDA_TRY(c, tp_block_stages_allow_shared(need), "cudaFuncSetAttribute (MaxDynamicSharedMemorySize)");
+    return TP_OK;
+}
+
 /* The model's tables, once; the per-world state is written by the resets. */
 static tp_status upload_model(tp_cuda_batch *c)
 {
@@ -143,7 +196,7 @@ static tp_status upload_model(tp_cuda_batch *c)
             TP_CUDA_TRY(c, cudaMemcpyAsync(*c->arrays[i].device, c->arrays[i].host, c->arrays[i].bytes,
                                            cudaMemcpyHostToDevice, c->stream),
                         "upload of the model");
-    TP_CUDA_TRY(c, cudaMemsetAsync(c->d.any_busy, 0, sizeof(unsigned int), c->stream), "cudaMemsetAsync");
+    TP_CUDA_TRY(c, cudaMemsetAsync(c->d.busy_count, 0, sizeof(int32_t), c->stream), "cudaMemsetAsync");
     TP_CUDA_TRY(c, tp_launch_sort_init(c->d, c->sort_items, c->stream), "launch of tp_sort_init_kernel");
     TP_CUDA_TRY(c, cudaStreamSynchronize(c->stream), "upload of the model");
     return TP_OK;
@@ -167,8 +220,8 @@ static tp_status setup(tp_cuda_batch *c, const tp_cuda_setup *s)
     TP_CUDA_TRY(c, (cudaError_t)tp_cub_sort_pairs(NULL, &c->sort_temp_bytes, NULL, NULL, NULL, NULL, c->sort_items, NULL),
                 "the contact sort's storage query (cub::DeviceRadixSort::SortPairs)");
     if (c->sort_temp_bytes == 0) c->sort_temp_bytes = 1;
-    size_t shared = 6 * (size_t)s->host.bodies * sizeof(float);
-    c->block_shared = shared <= TP_SHARED_LIMIT ? shared : 0;
+    tp_status st = size_block_shared(c, s->host.bodies);
+    if (st != TP_OK) return st;
     list_arrays(c, s);
     if (c->array_count > TP_DEVICE_ARRAYS) {
         snprintf(c->error, sizeof c->error, "cuda: %d device arrays listed, room for %d (raise TP_DEVICE_ARRAYS)",
@@ -177,8 +230,10 @@ static tp_status setup(tp_cuda_batch *c, const tp_cuda_setup *s)
     }
     TP_CUDA_TRY(c, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), "cudaStreamCreate");
     TP_CUDA_TRY(c, cudaStreamCreateWithFlags(&c->body_stream, cudaStreamNonBlocking), "cudaStreamCreate");
-    tp_status st = allocate(c);
-    return st != TP_OK ? st : upload_model(c);
+    st = allocate(c);
+    if (st != TP_OK) return st;
+    pin_host_arrays(c);
+    return upload_model(c);
 }
 
 extern "C" tp_status tp_cuda_create(const tp_cuda_setup *s, tp_cuda_batch **out, char *err, size_t err_size)
@@ -206,8 +261,10 @@ extern "C" void tp_cuda_destroy(tp_cuda_batch *c)
         if (c->exec[i]) cudaGraphExecDestroy(c->exec[i]);
         if (c->graph[i]) cudaGraphDestroy(c->graph[i]);
     }
-    for (int i = 0; i < c->array_count && i < TP_DEVICE_ARRAYS; ++i)
+    for (int i = 0; i < c->array_count && i < TP_DEVICE_ARRAYS; ++i) {
+        if (c->arrays[i].pinned) cudaHostUnregister((void *)c->arrays[i].host);
         if (*c->arrays[i].device) cudaFree(*c->arrays[i].device);
+    }
     if (c->body_stream) cudaStreamDestroy(c->body_stream);
     if (c->stream) cudaStreamDestroy(c->stream);
     free(c);

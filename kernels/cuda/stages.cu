@@ -6,9 +6,12 @@
  *   TP_LAUNCH_BLOCK  one block per world, its threads sharing the stage as
  *                    tid of nth, v and w in shared memory where they fit:
  *                    tp_block_stage_kernel<stage>
- *   TP_LAUNCH_SORT   the global form of the contact sort (kernels/
- *                    contact_sort.h): keys exported per world, one CUB sort
- *                    of every world's keys, contacts permuted per world
+ *   TP_LAUNCH_SORT   the contact sort: up to TP_SORT_BLOCK_MAX contacts
+ *                    per world, a block per busy world sorting its own keys
+ *                    (CUB BlockRadixSort, cub_sort.cu); above, the global
+ *                    form (kernels/contact_sort.h): keys exported per world,
+ *                    one CUB sort of every world's keys, contacts permuted
+ *                    per world
  * tests/test_stages.c runs the same plan on the host. */
 #include "cub_sort.h"
 #include "cuda_batch.cuh"
@@ -22,54 +25,62 @@ __device__ static tp_world_step world_step_of(const tp_dev &d, int w, int curren
     return tp_world_step_at(&d.L, w, current, d.scratch + (size_t)w * d.scratch_bytes);
 }
 
-/* A stage, one thread per world. The plan stage also ORs "busy" into
- * d.any_busy (integer OR: the result does not depend on the atomics' order). */
-template <int S> __global__ void tp_world_stage_kernel(tp_dev d, int current, tp_step_params p)
+/* Is stage S one of the busy-only stages (the IF node's body)? Those launch
+ * over the compacted list of busy worlds (tp_busy_list_kernel), so the
+ * threads or blocks that have work are the first ones and the rest leave at
+ * once; the others launch over every world. */
+template <int S> __device__ static bool busy_only() { return !tp_stage_runs(S, TP_WORK_IDLE); }
+
+/* The world that item i (thread or block) of stage S's launch works on, -1 if none. */
+template <int S> __device__ static int world_of_item(const tp_dev &d, int i)
 {
-    int w = blockIdx.x * blockDim.x + threadIdx.x;
-    int busy = 0;
-    if (w < d.L.worlds) {
-        tp_world_step s = world_step_of(d, w, current);
-        if (S == TP_STEP_PLAN || tp_stage_runs(S, s.rec->work)) tp_stage_run(S, &s, &p, 0, 1);
-        busy = s.rec->work == TP_WORK_BUSY;
-    }
-    if (S == TP_STEP_PLAN && __syncthreads_or(busy) && threadIdx.x == 0) atomicOr(d.any_busy, 1u);
+    if (busy_only<S>()) return i < *d.busy_count ? d.busy_list[i] : -1;
+    return i < d.L.worlds ? i : -1;
 }
 
-/* A stage, one block per world; the world's v and w live in shared memory
- * when use_shared (6 x bodies floats). */
-template <int S> __global__ void tp_block_stage_kernel(tp_dev d, int current, tp_step_params p, int use_shared)
+/* A stage, one thread per world. The plan stage also writes the world's
+ * busy flag, from which tp_busy_list_kernel makes the list. */
+template <int S> __global__ void tp_world_stage_kernel(tp_dev d, int current, tp_step_params p)
+{
+    int w = world_of_item<S>(d, blockIdx.x * blockDim.x + threadIdx.x);
+    if (w < 0) return;
+    tp_world_step s = world_step_of(d, w, current);
+    if (S == TP_STEP_PLAN || tp_stage_runs(S, s.rec->work)) tp_stage_run(S, &s, &p, 0, 1);
+    if (S == TP_STEP_PLAN) d.busy_flag[w] = s.rec->work == TP_WORK_BUSY;
+}
+
+/* A stage, one block per world; the world's v and w live in dynamic shared
+ * memory (6 x bodies floats; memory.cu sizes it and refuses a world that
+ * does not fit, so there is no global-memory variant). */
+template <int S> __global__ void tp_block_stage_kernel(tp_dev d, int current, tp_step_params p)
 {
     extern __shared__ float tp_shared_vw[];
-    int w = blockIdx.x;
+    int w = world_of_item<S>(d, blockIdx.x);
+    if (w < 0) return; /* the whole block leaves together */
     tp_world_step s = world_step_of(d, w, current);
     if (!tp_stage_runs(S, s.rec->work)) return; /* the whole block leaves together */
     int tid = threadIdx.x, nth = blockDim.x, nv = 3 * d.L.bodies;
     float *v_global = s.wd.v, *w_global = s.wd.w;
-    if (use_shared) {
-        for (int k = tid; k < nv; k += nth) {
-            tp_shared_vw[k] = v_global[k];
-            tp_shared_vw[nv + k] = w_global[k];
-        }
-        s.wd.v = tp_shared_vw;
-        s.wd.w = tp_shared_vw + nv;
-        __syncthreads();
+    for (int k = tid; k < nv; k += nth) {
+        tp_shared_vw[k] = v_global[k];
+        tp_shared_vw[nv + k] = w_global[k];
     }
+    s.wd.v = tp_shared_vw;
+    s.wd.w = tp_shared_vw + nv;
+    __syncthreads();
     tp_stage_run(S, &s, &p, tid, nth);
-    if (use_shared) {
-        __syncthreads();
-        for (int k = tid; k < nv; k += nth) {
-            v_global[k] = tp_shared_vw[k];
-            w_global[k] = tp_shared_vw[nv + k];
-        }
+    __syncthreads();
+    for (int k = tid; k < nv; k += nth) {
+        v_global[k] = tp_shared_vw[k];
+        w_global[k] = tp_shared_vw[nv + k];
     }
 }
 
 /* The global sort, before: busy world w's keys into its segment. */
 __global__ void tp_sort_export_kernel(tp_dev d, int current)
 {
-    int w = blockIdx.x * blockDim.x + threadIdx.x;
-    if (w >= d.L.worlds) return;
+    int w = world_of_item<TP_STEP_SORT>(d, blockIdx.x * blockDim.x + threadIdx.x);
+    if (w < 0) return;
     tp_world_step s = world_step_of(d, w, current);
     if (s.rec->work != TP_WORK_BUSY) return;
     tp_contact_keys_export(s.contacts, *s.contact_count, w, d.L.capacity, d.keys_in + (size_t)w * (size_t)d.L.capacity);
@@ -78,8 +89,8 @@ __global__ void tp_sort_export_kernel(tp_dev d, int current)
 /* The global sort, after: busy world w's contacts in the order of its sorted slots. */
 __global__ void tp_sort_permute_kernel(tp_dev d, int current)
 {
-    int w = blockIdx.x * blockDim.x + threadIdx.x;
-    if (w >= d.L.worlds) return;
+    int w = world_of_item<TP_STEP_SORT>(d, blockIdx.x * blockDim.x + threadIdx.x);
+    if (w < 0) return;
     tp_world_step s = world_step_of(d, w, current);
     if (s.rec->work != TP_WORK_BUSY) return;
     tp_contacts_permute(s.contacts, *s.contact_count, d.slots_out + (size_t)w * (size_t)d.L.capacity);
@@ -93,12 +104,44 @@ __global__ void tp_sort_init_kernel(tp_dev d)
     d.slots_in[i] = (int32_t)(i % (size_t)d.L.capacity);
 }
 
-/* One thread: the IF node runs its body when some world is busy. */
-__global__ void tp_set_if_kernel(tp_dev d, cudaGraphConditionalHandle handle)
+/* One block of TP_LIST_THREADS: the busy worlds' indices in increasing order
+ * into d.busy_list, their number into d.busy_count, and the IF node's
+ * condition (some world is busy). A stream compaction by a block-wide
+ * exclusive scan of the flags, chunk by chunk: each warp counts its flags with
+ * a ballot, a thread's place is the popcount of the ballot's lower lanes plus
+ * the counts of the warps before it plus the chunks before (the classic
+ * ballot-scan compaction, e.g. Harris, Sengupta and Owens, "Parallel Prefix
+ * Sum (Scan) with CUDA", GPU Gems 3, ch. 39, and Billeter, Olsson and
+ * Assarsson, "Efficient stream compaction on wide SIMD many-core
+ * architectures", HPG 2009). Integer only, so the list is the same on every
+ * run; the order does not matter for the results anyway (worlds are
+ * independent), but an ordered list is the one tests/test_stages.c replays. */
+#define TP_LIST_THREADS 1024
+__global__ void __launch_bounds__(TP_LIST_THREADS) tp_busy_list_kernel(tp_dev d, cudaGraphConditionalHandle handle)
 {
-    unsigned int any = *d.any_busy;
-    *d.any_busy = 0u;
-    cudaGraphSetConditional(handle, any ? 1u : 0u);
+    __shared__ int warp_count[TP_LIST_THREADS / 32];
+    __shared__ int base;
+    int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+    if (tid == 0) base = 0;
+    __syncthreads();
+    for (int first = 0; first < d.L.worlds; first += TP_LIST_THREADS) { /* the same trip count in every thread */
+        int w = first + tid;
+        int flag = w < d.L.worlds && d.busy_flag[w];
+        unsigned int votes = __ballot_sync(0xffffffffu, flag);
+        if (lane == 0) warp_count[warp] = __popc(votes);
+        __syncthreads();
+        int place = base + __popc(votes & ((1u << lane) - 1u));
+        for (int k = 0; k < warp; ++k) place += warp_count[k];
+        if (flag) d.busy_list[place] = w;
+        __syncthreads(); /* every thread has read base and warp_count */
+        if (tid == 0)
+            for (int k = 0; k < TP_LIST_THREADS / 32; ++k) base += warp_count[k];
+        __syncthreads();
+    }
+    if (tid == 0) {
+        *d.busy_count = base;
+        cudaGraphSetConditional(handle, base > 0 ? 1u : 0u);
+    }
 }
 
 /* World indices and episodes passed by value (16 KiB of kernel parameters:
@@ -132,6 +175,7 @@ static unsigned int world_blocks(int worlds) { return (unsigned int)((worlds + T
 static cudaError_t launch_sort(tp_cuda_batch *c, int current, cudaStream_t s)
 {
     const tp_dev &d = c->d;
+    if (d.L.capacity <= TP_SORT_BLOCK_MAX) return tp_launch_block_sort(d, current, s);
     tp_sort_export_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current);
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) return err;
@@ -149,8 +193,7 @@ template <int S, int LAUNCH> static cudaError_t launch_as(tp_cuda_batch *c, int 
     if constexpr (LAUNCH == TP_LAUNCH_SORT) {
         return launch_sort(c, current, s);
     } else if constexpr (LAUNCH == TP_LAUNCH_BLOCK) {
-        tp_block_stage_kernel<S><<<(unsigned int)d.L.worlds, TP_BLOCK_THREADS, c->block_shared, s>>>(
-            d, current, c->step, c->block_shared > 0);
+        tp_block_stage_kernel<S><<<(unsigned int)d.L.worlds, TP_BLOCK_THREADS, c->block_shared, s>>>(d, current, c->step);
     } else {
         tp_world_stage_kernel<S><<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current, c->step);
     }
@@ -168,9 +211,26 @@ cudaError_t tp_launch_stage(tp_cuda_batch *c, int stage, int current, cudaStream
     return cudaErrorInvalidValue;
 }
 
-cudaError_t tp_launch_set_if(const tp_dev &d, cudaGraphConditionalHandle handle, cudaStream_t s)
+template <int S, int LAUNCH> static cudaError_t allow_shared_as(size_t bytes)
 {
-    tp_set_if_kernel<<<1, 1, 0, s>>>(d, handle);
+    if constexpr (LAUNCH == TP_LAUNCH_BLOCK)
+        return cudaFuncSetAttribute(tp_block_stage_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    else
+        return cudaSuccess;
+}
+
+cudaError_t tp_block_stages_allow_shared(size_t bytes)
+{
+#define TP_ALLOW_CASE(NAME, name, runs, launch)                                                                        \
+    if (cudaError_t err = allow_shared_as<TP_STEP_##NAME, launch>(bytes)) return err;
+    TP_STEP_STAGES(TP_ALLOW_CASE)
+#undef TP_ALLOW_CASE
+    return cudaSuccess;
+}
+
+cudaError_t tp_launch_busy_list(const tp_dev &d, cudaGraphConditionalHandle handle, cudaStream_t s)
+{
+    tp_busy_list_kernel<<<1, TP_LIST_THREADS, 0, s>>>(d, handle);
     return cudaGetLastError();
 }
 
