@@ -9,12 +9,15 @@
  *
  * Every error reads "SOURCE:LINE:COL: PATH: REASON". jansson gives positions of
  * syntax errors; for the others the loader keeps the JSON path it is reading
- * and asks tp_json_locate (scene_positions.c) where that path sits in the text. */
+ * and asks tp_json_locate (scene_positions.c) where that path sits in the text.
+ * The reading helpers (paths, errors, values, field tables) are scene_read.c;
+ * the joints of version 2 are scene_joints.c. */
 #include "articulation_host.h"
 #include "error.h"
 #include "hint.h"
 #include "model.h"
 #include "scene_positions.h"
+#include "scene_read.h"
 #include "torpor.h"
 
 #include <jansson.h>
@@ -29,244 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The deepest path the format has is 4 steps (events[i].worlds[j]); room to spare. */
-#define SCENE_MAX_DEPTH 8
-
-typedef struct scene {
-    const char *text;   /* the document, to locate errors */
-    const char *source; /* file name or the caller's label */
-    tp_json_step path[SCENE_MAX_DEPTH];
-    int depth;
-    tp_status status;   /* of the first failure */
-    tp_builder *builder;
-    tp_body_def *bodies; /* [body_count] bodies added so far (names not kept), for event checks */
-    int *elements;      /* [body_count] index of the JSON `bodies` element that made each body */
-    int body_count, body_capacity;
-    json_t *names;      /* body name -> body index */
-    int *worlds;        /* scratch for one event's world list */
-} scene;
-
-/* ---------------------------------------------------------------- paths and errors */
-
-static void push_key(scene *sc, const char *key)
-{
-    assert(sc->depth < SCENE_MAX_DEPTH);
-    sc->path[sc->depth].key = key;
-    sc->path[sc->depth].index = -1;
-    sc->depth++;
-}
-
-static void push_index(scene *sc, int index)
-{
-    assert(sc->depth < SCENE_MAX_DEPTH);
-    sc->path[sc->depth].key = NULL;
-    sc->path[sc->depth].index = index;
-    sc->depth++;
-}
-
-/* Pop one step and pass `ok` through, so a reader can end with `return pop(sc, ok)`. */
-static int pop(scene *sc, int ok)
-{
-    sc->depth--;
-    return ok;
-}
-
-static void render_path(const scene *sc, char *out, size_t len)
-{
-    size_t at = 0;
-    out[0] = '\0';
-    for (int i = 0; i < sc->depth && at < len; ++i) {
-        const tp_json_step *s = &sc->path[i];
-        int n = s->key ? snprintf(out + at, len - at, "%s%s", i ? "." : "", s->key)
-                       : snprintf(out + at, len - at, "[%d]", s->index);
-        if (n < 0) break;
-        at += (size_t)n;
-    }
-}
-
-/* Fail with `status` at the current path: at the value, or at its key when
- * `at_key` is set; the file, place, field and reason go to the error record
- * in parts (tp_last_error_info). Returns 0. */
-static int fail_status(scene *sc, tp_status status, int at_key, const char *reason)
-{
-    char path[256];
-    render_path(sc, path, sizeof path);
-    int line, col;
-    tp_json_locate(sc->text, sc->path, sc->depth, at_key, &line, &col);
-    sc->status = tp_fail_at(status, sc->source, line, col, path, reason);
-    return 0;
-}
-
-/* Fail with TP_ERR_PARSE; returns 0 so readers can `return fail(...)`. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 3, 4)))
-#endif
-static int fail(scene *sc, int at_key, const char *fmt, ...)
-{
-    char reason[768];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(reason, sizeof reason, fmt, args);
-    va_end(args);
-    return fail_status(sc, TP_ERR_PARSE, at_key, reason);
-}
-
-static int fail_oom(scene *sc)
-{
-    sc->status = tp_fail(TP_ERR_OUT_OF_MEMORY, "%s: out of memory while loading the scene", sc->source);
-    return 0;
-}
-
-/* A builder call failed after the loader's own checks passed (a capacity, or
- * memory): report its message at the current path, keeping an out-of-memory status. */
-static int fail_builder(scene *sc, tp_status status)
-{
-    char message[512];
-    snprintf(message, sizeof message, "%s", tp_last_error());
-    return fail_status(sc, status == TP_ERR_OUT_OF_MEMORY ? status : TP_ERR_PARSE, 0, message);
-}
-
-/* Report a failed tp_*_def_check: `field` ("size[1]", "solver.iterations") is
- * relative to the current path. For generated bodies `pos_as` names the key
- * that positions come from ("base"), and `body` the generated body. */
-static int fail_check(scene *sc, const char *field, const char *reason, const char *pos_as, const char *body)
-{
-    char keys[SCENE_MAX_DEPTH][64];
-    int nk = 0;
-    int renamed = 0;
-    for (const char *p = field; *p && sc->depth < SCENE_MAX_DEPTH;) {
-        if (*p == '.') {
-            p++;
-        } else if (*p == '[') {
-            char *end;
-            push_index(sc, (int)strtol(p + 1, &end, 10));
-            p = *end == ']' ? end + 1 : end;
-        } else {
-            size_t len = strcspn(p, ".[");
-            snprintf(keys[nk], sizeof keys[nk], "%.*s", (int)len, p);
-            if (nk == 0 && pos_as && strcmp(keys[0], "pos") == 0) {
-                snprintf(keys[0], sizeof keys[0], "%s", pos_as);
-                renamed = 1;
-            }
-            push_key(sc, keys[nk++]);
-            p += len;
-        }
-    }
-    if (renamed) return fail(sc, 0, "generated body \"%s\": %s", body, reason);
-    return fail(sc, 0, "%s", reason);
-}
-
-/* ---------------------------------------------------------------- names and hints */
-
-static int find_name(const char *word, const char *const *names, int count)
-{
-    for (int i = 0; i < count; ++i)
-        if (strcmp(word, names[i]) == 0) return i;
-    return -1;
-}
-
-/* ---------------------------------------------------------------- values */
-
-static const char *json_kind(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT: return "object";
-    case JSON_ARRAY: return "array";
-    case JSON_STRING: return "string";
-    case JSON_INTEGER:
-    case JSON_REAL: return "number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "boolean";
-    case JSON_NULL: return "null";
-    }
-    return "value";
-}
-
-/* The converters below read the value at the current path. */
-
-static int as_float(scene *sc, const json_t *v, float *out)
-{
-    if (!json_is_number(v)) return fail(sc, 0, "must be a number, got %s", json_kind(v));
-    double d = json_number_value(v); /* finite: jansson refuses what overflows a double */
-    if (fabs(d) > FLT_MAX) return fail(sc, 0, "out of float range (magnitude up to %g), got %g", FLT_MAX, d);
-    *out = (float)d;
-    return 1;
-}
-
-static int as_double(scene *sc, const json_t *v, double *out)
-{
-    if (!json_is_number(v)) return fail(sc, 0, "must be a number, got %s", json_kind(v));
-    *out = json_number_value(v);
-    return 1;
-}
-
-static int as_integer(scene *sc, const json_t *v, json_int_t *out)
-{
-    if (json_is_real(v)) {
-        /* 4.0 is the integer 4 (JSON writers often print whole numbers so);
-         * 4.5, and values past +-2^53 where a double skips integers, are not. */
-        double d = json_real_value(v);
-        if (!(d == floor(d) && fabs(d) <= 9007199254740992.0))
-            return fail(sc, 0, "must be an integer, got %.17g", d);
-        *out = (json_int_t)d;
-        return 1;
-    }
-    if (!json_is_integer(v)) return fail(sc, 0, "must be an integer, got %s", json_kind(v));
-    *out = json_integer_value(v);
-    return 1;
-}
-
-static int as_int(scene *sc, const json_t *v, int *out)
-{
-    json_int_t i = 0;
-    if (!as_integer(sc, v, &i)) return 0;
-    if (i < INT_MIN || i > INT_MAX) return fail(sc, 0, "out of range for an int, got %lld", (long long)i);
-    *out = (int)i;
-    return 1;
-}
-
-static int as_bool(scene *sc, const json_t *v, int *out)
-{
-    if (!json_is_boolean(v)) return fail(sc, 0, "must be true or false, got %s", json_kind(v));
-    *out = json_is_true(v);
-    return 1;
-}
-
-static int as_string(scene *sc, const json_t *v, const char **out)
-{
-    if (!json_is_string(v)) return fail(sc, 0, "must be a string, got %s", json_kind(v));
-    *out = json_string_value(v);
-    return 1;
-}
-
-/* A fixed-length array of numbers. */
-static int as_vec(scene *sc, const json_t *v, int n, float *out)
-{
-    if (!json_is_array(v)) return fail(sc, 0, "must be an array of %d numbers, got %s", n, json_kind(v));
-    if ((int)json_array_size(v) != n)
-        return fail(sc, 0, "must have %d elements, got %d", n, (int)json_array_size(v));
-    for (int i = 0; i < n; ++i) {
-        push_index(sc, i);
-        if (!pop(sc, as_float(sc, json_array_get(v, i), &out[i]))) return 0;
-    }
-    return 1;
-}
-
-/* A string naming one of `count` values; `what` names the kind in messages. */
-static int as_enum(scene *sc, const json_t *v, const char *const *names, int count, const char *what, int *out)
-{
-    const char *s = NULL;
-    if (!as_string(sc, v, &s)) return 0;
-    int i = find_name(s, names, count);
-    if (i < 0) {
-        char h[512];
-        tp_hint_text(s, names, count, h, sizeof h);
-        return fail(sc, 0, "unknown %s \"%s\"%s", what, s, h);
-    }
-    *out = i;
-    return 1;
-}
 
 /* ---------------------------------------------------------------- field tables */
 
@@ -286,26 +51,6 @@ _Static_assert(sizeof(tp_shape_type) == sizeof(int) && sizeof(tp_solver_mode) ==
                    sizeof(tp_sleep_policy) == sizeof(int) && sizeof(tp_angular_measure) == sizeof(int),
                "enums must be int-sized");
 
-typedef enum value_kind {
-    V_FLOAT, V_DOUBLE, V_INT, V_BOOL, V_VEC2, V_VEC3, V_VEC4, V_ENUM,
-    V_OTHER /* a valid key that the caller reads itself */
-} value_kind;
-
-/* One key of a JSON object: its kind and where it goes in the definition struct. */
-typedef struct field {
-    const char *key;
-    value_kind kind;
-    size_t offset;
-    const char *const *names; /* V_ENUM */
-    int name_count;
-    const char *what;         /* V_ENUM: name of the kind in messages */
-} field;
-
-#define FIELD(key, kind, type, member) {key, kind, offsetof(type, member), NULL, 0, NULL}
-#define ENUM_FIELD(key, type, member, names, what) \
-    {key, V_ENUM, offsetof(type, member), names, (int)(sizeof names / sizeof names[0]), what}
-#define OTHER(key) {key, V_OTHER, 0, NULL, 0, NULL}
-#define COUNT(table) ((int)(sizeof table / sizeof table[0]))
 
 static const field model_fields[] = {
     OTHER("format"), OTHER("version"), OTHER("name"),
@@ -358,82 +103,6 @@ static const field event_fields[] = {
     FIELD("quat", V_VEC4, tp_event_def, quat), FIELD("duration", V_DOUBLE, tp_event_def, duration),
     OTHER("worlds")};
 
-/* Every key of `obj` must be one of `fields`; the first that is not is reported at the key. */
-static int check_keys(scene *sc, const json_t *obj, const field *fields, int count)
-{
-    const char *names[32];
-    assert(count <= 32);
-    for (int i = 0; i < count; ++i) names[i] = fields[i].key;
-    const char *key;
-    json_t *value;
-    json_object_foreach((json_t *)obj, key, value) {
-        if (find_name(key, names, count) < 0) {
-            char h[512];
-            tp_hint_text(key, names, count, h, sizeof h);
-            push_key(sc, key);
-            return pop(sc, fail(sc, 1, "unknown key%s", h));
-        }
-    }
-    return 1;
-}
-
-static int read_value(scene *sc, const json_t *v, const field *f, char *out)
-{
-    switch (f->kind) {
-    case V_FLOAT: return as_float(sc, v, (float *)out);
-    case V_DOUBLE: return as_double(sc, v, (double *)out);
-    case V_INT: return as_int(sc, v, (int *)out);
-    case V_BOOL: return as_bool(sc, v, (int *)out);
-    case V_VEC2: return as_vec(sc, v, 2, (float *)out);
-    case V_VEC3: return as_vec(sc, v, 3, (float *)out);
-    case V_VEC4: return as_vec(sc, v, 4, (float *)out);
-    case V_ENUM: return as_enum(sc, v, f->names, f->name_count, f->what, (int *)out);
-    case V_OTHER: return 1;
-    }
-    return 1;
-}
-
-/* Check the keys of `obj` and read every field present into the struct at `def`;
- * absent fields keep their defaults. */
-static int read_fields(scene *sc, const json_t *obj, const field *fields, int count, void *def)
-{
-    if (!check_keys(sc, obj, fields, count)) return 0;
-    for (int i = 0; i < count; ++i) {
-        const json_t *v = json_object_get(obj, fields[i].key);
-        if (!v) continue;
-        push_key(sc, fields[i].key);
-        if (!pop(sc, read_value(sc, v, &fields[i], (char *)def + fields[i].offset))) return 0;
-    }
-    return 1;
-}
-
-/* Read the object `key` of `parent`, if present, with read_fields. */
-static int read_section(scene *sc, const json_t *parent, const char *key, const field *fields, int count, void *def)
-{
-    const json_t *obj = json_object_get(parent, key);
-    if (!obj) return 1;
-    push_key(sc, key);
-    if (!json_is_object(obj)) return pop(sc, fail(sc, 0, "must be an object, got %s", json_kind(obj)));
-    return pop(sc, read_fields(sc, obj, fields, count, def));
-}
-
-/* Read an optional key of `obj` with a converter taking (scene, value, out);
- * on failure the enclosing reader returns 0. */
-#define READ_KEY(sc, obj, key, conv, out)                                                  \
-    do {                                                                                   \
-        const json_t *v_ = json_object_get((obj), (key));                                  \
-        if (v_) {                                                                          \
-            push_key((sc), (key));                                                         \
-            if (!pop((sc), conv((sc), v_, (out)))) return 0;                               \
-        }                                                                                  \
-    } while (0)
-
-static int fail_missing(scene *sc, const char *key)
-{
-    push_key(sc, key);
-    return pop(sc, fail(sc, 0, "required key is missing"));
-}
-
 /* ---------------------------------------------------------------- model settings */
 
 static int read_header(scene *sc, const json_t *root)
@@ -441,22 +110,22 @@ static int read_header(scene *sc, const json_t *root)
     const json_t *v = json_object_get(root, "format");
     if (v) {
         const char *s = NULL;
-        push_key(sc, "format");
-        if (!as_string(sc, v, &s)) return pop(sc, 0);
+        scene_push_key(sc, "format");
+        if (!scene_as_string(sc, v, &s)) return scene_pop(sc, 0);
         if (strcmp(s, "torpor-scene") != 0)
-            return pop(sc, fail(sc, 0, "must be \"torpor-scene\", got \"%s\"", s));
-        pop(sc, 1);
+            return scene_pop(sc, scene_fail(sc, 0, "must be \"torpor-scene\", got \"%s\"", s));
+        scene_pop(sc, 1);
     }
     v = json_object_get(root, "version");
     if (v) {
         json_int_t version = 0;
-        push_key(sc, "version");
-        if (!as_integer(sc, v, &version)) return pop(sc, 0);
+        scene_push_key(sc, "version");
+        if (!scene_as_integer(sc, v, &version)) return scene_pop(sc, 0);
         if (version > 2)
-            return pop(sc, fail(sc, 0, "this torpor reads versions 1 and 2, got %lld; upgrade torpor",
+            return scene_pop(sc, scene_fail(sc, 0, "this torpor reads versions 1 and 2, got %lld; upgrade torpor",
                                 (long long)version));
-        if (version < 1) return pop(sc, fail(sc, 0, "must be 1 or 2, got %lld", (long long)version));
-        pop(sc, 1);
+        if (version < 1) return scene_pop(sc, scene_fail(sc, 0, "must be 1 or 2, got %lld", (long long)version));
+        scene_pop(sc, 1);
     }
     return 1;
 }
@@ -464,8 +133,8 @@ static int read_header(scene *sc, const json_t *root)
 static int read_seed(scene *sc, const json_t *v, uint64_t *out)
 {
     json_int_t seed = 0;
-    if (!as_integer(sc, v, &seed)) return 0;
-    if (seed < 0) return fail(sc, 0, "must be an integer >= 0, got %lld", (long long)seed);
+    if (!scene_as_integer(sc, v, &seed)) return 0;
+    if (seed < 0) return scene_fail(sc, 0, "must be an integer >= 0, got %lld", (long long)seed);
     *out = (uint64_t)seed;
     return 1;
 }
@@ -473,22 +142,22 @@ static int read_seed(scene *sc, const json_t *v, uint64_t *out)
 static int read_model_def(scene *sc, const json_t *root, tp_model_def *def)
 {
     *def = tp_default_model_def();
-    if (!read_fields(sc, root, model_fields, COUNT(model_fields), def)) return 0;
+    if (!scene_read_fields(sc, root, model_fields, COUNT(model_fields), def)) return 0;
     if (!read_header(sc, root)) return 0;
-    READ_KEY(sc, root, "name", as_string, &def->name);
-    if (!read_section(sc, root, "solver", solver_fields, COUNT(solver_fields), &def->solver)) return 0;
-    if (!read_section(sc, root, "sleep", sleep_fields, COUNT(sleep_fields), &def->sleep)) return 0;
-    if (!read_section(sc, root, "randomize", randomize_fields, COUNT(randomize_fields), &def->randomize)) return 0;
+    READ_KEY(sc, root, "name", scene_as_string, &def->name);
+    if (!scene_read_section(sc, root, "solver", solver_fields, COUNT(solver_fields), &def->solver)) return 0;
+    if (!scene_read_section(sc, root, "sleep", sleep_fields, COUNT(sleep_fields), &def->sleep)) return 0;
+    if (!scene_read_section(sc, root, "randomize", randomize_fields, COUNT(randomize_fields), &def->randomize)) return 0;
     const json_t *randomize = json_object_get(root, "randomize");
     if (randomize) {
-        push_key(sc, "randomize");
+        scene_push_key(sc, "randomize");
         READ_KEY(sc, randomize, "seed", read_seed, &def->randomize.seed);
         def->randomize.has_friction_range = json_object_get(randomize, "friction_range") != NULL;
-        pop(sc, 1);
+        scene_pop(sc, 1);
     }
     char field[64], reason[256];
     if (!tp_model_def_check(def, field, sizeof field, reason, sizeof reason))
-        return fail_check(sc, field, reason, NULL, NULL);
+        return scene_fail_check(sc, field, reason, NULL, NULL);
     return 1;
 }
 
@@ -498,22 +167,22 @@ static int read_model_def(scene *sc, const json_t *root, tp_model_def *def)
 static int read_body_common(scene *sc, const json_t *obj, const field *fields, int count, tp_body_def *def)
 {
     *def = tp_default_body_def();
-    if (!read_fields(sc, obj, fields, count, def)) return 0;
+    if (!scene_read_fields(sc, obj, fields, count, def)) return 0;
     int is_static = 0, is_kinematic = 0;
-    READ_KEY(sc, obj, "static", as_bool, &is_static);
-    READ_KEY(sc, obj, "kinematic", as_bool, &is_kinematic);
+    READ_KEY(sc, obj, "static", scene_as_bool, &is_static);
+    READ_KEY(sc, obj, "kinematic", scene_as_bool, &is_kinematic);
     if (is_static && is_kinematic) {
-        push_key(sc, "kinematic");
-        return pop(sc, fail(sc, 1, "a body cannot be both \"static\" and \"kinematic\""));
+        scene_push_key(sc, "kinematic");
+        return scene_pop(sc, scene_fail(sc, 1, "a body cannot be both \"static\" and \"kinematic\""));
     }
     def->type = is_static ? TP_BODY_STATIC : is_kinematic ? TP_BODY_KINEMATIC : TP_BODY_DYNAMIC;
     if (json_object_get(obj, "mass")) {
-        push_key(sc, "mass");
+        scene_push_key(sc, "mass");
         if (json_object_get(obj, "density"))
-            return pop(sc, fail(sc, 1, "give either \"density\" or \"mass\", not both"));
+            return scene_pop(sc, scene_fail(sc, 1, "give either \"density\" or \"mass\", not both"));
         /* model.c lets mass 0 mean "use density"; a scene that writes a mass means it. */
-        if (!(def->mass > 0.0f)) return pop(sc, fail(sc, 0, "must be > 0 kg, got %g", (double)def->mass));
-        pop(sc, 1);
+        if (!(def->mass > 0.0f)) return scene_pop(sc, scene_fail(sc, 0, "must be > 0 kg, got %g", (double)def->mass));
+        scene_pop(sc, 1);
     }
     return 1;
 }
@@ -539,17 +208,17 @@ static int add_body(scene *sc, tp_body_def *def, const char *name, int element, 
     snprintf(auto_name, sizeof auto_name, "body%d", sc->body_count);
     def->name = name ? name : auto_name;
     if (!tp_body_def_check(def, field, sizeof field, reason, sizeof reason))
-        return fail_check(sc, field, reason, pos_as, def->name);
+        return scene_fail_check(sc, field, reason, pos_as, def->name);
     const json_t *other = json_object_get(sc->names, def->name);
     if (other) {
-        push_key(sc, "name");
-        return pop(sc, fail(sc, 0, "duplicate body name \"%s\"; bodies[%d] already has it", def->name,
+        scene_push_key(sc, "name");
+        return scene_pop(sc, scene_fail(sc, 0, "duplicate body name \"%s\"; bodies[%d] already has it", def->name,
                             sc->elements[json_integer_value(other)]));
     }
-    if (sc->body_count == sc->body_capacity && !grow_bodies(sc)) return fail_oom(sc);
-    if (json_object_set_new(sc->names, def->name, json_integer(sc->body_count)) != 0) return fail_oom(sc);
+    if (sc->body_count == sc->body_capacity && !grow_bodies(sc)) return scene_fail_oom(sc);
+    if (json_object_set_new(sc->names, def->name, json_integer(sc->body_count)) != 0) return scene_fail_oom(sc);
     tp_status status = tp_builder_add_body(sc->builder, def, NULL);
-    if (status != TP_OK) return fail_builder(sc, status);
+    if (status != TP_OK) return scene_fail_builder(sc, status);
     sc->bodies[sc->body_count] = *def;
     sc->bodies[sc->body_count].name = NULL; /* points at a buffer that does not outlive this call */
     sc->elements[sc->body_count] = element;
@@ -557,10 +226,10 @@ static int add_body(scene *sc, tp_body_def *def, const char *name, int element, 
     return 1;
 }
 
-static int as_name(scene *sc, const json_t *v, const char **out)
+int scene_as_name(scene *sc, const json_t *v, const char **out)
 {
-    if (!as_string(sc, v, out)) return 0;
-    if ((*out)[0] == '\0') return fail(sc, 0, "must not be empty");
+    if (!scene_as_string(sc, v, out)) return 0;
+    if ((*out)[0] == '\0') return scene_fail(sc, 0, "must not be empty");
     return 1;
 }
 
@@ -569,19 +238,19 @@ static int read_plain_body(scene *sc, const json_t *obj, int element)
     tp_body_def def;
     if (!read_body_common(sc, obj, body_fields, COUNT(body_fields), &def)) return 0;
     const char *name = NULL;
-    READ_KEY(sc, obj, "name", as_name, &name);
+    READ_KEY(sc, obj, "name", scene_as_name, &name);
     return add_body(sc, &def, name, element, NULL);
 }
 
-static int as_vec3(scene *sc, const json_t *v, float *out) { return as_vec(sc, v, 3, out); }
+static int as_vec3(scene *sc, const json_t *v, float *out) { return scene_as_vec(sc, v, 3, out); }
 
 /* A generator's body count: an integer in [1, TP_MAX_BODIES_PER_WORLD], so
  * that a grid's product nx ny nz (at most 2^45) cannot overflow. */
 static int as_count(scene *sc, const json_t *v, int *out)
 {
-    if (!as_int(sc, v, out)) return 0;
+    if (!scene_as_int(sc, v, out)) return 0;
     if (*out < 1 || *out > TP_MAX_BODIES_PER_WORLD)
-        return fail(sc, 0, "must be in [1, %d] (a world holds at most %d bodies), got %d", TP_MAX_BODIES_PER_WORLD,
+        return scene_fail(sc, 0, "must be in [1, %d] (a world holds at most %d bodies), got %d", TP_MAX_BODIES_PER_WORLD,
                     TP_MAX_BODIES_PER_WORLD, *out);
     return 1;
 }
@@ -589,11 +258,11 @@ static int as_count(scene *sc, const json_t *v, int *out)
 /* A grid's counts [nx, ny, nz]. */
 static int as_counts(scene *sc, const json_t *v, int *out)
 {
-    if (!json_is_array(v)) return fail(sc, 0, "must be an array of 3 integers, got %s", json_kind(v));
-    if (json_array_size(v) != 3) return fail(sc, 0, "must have 3 elements, got %d", (int)json_array_size(v));
+    if (!json_is_array(v)) return scene_fail(sc, 0, "must be an array of 3 integers, got %s", scene_json_kind(v));
+    if (json_array_size(v) != 3) return scene_fail(sc, 0, "must have 3 elements, got %d", (int)json_array_size(v));
     for (int i = 0; i < 3; ++i) {
-        push_index(sc, i);
-        if (!pop(sc, as_count(sc, json_array_get(v, i), &out[i]))) return 0;
+        scene_push_index(sc, i);
+        if (!scene_pop(sc, as_count(sc, json_array_get(v, i), &out[i]))) return 0;
     }
     return 1;
 }
@@ -609,7 +278,7 @@ static int add_generated(scene *sc, const tp_body_def *common, const char *prefi
     char *name = NULL;
     if (prefix) {
         name = malloc(strlen(prefix) + 16);
-        if (!name) return fail_oom(sc);
+        if (!name) return scene_fail_oom(sc);
     }
     int ok = 1;
     for (int iz = 0, i = 0; ok && iz < counts[2]; ++iz)
@@ -628,15 +297,15 @@ static int add_generated(scene *sc, const tp_body_def *common, const char *prefi
 static int read_generator(scene *sc, const json_t *obj, int element)
 {
     int kind = 0;
-    push_key(sc, "generate");
-    if (!pop(sc, as_enum(sc, json_object_get(obj, "generate"), generator_names, COUNT(generator_names),
+    scene_push_key(sc, "generate");
+    if (!scene_pop(sc, scene_as_enum(sc, json_object_get(obj, "generate"), generator_names, COUNT(generator_names),
                          "generator", &kind)))
         return 0;
     int grid = kind == 1;
     const char *step_key = grid ? "spacing" : "step";
     if (json_object_get(obj, "pos")) {
-        push_key(sc, "pos");
-        return pop(sc, fail(sc, 1, "a generator places its bodies by \"base\" and \"%s\"; it takes no \"pos\"",
+        scene_push_key(sc, "pos");
+        return scene_pop(sc, scene_fail(sc, 1, "a generator places its bodies by \"base\" and \"%s\"; it takes no \"pos\"",
                             step_key));
     }
     tp_body_def def;
@@ -646,17 +315,17 @@ static int read_generator(scene *sc, const json_t *obj, int element)
     const char *prefix = NULL;
     float base[3] = {0.0f, 0.0f, 0.0f}, step[3] = {0.0f, 0.0f, 0.0f};
     int counts[3] = {1, 1, 1};
-    READ_KEY(sc, obj, "name", as_string, &prefix);
+    READ_KEY(sc, obj, "name", scene_as_string, &prefix);
     READ_KEY(sc, obj, "base", as_vec3, base);
-    if (!json_object_get(obj, "count")) return fail_missing(sc, "count");
+    if (!json_object_get(obj, "count")) return scene_fail_missing(sc, "count");
     if (grid) READ_KEY(sc, obj, "count", as_counts, counts);
     else READ_KEY(sc, obj, "count", as_count, &counts[0]);
-    if (!json_object_get(obj, step_key)) return fail_missing(sc, step_key);
+    if (!json_object_get(obj, step_key)) return scene_fail_missing(sc, step_key);
     READ_KEY(sc, obj, step_key, as_vec3, step);
     long long total = (long long)counts[0] * counts[1] * counts[2]; /* <= 2^45: each count is <= 2^15 */
     if (total + sc->body_count > TP_MAX_BODIES_PER_WORLD) {
-        push_key(sc, "count");
-        return pop(sc, fail(sc, 0, "makes %lld bodies after %d others; a world holds at most %d", total,
+        scene_push_key(sc, "count");
+        return scene_pop(sc, scene_fail(sc, 0, "makes %lld bodies after %d others; a world holds at most %d", total,
                             sc->body_count, TP_MAX_BODIES_PER_WORLD));
     }
     return add_generated(sc, &def, prefix, grid, counts, base, step, element);
@@ -665,20 +334,20 @@ static int read_generator(scene *sc, const json_t *obj, int element)
 static int read_bodies(scene *sc, const json_t *root)
 {
     const json_t *bodies = json_object_get(root, "bodies");
-    if (!bodies) return fail_missing(sc, "bodies");
-    push_key(sc, "bodies");
-    if (!json_is_array(bodies)) return pop(sc, fail(sc, 0, "must be an array of bodies, got %s", json_kind(bodies)));
-    if (json_array_size(bodies) == 0) return pop(sc, fail(sc, 0, "must hold at least one body"));
+    if (!bodies) return scene_fail_missing(sc, "bodies");
+    scene_push_key(sc, "bodies");
+    if (!json_is_array(bodies)) return scene_pop(sc, scene_fail(sc, 0, "must be an array of bodies, got %s", scene_json_kind(bodies)));
+    if (json_array_size(bodies) == 0) return scene_pop(sc, scene_fail(sc, 0, "must hold at least one body"));
     for (int i = 0; i < (int)json_array_size(bodies); ++i) {
         const json_t *obj = json_array_get(bodies, i);
-        push_index(sc, i);
+        scene_push_index(sc, i);
         int ok;
-        if (!json_is_object(obj)) ok = fail(sc, 0, "must be an object (a body or a generator), got %s", json_kind(obj));
+        if (!json_is_object(obj)) ok = scene_fail(sc, 0, "must be an object (a body or a generator), got %s", scene_json_kind(obj));
         else if (json_object_get(obj, "generate")) ok = read_generator(sc, obj, i);
         else ok = read_plain_body(sc, obj, i);
-        if (!pop(sc, ok)) return pop(sc, 0);
+        if (!scene_pop(sc, ok)) return scene_pop(sc, 0);
     }
-    return pop(sc, 1);
+    return scene_pop(sc, 1);
 }
 
 /* ---------------------------------------------------------------- events */
@@ -714,22 +383,22 @@ static int check_action_keys(scene *sc, const json_t *obj, tp_event_action actio
         int present = json_object_get(obj, rules[i].key) != NULL;
         int takes = (keys & rules[i].takes) != 0, needs = (keys & rules[i].needs) != 0;
         if (present && !takes) {
-            push_key(sc, rules[i].key);
-            return pop(sc, fail(sc, 1, "action \"%s\" takes no \"%s\"", name, rules[i].key));
+            scene_push_key(sc, rules[i].key);
+            return scene_pop(sc, scene_fail(sc, 1, "action \"%s\" takes no \"%s\"", name, rules[i].key));
         }
         if (!present && needs) {
-            push_key(sc, rules[i].key);
-            return pop(sc, fail(sc, 0, "required by action \"%s\"", name));
+            scene_push_key(sc, rules[i].key);
+            return scene_pop(sc, scene_fail(sc, 0, "required by action \"%s\"", name));
         }
     }
     return 1;
 }
 
 /* A body named by the scene; an unknown name gets the nearest one as a hint. */
-static int as_body(scene *sc, const json_t *v, int *out)
+int scene_as_body(scene *sc, const json_t *v, int *out)
 {
     const char *name = NULL;
-    if (!as_string(sc, v, &name)) return 0;
+    if (!scene_as_string(sc, v, &name)) return 0;
     const json_t *index = json_object_get(sc->names, name);
     if (index) {
         *out = (int)json_integer_value(index);
@@ -739,8 +408,8 @@ static int as_body(scene *sc, const json_t *v, int *out)
     const char *key;
     json_t *value;
     json_object_foreach(sc->names, key, value) tp_hint_consider(&h, key);
-    if (h.best) return fail(sc, 0, "unknown body \"%s\"; did you mean \"%s\"?", name, h.best);
-    return fail(sc, 0, "unknown body \"%s\"; no body of the scene has that name", name);
+    if (h.best) return scene_fail(sc, 0, "unknown body \"%s\"; did you mean \"%s\"?", name, h.best);
+    return scene_fail(sc, 0, "unknown body \"%s\"; no body of the scene has that name", name);
 }
 
 /* "all" (every world) or a non-empty array of world indices. */
@@ -748,16 +417,16 @@ static int as_worlds(scene *sc, const json_t *v, tp_event_def *ev)
 {
     if (json_is_string(v) && strcmp(json_string_value(v), "all") == 0) return 1;
     if (json_is_string(v))
-        return fail(sc, 0, "must be \"all\" or an array of world indices, got \"%s\"", json_string_value(v));
-    if (!json_is_array(v)) return fail(sc, 0, "must be \"all\" or an array of world indices, got %s", json_kind(v));
+        return scene_fail(sc, 0, "must be \"all\" or an array of world indices, got \"%s\"", json_string_value(v));
+    if (!json_is_array(v)) return scene_fail(sc, 0, "must be \"all\" or an array of world indices, got %s", scene_json_kind(v));
     int n = (int)json_array_size(v);
-    if (n == 0) return fail(sc, 0, "must list at least one world (or be \"all\")");
+    if (n == 0) return scene_fail(sc, 0, "must list at least one world (or be \"all\")");
     int *worlds = realloc(sc->worlds, (size_t)n * sizeof *worlds);
-    if (!worlds) return fail_oom(sc);
+    if (!worlds) return scene_fail_oom(sc);
     sc->worlds = worlds;
     for (int i = 0; i < n; ++i) {
-        push_index(sc, i);
-        if (!pop(sc, as_int(sc, json_array_get(v, i), &worlds[i]))) return 0;
+        scene_push_index(sc, i);
+        if (!scene_pop(sc, scene_as_int(sc, json_array_get(v, i), &worlds[i]))) return 0;
     }
     ev->worlds = worlds;
     ev->world_count = n;
@@ -766,25 +435,25 @@ static int as_worlds(scene *sc, const json_t *v, tp_event_def *ev)
 
 static int read_event(scene *sc, const json_t *obj)
 {
-    if (!json_is_object(obj)) return fail(sc, 0, "must be an object (an event), got %s", json_kind(obj));
+    if (!json_is_object(obj)) return scene_fail(sc, 0, "must be an object (an event), got %s", scene_json_kind(obj));
     tp_event_def ev = tp_default_event_def();
-    if (!read_fields(sc, obj, event_fields, COUNT(event_fields), &ev)) return 0;
-    if (!json_object_get(obj, "time")) return fail_missing(sc, "time");
-    if (!json_object_get(obj, "action")) return fail_missing(sc, "action");
+    if (!scene_read_fields(sc, obj, event_fields, COUNT(event_fields), &ev)) return 0;
+    if (!json_object_get(obj, "time")) return scene_fail_missing(sc, "time");
+    if (!json_object_get(obj, "action")) return scene_fail_missing(sc, "action");
     int action = 0;
-    push_key(sc, "action");
-    if (!pop(sc, as_enum(sc, json_object_get(obj, "action"), action_names, COUNT(action_names), "action", &action)))
+    scene_push_key(sc, "action");
+    if (!scene_pop(sc, scene_as_enum(sc, json_object_get(obj, "action"), action_names, COUNT(action_names), "action", &action)))
         return 0;
     ev.action = (tp_event_action)action;
     if (!check_action_keys(sc, obj, ev.action)) return 0;
     ev.has_quat = json_object_get(obj, "quat") != NULL;
-    READ_KEY(sc, obj, "body", as_body, &ev.body);
+    READ_KEY(sc, obj, "body", scene_as_body, &ev.body);
     READ_KEY(sc, obj, "worlds", as_worlds, &ev);
     char field[64], reason[256];
     if (!tp_event_def_check(&ev, sc->body_count, sc->bodies, field, sizeof field, reason, sizeof reason))
-        return fail_check(sc, field, reason, NULL, NULL);
+        return scene_fail_check(sc, field, reason, NULL, NULL);
     tp_status status = tp_builder_add_event(sc->builder, &ev);
-    if (status != TP_OK) return fail_builder(sc, status);
+    if (status != TP_OK) return scene_fail_builder(sc, status);
     return 1;
 }
 
@@ -792,114 +461,27 @@ static int read_events(scene *sc, const json_t *root)
 {
     const json_t *events = json_object_get(root, "events");
     if (!events) return 1;
-    push_key(sc, "events");
-    if (!json_is_array(events)) return pop(sc, fail(sc, 0, "must be an array of events, got %s", json_kind(events)));
+    scene_push_key(sc, "events");
+    if (!json_is_array(events)) return scene_pop(sc, scene_fail(sc, 0, "must be an array of events, got %s", scene_json_kind(events)));
     for (int i = 0; i < (int)json_array_size(events); ++i) {
-        push_index(sc, i);
-        if (!pop(sc, read_event(sc, json_array_get(events, i)))) return pop(sc, 0);
+        scene_push_index(sc, i);
+        if (!scene_pop(sc, read_event(sc, json_array_get(events, i)))) return scene_pop(sc, 0);
     }
-    return pop(sc, 1);
-}
-
-/* ---------------------------------------------------------------- joints (version 2) */
-
-static const char *const joint_type_names[] = {"fixed", "revolute", "prismatic", "ball", "free"};
-static const char *const drive_names[] = {"none", "position", "velocity"};
-_Static_assert(sizeof(tp_joint_type) == sizeof(int) && sizeof(tp_drive_mode) == sizeof(int), "enums must be int-sized");
-
-static const field joint_fields[] = {
-    OTHER("name"), ENUM_FIELD("type", tp_joint_def, type, joint_type_names, "joint type"),
-    OTHER("parent"), OTHER("child"),
-    FIELD("axis", V_VEC3, tp_joint_def, axis), FIELD("anchor", V_VEC3, tp_joint_def, anchor),
-    FIELD("q0", V_FLOAT, tp_joint_def, q0), FIELD("qd0", V_FLOAT, tp_joint_def, qd0),
-    FIELD("limits", V_VEC2, tp_joint_def, lower), FIELD("damping", V_FLOAT, tp_joint_def, damping),
-    FIELD("friction", V_FLOAT, tp_joint_def, friction), FIELD("armature", V_FLOAT, tp_joint_def, armature),
-    FIELD("stiffness", V_FLOAT, tp_joint_def, stiffness), FIELD("rest", V_FLOAT, tp_joint_def, rest),
-    ENUM_FIELD("drive", tp_joint_def, drive, drive_names, "drive mode"),
-    FIELD("kp", V_FLOAT, tp_joint_def, kp), FIELD("kd", V_FLOAT, tp_joint_def, kd),
-    FIELD("max_effort", V_FLOAT, tp_joint_def, max_effort), FIELD("target_q", V_FLOAT, tp_joint_def, target_q),
-    FIELD("target_qd", V_FLOAT, tp_joint_def, target_qd)};
-
-/* "world" (-1) or the name of a body. */
-static int as_parent(scene *sc, const json_t *v, int *out)
-{
-    if (json_is_string(v) && strcmp(json_string_value(v), "world") == 0) {
-        *out = -1;
-        return 1;
-    }
-    return as_body(sc, v, out);
-}
-
-/* Map a joint check's field ("lower", "axis[1]") onto the key it came from. */
-static const char *joint_key_of(const char *field)
-{
-    if (strcmp(field, "lower") == 0 || strcmp(field, "upper") == 0) return "limits";
-    return field;
-}
-
-static int read_joint(scene *sc, const json_t *obj, tp_joint_def *def)
-{
-    if (!json_is_object(obj)) return fail(sc, 0, "must be an object (a joint), got %s", json_kind(obj));
-    *def = tp_default_joint_def();
-    if (!read_fields(sc, obj, joint_fields, COUNT(joint_fields), def)) return 0;
-    if (!json_object_get(obj, "child")) return fail_missing(sc, "child");
-    READ_KEY(sc, obj, "name", as_name, &def->name);
-    READ_KEY(sc, obj, "parent", as_parent, &def->parent);
-    READ_KEY(sc, obj, "child", as_body, &def->child);
-    def->has_limits = json_object_get(obj, "limits") != NULL;
-    char field[64], reason[256];
-    if (!tp_joint_def_check(def, sc->body_count, field, sizeof field, reason, sizeof reason))
-        return fail_check(sc, joint_key_of(field), reason, NULL, NULL);
-    tp_status status = tp_builder_add_joint(sc->builder, def, NULL);
-    if (status != TP_OK) return fail_builder(sc, status);
-    return 1;
-}
-
-/* The tree as a whole (loops, parents, one parent joint per link), reported at the joint at fault. */
-static int check_joint_tree(scene *sc, const tp_joint_def *defs, int n)
-{
-    char field[64], reason[256];
-    int bad = 0;
-    if (tp_joint_tree_check(defs, n, sc->bodies, sc->body_count, &bad, field, sizeof field, reason, sizeof reason))
-        return 1;
-    push_index(sc, bad);
-    return pop(sc, fail_check(sc, joint_key_of(field), reason, NULL, NULL));
-}
-
-static int read_joints(scene *sc, const json_t *root)
-{
-    const json_t *joints = json_object_get(root, "joints");
-    if (!joints) return 1;
-    push_key(sc, "joints");
-    const json_t *version = json_object_get(root, "version");
-    if (!version || json_integer_value(version) < 2)
-        return pop(sc, fail(sc, 1, "joints need \"version\": 2 (docs/scene-format.md)"));
-    if (!json_is_array(joints)) return pop(sc, fail(sc, 0, "must be an array of joints, got %s", json_kind(joints)));
-    int n = (int)json_array_size(joints);
-    tp_joint_def *defs = calloc((size_t)n + 1, sizeof *defs);
-    if (!defs) return pop(sc, fail_oom(sc));
-    int ok = 1;
-    for (int i = 0; i < n && ok; ++i) {
-        push_index(sc, i);
-        ok = pop(sc, read_joint(sc, json_array_get(joints, i), &defs[i]));
-    }
-    if (ok) ok = check_joint_tree(sc, defs, n);
-    free(defs);
-    return pop(sc, ok);
+    return scene_pop(sc, 1);
 }
 
 /* ---------------------------------------------------------------- loading */
 
 static int load_root(scene *sc, const json_t *root, tp_model **out)
 {
-    if (!json_is_object(root)) return fail(sc, 0, "a scene must be a JSON object, got %s", json_kind(root));
+    if (!json_is_object(root)) return scene_fail(sc, 0, "a scene must be a JSON object, got %s", scene_json_kind(root));
     tp_model_def def;
     if (!read_model_def(sc, root, &def)) return 0;
     tp_status status = tp_builder_create(&def, &sc->builder);
-    if (status != TP_OK) return fail_builder(sc, status);
-    if (!read_bodies(sc, root) || !read_joints(sc, root) || !read_events(sc, root)) return 0;
+    if (status != TP_OK) return scene_fail_builder(sc, status);
+    if (!read_bodies(sc, root) || !scene_read_joints(sc, root) || !read_events(sc, root)) return 0;
     status = tp_builder_finish(sc->builder, out);
-    if (status != TP_OK) return fail_builder(sc, status);
+    if (status != TP_OK) return scene_fail_builder(sc, status);
     return 1;
 }
 
@@ -920,7 +502,7 @@ static tp_status load_text(const char *text, size_t len, const char *source, tp_
     sc.source = source;
     sc.names = json_object();
     tp_model *model = NULL;
-    int ok = sc.names ? load_root(&sc, root, &model) : fail_oom(&sc);
+    int ok = sc.names ? load_root(&sc, root, &model) : scene_fail_oom(&sc);
     tp_builder_destroy(sc.builder);
     json_decref(sc.names);
     json_decref(root);

@@ -28,9 +28,9 @@ mkdir -p "$out"
 flags=(-g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -ffp-contract=off -I"$here/include" -I"$here/csrc" -I"$here/kernels" -I"$here/kernels/cuda" -I"$here/csrc/cli")
 jansson="$(pkg-config --cflags --libs jansson)"
-# The loader's sources only (no OpenMP, CUDA or cairo needed).
-"$cc" "${flags[@]}" "$here/tests/fuzz/fuzz_scene.c" "$here/csrc/scene.c" "$here/csrc/model.c" \
-  "$here/csrc/scene_positions.c" "$here/csrc/hint.c" "$here/csrc/error.c" $jansson -lm -o "$out/fuzz_scene"
+# The loader with the whole library beside it (the builder it fills is model.c,
+# the joints' checks articulation code).
+"$cc" "${flags[@]}" -fopenmp "$here/tests/fuzz/fuzz_scene.c" "$here"/csrc/*.c $jansson -lm -o "$out/fuzz_scene"
 # The trace reader with the whole library beside it (whatever of it trace.c calls).
 "$cc" "${flags[@]}" -fopenmp "$here/tests/fuzz/fuzz_trace.c" "$here/csrc/cli/trace.c" "$here"/csrc/*.c \
   $jansson -lm -o "$out/fuzz_trace"

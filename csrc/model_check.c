@@ -1,0 +1,256 @@
+/* model_check.c - the checks of a model's, a body's and an event's
+ * definition: every numeric range and bound of docs/scene-format.md, in one
+ * place. Each check names the offending field and why; the builder calls them
+ * (tp_builder_*), and the scene loader maps the field back onto the document. */
+#include "model.h"
+
+#include "shapes.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- validation */
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 6, 7)))
+#endif
+static int check_fail(char *field, size_t field_len, char *reason, size_t reason_len, const char *path,
+                      const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    snprintf(field, field_len, "%s", path);
+    vsnprintf(reason, reason_len, fmt, args);
+    va_end(args);
+    return 0;
+}
+/* CHECK_FAIL(path, "reason", ...) inside a *_check function. */
+#define CHECK_FAIL(path, ...) check_fail(field, field_len, reason, reason_len, path, __VA_ARGS__)
+
+static int vec_finite(const float *v, int n, const char *name, char *field, size_t field_len, char *reason,
+                      size_t reason_len)
+{
+    for (int i = 0; i < n; ++i) {
+        if (!isfinite(v[i])) {
+            char path[64];
+            snprintf(path, sizeof path, "%s[%d]", name, i);
+            return CHECK_FAIL(path, "must be a finite number, got %g", (double)v[i]);
+        }
+    }
+    return 1;
+}
+
+/* A [lo, hi] range: finite, lo <= hi, and lo > min (strict) or lo >= min. */
+static int range_check(const float r[2], float min, int strict, const char *name, char *field, size_t field_len,
+                       char *reason, size_t reason_len)
+{
+    for (int i = 0; i < 2; ++i)
+        if (!isfinite(r[i])) {
+            snprintf(field, field_len, "%s[%d]", name, i);
+            snprintf(reason, reason_len, "must be a finite number, got %g", (double)r[i]);
+            return 0;
+        }
+    if (strict ? !(r[0] > min) : !(r[0] >= min)) {
+        snprintf(field, field_len, "%s[0]", name);
+        snprintf(reason, reason_len, "must be %s %g, got %g", strict ? ">" : ">=", (double)min, (double)r[0]);
+        return 0;
+    }
+    if (!(r[0] <= r[1])) {
+        snprintf(field, field_len, "%s[1]", name);
+        snprintf(reason, reason_len, "must be >= %s[0] = %g, got %g", name, (double)r[0], (double)r[1]);
+        return 0;
+    }
+    return 1;
+}
+
+/* Mass scale: 0 < lo <= hi; friction range (when set): 0 <= lo <= hi. */
+static int randomize_ranges_check(const tp_randomize_def *r, char *field, size_t field_len, char *reason,
+                                  size_t reason_len)
+{
+    if (!range_check(r->mass_scale, 0.0f, 1, "randomize.mass_scale", field, field_len, reason, reason_len)) return 0;
+    for (int i = 0; i < 2; ++i) {
+        if (r->mass_scale[i] < TP_MIN_MASS_SCALE || r->mass_scale[i] > TP_MAX_MASS_SCALE) {
+            snprintf(field, field_len, "randomize.mass_scale[%d]", i);
+            snprintf(reason, reason_len, "must be within [%g, %g] (docs/scene-format.md, \"Bounds\"), got %g",
+                     (double)TP_MIN_MASS_SCALE, (double)TP_MAX_MASS_SCALE, (double)r->mass_scale[i]);
+            return 0;
+        }
+    }
+    if (r->has_friction_range &&
+        !range_check(r->friction_range, 0.0f, 0, "randomize.friction_range", field, field_len, reason, reason_len))
+        return 0;
+    return 1;
+}
+
+int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, char *reason, size_t reason_len)
+{
+    if (!vec_finite(def->gravity, 3, "gravity", field, field_len, reason, reason_len)) return 0;
+    for (int i = 0; i < 3; ++i) {
+        /* 004_ef93c51c0d8439b1.txt bounds gravity; we apply its range per axis. */
+        if (def->gravity[i] < -500.0f || def->gravity[i] > 500.0f) {
+            char path[32];
+            snprintf(path, sizeof path, "gravity[%d]", i);
+            return CHECK_FAIL(path, "must be within [-500, 500] m/s^2, got %g", (double)def->gravity[i]);
+        }
+    }
+    if (!isfinite(def->dt) || !(def->dt > 0.0f)) return CHECK_FAIL("dt", "must be > 0 seconds, got %g", (double)def->dt);
+    if (def->dt < TP_MIN_DT || def->dt > TP_MAX_DT)
+        return CHECK_FAIL("dt", "must be within [%g, %g] s (docs/scene-format.md, \"Bounds\"), got %g", (double)TP_MIN_DT,
+                          (double)TP_MAX_DT, (double)def->dt);
+    if (def->substeps < 1 || def->substeps > 1000)
+        return CHECK_FAIL("substeps", "must be in [1, 1000], got %d", def->substeps);
+    if (def->solver.iterations < 1 || def->solver.iterations > 1000)
+        return CHECK_FAIL("solver.iterations", "must be in [1, 1000], got %d", def->solver.iterations);
+    if ((unsigned)def->solver.mode > TP_SOLVER_SERIAL)
+        return CHECK_FAIL("solver.mode", "must be \"colored\" or \"serial\", got %d", (int)def->solver.mode);
+    if (!isfinite(def->solver.restitution_threshold) || def->solver.restitution_threshold < 0.0f)
+        return CHECK_FAIL("solver.restitution_threshold", "must be >= 0 m/s, got %g", (double)def->solver.restitution_threshold);
+    const tp_sleep_def *s = &def->sleep;
+    if ((unsigned)s->policy > TP_SLEEP_ASSEMBLY)
+        return CHECK_FAIL("sleep.policy", "must be \"island\" or \"assembly\", got %d", (int)s->policy);
+    if (s->policy == TP_SLEEP_ASSEMBLY && s->enabled)
+        return CHECK_FAIL("sleep.policy", "\"assembly\" is reserved for a later release; use \"island\"");
+    const struct { const char *name; float value; } nonneg[] = {
+        {"sleep.linear_threshold", s->linear_threshold}, {"sleep.angular_threshold", s->angular_threshold},
+        {"sleep.quiet_time", s->quiet_time}, {"sleep.accel_threshold", s->accel_threshold}};
+    for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; ++i)
+        if (!isfinite(nonneg[i].value) || nonneg[i].value < 0.0f)
+            return CHECK_FAIL(nonneg[i].name, "must be a finite number >= 0, got %g", (double)nonneg[i].value);
+    if ((unsigned)s->angular_measure > TP_ANGULAR_SURFACE_SPEED)
+        return CHECK_FAIL("sleep.angular_measure", "must be \"rad_per_s\" or \"surface_speed\", got %d", (int)s->angular_measure);
+    if (!isfinite(def->randomize.pos_noise) || def->randomize.pos_noise < 0.0f)
+        return CHECK_FAIL("randomize.pos_noise", "must be a finite number >= 0 m, got %g", (double)def->randomize.pos_noise);
+    if (!isfinite(def->randomize.yaw_noise_deg) || def->randomize.yaw_noise_deg < 0.0f ||
+        def->randomize.yaw_noise_deg > 180.0f)
+        return CHECK_FAIL("randomize.yaw_noise_deg", "must be within [0, 180] degrees, got %g", (double)def->randomize.yaw_noise_deg);
+    return randomize_ranges_check(&def->randomize, field, field_len, reason, reason_len);
+}
+
+/* A dynamic body's mass, given or density x volume, must be within
+ * [TP_MIN_MASS, TP_MAX_MASS], and its principal moments of inertia must be
+ * positive and finite, so that the inverse mass and inverse inertia the solver
+ * uses are finite normal floats (mass 1e-45, or a box [1e-40, 1, 1] of 1 kg,
+ * would otherwise become an infinite inverse and fault every world). The
+ * message names `mass` when it was given, else `density`. */
+static int mass_in_bounds(const tp_body_def *def, char *field, size_t field_len, char *reason, size_t reason_len)
+{
+    float volume, com[3], inertia[6];
+    tp_shape_mass_props(def->shape, def->size, 1.0f, &volume, com, inertia);
+    double mass = def->mass > 0.0f ? (double)def->mass : (double)def->density * (double)volume;
+    const char *name = def->mass > 0.0f ? "mass" : "density";
+    if (!(mass >= TP_MIN_MASS && mass <= TP_MAX_MASS)) {
+        if (def->mass > 0.0f)
+            return CHECK_FAIL(name, "must be within [%g, %g] kg (docs/scene-format.md, \"Bounds\"), got %g",
+                              (double)TP_MIN_MASS, (double)TP_MAX_MASS, mass);
+        return CHECK_FAIL(name, "gives a mass of %g kg (density x %g m^3), outside [%g, %g] kg "
+                          "(docs/scene-format.md, \"Bounds\")", mass, (double)volume, (double)TP_MIN_MASS,
+                          (double)TP_MAX_MASS);
+    }
+    double scale = mass / (double)volume;
+    for (int k = 0; k < 3; ++k) { /* the diagonal: the principal moments of a shape in its own axes */
+        double moment = (double)inertia[k] * scale;
+        if (!(moment >= 1e-30 && moment <= 1e30))
+            return CHECK_FAIL(name, "gives a moment of inertia of %g kg m^2, outside [1e-30, 1e30]", moment);
+    }
+    return 1;
+}
+
+/* Any other finite quaternion, however large or small, is normalized safely
+ * (tp_q_normalize_any), so only all zeros is refused. */
+static int quat_is_zero(const float q[4])
+{
+    return q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f;
+}
+
+int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, char *reason, size_t reason_len)
+{
+    if ((unsigned)def->type > TP_BODY_KINEMATIC)
+        return CHECK_FAIL("type", "must be dynamic, static or kinematic, got %d", (int)def->type);
+    if ((unsigned)def->shape >= TP_SHAPE_COUNT)
+        return CHECK_FAIL("shape", "unknown shape %d", (int)def->shape);
+    if (!vec_finite(def->size, 3, "size", field, field_len, reason, reason_len)) return 0;
+    for (int i = 0; i < 3; ++i) {
+        if (!(def->size[i] > 0.0f)) {
+            char path[32];
+            snprintf(path, sizeof path, "size[%d]", i);
+            return CHECK_FAIL(path, "must be > 0, got %g", (double)def->size[i]);
+        }
+    }
+    for (int i = 0; i < 3; ++i) {
+        if (def->size[i] < TP_MIN_SIZE || def->size[i] > TP_MAX_SIZE) {
+            char path[32];
+            snprintf(path, sizeof path, "size[%d]", i);
+            return CHECK_FAIL(path, "must be within [%g, %g] m (docs/scene-format.md, \"Bounds\"), got %g",
+                              (double)TP_MIN_SIZE, (double)TP_MAX_SIZE, (double)def->size[i]);
+        }
+    }
+    char shape_reason[160];
+    if (tp_shape_validate(def->shape, def->size, shape_reason, sizeof shape_reason) != 0)
+        return CHECK_FAIL("size", "%s", shape_reason);
+    if (!vec_finite(def->pos, 3, "pos", field, field_len, reason, reason_len)) return 0;
+    if (!vec_finite(def->quat, 4, "quat", field, field_len, reason, reason_len)) return 0;
+    if (quat_is_zero(def->quat)) return CHECK_FAIL("quat", "must not be the zero quaternion");
+    if (!vec_finite(def->vel, 3, "vel", field, field_len, reason, reason_len)) return 0;
+    if (!vec_finite(def->ang_vel, 3, "ang_vel", field, field_len, reason, reason_len)) return 0;
+    if (!isfinite(def->density) || !(def->density > 0.0f))
+        return CHECK_FAIL("density", "must be > 0 kg/m^3, got %g", (double)def->density);
+    if (!isfinite(def->mass) || def->mass < 0.0f)
+        return CHECK_FAIL("mass", "must be > 0 kg (or 0 to use density), got %g", (double)def->mass);
+    if (def->type == TP_BODY_DYNAMIC && !mass_in_bounds(def, field, field_len, reason, reason_len)) return 0;
+    if (!isfinite(def->friction) || def->friction < 0.0f)
+        return CHECK_FAIL("friction", "must be >= 0, got %g", (double)def->friction);
+    if (!isfinite(def->restitution) || def->restitution < 0.0f || def->restitution > 1.0f)
+        return CHECK_FAIL("restitution", "must be within [0, 1], got %g", (double)def->restitution);
+    return 1;
+}
+
+/* Actions that act on one body need `body`; the others must not name one. */
+static int action_needs_body(tp_event_action a)
+{
+    return a != TP_EVENT_GRAVITY && a != TP_EVENT_RESET;
+}
+
+int tp_event_def_check(const tp_event_def *def, int body_count, const tp_body_def *bodies, char *field,
+                       size_t field_len, char *reason, size_t reason_len)
+{
+    if (!isfinite(def->time) || def->time < 0.0 || def->time > 1e9)
+        return CHECK_FAIL("time", "must be a time >= 0 s (and at most 1e9 s), got %g", def->time);
+    if ((unsigned)def->action >= TP_EVENT_ACTION_COUNT)
+        return CHECK_FAIL("action", "unknown action %d", (int)def->action);
+    if (action_needs_body(def->action)) {
+        if (def->body < 0 || def->body >= body_count)
+            return CHECK_FAIL("body", "\"%s\" needs a body of the scene (0..%d), got %d", tp_event_action_name(def->action), body_count - 1, def->body);
+        if (bodies && bodies[def->body].type != TP_BODY_DYNAMIC && def->action != TP_EVENT_REMOVE)
+            return CHECK_FAIL("body", "\"%s\" acts on dynamic bodies; body %d is static or kinematic", tp_event_action_name(def->action), def->body);
+    }
+    if (!vec_finite(def->value, 3, "value", field, field_len, reason, reason_len)) return 0;
+    if (!vec_finite(def->pos, 3, "pos", field, field_len, reason, reason_len)) return 0;
+    if (!vec_finite(def->quat, 4, "quat", field, field_len, reason, reason_len)) return 0;
+    if (def->action == TP_EVENT_GRAVITY) {
+        for (int i = 0; i < 3; ++i) {
+            if (def->value[i] < -500.0f || def->value[i] > 500.0f) {
+                char path[32];
+                snprintf(path, sizeof path, "value[%d]", i);
+                return CHECK_FAIL(path, "gravity must be within [-500, 500] m/s^2, got %g", (double)def->value[i]);
+            }
+        }
+    }
+    if (def->action == TP_EVENT_TELEPORT && def->has_quat) {
+        if (quat_is_zero(def->quat)) return CHECK_FAIL("quat", "must not be the zero quaternion");
+    }
+    if (!isfinite(def->duration) || def->duration < 0.0 || def->duration > 1e9)
+        return CHECK_FAIL("duration", "must be a time >= 0 s (and at most 1e9 s), got %g", def->duration);
+    if (def->world_count < 0 || (def->world_count > 0 && !def->worlds))
+        return CHECK_FAIL("worlds", "world list is empty or missing");
+    for (int i = 0; i < def->world_count; ++i) {
+        if (def->worlds[i] < 0) {
+            char path[32];
+            snprintf(path, sizeof path, "worlds[%d]", i);
+            return CHECK_FAIL(path, "must be a world index >= 0, got %d", def->worlds[i]);
+        }
+    }
+    return 1;
+}
+
