@@ -54,6 +54,26 @@ const char *tp_sleep_state_name(tp_sleep_state state)
 
 /* ---------------------------------------------------------------- defaults */
 
+/* The thresholds of 000_5cca17d3fe7ce587.txt's table, its studs taken as
+ * metres; the collision wake speed of its wake situations; our choices for
+ * the actuated factor and the quiet time (docs/sleep-policies.md says why). */
+tp_assembly_def tp_default_assembly_def(void)
+{
+    tp_assembly_def a;
+    a.linear_velocity = 0.33f;
+    a.rotational_velocity = 0.42f;
+    a.linear_acceleration = 0.24f;
+    a.rotational_acceleration = 0.24f;
+    a.neighbour_linear_velocity = 0.48f;
+    a.neighbour_rotational_velocity = 0.59f;
+    a.wake_linear_acceleration = 16.9f;
+    a.wake_rotational_acceleration = 16.9f;
+    a.collision_wake_speed = 1.0f;
+    a.actuated_factor = 0.1f;
+    a.quiet_time = 0.3f;
+    return a;
+}
+
 tp_model_def tp_default_model_def(void)
 {
     tp_model_def def;
@@ -77,6 +97,7 @@ tp_model_def tp_default_model_def(void)
     def.sleep.accel_threshold = 0.24f;
     def.sleep.require_support = 1;
     def.sleep.skip_constraints = 1;
+    def.sleep.assembly = tp_default_assembly_def();
     def.randomize.seed = 1;
     def.randomize.mass_scale[0] = def.randomize.mass_scale[1] = 1.0f;
     def.randomize.friction_range[0] = def.randomize.friction_range[1] = 0.6f;
@@ -107,6 +128,10 @@ tp_event_def tp_default_event_def(void)
 }
 
 /* ---------------------------------------------------------------- validation */
+
+/* Every threshold of the assembly policy finite and >= 0; the actuated factor
+ * in (0, 1] (a stricter threshold, never a looser one). */
+static int assembly_def_check(const tp_assembly_def *a, char *field, size_t field_len, char *reason, size_t reason_len);
 
 #if defined(__GNUC__)
 __attribute__((format(printf, 6, 7)))
@@ -179,6 +204,27 @@ static int randomize_ranges_check(const tp_randomize_def *r, char *field, size_t
     return 1;
 }
 
+static int assembly_def_check(const tp_assembly_def *a, char *field, size_t field_len, char *reason, size_t reason_len)
+{
+    const struct { const char *name; float value; } nonneg[] = {
+        {"sleep.assembly.linear_velocity", a->linear_velocity},
+        {"sleep.assembly.rotational_velocity", a->rotational_velocity},
+        {"sleep.assembly.linear_acceleration", a->linear_acceleration},
+        {"sleep.assembly.rotational_acceleration", a->rotational_acceleration},
+        {"sleep.assembly.neighbour_linear_velocity", a->neighbour_linear_velocity},
+        {"sleep.assembly.neighbour_rotational_velocity", a->neighbour_rotational_velocity},
+        {"sleep.assembly.wake_linear_acceleration", a->wake_linear_acceleration},
+        {"sleep.assembly.wake_rotational_acceleration", a->wake_rotational_acceleration},
+        {"sleep.assembly.collision_wake_speed", a->collision_wake_speed},
+        {"sleep.assembly.quiet_time", a->quiet_time}};
+    for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; ++i)
+        if (!isfinite(nonneg[i].value) || nonneg[i].value < 0.0f)
+            return CHECK_FAIL(nonneg[i].name, "must be a finite number >= 0, got %g", (double)nonneg[i].value);
+    if (!isfinite(a->actuated_factor) || !(a->actuated_factor > 0.0f) || a->actuated_factor > 1.0f)
+        return CHECK_FAIL("sleep.assembly.actuated_factor", "must be in (0, 1], got %g", (double)a->actuated_factor);
+    return 1;
+}
+
 int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, char *reason, size_t reason_len)
 {
     if (!vec_finite(def->gravity, 3, "gravity", field, field_len, reason, reason_len)) return 0;
@@ -205,8 +251,7 @@ int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, c
     const tp_sleep_def *s = &def->sleep;
     if ((unsigned)s->policy > TP_SLEEP_ASSEMBLY)
         return CHECK_FAIL("sleep.policy", "must be \"island\" or \"assembly\", got %d", (int)s->policy);
-    if (s->policy == TP_SLEEP_ASSEMBLY && s->enabled)
-        return CHECK_FAIL("sleep.policy", "\"assembly\" is reserved for a later release; use \"island\"");
+    if (!assembly_def_check(&s->assembly, field, field_len, reason, reason_len)) return 0;
     const struct { const char *name; float value; } nonneg[] = {
         {"sleep.linear_threshold", s->linear_threshold}, {"sleep.angular_threshold", s->angular_threshold},
         {"sleep.quiet_time", s->quiet_time}, {"sleep.accel_threshold", s->accel_threshold}};
@@ -600,6 +645,7 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
         bm->friction = d.friction;
         bm->restitution = d.restitution;
         bm->bound_radius = tp_shape_bound_radius(d.shape, d.size);
+        bm->actuated = (uint8_t)(d.actuated != 0);
         body_init(&d, bm, &m->body_init[i]);
         if (d.type == TP_BODY_DYNAMIC) m->dynamic_count++;
     }
