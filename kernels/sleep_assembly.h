@@ -79,20 +79,20 @@ TP_HD void tp_assembly_sleep_body(tp_world *wd, int b)
 }
 
 /* Does contact c bring moving body y (its side: toward +1 if y is body_a)
- * against the other body within this step? Touching, or closing the gap
- * (tp_closing_reach, as the island policy's tp_contact_links). */
-TP_HD int tp_assembly_reaches(const tp_world *wd, const tp_contact *c, int y, float toward, float dt)
+ * against the other body within `horizon` (s, tp_link_horizon)? Touching, or
+ * closing the gap (tp_closing_reach, as the island policy's tp_contact_links). */
+TP_HD int tp_assembly_reaches(const tp_world *wd, const tp_contact *c, int y, float toward, float horizon)
 {
     if (c->separation <= TP_TOUCH_DISTANCE) return 1;
-    return c->separation - tp_closing_reach(wd, y, tp_v3_load(c->normal), toward, dt) <= TP_TOUCH_DISTANCE;
+    return c->separation - tp_closing_reach(wd, y, tp_v3_load(c->normal), toward, horizon) <= TP_TOUCH_DISTANCE;
 }
 
 /* One side of a contact before the solve: x (not awake) met by y (moving). */
 TP_HD int tp_assembly_met(tp_world *wd, const tp_contact *c, int x, int y, float toward, const tp_assembly_def *a,
-                          float dt)
+                          float horizon)
 {
     if (!tp_body_in_islands(wd, x) || wd->sleep_state[x] == TP_AWAKE || !tp_assembly_moving(wd, y)) return 0;
-    if (!tp_assembly_reaches(wd, c, y, toward, dt)) return 0;
+    if (!tp_assembly_reaches(wd, c, y, toward, horizon)) return 0;
     int was_sleeping = wd->sleep_state[x] == TP_SLEEPING;
     if (tp_len(tp_v3_load(wd->v + 3 * y)) > a->collision_wake_speed) tp_assembly_wake_body(wd, x);
     else wd->sleep_state[x] = TP_CHECKING;
@@ -107,13 +107,13 @@ TP_HD int tp_assembly_met(tp_world *wd, const tp_contact *c, int x, int y, float
  * checking -> awake) and the caller repeats until nothing changes, so the
  * result does not depend on the order of the contacts. */
 TP_HD int tp_assembly_contact_wakes(tp_world *wd, const tp_contact *contacts, int n, const tp_assembly_def *a,
-                                    float dt)
+                                    float horizon)
 {
     int changed = 0;
     for (int i = 0; i < n; ++i) {
         const tp_contact *c = &contacts[i];
-        changed |= tp_assembly_met(wd, c, c->body_a, c->body_b, -1.0f, a, dt);
-        changed |= tp_assembly_met(wd, c, c->body_b, c->body_a, 1.0f, a, dt);
+        changed |= tp_assembly_met(wd, c, c->body_a, c->body_b, -1.0f, a, horizon);
+        changed |= tp_assembly_met(wd, c, c->body_b, c->body_a, 1.0f, a, horizon);
     }
     return changed;
 }
