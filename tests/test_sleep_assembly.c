@@ -344,6 +344,32 @@ Test(assembly, an_explicit_wake_wakes_the_body_alone)
     tp_model_destroy(m);
 }
 
+/* A change of a physics property (material: friction; mass) wakes the body
+ * whose property changed, and it alone; an unchanged value wakes nothing. */
+Test(assembly, a_property_change_wakes_the_body_alone)
+{
+    tp_model *m = stack_model(3, 0.6f, NULL);
+    tp_batch *b = batch_of(m, 1, 1);
+    settle(b);
+    float mu[4] = {0.6f, 0.6f, 0.6f, 0.6f};
+    cr_assert_eq(tp_batch_set_frictions(b, NULL, mu), TP_OK, "%s", tp_last_error());
+    tp_state_view s = batch_view(b);
+    cr_assert_eq(s.sleeping_count[0], 3, "the same friction wakes nothing");
+    mu[2] = 0.3f;
+    cr_assert_eq(tp_batch_set_frictions(b, NULL, mu), TP_OK, "%s", tp_last_error());
+    s = batch_view(b);
+    cr_assert(s.sleep_state[2] == TP_AWAKE && s.sleep_state[1] == TP_SLEEPING && s.sleep_state[3] == TP_SLEEPING,
+              "friction of body 2 changed: states %d %d %d", s.sleep_state[1], s.sleep_state[2], s.sleep_state[3]);
+    settle(b);
+    float scale[4] = {1, 1, 1, 2}; /* the model's masses, the top cube's doubled */
+    cr_assert_eq(tp_batch_set_mass_scales(b, NULL, scale), TP_OK, "%s", tp_last_error());
+    s = batch_view(b);
+    cr_assert(s.sleep_state[3] == TP_AWAKE && s.sleep_state[2] == TP_SLEEPING,
+              "mass of body 3 changed: states %d %d", s.sleep_state[2], s.sleep_state[3]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
 /* An explosion-style wake wakes the bodies its sphere reaches, each alone. */
 Test(assembly, wake_sphere_wakes_what_it_reaches)
 {
