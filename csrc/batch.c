@@ -116,6 +116,7 @@ static void batch_fill_layout(tp_batch *b)
     L->bodies = b->bodies;
     L->capacity = b->contact_capacity;
     L->solve_sleeping = !b->model->def.sleep.skip_constraints;
+    L->assembly = b->model->def.sleep.enabled && b->model->def.sleep.policy == TP_SLEEP_ASSEMBLY;
     L->dt = b->model->def.dt;
     L->model = b->model->bodies;
     L->pos = b->pos;

@@ -8,15 +8,21 @@
 
 #include "batch.h"
 
-/* Wake `body` in `world` and its whole island; resets the island's timers. */
+/* Wake `body` in `world` and its whole island; resets the island's timers.
+ * Under the assembly policy, the body alone. */
 void tp_wake_body(tp_batch *b, int world, int body);
+/* Wake the whole island of `body` under either policy (a removal: what it
+ * carried, directly or not, loses its support). */
+void tp_wake_island(tp_batch *b, int world, int body);
 /* Wake every body of `world` (a change of gravity). */
 void tp_wake_world(tp_batch *b, int world);
-/* Put `body` (and its island) to sleep at once, even in mid-air. */
+/* Put `body` (and its island; under the assembly policy the body alone) to
+ * sleep at once, even in mid-air. */
 void tp_wake_force_sleep(tp_batch *b, int world, int body);
 
-/* Wake every island with a body whose bounding sphere meets the sphere
- * (center, radius): the explosion situation of 000_5cca17d3fe7ce587.txt. */
+/* Wake every island (assembly policy: every body) with a body whose bounding
+ * sphere meets the sphere (center, radius): the explosion situation of
+ * 000_5cca17d3fe7ce587.txt. */
 void tp_wake_sphere(tp_batch *b, int world, const float center[3], float radius);
 
 #endif

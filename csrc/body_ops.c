@@ -130,8 +130,9 @@ tp_status tp_op_remove_body(tp_batch *b, int world, int body)
     if (b->flags[k] & TP_FLAG_REMOVED) return TP_OK;
     /* Wake first, while the island still holds the body: what it supported wakes.
      * A static or kinematic body belongs to no island: wake everything whose
-     * bounding sphere meets its bounding sphere grown by the contact margin. */
-    tp_wake_body(b, world, body);
+     * bounding sphere meets its bounding sphere grown by the contact margin.
+     * The island also under the assembly policy (DESIGN.md section 7). */
+    tp_wake_island(b, world, body);
     if (b->model->bodies[body].type != TP_BODY_DYNAMIC)
         tp_wake_sphere(b, world, b->pos + 3 * k, b->model->bodies[body].bound_radius + 0.02f);
     b->flags[k] |= TP_FLAG_REMOVED;

@@ -56,6 +56,26 @@ const char *tp_sleep_state_name(tp_sleep_state state)
 
 /* ---------------------------------------------------------------- defaults */
 
+/* The thresholds of 000_5cca17d3fe7ce587.txt's table, its studs taken as
+ * metres; the collision wake speed of its wake situations; our choices for
+ * the actuated factor and the quiet time (docs/sleep-policies.md says why). */
+tp_assembly_def tp_default_assembly_def(void)
+{
+    tp_assembly_def a;
+    a.linear_velocity = 0.33f;
+    a.rotational_velocity = 0.42f;
+    a.linear_acceleration = 0.24f;
+    a.rotational_acceleration = 0.24f;
+    a.neighbour_linear_velocity = 0.48f;
+    a.neighbour_rotational_velocity = 0.59f;
+    a.wake_linear_acceleration = 16.9f;
+    a.wake_rotational_acceleration = 16.9f;
+    a.collision_wake_speed = 1.0f;
+    a.actuated_factor = 0.1f;
+    a.quiet_time = 0.3f;
+    return a;
+}
+
 tp_model_def tp_default_model_def(void)
 {
     tp_model_def def;
@@ -79,6 +99,7 @@ tp_model_def tp_default_model_def(void)
     def.sleep.accel_threshold = 0.24f;
     def.sleep.require_support = 1;
     def.sleep.skip_constraints = 1;
+    def.sleep.assembly = tp_default_assembly_def();
     def.randomize.seed = 1;
     def.randomize.mass_scale[0] = def.randomize.mass_scale[1] = 1.0f;
     def.randomize.friction_range[0] = def.randomize.friction_range[1] = 0.6f;
@@ -367,6 +388,7 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
         bm->friction = d.friction;
         bm->restitution = d.restitution;
         bm->bound_radius = tp_shape_bound_radius(d.shape, d.size);
+        bm->actuated = (uint8_t)(d.actuated != 0);
         body_init(&d, bm, &m->body_init[i]);
         if (d.type == TP_BODY_DYNAMIC) m->dynamic_count++;
     }

@@ -84,6 +84,29 @@ static int randomize_ranges_check(const tp_randomize_def *r, char *field, size_t
     return 1;
 }
 
+/* Every threshold of the assembly policy finite and >= 0; the actuated factor
+ * in (0, 1] (a stricter threshold, never a looser one). */
+static int assembly_def_check(const tp_assembly_def *a, char *field, size_t field_len, char *reason, size_t reason_len)
+{
+    const struct { const char *name; float value; } nonneg[] = {
+        {"sleep.assembly.linear_velocity", a->linear_velocity},
+        {"sleep.assembly.rotational_velocity", a->rotational_velocity},
+        {"sleep.assembly.linear_acceleration", a->linear_acceleration},
+        {"sleep.assembly.rotational_acceleration", a->rotational_acceleration},
+        {"sleep.assembly.neighbour_linear_velocity", a->neighbour_linear_velocity},
+        {"sleep.assembly.neighbour_rotational_velocity", a->neighbour_rotational_velocity},
+        {"sleep.assembly.wake_linear_acceleration", a->wake_linear_acceleration},
+        {"sleep.assembly.wake_rotational_acceleration", a->wake_rotational_acceleration},
+        {"sleep.assembly.collision_wake_speed", a->collision_wake_speed},
+        {"sleep.assembly.quiet_time", a->quiet_time}};
+    for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; ++i)
+        if (!isfinite(nonneg[i].value) || nonneg[i].value < 0.0f)
+            return CHECK_FAIL(nonneg[i].name, "must be a finite number >= 0, got %g", (double)nonneg[i].value);
+    if (!isfinite(a->actuated_factor) || !(a->actuated_factor > 0.0f) || a->actuated_factor > 1.0f)
+        return CHECK_FAIL("sleep.assembly.actuated_factor", "must be in (0, 1], got %g", (double)a->actuated_factor);
+    return 1;
+}
+
 int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, char *reason, size_t reason_len)
 {
     if (!vec_finite(def->gravity, 3, "gravity", field, field_len, reason, reason_len)) return 0;
@@ -110,8 +133,7 @@ int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, c
     const tp_sleep_def *s = &def->sleep;
     if ((unsigned)s->policy > TP_SLEEP_ASSEMBLY)
         return CHECK_FAIL("sleep.policy", "must be \"island\" or \"assembly\", got %d", (int)s->policy);
-    if (s->policy == TP_SLEEP_ASSEMBLY && s->enabled)
-        return CHECK_FAIL("sleep.policy", "\"assembly\" is reserved for a later release; use \"island\"");
+    if (!assembly_def_check(&s->assembly, field, field_len, reason, reason_len)) return 0;
     const struct { const char *name; float value; } nonneg[] = {
         {"sleep.linear_threshold", s->linear_threshold}, {"sleep.angular_threshold", s->angular_threshold},
         {"sleep.quiet_time", s->quiet_time}, {"sleep.accel_threshold", s->accel_threshold}};

@@ -73,7 +73,21 @@ static const field sleep_fields[] = {
     ENUM_FIELD("angular_measure", tp_sleep_def, angular_measure, measure_names, "angular measure"),
     FIELD("accel_threshold", V_FLOAT, tp_sleep_def, accel_threshold),
     FIELD("require_support", V_BOOL, tp_sleep_def, require_support),
-    FIELD("skip_constraints", V_BOOL, tp_sleep_def, skip_constraints)};
+    FIELD("skip_constraints", V_BOOL, tp_sleep_def, skip_constraints), OTHER("assembly")};
+
+/* sleep.assembly: the thresholds of the assembly policy (read_sleep_assembly). */
+static const field assembly_fields[] = {
+    FIELD("linear_velocity", V_FLOAT, tp_assembly_def, linear_velocity),
+    FIELD("rotational_velocity", V_FLOAT, tp_assembly_def, rotational_velocity),
+    FIELD("linear_acceleration", V_FLOAT, tp_assembly_def, linear_acceleration),
+    FIELD("rotational_acceleration", V_FLOAT, tp_assembly_def, rotational_acceleration),
+    FIELD("neighbour_linear_velocity", V_FLOAT, tp_assembly_def, neighbour_linear_velocity),
+    FIELD("neighbour_rotational_velocity", V_FLOAT, tp_assembly_def, neighbour_rotational_velocity),
+    FIELD("wake_linear_acceleration", V_FLOAT, tp_assembly_def, wake_linear_acceleration),
+    FIELD("wake_rotational_acceleration", V_FLOAT, tp_assembly_def, wake_rotational_acceleration),
+    FIELD("collision_wake_speed", V_FLOAT, tp_assembly_def, collision_wake_speed),
+    FIELD("actuated_factor", V_FLOAT, tp_assembly_def, actuated_factor),
+    FIELD("quiet_time", V_FLOAT, tp_assembly_def, quiet_time)};
 
 static const field randomize_fields[] = {
     OTHER("seed"), FIELD("pos_noise", V_FLOAT, tp_randomize_def, pos_noise),
@@ -89,7 +103,8 @@ static const field randomize_fields[] = {
     FIELD("quat", V_VEC4, tp_body_def, quat), FIELD("vel", V_VEC3, tp_body_def, vel),               \
         FIELD("ang_vel", V_VEC3, tp_body_def, ang_vel), FIELD("density", V_FLOAT, tp_body_def, density), \
         FIELD("mass", V_FLOAT, tp_body_def, mass), FIELD("friction", V_FLOAT, tp_body_def, friction), \
-        FIELD("restitution", V_FLOAT, tp_body_def, restitution), OTHER("static"), OTHER("kinematic")
+        FIELD("restitution", V_FLOAT, tp_body_def, restitution), OTHER("static"), OTHER("kinematic"), \
+        FIELD("actuated", V_BOOL, tp_body_def, actuated)
 
 static const field body_fields[] = {BODY_HEAD_FIELDS, FIELD("pos", V_VEC3, tp_body_def, pos), BODY_TAIL_FIELDS};
 static const field stack_fields[] = {OTHER("generate"), OTHER("count"), OTHER("base"), OTHER("step"),
@@ -139,6 +154,15 @@ static int read_seed(scene *sc, const json_t *v, uint64_t *out)
     return 1;
 }
 
+/* The object sleep.assembly, if present: its thresholds over the defaults. */
+static int read_sleep_assembly(scene *sc, const json_t *root, tp_assembly_def *def)
+{
+    const json_t *sleep = json_object_get(root, "sleep");
+    if (!sleep || !json_is_object(sleep)) return 1;
+    scene_push_key(sc, "sleep");
+    return scene_pop(sc, scene_read_section(sc, sleep, "assembly", assembly_fields, COUNT(assembly_fields), def));
+}
+
 static int read_model_def(scene *sc, const json_t *root, tp_model_def *def)
 {
     *def = tp_default_model_def();
@@ -147,6 +171,7 @@ static int read_model_def(scene *sc, const json_t *root, tp_model_def *def)
     READ_KEY(sc, root, "name", scene_as_string, &def->name);
     if (!scene_read_section(sc, root, "solver", solver_fields, COUNT(solver_fields), &def->solver)) return 0;
     if (!scene_read_section(sc, root, "sleep", sleep_fields, COUNT(sleep_fields), &def->sleep)) return 0;
+    if (!read_sleep_assembly(sc, root, &def->sleep.assembly)) return 0;
     if (!scene_read_section(sc, root, "randomize", randomize_fields, COUNT(randomize_fields), &def->randomize)) return 0;
     const json_t *randomize = json_object_get(root, "randomize");
     if (randomize) {

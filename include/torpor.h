@@ -128,7 +128,10 @@ typedef enum tp_shape_type {
 typedef enum tp_solver_mode { TP_SOLVER_COLORED = 0, TP_SOLVER_SERIAL = 1 } tp_solver_mode;
 typedef enum tp_sleep_policy { TP_SLEEP_ISLAND = 0, TP_SLEEP_ASSEMBLY = 1 } tp_sleep_policy;
 typedef enum tp_angular_measure { TP_ANGULAR_RAD_PER_S = 0, TP_ANGULAR_SURFACE_SPEED = 1 } tp_angular_measure;
-/* Sleep state of a body, as stored in the state arrays (uint8). */
+/* Sleep state of a body, as stored in the state arrays (uint8). TP_CHECKING
+ * means, under the island policy, an awake body whose quiet timer runs (it is
+ * simulated); under the assembly policy, a sleep-checking body: at rest beside
+ * an awake one, held in place and not integrated (docs/sleep-policies.md). */
 typedef enum tp_sleep_state { TP_AWAKE = 0, TP_SLEEPING = 1, TP_CHECKING = 2 } tp_sleep_state;
 typedef enum tp_backend { TP_BACKEND_CPU = 0, TP_BACKEND_CUDA = 1, TP_BACKEND_AUTO = 2 } tp_backend;
 
@@ -146,6 +149,24 @@ typedef struct tp_solver_def {
     int warm_starting;           /* reuse last step's impulses, matched by contact key (default 1) */
 } tp_solver_def;
 
+/* Thresholds of the assembly sleep policy (000_5cca17d3fe7ce587.txt, docs/sleep-policies.md).
+ * Speeds in m/s, accelerations in m/s^2; "rotational" ones are measured at the
+ * body's bounding sphere: |w| r and |dw/dt| r, r = bounding radius (m). The
+ * defaults are the document's table, its studs taken as metres. */
+typedef struct tp_assembly_def {
+    float linear_velocity;               /* awake -> asleep below this speed (default 0.33) */
+    float rotational_velocity;           /* ... and below this |w| r (default 0.42) */
+    float linear_acceleration;           /* ... and below this |dv/dt| (default 0.24) */
+    float rotational_acceleration;       /* ... and below this |dw/dt| r (default 0.24) */
+    float neighbour_linear_velocity;     /* a checking body wakes when an awake neighbour is faster (0.48) */
+    float neighbour_rotational_velocity; /* ... or turns faster, |w| r of the neighbour (default 0.59) */
+    float wake_linear_acceleration;      /* a checking body wakes above this |dv/dt| (default 16.9) */
+    float wake_rotational_acceleration;  /* ... or above this |dw/dt| r (default 16.9) */
+    float collision_wake_speed;          /* touching a body faster than this wakes (default 1) */
+    float actuated_factor;               /* velocity thresholds x this for actuated bodies, (0, 1] (default 0.1) */
+    float quiet_time;                    /* s the sleep test must hold before a body sleeps (default 0.3) */
+} tp_assembly_def;
+
 typedef struct tp_sleep_def {
     int enabled;                      /* default 1 */
     tp_sleep_policy policy;           /* default island */
@@ -156,6 +177,7 @@ typedef struct tp_sleep_def {
     float accel_threshold;            /* m/s^2, default 0.24; 0 disables the guard */
     int require_support;              /* default 1 */
     int skip_constraints;             /* default 1 */
+    tp_assembly_def assembly;         /* used when policy is assembly */
 } tp_sleep_def;
 
 /* Per-world randomization, drawn from Philox4x32-10 keyed on (seed, world, body,
@@ -199,6 +221,8 @@ typedef struct tp_body_def {
     float mass;            /* kg; > 0 overrides density, 0 = use density */
     float friction;        /* >= 0 (default 0.6) */
     float restitution;     /* [0, 1] (default 0) */
+    int actuated;          /* 0 or 1: driven by an actuator; the assembly policy uses
+                              sleep.assembly.actuated_factor x its velocity thresholds (default 0) */
 } tp_body_def;
 
 /* Scripted events, applied before the first step that starts at or after `time`. */
@@ -225,6 +249,7 @@ const char *tp_event_action_name(tp_event_action action);
 
 tp_model_def tp_default_model_def(void);
 tp_body_def tp_default_body_def(void);
+tp_assembly_def tp_default_assembly_def(void);
 tp_event_def tp_default_event_def(void);
 
 /* ---------------------------------------------------------------- model */
@@ -362,12 +387,14 @@ typedef struct tp_state_view {
     const float *quat;              /* [W][B][4]  [x, y, z, w] */
     const float *v;                 /* [W][B][3]  m/s */
     const float *w;                 /* [W][B][3]  rad/s */
-    const uint8_t *body_awake;      /* [W][B]     1 awake (or sleep-checking), 0 sleeping; static,
-                                                 kinematic and removed bodies: 0 */
+    const uint8_t *body_awake;      /* [W][B]     1 awake, 0 sleeping; sleep-checking: 1 under the
+                                                 island policy (simulated), 0 under the assembly
+                                                 policy (held); static, kinematic, removed: 0 */
     const uint8_t *sleep_state;     /* [W][B]     tp_sleep_state */
     const float *quiet_timer;       /* [W][B]     s */
     const uint8_t *removed;         /* [W][B]     1 once removed by tp_batch_remove_body */
-    const int32_t *awake_count;     /* [W]        dynamic bodies not asleep (sleep-checking ones included) */
+    const int32_t *awake_count;     /* [W]        dynamic bodies with body_awake 1 (island policy:
+                                                 sleep-checking ones included; assembly: not) */
     const int32_t *sleeping_count;  /* [W]        sleeping dynamic bodies */
     const int32_t *checking_count;  /* [W]        sleep-checking dynamic bodies */
     const int32_t *contact_overflow;/* [W]        contact points that did not fit, summed over steps */

@@ -30,16 +30,19 @@ TP_HD int tp_world_is_sane(const tp_world *wd)
     return 1;
 }
 
-/* body_awake and the awake / sleeping / checking counts of present dynamic bodies. */
+/* body_awake and the awake / sleeping / checking counts of present dynamic
+ * bodies. A checking body is awake under the island policy (simulated, its
+ * timer running) and not under the assembly policy (held in place). */
 TP_HD void tp_world_count(tp_world *wd, int32_t *awake, int32_t *sleeping, int32_t *checking)
 {
     int32_t a = 0, s = 0, c = 0;
     for (int b = 0; b < wd->bodies; ++b) {
         int counted = wd->model[b].type == TP_BODY_DYNAMIC && !(wd->flags[b] & TP_FLAG_REMOVED);
         uint8_t st = wd->sleep_state[b];
-        wd->body_awake[b] = (uint8_t)(counted && st != TP_SLEEPING);
+        int is_awake = st != TP_SLEEPING && !(wd->assembly && st == TP_CHECKING);
+        wd->body_awake[b] = (uint8_t)(counted && is_awake);
         if (!counted) continue;
-        a += st != TP_SLEEPING;
+        a += is_awake;
         s += st == TP_SLEEPING;
         c += st == TP_CHECKING;
     }

@@ -17,6 +17,7 @@ typedef struct tp_layout {
     int worlds, bodies;
     int capacity;                  /* contact points per world */
     int solve_sleeping;            /* sleep.skip_constraints off */
+    int assembly;                  /* sleep.policy is assembly (and sleep enabled) */
     float dt;                      /* s */
     const tp_body_model *model;    /* [bodies] */
     float *pos, *quat, *v, *w;     /* [W][B][3], [W][B][4], [W][B][3], [W][B][3] */
@@ -65,6 +66,7 @@ TP_HD tp_world tp_layout_world(const tp_layout *L, int w)
     wd.contact_f = L->contact_f + 3 * o;
     wd.island = L->island + o;
     wd.solve_sleeping = L->solve_sleeping;
+    wd.assembly = L->assembly;
     wd.dt = L->dt;
     for (int k = 0; k < 3; ++k) wd.gravity[k] = L->gravity[3 * w + k];
     return wd;

@@ -28,6 +28,7 @@
 #include "islands.h"
 #include "layout.h"
 #include "sleep.h"
+#include "sleep_assembly.h"
 #include "solver.h"
 #include "wake.h"
 #include "warm_start.h"
@@ -87,16 +88,18 @@ typedef struct tp_step_record {
 typedef struct tp_step_params {
     tp_solver_params solver;
     tp_sleep_params sleep;
+    int assembly;             /* sleep enabled with the assembly policy */
+    tp_assembly_def assembly_def;
 } tp_step_params;
 
 /* The scratch of one world's step, in this order: the record, collision,
- * solver, islands (parent [B], root_flags [B], v_start [B][3]). The CPU
+ * solver, islands (parent [B], root_flags [B], v_start [B][3], w_start [B][3]). The CPU
  * backend gives each thread one and reuses it world after world; the CUDA
  * backend gives each world one. */
 TP_HD size_t tp_island_scratch_bytes(int bodies)
 {
     size_t b = (size_t)bodies;
-    return tp_solver_align(b * sizeof(int32_t)) + tp_solver_align(b) + tp_solver_align(3 * b * sizeof(float));
+    return tp_solver_align(b * sizeof(int32_t)) + tp_solver_align(b) + 2 * tp_solver_align(3 * b * sizeof(float));
 }
 
 TP_HD size_t tp_step_scratch_bytes(int bodies, int capacity)
@@ -124,6 +127,7 @@ typedef struct tp_world_step {
     const tp_artic_model *artic; /* NULL without joints */
     tp_artic_world joints;       /* this world's joint arrays */
     void *artic_scratch;
+    float *w_start;              /* [bodies][3] angular velocities then (the assembly policy) */
 } tp_world_step;
 
 /* World w's step in a batch laid out as L whose last step wrote contact buffer
@@ -161,6 +165,7 @@ TP_HD tp_world_step tp_world_step_at(const tp_layout *L, int w, int current, voi
                                      L->joint_target_qd, w);
         s.artic_scratch = L->artic_scratch + (size_t)w * L->artic_scratch_bytes;
     }
+    s.w_start = (float *)((char *)s.v_start + tp_solver_align(3 * nb * sizeof(float)));
     return s;
 }
 
@@ -191,7 +196,10 @@ TP_HD void tp_stage_plan(tp_world_step *s, const tp_step_params *p, int tid, int
     }
     s->rec->work = tp_world_has_work(&s->wd) ? TP_WORK_BUSY : TP_WORK_IDLE;
     if (s->rec->work == TP_WORK_BUSY)
-        for (size_t k = 0; k < 3 * (size_t)s->wd.bodies; ++k) s->v_start[k] = s->wd.v[k];
+        for (size_t k = 0; k < 3 * (size_t)s->wd.bodies; ++k) {
+            s->v_start[k] = s->wd.v[k];
+            s->w_start[k] = s->wd.w[k];
+        }
 }
 
 TP_HD void tp_stage_collide(tp_world_step *s, const tp_step_params *p, int tid, int nth)
@@ -217,6 +225,27 @@ TP_HD void tp_stage_islands(tp_world_step *s, const tp_step_params *p, int tid, 
                      s->parent, s->root_flags);
 }
 
+/* The assembly policy's wake stage: the contact rules of
+ * kernels/sleep_assembly.h; where a sleeping body changed state, collide again
+ * (its pairs were skipped) and apply them again, until nothing changes. */
+TP_HD void tp_stage_wake_assembly(tp_world_step *s, const tp_step_params *p)
+{
+    int woke = s->rec->woke, n = *s->contact_count, again = 0;
+    float horizon = tp_link_horizon(p->solver.dt, p->solver.substeps);
+    for (int pass = 0; pass <= s->wd.bodies; ++pass) {
+        woke |= tp_assembly_contact_wakes(&s->wd, s->contacts, n, &p->assembly_def, horizon);
+        if (!woke) break;
+        woke = 0;
+        again = 1;
+        int more = 0;
+        n = tp_collide_world(&s->wd, s->collide_scratch, s->contacts, s->capacity, &more);
+        s->rec->overflow = more;
+    }
+    if (again) tp_islands_build(&s->wd, s->contacts, n, horizon, s->parent, s->root_flags);
+    *s->contact_count = n;
+    *s->contact_overflow += s->rec->overflow;
+}
+
 /* An island woken here had its own pairs skipped by the broadphase (all
  * asleep), so the world collides again (sorted) and its islands are rebuilt;
  * a woken island may in turn reach another sleeper, so repeat until nothing
@@ -224,6 +253,10 @@ TP_HD void tp_stage_islands(tp_world_step *s, const tp_step_params *p, int tid, 
 TP_HD void tp_stage_wake(tp_world_step *s, const tp_step_params *p, int tid, int nth)
 {
     (void)tid, (void)nth;
+    if (p->assembly) {
+        tp_stage_wake_assembly(s, p);
+        return;
+    }
     int woke = s->rec->woke, n = *s->contact_count;
     for (int pass = 0; pass <= s->wd.bodies; ++pass) {
         woke |= tp_islands_touched(&s->wd, s->root_flags);
@@ -287,7 +320,13 @@ TP_HD void tp_stage_sleep(tp_world_step *s, const tp_step_params *p, int tid, in
 {
     (void)tid, (void)nth;
     if (s->rec->work == TP_WORK_FAULTED) return;
-    if (s->rec->work == TP_WORK_BUSY) tp_sleep_update(&s->wd, &p->sleep, s->v_start, s->root_flags);
+    if (s->rec->work == TP_WORK_BUSY) {
+        if (p->assembly)
+            tp_assembly_sleep_update(&s->wd, &p->assembly_def, p->sleep.dt, s->v_start, s->w_start, s->contacts,
+                                     *s->contact_count, s->root_flags);
+        else
+            tp_sleep_update(&s->wd, &p->sleep, s->v_start, s->root_flags);
+    }
     tp_world_count(&s->wd, s->awake_count, s->sleeping_count, s->checking_count);
 }
 

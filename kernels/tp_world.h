@@ -14,6 +14,7 @@
 typedef struct tp_body_model {
     uint8_t type;          /* tp_body_type */
     uint8_t shape;         /* tp_shape_type */
+    uint8_t actuated;      /* tp_body_def.actuated: stricter assembly sleep thresholds */
     float size[3];         /* full extents, m */
     float mass;            /* kg, density x volume (also for static and kinematic bodies, whose
                               inverse mass in the batch is 0) */
@@ -47,6 +48,8 @@ typedef struct tp_world {
     float *contact_f;              /* [bodies][3] summed contact force on each body, N */
     int32_t *island;               /* [bodies]    island label (smallest body index), -1 if none */
     int solve_sleeping;            /* sleep.skip_constraints off: sleeping bodies' rows are solved */
+    int assembly;                  /* sleep policy assembly: TP_CHECKING bodies are held in place
+                                      (kernels/sleep_assembly.h) and not counted awake */
     float dt;                      /* step length, s; > 0 makes speculative margins grow with speed */
     float gravity[3];              /* this world's gravity, m/s^2 */
 } tp_world;

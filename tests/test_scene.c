@@ -65,6 +65,12 @@ Test(scene, every_field_round_trips)
     cr_assert_eq(d.sleep.accel_threshold, 0.0f);
     cr_assert_eq(d.sleep.require_support, 0);
     cr_assert_eq(d.sleep.skip_constraints, 0);
+    const tp_assembly_def *a = &d.sleep.assembly;
+    cr_assert(a->linear_velocity == 0.3f && a->rotational_velocity == 0.4f && a->linear_acceleration == 0.2f &&
+              a->rotational_acceleration == 0.25f && a->neighbour_linear_velocity == 0.5f &&
+              a->neighbour_rotational_velocity == 0.6f && a->wake_linear_acceleration == 17.0f &&
+              a->wake_rotational_acceleration == 18.0f && a->collision_wake_speed == 2.0f &&
+              a->actuated_factor == 0.5f && a->quiet_time == 0.25f, "sleep.assembly read");
     cr_assert_eq(d.randomize.seed, UINT64_C(9223372036854775807));
     cr_assert_eq(d.randomize.pos_noise, 0.1f);
     cr_assert_eq(d.randomize.yaw_noise_deg, 15.0f);
@@ -91,6 +97,7 @@ Test(scene, every_field_round_trips)
     cr_assert_eq(b.mass, 0.0f);
     cr_assert_eq(b.friction, 0.25f);
     cr_assert_eq(b.restitution, 0.5f);
+    cr_assert_eq(b.actuated, 1);
 
     cr_assert_eq(tp_model_get_body_def(m, 2, &b), TP_OK);
     cr_assert_str_eq(b.name, "heavy");
@@ -493,8 +500,12 @@ Test(scene_errors, model_numbers_out_of_range)
     expect_error("{\"randomize\": {\"seed\": -1}, \"bodies\": [{}]}", "t.json:1:24: randomize.seed: ",
                  "must be an integer >= 0, got -1");
     expect_error("{\"randomize\": {\"pos_noise\": -1}, \"bodies\": [{}]}", "t.json:1:29: randomize.pos_noise: ", ">= 0");
-    /* "assembly" is reserved while sleep is on. */
-    expect_error("{\"sleep\": {\"policy\": \"assembly\"}, \"bodies\": [{}]}", "t.json:1:22: sleep.policy: ", "reserved");
+    expect_error("{\"sleep\": {\"assembly\": {\"linear_velocity\": -1}}, \"bodies\": [{}]}",
+                 "t.json:1:44: sleep.assembly.linear_velocity: ", ">= 0");
+    expect_error("{\"sleep\": {\"assembly\": {\"actuated_factor\": 2}}, \"bodies\": [{}]}",
+                 "t.json:1:44: sleep.assembly.actuated_factor: ", "(0, 1]");
+    expect_error("{\"sleep\": {\"assembly\": {\"quiet\": 1}}, \"bodies\": [{}]}", "t.json:1:", "unknown key");
+    expect_error("{\"sleep\": {\"assembly\": 3}, \"bodies\": [{}]}", "t.json:1:", "must be an object");
     expect_error("{\"bodies\": [{}], \"events\": [{\"time\": -1, \"action\": \"reset\"}]}", "t.json:1:38: events[0].time: ",
                  ">= 0");
     expect_error("{\"bodies\": [{}], \"events\": [{\"time\": 0, \"action\": \"gravity\", \"value\": [0, 0, -501]}]}",

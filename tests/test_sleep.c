@@ -32,7 +32,9 @@
 #define SUBSTEPS 4
 #define H ((double)DT / SUBSTEPS)
 #define TIME_TOL (1.5 * H)
+#ifndef QUIET_TIME /* tests/test_sleep_assembly.c sets its policy's */
 #define QUIET_TIME 0.5
+#endif
 #define LIN_THRESHOLD 0.05f
 #define ANG_THRESHOLD 0.15f
 #define PI 3.14159265358979323846
@@ -40,6 +42,7 @@
 
 /* ---------------------------------------------------------------- helpers */
 
+#ifndef TP_TEST_POLICY_SCENE
 static tp_model *load(const char *name)
 {
     char path[512];
@@ -48,12 +51,19 @@ static tp_model *load(const char *name)
     cr_assert_eq(tp_model_load(path, &m), TP_OK, "%s", tp_last_error());
     return m;
 }
+#else
+/* tests/test_sleep_assembly_cases.c: the same scenes under another policy. */
+static tp_model *load(const char *name) { return TP_TEST_POLICY_SCENE(SCENES, name); }
+#endif
 
 static tp_model_def model_def(float gz)
 {
     tp_model_def md = tp_default_model_def();
     md.name = "sleep";
     md.gravity[2] = gz;
+#ifdef TP_TEST_POLICY
+    md.sleep.policy = TP_TEST_POLICY;
+#endif
     return md;
 }
 

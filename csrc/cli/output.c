@@ -115,7 +115,9 @@ void tp_record_asleep(tp_run_record *rec, tp_batch *batch, const tp_state_view *
 {
     double t = tp_batch_time(batch);
     for (int w = 0; w < s->worlds; ++w) {
-        int asleep = s->awake_count[w] == 0; /* a world without dynamic bodies counts as asleep */
+        /* a world without dynamic bodies counts as asleep; checking bodies are
+         * counted in awake_count under the island policy, apart under the assembly one */
+        int asleep = s->awake_count[w] == 0 && s->checking_count[w] == 0;
         if (!asleep) rec->all_asleep_time[w] = -1.0;
         else if (rec->all_asleep_time[w] < 0.0) rec->all_asleep_time[w] = t;
     }

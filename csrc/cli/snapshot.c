@@ -272,11 +272,14 @@ static void paint_items(cairo_t *cr, item_list *l, double ox, double oy, double 
     }
 }
 
-static void cell_label(cairo_t *cr, const tp_state_view *s, int w, double x, double y)
+/* The counts of world w. Under the island policy the checking bodies are
+ * awake ones (timer running); under the assembly policy (`held`) they are
+ * held in place and counted apart. */
+static void cell_label(cairo_t *cr, const tp_state_view *s, int w, double x, double y, int held)
 {
     char buf[128];
-    snprintf(buf, sizeof buf, "world %d: %d awake (%d checking), %d asleep", w, s->awake_count[w],
-             s->checking_count[w], s->sleeping_count[w]);
+    snprintf(buf, sizeof buf, held ? "world %d: %d awake, %d checking, %d asleep" : "world %d: %d awake (%d checking), %d asleep",
+             w, s->awake_count[w], s->checking_count[w], s->sleeping_count[w]);
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
     cairo_set_font_size(cr, 12);
     cairo_move_to(cr, x + 6, y + 16);
@@ -301,7 +304,7 @@ static void legend(cairo_t *cr, double x, double y)
 
 /* Draw world w into the cell at (x, y) of size cw x ch. */
 static void draw_world(cairo_t *cr, const tp_state_view *s, const tp_body_def *defs, int w, const view3 *vw,
-                       const double b[4], double x, double y, double cw, double ch, item_list *l)
+                       const double b[4], double x, double y, double cw, double ch, item_list *l, int held)
 {
     double scale = fmin((cw - 20) / (b[2] - b[0]), (ch - 40) / (b[3] - b[1]));
     double ox = x + cw / 2 - scale * 0.5 * (b[0] + b[2]), oy = y + 24 + (ch - 30) / 2 + scale * 0.5 * (b[1] + b[3]);
@@ -319,7 +322,7 @@ static void draw_world(cairo_t *cr, const tp_state_view *s, const tp_body_def *d
     cairo_set_source_rgb(cr, 0.95, 0.97, 1.0);
     cairo_paint(cr);
     paint_items(cr, l, ox, oy, scale);
-    cell_label(cr, s, w, x, y);
+    cell_label(cr, s, w, x, y, held);
     cairo_restore(cr);
     cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
     cairo_set_line_width(cr, 1.0);
@@ -342,6 +345,8 @@ static int draw_snapshot(const char *path, tp_batch *batch, const tp_state_view 
     cairo_paint(cr);
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
     char title[256];
+    tp_sleep_def sd = tp_model_get_def(tp_batch_model(batch)).sleep;
+    int held = sd.enabled && sd.policy == TP_SLEEP_ASSEMBLY;
     snprintf(title, sizeof title, "%s at t = %.3f s (worlds 0-%d of %d)", tp_model_name(tp_batch_model(batch)),
              tp_batch_time(batch), n - 1, s->worlds);
     cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
@@ -351,7 +356,7 @@ static int draw_snapshot(const char *path, tp_batch *batch, const tp_state_view 
     legend(cr, 10, 46);
     item_list l = {NULL, 0, 0};
     for (int w = 0; w < n; ++w)
-        draw_world(cr, s, defs, w, &vw, b, (w % cols) * cw, 60 + (w / cols) * ch, cw, ch, &l);
+        draw_world(cr, s, defs, w, &vw, b, (w % cols) * cw, 60 + (w / cols) * ch, cw, ch, &l, held);
     free(l.items);
     return tp_plot_write_png(cr, surf, path);
 }

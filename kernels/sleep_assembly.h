@@ -1,0 +1,195 @@
+/* sleep_assembly.h - the assembly sleep policy: per body, three states.
+ *
+ * The rules of 000_5cca17d3fe7ce587.txt, where every body is its own assembly
+ * (until joints exist), with the thresholds of tp_assembly_def:
+ *   - awake -> not awake when its speed and |w| r are under the velocity
+ *     thresholds (x actuated_factor for an actuated body) and its |dv/dt| and
+ *     |dw/dt| r under the acceleration thresholds (r: bounding radius), held
+ *     for quiet_time; it then sleeps, or is sleep-checking if it touches a
+ *     body that stays awake;
+ *   - sleeping -> sleep-checking when an awake body touches it (or will reach
+ *     it within the step); -> awake when that body is faster than
+ *     collision_wake_speed;
+ *   - sleep-checking: held in place (not integrated), wakes when its own
+ *     acceleration exceeds the wake thresholds or a touching awake body's
+ *     speed or |w| r exceeds the neighbour thresholds; sleeps once no awake
+ *     body touches it.
+ * How a held body's acceleration is measured: it takes part in the velocity
+ * solve as a dynamic body (gravity and every row it is in, those against the
+ * ground and other held or sleeping bodies included), but its pose is not
+ * integrated (tp_body_moves) and the velocity the solve gave it is dropped at
+ * the end of the step. That velocity over dt is (the impulses its rows gave it
+ * + m g dt) / (m dt): the acceleration it would have if it were let go.
+ * Treating it as infinite mass instead leaves its rows against the ground
+ * unsolved, so a held body under one awake body of its mass reads 2 g
+ * (> 16.9 m/s^2) and every held body under a stack wakes (docs/sleep-policies.md).
+ * A held body that wakes keeps that velocity as its start.
+ *
+ * Every decision of a step reads the states at the start of that decision
+ * and writes only per-body flags, then applies them: the result does not
+ * depend on the order of the contacts or of the bodies. The CPU and CUDA
+ * backends run this code from the stages of kernels/step.h. */
+#ifndef TP_SLEEP_ASSEMBLY_H
+#define TP_SLEEP_ASSEMBLY_H
+
+#include "contact.h"
+#include "tp_world.h"
+#include "wake.h"
+
+/* Per-body flags of the sleep decision (scratch [bodies]). */
+enum { TP_ASM_STAYS_AWAKE = 1, TP_ASM_TOUCHES_AWAKE = 2 };
+
+/* A body that is simulated as moving: awake dynamic, or a moving kinematic. */
+TP_HD int tp_assembly_moving(const tp_world *wd, int b)
+{
+    if (tp_body_is_moving_kinematic(wd, b)) return 1;
+    return tp_body_in_islands(wd, b) && wd->sleep_state[b] == TP_AWAKE;
+}
+
+/* |w| r of body b: the speed of a point on its bounding sphere (m/s). */
+TP_HD float tp_assembly_rot_speed(const tp_world *wd, int b, const float *w)
+{
+    return tp_len(tp_v3_load(w + 3 * b)) * wd->model[b].bound_radius;
+}
+
+/* Wake body b (awake, quiet timer reset); its neighbours are left alone. */
+TP_HD void tp_assembly_wake_body(tp_world *wd, int b)
+{
+    if (!tp_body_in_islands(wd, b)) return;
+    wd->sleep_state[b] = TP_AWAKE;
+    wd->quiet_timer[b] = 0.0f;
+}
+
+/* Wake every body whose bounding sphere reaches within `radius` (m) of
+ * `center` (m): the explosion-style wake, body by body. */
+TP_HD void tp_assembly_wake_sphere(tp_world *wd, tp_vec3 center, float radius)
+{
+    for (int i = 0; i < wd->bodies; ++i) {
+        float reach = radius + wd->model[i].bound_radius;
+        if (tp_len_sq(tp_sub(tp_v3_load(wd->pos + 3 * i), center)) <= reach * reach) tp_assembly_wake_body(wd, i);
+    }
+}
+
+/* Put body b to sleep alone (tp_batch_sleep). */
+TP_HD void tp_assembly_sleep_body(tp_world *wd, int b)
+{
+    if (!tp_body_in_islands(wd, b)) return;
+    wd->sleep_state[b] = TP_SLEEPING;
+    for (int k = 0; k < 3; ++k) wd->v[3 * b + k] = wd->w[3 * b + k] = 0.0f;
+}
+
+/* Does contact c bring moving body y (its side: toward +1 if y is body_a)
+ * against the other body within `horizon` (s, tp_link_horizon)? Touching, or
+ * closing the gap (tp_closing_reach, as the island policy's tp_contact_links). */
+TP_HD int tp_assembly_reaches(const tp_world *wd, const tp_contact *c, int y, float toward, float horizon)
+{
+    if (c->separation <= TP_TOUCH_DISTANCE) return 1;
+    return c->separation - tp_closing_reach(wd, y, tp_v3_load(c->normal), toward, horizon) <= TP_TOUCH_DISTANCE;
+}
+
+/* One side of a contact before the solve: x (not awake) met by y (moving). */
+TP_HD int tp_assembly_met(tp_world *wd, const tp_contact *c, int x, int y, float toward, const tp_assembly_def *a,
+                          float horizon)
+{
+    if (!tp_body_in_islands(wd, x) || wd->sleep_state[x] == TP_AWAKE || !tp_assembly_moving(wd, y)) return 0;
+    if (!tp_assembly_reaches(wd, c, y, toward, horizon)) return 0;
+    int was_sleeping = wd->sleep_state[x] == TP_SLEEPING;
+    if (tp_len(tp_v3_load(wd->v + 3 * y)) > a->collision_wake_speed) tp_assembly_wake_body(wd, x);
+    else wd->sleep_state[x] = TP_CHECKING;
+    return was_sleeping;
+}
+
+/* The contact rules before the solve (the wake stage): a sleeping body that a
+ * moving body touches or is about to hit becomes sleep-checking, and awake if
+ * that body is faster than collision_wake_speed (a checking body too).
+ * Returns 1 if a sleeping body changed state: its own pairs were skipped by
+ * the broadphase, so the world collides again. States only rise (sleeping ->
+ * checking -> awake) and the caller repeats until nothing changes, so the
+ * result does not depend on the order of the contacts. */
+TP_HD int tp_assembly_contact_wakes(tp_world *wd, const tp_contact *contacts, int n, const tp_assembly_def *a,
+                                    float horizon)
+{
+    int changed = 0;
+    for (int i = 0; i < n; ++i) {
+        const tp_contact *c = &contacts[i];
+        changed |= tp_assembly_met(wd, c, c->body_a, c->body_b, -1.0f, a, horizon);
+        changed |= tp_assembly_met(wd, c, c->body_b, c->body_a, 1.0f, a, horizon);
+    }
+    return changed;
+}
+
+/* Pass 1 for body b, awake or checking: does it stay (or become) awake on its
+ * own velocity and acceleration? v0, w0: its velocities at the start of the
+ * step. Updates the quiet timer of an awake body. */
+TP_HD int tp_assembly_body_awake(tp_world *wd, int b, const tp_assembly_def *a, float dt, tp_vec3 v0, tp_vec3 w0)
+{
+    float r = wd->model[b].bound_radius, inv_dt = 1.0f / dt;
+    tp_vec3 v = tp_v3_load(wd->v + 3 * b), w = tp_v3_load(wd->w + 3 * b);
+    float lin_a = tp_len(tp_sub(v, v0)) * inv_dt, rot_a = tp_len(tp_sub(w, w0)) * r * inv_dt;
+    if (wd->sleep_state[b] == TP_CHECKING)
+        return lin_a > a->wake_linear_acceleration || rot_a > a->wake_rotational_acceleration;
+    float f = wd->model[b].actuated ? a->actuated_factor : 1.0f;
+    int quiet = tp_len(v) < a->linear_velocity * f && tp_len(w) * r < a->rotational_velocity * f &&
+                lin_a < a->linear_acceleration && rot_a < a->rotational_acceleration;
+    wd->quiet_timer[b] = quiet ? wd->quiet_timer[b] + dt : 0.0f;
+    return !quiet || !(wd->quiet_timer[b] >= a->quiet_time);
+}
+
+/* Pass 2 on one side of a touching contact: checking body x wakes when y,
+ * awake at the start of the decision, moves or turns faster than the
+ * neighbour thresholds. */
+TP_HD void tp_assembly_neighbour(const tp_world *wd, int x, int y, const tp_assembly_def *a, uint8_t *flags)
+{
+    if (!tp_body_in_islands(wd, x) || wd->sleep_state[x] != TP_CHECKING || !tp_assembly_moving(wd, y)) return;
+    if (tp_len(tp_v3_load(wd->v + 3 * y)) > a->neighbour_linear_velocity ||
+        tp_assembly_rot_speed(wd, y, wd->w) > a->neighbour_rotational_velocity)
+        flags[x] |= TP_ASM_STAYS_AWAKE;
+}
+
+/* Does body b end this step moving (pass 3)? */
+TP_HD int tp_assembly_ends_moving(const tp_world *wd, int b, const uint8_t *flags)
+{
+    if (tp_body_is_moving_kinematic(wd, b)) return 1;
+    return tp_body_in_islands(wd, b) && (flags[b] & TP_ASM_STAYS_AWAKE);
+}
+
+/* Pass 4 for body b, awake or checking at the start of the decision. */
+TP_HD void tp_assembly_apply(tp_world *wd, int b, const uint8_t *flags)
+{
+    if (flags[b] & TP_ASM_STAYS_AWAKE) {
+        if (wd->sleep_state[b] != TP_AWAKE) tp_assembly_wake_body(wd, b);
+        return;
+    }
+    for (int k = 0; k < 3; ++k) wd->v[3 * b + k] = wd->w[3 * b + k] = 0.0f;
+    wd->sleep_state[b] = (flags[b] & TP_ASM_TOUCHES_AWAKE) ? TP_CHECKING : TP_SLEEPING;
+}
+
+/* The sleep stage of the assembly policy, after the solve. v_start, w_start
+ * [bodies][3]: velocities at the start of the step (a held body's are 0);
+ * contacts [n]: this step's, sorted; flags [bodies]: scratch. */
+TP_HD void tp_assembly_sleep_update(tp_world *wd, const tp_assembly_def *a, float dt, const float *v_start,
+                                    const float *w_start, const tp_contact *contacts, int n, uint8_t *flags)
+{
+    for (int b = 0; b < wd->bodies; ++b) {
+        flags[b] = 0;
+        if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
+        if (tp_assembly_body_awake(wd, b, a, dt, tp_v3_load(v_start + 3 * b), tp_v3_load(w_start + 3 * b)))
+            flags[b] = TP_ASM_STAYS_AWAKE;
+    }
+    for (int i = 0; i < n; ++i) {
+        const tp_contact *c = &contacts[i];
+        if (c->separation > TP_TOUCH_DISTANCE) continue;
+        tp_assembly_neighbour(wd, c->body_a, c->body_b, a, flags);
+        tp_assembly_neighbour(wd, c->body_b, c->body_a, a, flags);
+    }
+    for (int i = 0; i < n; ++i) {
+        const tp_contact *c = &contacts[i];
+        if (c->separation > TP_TOUCH_DISTANCE) continue;
+        if (tp_assembly_ends_moving(wd, c->body_b, flags)) flags[c->body_a] |= TP_ASM_TOUCHES_AWAKE;
+        if (tp_assembly_ends_moving(wd, c->body_a, flags)) flags[c->body_b] |= TP_ASM_TOUCHES_AWAKE;
+    }
+    for (int b = 0; b < wd->bodies; ++b)
+        if (tp_body_in_islands(wd, b) && wd->sleep_state[b] != TP_SLEEPING) tp_assembly_apply(wd, b, flags);
+}
+
+#endif
