@@ -28,19 +28,6 @@ tp_joint_def tp_default_joint_def(void)
     return d;
 }
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 6, 7)))
-#endif
-static int jfail(char *field, size_t field_len, char *reason, size_t reason_len, const char *path, const char *fmt, ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    snprintf(field, field_len, "%s", path);
-    vsnprintf(reason, reason_len, fmt, args);
-    va_end(args);
-    return 0;
-}
-#define JFAIL(path, ...) jfail(field, field_len, reason, reason_len, path, __VA_ARGS__)
 
 /* ---------------------------------------------------------------- checks */
 
@@ -51,14 +38,14 @@ static int check_unused(const tp_joint_def *d, char *field, size_t field_len, ch
 {
     const char *t = joint_type_names[d->type];
     if (!is_one_dof(d->type)) {
-        if (d->has_limits) return JFAIL("limits", "a %s joint has no limits (only revolute and prismatic)", t);
-        if (d->drive != TP_DRIVE_NONE) return JFAIL("drive", "a %s joint has no drive (only revolute and prismatic)", t);
-        if (d->stiffness != 0.0f) return JFAIL("stiffness", "a %s joint has no spring (only revolute and prismatic)", t);
-        if (d->q0 != 0.0f || d->qd0 != 0.0f) return JFAIL("q0", "a %s joint has no scalar q0 / qd0", t);
+        if (d->has_limits) return CHECK_FAIL("limits", "a %s joint has no limits (only revolute and prismatic)", t);
+        if (d->drive != TP_DRIVE_NONE) return CHECK_FAIL("drive", "a %s joint has no drive (only revolute and prismatic)", t);
+        if (d->stiffness != 0.0f) return CHECK_FAIL("stiffness", "a %s joint has no spring (only revolute and prismatic)", t);
+        if (d->q0 != 0.0f || d->qd0 != 0.0f) return CHECK_FAIL("q0", "a %s joint has no scalar q0 / qd0", t);
     }
     if (d->type == TP_JOINT_FREE || d->type == TP_JOINT_FIXED) {
         if (d->damping != 0.0f || d->friction != 0.0f || d->armature != 0.0f)
-            return JFAIL("damping", "a %s joint has no damping, friction or armature", t);
+            return CHECK_FAIL("damping", "a %s joint has no damping, friction or armature", t);
     }
     return 1;
 }
@@ -66,12 +53,12 @@ static int check_unused(const tp_joint_def *d, char *field, size_t field_len, ch
 int tp_joint_def_check(const tp_joint_def *d, int body_count, char *field, size_t field_len, char *reason,
                        size_t reason_len)
 {
-    if ((unsigned)d->type >= TP_JOINT_TYPE_COUNT) return JFAIL("type", "unknown joint type %d", (int)d->type);
+    if ((unsigned)d->type >= TP_JOINT_TYPE_COUNT) return CHECK_FAIL("type", "unknown joint type %d", (int)d->type);
     if (d->child < 0 || d->child >= body_count)
-        return JFAIL("child", "must be a body index in [0, %d), got %d", body_count, d->child);
+        return CHECK_FAIL("child", "must be a body index in [0, %d), got %d", body_count, d->child);
     if (d->parent < -1 || d->parent >= body_count)
-        return JFAIL("parent", "must be -1 (the world) or a body index in [0, %d), got %d", body_count, d->parent);
-    if (d->parent == d->child) return JFAIL("parent", "a body cannot be its own parent");
+        return CHECK_FAIL("parent", "must be -1 (the world) or a body index in [0, %d), got %d", body_count, d->parent);
+    if (d->parent == d->child) return CHECK_FAIL("parent", "a body cannot be its own parent");
     const float *vals[] = {d->axis, d->axis + 1, d->axis + 2, d->anchor, d->anchor + 1, d->anchor + 2, &d->q0,
                            &d->qd0, &d->lower, &d->upper, &d->damping, &d->friction, &d->armature, &d->stiffness,
                            &d->rest, &d->kp, &d->kd, &d->max_effort, &d->target_q, &d->target_qd};
@@ -79,18 +66,18 @@ int tp_joint_def_check(const tp_joint_def *d, int body_count, char *field, size_
                            "lower", "upper", "damping", "friction", "armature", "stiffness", "rest", "kp", "kd",
                            "max_effort", "target_q", "target_qd"};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; ++i)
-        if (!isfinite(*vals[i])) return JFAIL(names[i], "must be a finite number, got %g", (double)*vals[i]);
+        if (!isfinite(*vals[i])) return CHECK_FAIL(names[i], "must be a finite number, got %g", (double)*vals[i]);
     float len2 = d->axis[0] * d->axis[0] + d->axis[1] * d->axis[1] + d->axis[2] * d->axis[2];
-    if (is_one_dof(d->type) && !(len2 > 1e-12f)) return JFAIL("axis", "must not be of zero length");
+    if (is_one_dof(d->type) && !(len2 > 1e-12f)) return CHECK_FAIL("axis", "must not be of zero length");
     if (d->has_limits && !(d->lower <= d->upper))
-        return JFAIL("limits", "lower must be <= upper, got lower %g > upper %g", (double)d->lower, (double)d->upper);
+        return CHECK_FAIL("limits", "lower must be <= upper, got lower %g > upper %g", (double)d->lower, (double)d->upper);
     const float *nonneg[] = {&d->damping, &d->friction, &d->armature, &d->stiffness, &d->kp, &d->kd, &d->max_effort};
     const char *nn_names[] = {"damping", "friction", "armature", "stiffness", "kp", "kd", "max_effort"};
     for (int i = 0; i < 7; ++i)
-        if (*nonneg[i] < 0.0f) return JFAIL(nn_names[i], "must be >= 0, got %g", (double)*nonneg[i]);
-    if ((unsigned)d->drive > TP_DRIVE_VELOCITY) return JFAIL("drive", "unknown drive mode %d", (int)d->drive);
+        if (*nonneg[i] < 0.0f) return CHECK_FAIL(nn_names[i], "must be >= 0, got %g", (double)*nonneg[i]);
+    if ((unsigned)d->drive > TP_DRIVE_VELOCITY) return CHECK_FAIL("drive", "unknown drive mode %d", (int)d->drive);
     if (d->drive == TP_DRIVE_VELOCITY && !(d->max_effort > 0.0f))
-        return JFAIL("max_effort", "a velocity motor needs max_effort > 0, got %g", (double)d->max_effort);
+        return CHECK_FAIL("max_effort", "a velocity motor needs max_effort > 0, got %g", (double)d->max_effort);
     return check_unused(d, field, field_len, reason, reason_len);
 }
 
@@ -110,19 +97,19 @@ int tp_joint_tree_check(const tp_joint_def *defs, int count, const tp_body_def *
         const tp_joint_def *d = &defs[i];
         *joint = i;
         int first = joint_of_child(defs, count, d->child);
-        if (first != i) return JFAIL("child", "body %d is already the child of joints[%d]", d->child, first);
+        if (first != i) return CHECK_FAIL("child", "body %d is already the child of joints[%d]", d->child, first);
         if (bodies[d->child].type != TP_BODY_DYNAMIC)
-            return JFAIL("child", "the link body %d must be dynamic (not static or kinematic)", d->child);
+            return CHECK_FAIL("child", "the link body %d must be dynamic (not static or kinematic)", d->child);
         if (d->type == TP_JOINT_FREE && d->parent != -1)
-            return JFAIL("type", "a free joint must be the root of its tree (parent the world)");
+            return CHECK_FAIL("type", "a free joint must be the root of its tree (parent the world)");
         if (d->parent >= 0 && joint_of_child(defs, count, d->parent) < 0)
-            return JFAIL("parent", "body %d is not a link (no joint has it as child); use the world for a base",
+            return CHECK_FAIL("parent", "body %d is not a link (no joint has it as child); use the world for a base",
                          d->parent);
         /* Walk to the root: more steps than joints means a loop. */
         int at = i, steps = 0;
         while (defs[at].parent >= 0) {
             at = joint_of_child(defs, count, defs[at].parent);
-            if (++steps > count) return JFAIL("parent", "the joints form a loop through body %d", d->child);
+            if (++steps > count) return CHECK_FAIL("parent", "the joints form a loop through body %d", d->child);
         }
     }
     return 1;

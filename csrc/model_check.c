@@ -13,11 +13,8 @@
 
 /* ---------------------------------------------------------------- validation */
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 6, 7)))
-#endif
-static int check_fail(char *field, size_t field_len, char *reason, size_t reason_len, const char *path,
-                      const char *fmt, ...)
+int tp_check_fail(char *field, size_t field_len, char *reason, size_t reason_len, const char *path, const char *fmt,
+                  ...)
 {
     va_list args;
     va_start(args, fmt);
@@ -26,8 +23,6 @@ static int check_fail(char *field, size_t field_len, char *reason, size_t reason
     va_end(args);
     return 0;
 }
-/* CHECK_FAIL(path, "reason", ...) inside a *_check function. */
-#define CHECK_FAIL(path, ...) check_fail(field, field_len, reason, reason_len, path, __VA_ARGS__)
 
 static int vec_finite(const float *v, int n, const char *name, char *field, size_t field_len, char *reason,
                       size_t reason_len)
