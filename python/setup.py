@@ -36,7 +36,8 @@ class BuildWithLibrary(build_py):
         native = Path(self.build_lib) / "torpor" / "_native"
         native.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(library.resolve(), native / "libtorpor.so")
-        shutil.copyfile(ROOT / "include" / "torpor.h", native / "torpor.h")
+        for header in (ROOT / "include").glob("torpor*.h"):
+            shutil.copyfile(header, native / header.name)
 
 
 class PlatformDistribution(Distribution):

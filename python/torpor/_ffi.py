@@ -36,6 +36,15 @@ def _candidates() -> list[tuple[Path, Path]]:
     return found
 
 
+def header_text(path: Path) -> str:
+    """torpor.h with the public headers it includes ("torpor_*.h", beside it) put in place."""
+    out = []
+    for line in path.read_text().splitlines():
+        m = re.match(r'\s*#\s*include\s+"(torpor_\w+\.h)"', line)
+        out.append(header_text(path.parent / m.group(1)) if m else line)
+    return "\n".join(out)
+
+
 def header_declarations(text: str) -> str:
     """The C declarations of ``torpor.h`` as CFFI's ``cdef`` takes them."""
     out, skip = [], 0
@@ -64,7 +73,7 @@ def _load():
             errors.append(f"{lib} / {hdr}: not found")
             continue
         ffi = cffi.FFI()
-        ffi.cdef(header_declarations(hdr.read_text()))
+        ffi.cdef(header_declarations(header_text(hdr)))
         return ffi, ffi.dlopen(str(lib)), lib, hdr
     raise ImportError(
         "torpor: libtorpor.so was not found; set TORPOR_LIBRARY (and TORPOR_HEADER) or install "

@@ -1,0 +1,87 @@
+/* torpor_batched.h - batched writes of many worlds from arrays, per-world parameters, episodes and resets for RL loops.
+ *
+ * Part of the public API: include torpor.h, which includes this file where
+ * its declarations belong (they use torpor.h's types). */
+#ifndef TORPOR_BATCHED_H
+#define TORPOR_BATCHED_H
+
+#ifndef TORPOR_H
+#error "include torpor.h, not torpor_batched.h"
+#endif
+
+/* ---------------------------------------------------------------- batched writes and episodes
+ *
+ * One call writes many worlds from arrays, for RL loops (csrc/writes_batched.c).
+ *
+ * Which worlds: a tp_world_select, or NULL for all of them.
+ *   - all worlds (NULL, or indices and mask both NULL): the data has W rows, row w
+ *     for world w (W = tp_batch_worlds);
+ *   - an index list (indices, count >= 0; no world twice): the data has `count`
+ *     rows, row i for world indices[i];
+ *   - a byte mask (mask, one byte per world, non-zero = selected): the data has
+ *     W rows; the rows of unselected worlds are not read.
+ * A "row" is one world's block of the array: [B][3] for vectors (B = bodies per
+ * world, static bodies included), [B][4] for quaternions, [B] for scalars, [3]
+ * for gravity. Arrays are C order, float32.
+ *
+ * Every value of every selected row is checked before anything is written: a
+ * non-finite number (or a value out of range) returns TP_ERR_INVALID_ARGUMENT
+ * naming the row, body and component, and nothing changes. Rows of static
+ * bodies (for forces, torques, impulses, poses, velocities, mass scales) and of
+ * removed bodies are checked but skipped, so a whole state array read back with
+ * tp_batch_state can be written as it is. A write that changes a body wakes its
+ * island, as the single-body calls do; zero forces, torques and impulses wake
+ * nothing. On CUDA each selected world is copied to the host and sent back
+ * before the next step (as the single-body calls do). */
+typedef struct tp_world_select {
+    const int32_t *indices; /* [count] world indices, or NULL */
+    int count;              /* rows of the index list */
+    const uint8_t *mask;    /* [W] non-zero = selected, or NULL (used only when indices is NULL) */
+} tp_world_select;
+
+/* Forces (N, world frame) [rows][B][3] for the next step, at world points
+ * (m) [rows][B][3], or at the centres of mass if point is NULL. They add to
+ * what was applied before the step. */
+tp_status tp_batch_apply_forces(tp_batch *batch, const tp_world_select *select, const float *force, const float *point);
+/* Torques (N m, world frame) [rows][B][3] for the next step. */
+tp_status tp_batch_apply_torques(tp_batch *batch, const tp_world_select *select, const float *torque);
+/* Impulses (N s) [rows][B][3] applied at once, at world points [rows][B][3] or
+ * at the centres of mass (point NULL). */
+tp_status tp_batch_apply_impulses(tp_batch *batch, const tp_world_select *select, const float *impulse,
+                                  const float *point);
+/* Poses: positions (m) [rows][B][3] and quaternions [x, y, z, w] [rows][B][4]
+ * (non-zero; normalized when written). */
+tp_status tp_batch_set_poses(tp_batch *batch, const tp_world_select *select, const float *pos, const float *quat);
+/* Velocities: linear v (m/s) [rows][B][3] and angular w (rad/s) [rows][B][3]. */
+tp_status tp_batch_set_velocities(tp_batch *batch, const tp_world_select *select, const float *v, const float *w);
+/* Gravity (m/s^2) [rows][3] per world, each component in [-500, 500]. A world
+ * whose gravity changes wakes entirely. */
+tp_status tp_batch_set_gravities(tp_batch *batch, const tp_world_select *select, const float *gravity);
+/* Mass scale [rows][B] (finite, > 0) of each dynamic body: its mass and inertia
+ * become the model's times the scale (replacing the randomized draw until the
+ * next reset). Rows of static and kinematic bodies are skipped. */
+tp_status tp_batch_set_mass_scales(tp_batch *batch, const tp_world_select *select, const float *scale);
+/* Friction coefficient [rows][B] (finite, >= 0) of every body, static ones
+ * included (until the next reset). A changed static or kinematic body wakes
+ * what is near it (its bounding sphere grown by the contact margin). */
+tp_status tp_batch_set_frictions(tp_batch *batch, const tp_world_select *select, const float *friction);
+
+/* Episodes. Every world counts its resets: episode 0 at creation, and each
+ * reset (tp_batch_reset_worlds, tp_batch_reset_select, reset events) starts
+ * the next episode, whose randomization is drawn from Philox keyed by (seed,
+ * world, body, episode modulo 2^30): a reset gives a new draw, and the same seed
+ * with the same resets gives the same bits at any world count. Copies the W
+ * episode numbers into out[W]. */
+tp_status tp_batch_get_episodes(const tp_batch *batch, uint32_t *out);
+/* Reset the selected worlds as tp_batch_reset_worlds does (a mask or an index
+ * list; NULL = every world). */
+tp_status tp_batch_reset_select(tp_batch *batch, const tp_world_select *select);
+/* Reset the selected worlds (a new episode, as tp_batch_reset_select), then
+ * write the given poses [rows][B][3] + [rows][B][4] and, unless NULL,
+ * velocities [rows][B][3] + [rows][B][3] of their dynamic and kinematic
+ * bodies: a reset to a state the caller supplies. Every value is checked first;
+ * on a bad one nothing is reset. */
+tp_status tp_batch_reset_to_state(tp_batch *batch, const tp_world_select *select, const float *pos, const float *quat,
+                                  const float *v, const float *w);
+
+#endif

@@ -1,0 +1,123 @@
+/* torpor_joints.h - articulations: joints, their coordinates and drives, and their arrays in a batch.
+ *
+ * Part of the public API: include torpor.h, which includes this file where
+ * its declarations belong (they use torpor.h's types). */
+#ifndef TORPOR_JOINTS_H
+#define TORPOR_JOINTS_H
+
+#ifndef TORPOR_H
+#error "include torpor.h, not torpor_joints.h"
+#endif
+
+/* ================================================================ articulations
+ * (issue 14; this block is owned by the articulation module: csrc/articulation*.c,
+ * kernels/articulation*.h, docs/articulations.md)
+ *
+ * An articulation is a tree of links joined by joints, simulated in reduced
+ * coordinates (Featherstone's composite-rigid-body algorithm and recursive
+ * Newton-Euler with an LDL^T factorisation; docs/articulations.md). Every link
+ * is a body of the model: the joint names it as `child`, and its pose and
+ * velocity are published through the body arrays (pos, quat, v, w) after each
+ * step. A joint whose parent is -1 (the world) is the root of a tree: a free
+ * root gives a floating base, any other type a fixed base.
+ *
+ * Units: rad and m for positions, rad/s and m/s for velocities, N m and N for
+ * efforts; stiffness N m/rad (N/m), damping N m s/rad (N s/m), armature
+ * kg m^2 (kg). Coordinates per joint type (nq, nv):
+ *   FIXED      0, 0
+ *   REVOLUTE   1, 1   angle about `axis` (child frame)
+ *   PRISMATIC  1, 1   displacement along `axis` (child frame)
+ *   BALL       4, 3   relative quaternion [x y z w]; dofs: relative angular velocity, child frame
+ *   FREE       7, 6   body origin (world, m) and orientation [x y z w]; dofs: centre-of-mass
+ *                     velocity then angular velocity, world frame (joint_f: force then torque)
+ * The scene's body poses are the configuration at q = 0 (ball: identity);
+ * `q0` moves a 1-dof joint away from it at the start.
+ *
+ * What does not work yet: links collide with free bodies as kinematic bodies
+ * (they push dynamic bodies and are not pushed back); links do not collide
+ * with static geometry or with each other; links are not in islands and never
+ * sleep; the CUDA backend refuses models with joints (TP_ERR_BACKEND). */
+
+typedef enum tp_joint_type {
+    TP_JOINT_FIXED = 0, TP_JOINT_REVOLUTE = 1, TP_JOINT_PRISMATIC = 2, TP_JOINT_BALL = 3, TP_JOINT_FREE = 4,
+    TP_JOINT_TYPE_COUNT = 5
+} tp_joint_type;
+
+/* Drive of a 1-dof joint: a PD drive, force = kp (target_q - q) + kd (target_qd - qd)
+ * integrated implicitly and clamped to +-max_effort; or a velocity motor that
+ * holds qd at target_qd with at most max_effort. */
+typedef enum tp_drive_mode { TP_DRIVE_NONE = 0, TP_DRIVE_POSITION = 1, TP_DRIVE_VELOCITY = 2 } tp_drive_mode;
+
+typedef struct tp_joint_def {
+    const char *name;      /* copied; NULL gives "joint<index>"; unique among joints */
+    tp_joint_type type;    /* default revolute */
+    int parent;            /* parent body index, or -1 for the world (default -1) */
+    int child;             /* the link: a dynamic body, child of no other joint (required) */
+    float axis[3];         /* revolute / prismatic axis in the child frame, non-zero (default 0, 0, 1) */
+    float anchor[3];       /* joint point in the child body frame, m (default 0) */
+    float q0, qd0;         /* initial position and velocity of a 1-dof joint */
+    int has_limits;        /* 1-dof joints: lower <= q <= upper */
+    float lower, upper;
+    float damping;         /* >= 0, per dof (1-dof and ball) */
+    float friction;        /* >= 0, N m or N, per dof (1-dof and ball) */
+    float armature;        /* >= 0, added to the dof's diagonal inertia (1-dof and ball) */
+    float stiffness, rest; /* passive spring of a 1-dof joint, stiffness >= 0 */
+    tp_drive_mode drive;   /* 1-dof joints (default none) */
+    float kp, kd;          /* PD gains, >= 0 */
+    float max_effort;      /* > 0; 0 = unlimited for a PD drive; required for a velocity motor */
+    float target_q, target_qd; /* initial drive targets */
+} tp_joint_def;
+
+tp_joint_def tp_default_joint_def(void);
+const char *tp_joint_type_name(tp_joint_type type); /* "fixed", "revolute", ...; NULL if out of range */
+
+/* Add a joint; its index goes to *out_index (may be NULL). Field ranges, the
+ * axis length, the order of the limits and the body indices are checked at
+ * once; the tree (no body with two parent joints, no loop, a parent that is
+ * the world or another joint's child) by tp_builder_finish. Errors are
+ * TP_ERR_INVALID_ARGUMENT naming the field, e.g. "joints[2].axis: must not be
+ * zero". */
+tp_status tp_builder_add_joint(tp_builder *builder, const tp_joint_def *def, int *out_index);
+
+int tp_model_joint_count(const tp_model *model);
+int tp_model_joint_q_count(const tp_model *model);   /* nq of one world */
+int tp_model_joint_dof_count(const tp_model *model); /* nv of one world */
+int tp_model_find_joint(const tp_model *model, const char *name); /* index or -1 */
+const char *tp_model_joint_name(const tp_model *model, int joint);
+/* Name of dof `dof` in [0, nv): the joint's name for 1-dof joints,
+ * "<joint>.wx/.wy/.wz" for ball dofs, "<joint>.vx ... .wz" for free ones. */
+const char *tp_model_dof_name(const tp_model *model, int dof);
+tp_status tp_model_get_joint_def(const tp_model *model, int joint, tp_joint_def *out);
+/* Where joint `joint` sits in joint_q ([q_start, q_start + nq)) and joint_qd ([v_start, v_start + nv)). */
+tp_status tp_model_joint_slices(const tp_model *model, int joint, int *q_start, int *nq, int *v_start, int *nv);
+
+/* Read-only views of the joint arrays, world-major, W = worlds. Valid like
+ * tp_state_view (until the next call that changes the batch). */
+typedef struct tp_joint_view {
+    int worlds, nq, nv;
+    const float *q;          /* [W][nq] joint_q */
+    const float *qd;         /* [W][nv] joint_qd */
+    const float *f;          /* [W][nv] joint_f: applied generalised forces for the next step (cleared by it) */
+    const float *target_q;   /* [W][nv] PD drive target positions (1-dof joints; others unused) */
+    const float *target_qd;  /* [W][nv] PD target velocities / velocity motor targets */
+} tp_joint_view;
+
+tp_status tp_batch_joints(tp_batch *batch, tp_joint_view *out);
+
+typedef enum tp_joint_array {
+    TP_JOINT_ARRAY_Q = 0, TP_JOINT_ARRAY_QD = 1, TP_JOINT_ARRAY_F = 2, TP_JOINT_ARRAY_TARGET_Q = 3,
+    TP_JOINT_ARRAY_TARGET_QD = 4
+} tp_joint_array;
+
+/* Write one joint array for some worlds: either a list (`worlds` [count], a
+ * world may not repeat; `values` [count][n]) or a mask (`worlds` NULL, `mask`
+ * [W], `values` [W][n], rows of unmasked worlds are not read); n is nq for
+ * TP_JOINT_ARRAY_Q, nv otherwise. Non-finite values, a zero quaternion, a
+ * world out of range or a repeated one: TP_ERR_INVALID_ARGUMENT, nothing
+ * changes. Quaternions are normalized. Writing q or qd moves the links' bodies
+ * at once. */
+tp_status tp_batch_set_joints(tp_batch *batch, tp_joint_array which, const int *worlds, int count, const uint8_t *mask,
+                              const float *values);
+/* ================================================================ end of articulations */
+
+#endif
