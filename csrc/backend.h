@@ -23,6 +23,10 @@ typedef struct tp_backend_ops {
     tp_status (*reset_worlds)(tp_batch *b, const int *worlds, int count);
     /* Bytes the backend allocated beside the host arrays (device memory), all worlds. */
     size_t (*device_bytes)(const tp_batch *b);
+    /* Rewrite every array pointer of a host view of the batch (tp_batch_state's
+     * pointers) into its device twin, the device state current (host writes
+     * sent, the stream synchronised). TP_ERR_BACKEND where there is no device. */
+    tp_status (*device_view)(tp_batch *b, tp_state_view *view);
 } tp_backend_ops;
 
 extern const tp_backend_ops tp_cpu_backend;  /* csrc/step.c */

@@ -119,7 +119,38 @@ static tp_status cuda_begin_write(tp_batch *b, int first, int last)
 
 static size_t cuda_device_bytes(const tp_batch *b) { return tp_cuda_device_bytes(host_of(b)->dev); }
 
+/* The device twin of host array `host` (one of the mirrored arrays), or NULL. */
+static const void *device_twin(const tp_cuda_host *h, const void *host)
+{
+    const tp_cuda_array *arrays = NULL;
+    int n = tp_cuda_arrays(h->dev, &arrays);
+    for (int i = 0; i < n; ++i)
+        if (arrays[i].host == host) return arrays[i].device;
+    return NULL;
+}
+
+static tp_status cuda_device_view(tp_batch *b, tp_state_view *view)
+{
+    tp_cuda_host *h = host_of(b);
+    tp_status st = tp_mirror_push(&h->mirror); /* host writes not yet sent */
+    if (st == TP_OK) st = tp_cuda_wait(h->dev); /* the last step finished */
+    if (st != TP_OK) return st == TP_ERR_CUDA ? device_failed(b, st) : st;
+    const void **fields[] = {(const void **)&view->pos, (const void **)&view->quat, (const void **)&view->v,
+                             (const void **)&view->w, (const void **)&view->body_awake,
+                             (const void **)&view->sleep_state, (const void **)&view->quiet_timer,
+                             (const void **)&view->removed, (const void **)&view->awake_count,
+                             (const void **)&view->sleeping_count, (const void **)&view->checking_count,
+                             (const void **)&view->contact_overflow, (const void **)&view->faults,
+                             (const void **)&view->contact_f, (const void **)&view->island};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; ++i) {
+        const void *device = device_twin(h, *fields[i]);
+        if (!device) return tp_fail(TP_ERR_BACKEND, "tp_batch_device_state: array %zu has no device twin", i);
+        *fields[i] = device;
+    }
+    return TP_OK;
+}
+
 const tp_backend_ops tp_cuda_backend = {cuda_create, cuda_destroy, cuda_step, cuda_pull,
-                                        cuda_begin_write, cuda_reset_worlds, cuda_device_bytes};
+                                        cuda_begin_write, cuda_reset_worlds, cuda_device_bytes, cuda_device_view};
 
 int tp_cuda_device_count(void) { return tp_cuda_probe(NULL, 0); }

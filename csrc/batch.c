@@ -313,6 +313,25 @@ tp_status tp_batch_state(tp_batch *b, tp_state_view *out)
     return TP_OK;
 }
 
+tp_status tp_batch_device_state(tp_batch *b, tp_state_view *out)
+{
+    if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_device_state: batch or out is NULL");
+    tp_state_view v;
+    view_counts(b, &v);
+    v.pos = b->pos;
+    v.quat = b->quat;
+    v.v = b->v;
+    v.w = b->w;
+    v.sleep_state = b->sleep_state;
+    v.quiet_timer = b->quiet_timer;
+    v.removed = b->flags;
+    v.contact_f = b->contact_f;
+    v.island = b->island;
+    tp_status st = b->ops->device_view(b, &v);
+    if (st == TP_OK) *out = v; /* nothing written on failure */
+    return st;
+}
+
 tp_status tp_batch_counts(tp_batch *b, tp_state_view *out)
 {
     if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_counts: batch or out is NULL");

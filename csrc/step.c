@@ -7,6 +7,7 @@
  * With profile_stages, each stage is timed; the stages run are the same.
  * The CPU backend's operations table (csrc/backend.h) is at the end. */
 #include "backend.h"
+#include "error.h"
 
 #include "step.h"
 
@@ -96,5 +97,12 @@ static tp_status cpu_reset_worlds(tp_batch *b, const int *worlds, int count)
 
 static size_t cpu_device_bytes(const tp_batch *b) { (void)b; return 0; }
 
+static tp_status cpu_device_view(tp_batch *b, tp_state_view *view)
+{
+    (void)b, (void)view;
+    return tp_fail(TP_ERR_BACKEND, "tp_batch_device_state: the cpu backend keeps its state in host memory; "
+                                   "tp_batch_state views it without a copy");
+}
+
 const tp_backend_ops tp_cpu_backend = {cpu_create, cpu_destroy, cpu_step, cpu_pull,
-                                       cpu_begin_write, cpu_reset_worlds, cpu_device_bytes};
+                                       cpu_begin_write, cpu_reset_worlds, cpu_device_bytes, cpu_device_view};

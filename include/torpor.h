@@ -404,6 +404,17 @@ typedef struct tp_state_view {
 } tp_state_view;
 
 tp_status tp_batch_state(tp_batch *batch, tp_state_view *out);
+/* CUDA backend: the same view with device pointers (the device's own arrays,
+ * same shapes and element types), for frameworks that read GPU memory without
+ * a copy (the Python package exposes them through __cuda_array_interface__ and
+ * DLPack). Host writes not yet sent are sent, and the batch's stream is
+ * synchronised before it returns, so the arrays are current; a later step or
+ * write changes them in place (take the view again after it: the pointers stay
+ * the same while the batch lives). Read-only: writes go through the API.
+ * Errors: TP_ERR_INVALID_ARGUMENT (NULL), TP_ERR_BACKEND on the cpu backend
+ * (whose tp_batch_state already needs no copy), TP_ERR_CUDA; *out is left
+ * unchanged on failure. */
+tp_status tp_batch_device_state(tp_batch *batch, tp_state_view *out);
 /* The sleep counters only: awake_count, sleeping_count, checking_count,
  * contact_overflow, faults and body_awake are set, the other pointers are
  * NULL. What a sleep measurement reads every step; on the CUDA backend it

@@ -151,3 +151,25 @@ Test(errors, model_events_readable_in_firing_order)
     cr_assert_eq(tp_model_get_event(m, 0, NULL), TP_ERR_INVALID_ARGUMENT);
     tp_model_destroy(m);
 }
+
+/* tp_batch_device_state: the cpu backend has no device arrays; it says so and
+ * writes nothing into the caller's view. */
+Test(errors, device_state_on_the_cpu_backend_is_refused_and_writes_nothing)
+{
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(good_scene, "good", &m), TP_OK, "%s", tp_last_error());
+    tp_batch_def bd = tp_default_batch_def();
+    bd.worlds = 4; /* the scene's events name world 3 */
+    tp_batch *b = NULL;
+    cr_assert_eq(tp_batch_create(m, &bd, &b), TP_OK, "%s", tp_last_error());
+    tp_state_view v;
+    memset(&v, 0xAB, sizeof v);
+    tp_state_view before = v;
+    cr_assert_eq(tp_batch_device_state(b, &v), TP_ERR_BACKEND);
+    cr_assert(strstr(tp_last_error(), "cpu backend"), "%s", tp_last_error());
+    cr_assert(memcmp(&v, &before, sizeof v) == 0, "the view was changed by a failed call");
+    cr_assert_eq(tp_batch_device_state(b, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_device_state(NULL, &v), TP_ERR_INVALID_ARGUMENT);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}

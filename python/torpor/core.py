@@ -352,6 +352,25 @@ class Batch:
             arrays[name] = np.asarray(_ArrayView(self, address, shape, typestr, True))
         return State(**arrays)
 
+    def device_state(self) -> "DeviceState":
+        """The state in GPU memory, without a copy (CUDA backend only): a
+        :class:`torpor.device.DeviceState` of read-only device arrays, each
+        exported through ``__cuda_array_interface__`` and DLPack, shapes as
+        :meth:`state`. Current when this returns (the batch's stream is
+        synchronised); later steps change the arrays in place. Raises
+        :class:`BackendError` on the cpu backend, whose :meth:`state` already
+        needs no copy."""
+        from .device import DeviceArray, DeviceState
+
+        view = ffi.new("tp_state_view *")
+        _check(lib.tp_batch_device_state(self._p(), view))
+        W, B = self.worlds, self.bodies
+        arrays = {}
+        for name, (typestr, tail, per_body) in _VIEW_FIELDS.items():
+            shape = (W, B) + tail if per_body else (W,)
+            arrays[name] = DeviceArray(self, int(ffi.cast("uintptr_t", getattr(view, name))), shape, typestr)
+        return DeviceState(**arrays)
+
     def world_hash(self, world: int) -> int:
         """64-bit FNV-1a hash of one world's state (docs/outputs.md)."""
         out = ffi.new("uint64_t *")
