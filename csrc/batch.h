@@ -55,7 +55,7 @@ struct tp_batch {
     int next_event;               /* first event not yet fired */
 
     const struct tp_backend_ops *ops; /* the backend's operations (csrc/backend.h) */
-    void *backend_data;           /* the backend's own state (CUDA: device side and mirror) */
+    void *backend_data;           /* the backend's own state (CUDA: device side and mirror; CPU: its thread pool, NULL for one thread) */
 
     /* Episodes and batched writes (csrc/writes_batched.c). */
     uint32_t *episode;            /* [W] resets of each world so far: its draws' episode (kernels/philox.h) */

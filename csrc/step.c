@@ -1,9 +1,11 @@
 /* step.c - the CPU backend's step: every world, in parallel over worlds.
  *
- * Worlds never interact, so the loop over worlds is an OpenMP parallel for
- * with a static schedule; each world runs the stages of kernels/step.h in
- * list order, serially, so its result does not depend on the thread count (a
- * thread's scratch memory is fully rewritten by each world before it is read).
+ * Worlds never interact, so thread t of the batch's pool (csrc/thread_pool.h,
+ * made at creation) steps the static range [t*W/T, (t+1)*W/T) of the W
+ * worlds; each world runs the stages of kernels/step.h in list order,
+ * serially, so its result does not depend on the thread count (a thread's
+ * scratch memory is fully rewritten by each world before it is read). With
+ * one thread or one world there is no pool and the step runs inline.
  * With profile_stages, each stage is timed; the stages run are the same.
  * The CPU backend's operations table (csrc/backend.h) is at the end. */
 #include "backend.h"
@@ -11,7 +13,9 @@
 
 #include "step.h"
 
-#include <omp.h>
+#include "thread_pool.h"
+
+#include <time.h>
 
 /* include/torpor.h's tp_stage numbers are kernels/step.h's list. */
 #define TP_STAGE_CHECK(NAME, name, runs, launch)                                                                       \
@@ -43,6 +47,14 @@ tp_step_params tp_batch_step_params(const tp_batch *b)
     return p;
 }
 
+/* Seconds on a monotonic clock (stage timing only). */
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* Every stage of world w, in list order; stage_t [TP_STAGE_COUNT] gets each
  * stage's seconds when not NULL. */
 static void world_step(tp_batch *b, int w, const tp_step_params *p, void *scratch, double *stage_t)
@@ -51,31 +63,56 @@ static void world_step(tp_batch *b, int w, const tp_step_params *p, void *scratc
     for (int stage = 0; stage < TP_STEP_STAGE_COUNT; ++stage) {
         /* the plan (stage 0) runs first and writes the record the others read */
         if (stage > 0 && !tp_stage_runs(stage, s.rec->work)) continue;
-        double t0 = stage_t ? omp_get_wtime() : 0.0;
+        double t0 = stage_t ? now_seconds() : 0.0;
         tp_stage_run(stage, &s, p, 0, 1);
-        if (stage_t) stage_t[stage] += omp_get_wtime() - t0;
+        if (stage_t) stage_t[stage] += now_seconds() - t0;
     }
+}
+
+struct step_job {
+    tp_batch *b;
+    tp_step_params p;
+};
+
+/* Thread t of T: its static range of worlds, with its own scratch and clock. */
+static void step_part(void *arg, int t, int threads)
+{
+    struct step_job *job = arg;
+    tp_batch *b = job->b;
+    int first = (int)((long long)t * b->worlds / threads);
+    int last = (int)((long long)(t + 1) * b->worlds / threads);
+    double *stage_t = b->profile_stages ? b->stage_seconds + (size_t)t * TP_STAGE_COUNT : NULL;
+    for (int w = first; w < last; ++w) world_step(b, w, &job->p, b->scratch[t], stage_t);
 }
 
 static tp_status cpu_step(tp_batch *b)
 {
-    int worlds = b->worlds;
-    tp_step_params p = tp_batch_step_params(b);
-#pragma omp parallel num_threads(b->threads)
-    {
-        int t = omp_get_thread_num();
-        void *scratch = b->scratch[t];
-        double *stage_t = b->profile_stages ? b->stage_seconds + (size_t)t * TP_STAGE_COUNT : NULL;
-#pragma omp for schedule(static)
-        for (int w = 0; w < worlds; ++w) world_step(b, w, &p, scratch, stage_t);
-    }
+    struct step_job job = {b, tp_batch_step_params(b)};
+    tp_pool *pool = b->backend_data;
+    if (pool) tp_pool_run(pool, step_part, &job);
+    else step_part(&job, 0, 1);
     b->current = 1 - b->current;
     return TP_OK;
 }
 
-/* The host arrays are the state: nothing to create, copy or free. */
-static tp_status cpu_create(tp_batch *b) { (void)b; return TP_OK; }
-static void cpu_destroy(tp_batch *b) { (void)b; }
+/* The host arrays are the state: nothing to copy. The pool has
+ * min(threads, worlds) threads (more would get no worlds); none for one. */
+static tp_status cpu_create(tp_batch *b)
+{
+    int threads = b->threads < b->worlds ? b->threads : b->worlds;
+    b->backend_data = NULL;
+    if (threads <= 1) return TP_OK;
+    tp_pool *pool;
+    tp_status st = tp_pool_create(threads, &pool);
+    if (st == TP_OK) b->backend_data = pool;
+    return st;
+}
+
+static void cpu_destroy(tp_batch *b)
+{
+    tp_pool_destroy(b->backend_data);
+    b->backend_data = NULL;
+}
 
 static tp_status cpu_pull(tp_batch *b, int first, int last, int groups)
 {
