@@ -601,16 +601,18 @@ Test(solver, c11_world_zero_ignores_the_other_worlds)
     tp_model_destroy(m);
 }
 
-/* Threads 1, 2 and 3 give the same bits on the heap in 7 worlds (an uneven
- * split: OpenMP's static schedule gives the threads different world counts). */
+/* Threads 1, 2, 3 and 9 give the same bits on the heap in 7 worlds (uneven
+ * splits: the pool's static ranges give the threads different world counts;
+ * 9 threads for 7 worlds make a pool of 7, one world each). */
 Test(solver, thread_count_does_not_change_the_bits)
 {
     tp_model *m = heap_model();
-    uint64_t h[3][7], t[3];
-    for (int k = 0; k < 3; ++k) heap_run(m, 7, k + 1, -1, h[k], &t[k]);
-    for (int k = 1; k < 3; ++k) {
-        cr_assert_eq(t[k], t[0], "%d threads and 1 thread differ", k + 1);
-        for (int w = 0; w < 7; ++w) cr_assert_eq(h[k][w], h[0][w], "world %d: %d threads differ", w, k + 1);
+    const int threads[4] = {1, 2, 3, 9};
+    uint64_t h[4][7], t[4];
+    for (int k = 0; k < 4; ++k) heap_run(m, 7, threads[k], -1, h[k], &t[k]);
+    for (int k = 1; k < 4; ++k) {
+        cr_assert_eq(t[k], t[0], "%d threads and 1 thread differ", threads[k]);
+        for (int w = 0; w < 7; ++w) cr_assert_eq(h[k][w], h[0][w], "world %d: %d threads differ", w, threads[k]);
     }
     tp_model_destroy(m);
 }
