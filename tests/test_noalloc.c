@@ -4,10 +4,11 @@
  * In the Release build this binary defines malloc, calloc, realloc,
  * aligned_alloc, posix_memalign and memalign itself, on top of glibc's
  * __libc_* entry points, so that every allocation in the process (the
- * library's, OpenMP's) goes through a counter. AddressSanitizer owns malloc in
+ * library's, the C runtime's) goes through a counter. AddressSanitizer owns malloc in
  * the Sanitize build; there the counter is its malloc hook
  * (__sanitizer_install_malloc_and_free_hooks). The first step runs before
- * counting starts: OpenMP's runtime creates its thread team then. */
+ * counting starts (it is not counted: lazy first-use set-up in the C runtime;
+ * the step's thread pool is made with the batch, csrc/thread_pool.h). */
 #define _GNU_SOURCE
 #include "helpers.h"
 

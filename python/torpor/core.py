@@ -259,8 +259,9 @@ class Batch:
     """N replicated worlds of one model on one backend (tp_batch).
 
     Parameters: model; worlds (>= 1); backend "cpu", "cuda" or "auto";
-    threads (CPU threads, 0 = OpenMP default); seed (replaces the model's
-    randomization seed); contact_capacity (points per world, 0 = default).
+    threads (CPU threads, 0 = omp_get_max_threads(), which OMP_NUM_THREADS
+    sets); seed (replaces the model's randomization seed); contact_capacity
+    (points per world, 0 = default).
 
     Worlds are selected by ``worlds=``: None for all, an int array/list of
     indices (each once), or a bool array of shape (W,). Per-world data has one
