@@ -8,6 +8,7 @@
  * one thread or one world there is no pool and the step runs inline.
  * With profile_stages, each stage is timed; the stages run are the same.
  * The CPU backend's operations table (csrc/backend.h) is at the end. */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC under -std=c11 */
 #include "backend.h"
 #include "error.h"
 

@@ -6,6 +6,7 @@
  * run, then counts itself done. The caller runs part 0 and waits, also on a
  * condition variable, until the count of busy workers is zero. The mutex
  * orders every write of a job before the caller's return. */
+#define _POSIX_C_SOURCE 200809L /* pthreads under -std=c11 */
 #include "thread_pool.h"
 
 #include "error.h"
