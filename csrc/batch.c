@@ -295,11 +295,9 @@ static void view_counts(const tp_batch *b, tp_state_view *out)
     out->faults = b->faults;
 }
 
-tp_status tp_batch_state(tp_batch *b, tp_state_view *out)
+/* The whole view of the host arrays (what tp_batch_state gives). */
+static void view_all(const tp_batch *b, tp_state_view *out)
 {
-    if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_state: batch or out is NULL");
-    tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_STATE);
-    if (st != TP_OK) return st;
     view_counts(b, out);
     out->pos = b->pos;
     out->quat = b->quat;
@@ -310,6 +308,14 @@ tp_status tp_batch_state(tp_batch *b, tp_state_view *out)
     out->removed = b->flags; /* TP_FLAG_REMOVED is bit 0, the only flag so far */
     out->contact_f = b->contact_f;
     out->island = b->island;
+}
+
+tp_status tp_batch_state(tp_batch *b, tp_state_view *out)
+{
+    if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_state: batch or out is NULL");
+    tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_STATE);
+    if (st != TP_OK) return st;
+    view_all(b, out);
     return TP_OK;
 }
 
@@ -317,17 +323,8 @@ tp_status tp_batch_device_state(tp_batch *b, tp_state_view *out)
 {
     if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_device_state: batch or out is NULL");
     tp_state_view v;
-    view_counts(b, &v);
-    v.pos = b->pos;
-    v.quat = b->quat;
-    v.v = b->v;
-    v.w = b->w;
-    v.sleep_state = b->sleep_state;
-    v.quiet_timer = b->quiet_timer;
-    v.removed = b->flags;
-    v.contact_f = b->contact_f;
-    v.island = b->island;
-    tp_status st = b->ops->device_view(b, &v);
+    view_all(b, &v);
+    tp_status st = b->ops->device_view(b, &v); /* host pointers -> their device twins */
     if (st == TP_OK) *out = v; /* nothing written on failure */
     return st;
 }
