@@ -27,7 +27,7 @@ tp_status tp_artic_batch_create(tp_batch *b)
     a->f = calloc(W * nv + 1, sizeof(float));
     a->target_q = calloc(W * nv + 1, sizeof(float));
     a->target_qd = calloc(W * nv + 1, sizeof(float));
-    a->scratch_bytes = tp_artic_align(tp_artic_scratch_bytes(&h->km));
+    a->scratch_bytes = tp_artic_align(tp_artic_scratch_bytes(&h->km, b->contact_capacity));
     a->scratch = aligned_alloc(16, W * a->scratch_bytes);
     if (!(a->q && a->qd && a->f && a->target_q && a->target_qd && a->scratch))
         return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays (%d worlds, %zu "

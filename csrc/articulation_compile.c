@@ -164,7 +164,11 @@ static int build_trees(const tp_artic_builder *ab, const tp_model *m, const int 
 static void links_to_kinematic(tp_model *m, const tp_artic_host *h)
 {
     for (int k = 0; k < h->km.joint_count; ++k) {
-        int b = h->joints[k].body;
+        int b = h->joints[k].body, root = k, parent = h->joints[k].parent;
+        while (h->joints[root].parent >= 0) root = h->joints[root].parent;
+        m->bodies[b].link = k + 1;
+        m->bodies[b].link_root = h->joints[root].body + 1;
+        m->bodies[b].link_parent = parent >= 0 ? h->joints[parent].body + 1 : 0;
         m->bodies[b].type = TP_BODY_KINEMATIC;
         m->body_init[b].dynamic = 0;
         m->body_init[b].inv_mass = 0.0f;

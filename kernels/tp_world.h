@@ -25,6 +25,10 @@ typedef struct tp_body_model {
                               with the sign of the tensor entries) */
     float friction, restitution;
     float bound_radius;    /* radius of the bounding sphere about the body origin, m */
+    /* Articulation links (kernels/articulation.h), each stored + 1 so that a
+     * zeroed record is "not a link": the link's joint (kernel order), the
+     * body of its tree's root link, the body of its parent link (0 at a root). */
+    int32_t link, link_root, link_parent;
 } tp_body_model;
 
 /* Per-body flags in a world (uint8). */
@@ -60,6 +64,30 @@ TP_HD int tp_body_is_moving_kinematic(const tp_world *wd, int b)
     if (wd->model[b].type != TP_BODY_KINEMATIC || (wd->flags[b] & TP_FLAG_REMOVED) || !wd->v) return 0;
     const float *v = wd->v + 3 * b, *w = wd->w + 3 * b;
     return v[0] != 0.0f || v[1] != 0.0f || v[2] != 0.0f || w[0] != 0.0f || w[1] != 0.0f || w[2] != 0.0f;
+}
+
+/* Joint (kernel order) of the articulation link b, or -1 if b is no link. */
+TP_HD int tp_body_link(const tp_world *wd, int b) { return wd->model[b].link - 1; }
+
+/* The body that stands for b's articulation in coloring and islands (its
+ * tree's root link: a tree behaves as one body), or b itself. */
+TP_HD int tp_body_unit(const tp_world *wd, int b)
+{
+    return wd->model[b].link ? wd->model[b].link_root - 1 : b;
+}
+
+/* Are a and b links of one tree joined by a joint (parent and child)? Such a
+ * pair never collides. */
+TP_HD int tp_links_adjacent(const tp_world *wd, int a, int b)
+{
+    const tp_body_model *ma = &wd->model[a], *mb = &wd->model[b];
+    return ma->link && mb->link && (ma->link_parent == b + 1 || mb->link_parent == a + 1);
+}
+
+/* An articulation link that is awake (its tree is stepped and solved). */
+TP_HD int tp_link_is_awake(const tp_world *wd, int b)
+{
+    return wd->model[b].link && !(wd->flags[b] & TP_FLAG_REMOVED) && wd->sleep_state[b] != TP_SLEEPING;
 }
 
 /* A body takes part in collision and the solver: dynamic, present, and awake
