@@ -254,8 +254,10 @@ Test(articulation_contact, link_cannot_pass_through_the_ground)
 
 /* ---------------------------------------------------------------- determinism */
 
-/* Two hinged rods of two trees falling on the ground and on each other, a ball
- * on top: every kind of link row (link-static, link-link of two trees, link-ball). */
+/* Two hinged rods of two trees, the second across and above the first's
+ * middle, falling on the ground and on each other, a ball landing on the
+ * first: every kind of link row (link-static, link-link of two trees,
+ * link-ball). */
 static tp_model *pile_model(void)
 {
     tp_model_def md = contact_def(-(float)G, 0);
@@ -265,9 +267,8 @@ static tp_model *pile_model(void)
         tp_body_def bd = tp_default_body_def();
         bd.size[0] = (float)ROD_L;
         bd.size[1] = bd.size[2] = (float)ROD_W;
-        bd.pos[0] = k ? 0.2f : 0.5f;
-        bd.pos[1] = k ? 0.5f : 0.0f;
-        bd.pos[2] = k ? 0.6f : 0.4f;
+        bd.pos[0] = 0.5f;
+        bd.pos[2] = k ? 0.8f : 0.4f;
         float yaw = k ? 0.70710678f : 0.0f; /* the second rod along y, across the first */
         bd.quat[2] = yaw;
         bd.quat[3] = k ? 0.70710678f : 1.0f;
@@ -282,7 +283,7 @@ static tp_model *pile_model(void)
         j.anchor[0] = -0.5f * (float)ROD_L;
         cr_assert_eq(tp_builder_add_joint(b, &j, NULL), TP_OK, "%s", tp_last_error());
     }
-    add_ball(b, TP_BODY_DYNAMIC, 0.25f, 0.9f, 0.0f, 0.6f);
+    add_ball(b, TP_BODY_DYNAMIC, 0.85f, 0.6f, 0.0f, 0.6f);
     return builder_finish(b);
 }
 
@@ -290,7 +291,20 @@ static void pile_hashes(int worlds, int threads, uint64_t *w0, uint64_t *all)
 {
     tp_model *m = pile_model();
     tp_batch *b = make_batch(m, worlds, threads);
-    batch_steps(b, 150);
+    int kinds[3] = {0, 0, 0}; /* pushing points: link-ground, link-link, link-ball */
+    for (int step = 0; step < 150; ++step) {
+        batch_steps(b, 1);
+        tp_contact_info info[64];
+        int n = 0;
+        cr_assert_eq(tp_batch_contacts(b, 0, info, 64, &n), TP_OK, "%s", tp_last_error());
+        for (int i = 0; i < n && i < 64; ++i) {
+            if (!(info[i].normal_force > 0.0f)) continue;
+            int a = info[i].body_a, c = info[i].body_b; /* ground 0, rods 1 and 2, ball 3 */
+            kinds[a == 0 ? 0 : c == 3 ? 2 : 1] += a == 0 || (a >= 1 && c <= 2) || (c == 3 && a >= 1);
+        }
+    }
+    cr_assert(kinds[0] > 0 && kinds[1] > 0 && kinds[2] > 0, "pushing points: link-ground %d, link-link %d, link-ball %d",
+              kinds[0], kinds[1], kinds[2]);
     *w0 = batch_world_hash(b, 0);
     *all = batch_state_hash(b);
     tp_joint_view v;
