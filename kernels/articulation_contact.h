@@ -42,6 +42,7 @@
 
 #include "articulation.h"
 #include "contact_rows.h"
+#include "wake.h"
 
 /* One world's articulations during its solve. */
 typedef struct tp_artic_solve {
@@ -66,6 +67,14 @@ TP_HD tp_artic_solve tp_artic_solve_at(const tp_artic_model *m, tp_artic_world s
     A.g = tp_v3(wd->gravity[0], wd->gravity[1], wd->gravity[2]);
     A.h = h;
     return A;
+}
+
+/* Is tree t awake? Its links are one island, so they sleep and wake together
+ * (kernels/islands.h); a sleeping tree is not stepped, and its links enter
+ * rows as fixed bodies. */
+TP_HD int tp_artic_tree_awake(const tp_artic_model *m, const tp_world *wd, int t)
+{
+    return wd->sleep_state[m->joints[m->trees[t].first].body] != TP_SLEEPING;
 }
 
 /* Does constraint body pair (a, b) touch a link? Its rows are solved here. */
@@ -103,6 +112,8 @@ TP_HD void tp_artic_solve_begin(tp_artic_solve *A, const tp_world *wd, const tp_
         p->link[1] = lb;
         p->tree[0] = la >= 0 ? tp_artic_tree_of(m, la) : -1;
         p->tree[1] = lb >= 0 ? tp_artic_tree_of(m, lb) : -1;
+        for (int side = 0; side < 2; ++side)
+            if (p->tree[side] >= 0 && !tp_artic_tree_awake(m, wd, p->tree[side])) p->tree[side] = -1;
         p->merged = p->tree[0] >= 0 && p->tree[0] == p->tree[1];
         if (p->merged) p->tree[1] = -1; /* one Jacobian, on side 0 */
         if (la < 0 && lb < 0) continue;
@@ -190,6 +201,9 @@ TP_HD void tp_artic_substep_velocity(tp_artic_solve *A, tp_world *wd, const tp_c
     int row = 0;
     for (int t = 0; t < m->tree_count; ++t) {
         const tp_artic_tree *tr = &m->trees[t];
+        x->row_start[t] = row;
+        x->row_start[t + 1] = row;
+        if (!tp_artic_tree_awake(m, wd, t)) continue;
         tp_artic_use_tree(m, x, t);
         tp_vec3 o = tp_v3_load(x->o + 3 * t);
         tp_artic_fk(m, tr, s->q, o, x);
@@ -204,7 +218,6 @@ TP_HD void tp_artic_substep_velocity(tp_artic_solve *A, tp_world *wd, const tp_c
             x->qd_free[tr->v_start + d] = qd[d];
             x->push_qd[tr->v_start + d] = 0.0f;
         }
-        x->row_start[t] = row;
         row = tp_artic_build_rows(m, tr, s, x, qd, h, row);
         x->row_start[t + 1] = row;
         tp_artic_row_columns(m, tr, x, x->row_start[t], row);
@@ -369,6 +382,7 @@ TP_HD void tp_artic_substep_position(tp_artic_solve *A, tp_world *wd)
     tp_artic_world *s = &A->s;
     for (int t = 0; t < m->tree_count; ++t) {
         const tp_artic_tree *tr = &m->trees[t];
+        if (!tp_artic_tree_awake(m, wd, t)) continue;
         tp_artic_use_tree(m, x, t);
         int v0 = tr->v_start;
         if (tr->free_root) { /* x->li and x->s_all still hold the configuration of the velocity phase */
@@ -395,9 +409,33 @@ TP_HD void tp_artic_substep_end(tp_artic_solve *A, tp_world *wd)
     const tp_artic_model *m = A->m;
     for (int t = 0; t < m->tree_count; ++t) {
         const tp_artic_tree *tr = &m->trees[t];
+        if (!tp_artic_tree_awake(m, wd, t)) continue;
         tp_artic_use_tree(m, &A->x, t);
         tp_artic_motion(m, tr, A->s.qd, A->g, &A->x);
         tp_artic_publish(m, tr, &A->x, wd);
+    }
+}
+
+/* Plan of a step: a non-zero or non-finite joint_f on a dof of a sleeping
+ * tree wakes its island (002: nonzero or non-finite joint_f is a wake event). */
+TP_HD void tp_artic_force_wakes(const tp_artic_model *m, const tp_artic_world *s, tp_world *wd)
+{
+    for (int t = 0; t < m->tree_count; ++t) {
+        const tp_artic_tree *tr = &m->trees[t];
+        int root = m->joints[tr->first].body, pushed = 0;
+        for (int d = tr->v_start; d < tr->v_start + tr->nv; ++d) pushed |= !(s->f[d] == 0.0f);
+        if (pushed && wd->sleep_state[root] == TP_SLEEPING) tp_wake_body_in(wd, root);
+    }
+}
+
+/* Sleep stage: a tree that fell asleep keeps its joint velocities at zero, as
+ * its links' published velocities are (frozen until it wakes). */
+TP_HD void tp_artic_freeze_sleeping(const tp_artic_model *m, tp_artic_world *s, const tp_world *wd)
+{
+    for (int t = 0; t < m->tree_count; ++t) {
+        if (tp_artic_tree_awake(m, wd, t)) continue;
+        const tp_artic_tree *tr = &m->trees[t];
+        for (int d = tr->v_start; d < tr->v_start + tr->nv; ++d) s->qd[d] = 0.0f;
     }
 }
 

@@ -195,6 +195,7 @@ TP_HD void tp_stage_plan(tp_world_step *s, const tp_step_params *p, int tid, int
         s->rec->work = TP_WORK_FAULTED;
         return;
     }
+    if (s->artic) tp_artic_force_wakes(s->artic, &s->joints, &s->wd);
     s->rec->work = tp_world_has_work(&s->wd) ? TP_WORK_BUSY : TP_WORK_IDLE;
     if (s->rec->work == TP_WORK_BUSY)
         for (size_t k = 0; k < 3 * (size_t)s->wd.bodies; ++k) {
@@ -335,6 +336,7 @@ TP_HD void tp_stage_sleep(tp_world_step *s, const tp_step_params *p, int tid, in
                                      *s->contact_count, s->root_flags);
         else
             tp_sleep_update(&s->wd, &p->sleep, s->v_start, s->root_flags);
+        if (s->artic) tp_artic_freeze_sleeping(s->artic, &s->joints, &s->wd);
     }
     tp_world_count(&s->wd, s->awake_count, s->sleeping_count, s->checking_count);
 }

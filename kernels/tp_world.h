@@ -15,6 +15,7 @@ typedef struct tp_body_model {
     uint8_t type;          /* tp_body_type */
     uint8_t shape;         /* tp_shape_type */
     uint8_t actuated;      /* tp_body_def.actuated: stricter assembly sleep thresholds */
+    uint8_t link_flags;    /* TP_LINK_*: of an articulation link's tree */
     float size[3];         /* full extents, m */
     float mass;            /* kg, density x volume (also for static and kinematic bodies, whose
                               inverse mass in the batch is 0) */
@@ -30,6 +31,11 @@ typedef struct tp_body_model {
      * body of its tree's root link, the body of its parent link (0 at a root). */
     int32_t link, link_root, link_parent;
 } tp_body_model;
+
+/* tp_body_model.link_flags: the link's tree has a fixed base (attached to the
+ * world: its island is supported), or drives with non-zero gains or passive
+ * springs (it never sleeps: 002_a9dafb58cea291df.txt). */
+enum { TP_LINK_FIXED_BASE = 1, TP_LINK_DRIVEN = 2 };
 
 /* Per-body flags in a world (uint8). */
 enum { TP_FLAG_REMOVED = 1 };
@@ -99,10 +105,13 @@ TP_HD int tp_body_is_simulated(const tp_world *wd, int b)
            (wd->sleep_state[b] != TP_SLEEPING || wd->solve_sleeping);
 }
 
-/* A body that can belong to an island: dynamic and present. */
+/* A body that can belong to an island: dynamic and present, or, under the
+ * island policy, an articulation link (the links of a tree are one island:
+ * kernels/islands.h). */
 TP_HD int tp_body_in_islands(const tp_world *wd, int b)
 {
-    return wd->model[b].type == TP_BODY_DYNAMIC && !(wd->flags[b] & TP_FLAG_REMOVED);
+    return (wd->model[b].type == TP_BODY_DYNAMIC || (wd->model[b].link && !wd->assembly)) &&
+           !(wd->flags[b] & TP_FLAG_REMOVED);
 }
 
 #endif
