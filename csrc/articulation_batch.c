@@ -3,6 +3,7 @@
 #include "articulation_host.h"
 #include "batch.h"
 #include "error.h"
+#include "wake.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -27,7 +28,7 @@ tp_status tp_artic_batch_create(tp_batch *b)
     a->f = calloc(W * nv + 1, sizeof(float));
     a->target_q = calloc(W * nv + 1, sizeof(float));
     a->target_qd = calloc(W * nv + 1, sizeof(float));
-    a->scratch_bytes = tp_artic_align(tp_artic_scratch_bytes(&h->km));
+    a->scratch_bytes = tp_artic_align(tp_artic_scratch_bytes(&h->km, b->contact_capacity));
     a->scratch = aligned_alloc(16, W * a->scratch_bytes);
     if (!(a->q && a->qd && a->f && a->target_q && a->target_qd && a->scratch))
         return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays (%d worlds, %zu "
@@ -66,6 +67,16 @@ static void publish_world(tp_batch *b, int w)
     tp_artic_world s = tp_artic_batch_world(b, w);
     tp_world wd = tp_batch_world(b, w);
     tp_artic_world_publish(&host_of(b)->km, &s, &wd, b->artic->scratch + (size_t)w * b->artic->scratch_bytes);
+}
+
+/* A write of a world's joint state or targets wakes every tree of it (and
+ * what their islands hold), as a write of a body's pose or velocity does. */
+static void wake_trees(tp_batch *b, int w)
+{
+    const tp_artic_model *km = &host_of(b)->km;
+    tp_world wd = tp_batch_world(b, w);
+    for (int t = 0; t < km->tree_count; ++t) tp_wake_body_in(&wd, km->joints[km->trees[t].first].body);
+    tp_batch_count_world(b, w);
 }
 
 void tp_artic_batch_init_world(tp_batch *b, int w)
@@ -173,6 +184,7 @@ tp_status tp_batch_set_joints(tp_batch *b, tp_joint_array which, const int *worl
                 if (qo >= 0) tp_q_store(s.q + qo, tp_q_normalize(tp_q_load(s.q + qo)));
             }
         if (which == TP_JOINT_ARRAY_Q || which == TP_JOINT_ARRAY_QD) publish_world(b, w);
+        if (which != TP_JOINT_ARRAY_F) wake_trees(b, w); /* joint_f wakes in the step (kernels/step.h, plan) */
     }
     return TP_OK;
 }

@@ -160,11 +160,34 @@ static int build_trees(const tp_artic_builder *ab, const tp_model *m, const int 
     return 1;
 }
 
+/* Does the tree rooted at joint `root` have a drive with non-zero gains (or a
+ * velocity motor) or a passive spring? Such a tree never sleeps. */
+static int tree_driven(const tp_artic_host *h, int root)
+{
+    for (int t = 0; t < h->km.tree_count; ++t) {
+        const tp_artic_tree *tr = &h->trees[t];
+        if (tr->first != root) continue;
+        for (int k = tr->first; k < tr->end; ++k) {
+            const tp_artic_joint *j = &h->joints[k];
+            if (j->stiffness != 0.0f || j->drive == TP_AD_VELOCITY ||
+                (j->drive == TP_AD_POSITION && (j->kp != 0.0f || j->kd != 0.0f)))
+                return 1;
+        }
+    }
+    return 0;
+}
+
 /* Links leave the rigid pipeline's dynamics: kinematic there, moved by the articulation. */
 static void links_to_kinematic(tp_model *m, const tp_artic_host *h)
 {
     for (int k = 0; k < h->km.joint_count; ++k) {
-        int b = h->joints[k].body;
+        int b = h->joints[k].body, root = k, parent = h->joints[k].parent;
+        while (h->joints[root].parent >= 0) root = h->joints[root].parent;
+        m->bodies[b].link = k + 1;
+        m->bodies[b].link_root = h->joints[root].body + 1;
+        m->bodies[b].link_parent = parent >= 0 ? h->joints[parent].body + 1 : 0;
+        m->bodies[b].link_flags = (uint8_t)((h->joints[root].type != TP_AJ_FREE ? TP_LINK_FIXED_BASE : 0) |
+                                            (tree_driven(h, root) ? TP_LINK_DRIVEN : 0));
         m->bodies[b].type = TP_BODY_KINEMATIC;
         m->body_init[b].dynamic = 0;
         m->body_init[b].inv_mass = 0.0f;

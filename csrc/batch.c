@@ -193,7 +193,9 @@ tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_bat
     b->worlds = d.worlds;
     b->bodies = model->body_count;
     b->threads = d.threads > 0 ? d.threads : omp_get_max_threads();
-    b->contact_capacity = d.contact_capacity > 0 ? d.contact_capacity : 16 * model->dynamic_count + 32;
+    /* links collide like dynamic bodies (dynamic_count counts them as kinematic) */
+    int links = model->artic ? model->artic->km.joint_count : 0;
+    b->contact_capacity = d.contact_capacity > 0 ? d.contact_capacity : 16 * (model->dynamic_count + links) + 32;
     b->seed = d.has_seed ? d.seed : model->def.randomize.seed;
     b->profile_stages = d.profile_stages != 0;
     if (!batch_alloc_arrays(b)) {

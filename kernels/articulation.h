@@ -106,54 +106,103 @@ TP_HD tp_artic_world tp_artic_world_at(const tp_artic_model *m, float *q, float 
     return s;
 }
 
-/* Views of one world's scratch (reused for each tree; sized by the model). */
+/* One contact point with an articulation link on one side or both
+ * (kernels/articulation_contact.h). Side 0 is the point's body_a, side 1
+ * body_b; a side's tree is -1 when that body is no link (a rigid body, static
+ * or dynamic). Two links of one tree: both sides merged into side 0. */
+typedef struct tp_artic_point {
+    int32_t tree[2], link[2];   /* tree index and joint (kernel order) per side, or -1 */
+    int32_t merged;             /* both links in one tree: tree[1] = -1, side 0 holds j_b - j_a */
+    float k_rigid[3];           /* the rigid sides' share of the inverse effective mass, n, t1, t2 (1/kg) */
+    float mass[3];              /* effective masses of the rows n, t1, t2 this substep (kg) */
+} tp_artic_point;
+
+/* Views of one world's scratch (sized by the model and the contact capacity).
+ * Per tree (x->s, x->h point into s_all, h_all at the tree's slice): the
+ * kinematics; per world: what the contact solve of a step needs of every tree
+ * at once. */
 typedef struct tp_artic_scratch {
     float *lq, *lp, *lc;        /* [J][4] link quaternion, [J][3] origin, [J][3] COM relative to O */
     float *lv, *la, *lf;        /* [J][6] spatial velocity, bias acceleration, force */
     tp_sinertia *li, *lic;      /* [J] link and composite inertias about O */
-    float *s;                   /* [max_nv][6] motion subspace columns */
-    float *h, *rhs, *qdd;       /* [max_nv^2], [max_nv], [max_nv] */
-    float *cols;                /* [2 max_nv][max_nv] response columns of the rows */
-    int32_t *row_dof;           /* [2 max_nv] */
-    float *row_target, *row_lo, *row_hi, *row_lambda; /* [2 max_nv] */
+    float *s_all;               /* [nv][6] motion subspace columns of every tree */
+    float *h_all;               /* [sum over trees of nv_t^2] each tree's factor of H~ */
+    float *s, *h;               /* the current tree's slices of s_all, h_all */
+    float *rhs, *qdd, *tmp;     /* [max_nv], [max_nv], [nv] */
+    float *qd_free, *push_qd;   /* [nv] qd before the rows of a substep; pseudo velocities (split impulse) */
+    float *o, *target;          /* [trees][3] reference point of the step; [trees][6] momentum target */
+    int32_t *h_start;           /* [trees] offsets into h_all */
+    int32_t *row_start;         /* [trees + 1] joint rows of each tree */
+    float *cols;                /* [3 nv][max_nv] response columns of the joint rows */
+    int32_t *row_dof;           /* [3 nv] tree-local dof */
+    float *row_target, *row_lo, *row_hi, *row_lambda; /* [3 nv] */
     uint8_t *saturated;         /* [max_nv] */
+    int capacity;               /* contact points */
+    tp_artic_point *pts;        /* [capacity] per contact point (index as in the sorted contacts) */
+    float *jac, *resp;          /* [capacity][2 sides][3 rows][max_nv] signed Jacobians and H~^-1 J^T */
 } tp_artic_scratch;
 
 TP_HD size_t tp_artic_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
 
-TP_HD size_t tp_artic_scratch_bytes(const tp_artic_model *m)
+/* The parts of the scratch, in order: (count, element size). */
+#define TP_ARTIC_SCRATCH_PARTS(X, J, n, V, T, C)                                                                      \
+    X(lq, float, J * 10)                                                                                             \
+    X(lv, float, J * 18)                                                                                             \
+    X(li, tp_sinertia, 2 * J)                                                                                        \
+    X(s_all, float, V * 6)                                                                                           \
+    X(h_all, float, V * n)                                                                                           \
+    X(rhs, float, 2 * n + 3 * V)                                                                                     \
+    X(o, float, 9 * T)                                                                                               \
+    X(h_start, int32_t, 2 * T + 1)                                                                                   \
+    X(cols, float, 3 * V * n)                                                                                        \
+    X(row_dof, int32_t, 3 * V)                                                                                       \
+    X(row_target, float, 12 * V)                                                                                     \
+    X(saturated, uint8_t, n)                                                                                         \
+    X(pts, tp_artic_point, C)                                                                                        \
+    X(jac, float, 12 * C * n)
+
+TP_HD size_t tp_artic_scratch_bytes(const tp_artic_model *m, int capacity)
 {
     size_t J = (size_t)m->joint_count, n = (size_t)(m->max_tree_nv > 0 ? m->max_tree_nv : 1);
-    return tp_artic_align(J * 10 * sizeof(float)) + tp_artic_align(J * 18 * sizeof(float)) +
-           tp_artic_align(2 * J * sizeof(tp_sinertia)) + tp_artic_align(n * 6 * sizeof(float)) +
-           tp_artic_align((n * n + 2 * n) * sizeof(float)) + tp_artic_align(2 * n * n * sizeof(float)) +
-           tp_artic_align(2 * n * sizeof(int32_t)) + tp_artic_align(8 * n * sizeof(float)) + tp_artic_align(n);
+    size_t V = (size_t)(m->nv > 0 ? m->nv : 1), T = (size_t)m->tree_count, C = (size_t)capacity, bytes = 0;
+#define TP_ARTIC_PART_BYTES(name, type, count) bytes += tp_artic_align((count) * sizeof(type));
+    TP_ARTIC_SCRATCH_PARTS(TP_ARTIC_PART_BYTES, J, n, V, T, C)
+#undef TP_ARTIC_PART_BYTES
+    return bytes;
 }
 
-TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m)
+TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, int capacity)
 {
     size_t J = (size_t)m->joint_count, n = (size_t)(m->max_tree_nv > 0 ? m->max_tree_nv : 1);
+    size_t V = (size_t)(m->nv > 0 ? m->nv : 1), T = (size_t)m->tree_count, C = (size_t)capacity;
     char *p = (char *)mem;
     tp_artic_scratch x;
-    x.lq = (float *)p; x.lp = x.lq + 4 * J; x.lc = x.lp + 3 * J;
-    p += tp_artic_align(J * 10 * sizeof(float));
-    x.lv = (float *)p; x.la = x.lv + 6 * J; x.lf = x.la + 6 * J;
-    p += tp_artic_align(J * 18 * sizeof(float));
-    x.li = (tp_sinertia *)p; x.lic = x.li + J;
-    p += tp_artic_align(2 * J * sizeof(tp_sinertia));
-    x.s = (float *)p;
-    p += tp_artic_align(n * 6 * sizeof(float));
-    x.h = (float *)p; x.rhs = x.h + n * n; x.qdd = x.rhs + n;
-    p += tp_artic_align((n * n + 2 * n) * sizeof(float));
-    x.cols = (float *)p;
-    p += tp_artic_align(2 * n * n * sizeof(float));
-    x.row_dof = (int32_t *)p;
-    p += tp_artic_align(2 * n * sizeof(int32_t));
-    x.row_target = (float *)p; x.row_lo = x.row_target + 2 * n; x.row_hi = x.row_lo + 2 * n;
-    x.row_lambda = x.row_hi + 2 * n;
-    p += tp_artic_align(8 * n * sizeof(float));
-    x.saturated = (uint8_t *)p;
+#define TP_ARTIC_PART_AT(name, type, count)                                                                            \
+    x.name = (type *)p;                                                                                                \
+    p += tp_artic_align((count) * sizeof(type));
+    TP_ARTIC_SCRATCH_PARTS(TP_ARTIC_PART_AT, J, n, V, T, C)
+#undef TP_ARTIC_PART_AT
+    x.lp = x.lq + 4 * J; x.lc = x.lp + 3 * J;
+    x.la = x.lv + 6 * J; x.lf = x.la + 6 * J;
+    x.lic = x.li + J;
+    x.qdd = x.rhs + n; x.tmp = x.qdd + n; x.qd_free = x.tmp + V; x.push_qd = x.qd_free + V;
+    x.target = x.o + 3 * T;
+    x.row_start = x.h_start + T;
+    x.row_lo = x.row_target + 3 * V; x.row_hi = x.row_lo + 3 * V; x.row_lambda = x.row_hi + 3 * V;
+    x.resp = x.jac + 6 * C * n;
+    x.capacity = capacity;
+    int32_t at = 0;
+    for (int t = 0; t < m->tree_count; ++t) { x.h_start[t] = at; at += m->trees[t].nv * m->trees[t].nv; }
+    x.s = x.s_all;
+    x.h = x.h_all;
     return x;
+}
+
+/* Point x->s and x->h at tree t's slices. */
+TP_HD void tp_artic_use_tree(const tp_artic_model *m, tp_artic_scratch *x, int t)
+{
+    x->s = x->s_all + 6 * m->trees[t].v_start;
+    x->h = x->h_all + x->h_start[t];
 }
 
 /* ---------------------------------------------------------------- kinematics */

@@ -97,7 +97,7 @@ TP_HD void tp_artic_midpoint_bias(const tp_artic_model *m, const tp_artic_tree *
                                   tp_artic_scratch *x, tp_vec3 g, float h)
 {
     int n = tr->nv;
-    float *save = x->cols;
+    float *save = x->tmp;
     float *qd = s->qd + tr->v_start;
     for (int d = 0; d < n; ++d) { save[d] = qd[d]; qd[d] += 0.5f * h * x->qdd[d]; }
     tp_artic_motion(m, tr, s->qd, g, x);
@@ -153,12 +153,12 @@ TP_HD int tp_artic_add_row(tp_artic_scratch *x, int rows, int d, float target, f
 
 /* Step 4: rows for limits about to be passed (speculative: the joint may reach
  * the limit this substep, not pass it; a violated one is pushed back by
- * TP_ARTIC_LIMIT_BETA of the violation), velocity motors and joint friction.
- * qd holds the unconstrained new velocities (tree-local). Returns the count. */
+ * TP_ARTIC_LIMIT_BETA of the violation), velocity motors and joint friction,
+ * written from row `rows` on (at most 3 per dof). qd holds the unconstrained
+ * new velocities (tree-local). Returns the end of the tree's rows. */
 TP_HD int tp_artic_build_rows(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_world *s,
-                              tp_artic_scratch *x, const float *qd, float h)
+                              tp_artic_scratch *x, const float *qd, float h, int rows)
 {
-    int rows = 0;
     const float big = 3.0e38f;
     for (int i = tr->first; i < tr->end; ++i) {
         const tp_artic_joint *j = &m->joints[i];
@@ -183,27 +183,34 @@ TP_HD int tp_artic_build_rows(const tp_artic_model *m, const tp_artic_tree *tr, 
     return rows;
 }
 
-/* Projected Gauss-Seidel over the rows, in order, with response columns
- * (H~)^-1 e_d from the factor in x->h; updates qd (tree-local). */
-TP_HD void tp_artic_solve_rows(const tp_artic_model *m, const tp_artic_tree *tr, tp_artic_scratch *x, float *qd, int rows)
+/* Response columns (H~)^-1 e_d of rows [first, end) of a tree, from the factor in x->h. */
+TP_HD void tp_artic_row_columns(const tp_artic_model *m, const tp_artic_tree *tr, tp_artic_scratch *x, int first,
+                                int end)
 {
-    int n = tr->nv;
-    for (int r = 0; r < rows; ++r) {
-        float *col = x->cols + (size_t)r * n;
+    int n = tr->nv, stride = m->max_tree_nv;
+    for (int r = first; r < end; ++r) {
+        float *col = x->cols + (size_t)r * (size_t)stride;
         for (int d = 0; d < n; ++d) col[d] = d == x->row_dof[r] ? 1.0f : 0.0f;
         tp_ldl_solve(x->h, n, col);
     }
-    for (int it = 0; it < m->iterations; ++it)
-        for (int r = 0; r < rows; ++r) {
-            const float *col = x->cols + (size_t)r * n;
-            int d = x->row_dof[r];
-            float old = x->row_lambda[r];
-            float lam = tp_clampf(old + (x->row_target[r] - qd[d]) / col[d], x->row_lo[r], x->row_hi[r]);
-            float dl = lam - old;
-            x->row_lambda[r] = lam;
-            if (dl != 0.0f)
-                for (int k = 0; k < n; ++k) qd[k] += col[k] * dl;
-        }
+}
+
+/* One projected Gauss-Seidel pass over rows [first, end) of a tree, in order,
+ * with their response columns; updates qd (tree-local). */
+TP_HD void tp_artic_sweep_rows(const tp_artic_model *m, const tp_artic_tree *tr, tp_artic_scratch *x, float *qd,
+                               int first, int end)
+{
+    int n = tr->nv, stride = m->max_tree_nv;
+    for (int r = first; r < end; ++r) {
+        const float *col = x->cols + (size_t)r * (size_t)stride;
+        int d = x->row_dof[r];
+        float old = x->row_lambda[r];
+        float lam = tp_clampf(old + (x->row_target[r] - qd[d]) / col[d], x->row_lo[r], x->row_hi[r]);
+        float dl = lam - old;
+        x->row_lambda[r] = lam;
+        if (dl != 0.0f)
+            for (int k = 0; k < n; ++k) qd[k] += col[k] * dl;
+    }
 }
 
 /* Step 5: q from the new qd. */
@@ -273,29 +280,6 @@ TP_HD void tp_artic_fix_momentum(const tp_artic_model *m, const tp_artic_tree *t
     tp_v3_store(qd + 3, tp_add(tp_v3_load(qd + 3), dw));
 }
 
-/* One substep of one tree; x holds the kinematics and motion at (q, qd) on
- * entry and again at the new (q, qd) on return. */
-TP_HD void tp_artic_tree_substep(const tp_artic_model *m, const tp_artic_tree *tr, tp_artic_world *s,
-                                 tp_artic_scratch *x, tp_vec3 g, tp_vec3 o, float h)
-{
-    int n = tr->nv;
-    tp_svec target = tp_sv_zero();
-    if (tr->free_root)
-        target = tp_sv_add(tp_artic_momentum(tr, x), tp_sv_scale(tp_artic_external(m, tr, s, x, g), h));
-    tp_artic_solve_accel(m, tr, s, x, g, h);
-    float *qd = s->qd + tr->v_start;
-    for (int d = 0; d < n; ++d) qd[d] += h * x->qdd[d];
-    int rows = tp_artic_build_rows(m, tr, s, x, qd, h);
-    if (rows > 0) tp_artic_solve_rows(m, tr, x, qd, rows);
-    tp_artic_integrate_q(m, tr, s->q, s->qd, h);
-    tp_artic_fk(m, tr, s->q, o, x);
-    tp_artic_motion(m, tr, s->qd, g, x);
-    if (tr->free_root) {
-        tp_artic_fix_momentum(m, tr, s, x, target);
-        tp_artic_motion(m, tr, s->qd, g, x);
-    }
-}
-
 /* Write the links' poses and velocities (COM linear, angular) to the body arrays. */
 TP_HD void tp_artic_publish(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_scratch *x, tp_world *wd)
 {
@@ -313,41 +297,16 @@ TP_HD void tp_artic_publish(const tp_artic_model *m, const tp_artic_tree *tr, co
  * reset or a write of joint_q / joint_qd). */
 TP_HD void tp_artic_world_publish(const tp_artic_model *m, tp_artic_world *s, tp_world *wd, void *scratch)
 {
-    tp_artic_scratch x = tp_artic_scratch_at(scratch, m);
+    tp_artic_scratch x = tp_artic_scratch_at(scratch, m, 0);
     tp_vec3 g = tp_v3(wd->gravity[0], wd->gravity[1], wd->gravity[2]);
     for (int t = 0; t < m->tree_count; ++t) {
         const tp_artic_tree *tr = &m->trees[t];
+        tp_artic_use_tree(m, &x, t);
         tp_vec3 o = tp_artic_reference(m, tr, s->q);
         tp_artic_fk(m, tr, s->q, o, &x);
         tp_artic_motion(m, tr, s->qd, g, &x);
         tp_artic_publish(m, tr, &x, wd);
     }
-}
-
-/* Advance every tree of one world by one step (substeps of dt / substeps),
- * with the links' applied forces of wd (the step's finish stage clears them
- * afterwards), publish the links, clear joint_f. Returns 0 if joint_q or
- * joint_qd became non-finite. */
-TP_HD int tp_artic_world_step(const tp_artic_model *m, tp_artic_world *s, tp_world *wd, void *scratch, float dt,
-                              int substeps)
-{
-    tp_artic_scratch x = tp_artic_scratch_at(scratch, m);
-    tp_vec3 g = tp_v3(wd->gravity[0], wd->gravity[1], wd->gravity[2]);
-    float h = dt / (float)substeps;
-    s->force = wd->force;
-    s->torque = wd->torque;
-    for (int t = 0; t < m->tree_count; ++t) {
-        const tp_artic_tree *tr = &m->trees[t];
-        tp_vec3 o = tp_artic_reference(m, tr, s->q);
-        tp_artic_fk(m, tr, s->q, o, &x);
-        tp_artic_motion(m, tr, s->qd, g, &x);
-        for (int sub = 0; sub < substeps; ++sub) tp_artic_tree_substep(m, tr, s, &x, g, o, h);
-        tp_artic_publish(m, tr, &x, wd);
-    }
-    int ok = 1;
-    for (int k = 0; k < m->nq; ++k) ok &= tp_finitef(s->q[k]);
-    for (int k = 0; k < m->nv; ++k) { ok &= tp_finitef(s->qd[k]); s->f[k] = 0.0f; }
-    return ok;
 }
 
 #endif

@@ -129,7 +129,10 @@ TP_HD int tp_broadphase_keep(const tp_broadphase *bp, int a, int b)
     for (int k = 0; k < 3; ++k)
         if (bp->lo[3 * a + k] > bp->hi[3 * b + k] || bp->lo[3 * b + k] > bp->hi[3 * a + k]) return 0;
     const tp_world *wd = bp->wd;
+    if (tp_links_adjacent(wd, a, b)) return 0; /* parent and child links never collide */
     if (tp_body_is_simulated(wd, a) || tp_body_is_simulated(wd, b)) return 1;
+    /* an awake articulation link collides with everything: its rows use the tree's response */
+    if (tp_link_is_awake(wd, a) || tp_link_is_awake(wd, b)) return 1;
     /* a moving kinematic body against a sleeping one: collide, so it can wake it */
     return (tp_body_is_moving_kinematic(wd, a) && wd->model[b].type == TP_BODY_DYNAMIC) ||
            (tp_body_is_moving_kinematic(wd, b) && wd->model[a].type == TP_BODY_DYNAMIC);

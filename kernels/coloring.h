@@ -35,6 +35,15 @@ typedef struct tp_constraint {
     int32_t color;        /* 0 .. TP_MAX_COLORS - 1, or TP_OVERFLOW_COLOR */
 } tp_constraint;
 
+/* Does body b take a color: simulated, or a link of an awake articulation?
+ * An articulation takes colors as one body (tp_body_unit): an impulse on one
+ * link moves the whole tree, so every row touching any of its links conflicts
+ * with every other. */
+TP_HD int tp_body_takes_color(const tp_world *wd, int b)
+{
+    return tp_body_is_simulated(wd, b) || tp_link_is_awake(wd, b);
+}
+
 /* Group the sorted contacts into constraints; pairs with no simulated body
  * (both asleep, static or kinematic) are left out: their rows are skipped.
  * Returns the number of constraints written to out (at most n). */
@@ -44,7 +53,7 @@ TP_HD int tp_build_constraints(const tp_world *wd, const tp_contact *contacts, i
     for (int i = 0; i < n;) {
         int a = contacts[i].body_a, b = contacts[i].body_b, j = i + 1;
         while (j < n && contacts[j].body_a == a && contacts[j].body_b == b) ++j;
-        if (tp_body_is_simulated(wd, a) || tp_body_is_simulated(wd, b)) {
+        if (tp_body_takes_color(wd, a) || tp_body_takes_color(wd, b)) {
             tp_constraint *c = &out[count++];
             c->first = i;
             c->count = j - i;
@@ -81,13 +90,14 @@ TP_HD void tp_color_constraints(const tp_world *wd, tp_constraint *cons, int n, 
     for (int b = 0; b < wd->bodies; ++b) body_mask[b] = 0u;
     for (int i = 0; i < n && !serial; ++i) {
         tp_constraint *c = &cons[i];
-        int sa = tp_body_is_simulated(wd, c->body_a), sb = tp_body_is_simulated(wd, c->body_b);
-        uint32_t used = (sa ? body_mask[c->body_a] : 0u) | (sb ? body_mask[c->body_b] : 0u);
-        int color = tp_pick_color(~used, !(sa && sb));
+        int sa = tp_body_takes_color(wd, c->body_a), sb = tp_body_takes_color(wd, c->body_b);
+        int ua = tp_body_unit(wd, c->body_a), ub = tp_body_unit(wd, c->body_b);
+        uint32_t used = (sa ? body_mask[ua] : 0u) | (sb ? body_mask[ub] : 0u);
+        int color = tp_pick_color(~used, !(sa && sb) || ua == ub);
         if (color < 0) continue; /* overflow: serial tail */
         c->color = color;
-        if (sa) body_mask[c->body_a] |= 1u << color;
-        if (sb) body_mask[c->body_b] |= 1u << color;
+        if (sa) body_mask[ua] |= 1u << color;
+        if (sb) body_mask[ub] |= 1u << color;
     }
     /* Counting sort by color, stable, so each color keeps key order. */
     for (int c = 0; c <= TP_MAX_COLORS + 1; ++c) color_start[c] = 0;

@@ -4,7 +4,11 @@
  * belong to one island (and a sleeping body with an awake one about to hit it:
  * tp_contact_links); static bodies support an island without joining it
  * (so a whole pile on one ground is not one island), as in Box2D and in
- * 002_a9dafb58cea291df.txt. A sleeping body keeps its island: it is united
+ * 002_a9dafb58cea291df.txt. The links of an articulation are one island
+ * (joined every step), which contacts join to everything the tree touches;
+ * a fixed-base tree supports its island (its base is attached to the world)
+ * but, unlike static geometry, joins it (002: "a fixed-base robot with moving
+ * joints joins the island of everything it touches"). A sleeping body keeps its island: it is united
  * with the label it had when it fell asleep, so a sleeping island stays whole
  * although its own contacts are no longer computed.
  *
@@ -52,6 +56,8 @@ TP_HD void tp_islands_build(tp_world *wd, const tp_contact *contacts, int n, flo
     for (int b = 0; b < wd->bodies; ++b)
         if (tp_body_in_islands(wd, b) && wd->sleep_state[b] == TP_SLEEPING && wd->island[b] >= 0)
             tp_uf_union(parent, b, wd->island[b]);
+    for (int b = 0; b < wd->bodies; ++b) /* the links of a tree are one island */
+        if (wd->model[b].link && tp_body_in_islands(wd, b)) tp_uf_union(parent, b, wd->model[b].link_root - 1);
     for (int i = 0; i < n; ++i) {
         const tp_contact *c = &contacts[i];
         int da = tp_body_in_islands(wd, c->body_a), db = tp_body_in_islands(wd, c->body_b);
@@ -73,6 +79,9 @@ TP_HD void tp_islands_build(tp_world *wd, const tp_contact *contacts, int n, flo
         if (sa && tp_body_in_islands(wd, c->body_b)) root_flags[wd->island[c->body_b]] |= TP_ISLAND_SUPPORTED;
         if (sb && tp_body_in_islands(wd, c->body_a)) root_flags[wd->island[c->body_a]] |= TP_ISLAND_SUPPORTED;
     }
+    for (int b = 0; b < wd->bodies; ++b) /* a fixed base is attached to the world: it supports */
+        if ((wd->model[b].link_flags & TP_LINK_FIXED_BASE) && tp_body_in_islands(wd, b))
+            root_flags[wd->island[b]] |= TP_ISLAND_SUPPORTED;
     for (int i = 0; i < n; ++i) tp_kinematic_wake_flag(wd, &contacts[i], horizon, root_flags);
 }
 

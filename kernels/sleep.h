@@ -96,7 +96,8 @@ TP_HD void tp_sleep_update(tp_world *wd, const tp_sleep_params *p, const float *
     if (!p->enabled) return;
     for (int b = 0; b < wd->bodies; ++b) {
         if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
-        int quiet = tp_body_quiet_run(wd, b, p, tp_v3_load(v_start + 3 * b));
+        /* a link of a driven or sprung tree is never quiet: such trees stay awake (002) */
+        int quiet = !(wd->model[b].link_flags & TP_LINK_DRIVEN) && tp_body_quiet_run(wd, b, p, tp_v3_load(v_start + 3 * b));
         wd->quiet_timer[b] = tp_quiet_timer_next(wd->quiet_timer[b], quiet, p->dt);
         if (!(wd->quiet_timer[b] >= p->quiet_time)) root_flags[wd->island[b]] |= TP_ISLAND_RESTLESS;
     }

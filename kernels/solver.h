@@ -68,6 +68,7 @@ TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solve
 {
     for (int b = tid; b < wd->bodies; b += nth)
         if (w->bodies[b].simulated) tp_integrate_velocity(wd, b, h);
+    if (w->artic && tid == 0) tp_artic_substep_velocity(w->artic, wd, contacts, w->rows, n);
     TP_BARRIER(nth);
     tp_restitution_capture(wd, contacts, w->rows, n, tid, nth);
     TP_BARRIER(nth);
@@ -92,10 +93,15 @@ TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solve
         if (tp_body_moves(wd, b))
             tp_integrate_pose(wd, b, h, tp_add(tp_v3_load(wd->v + 3 * b), tp_v3_load(w->push + 6 * b)),
                               tp_add(tp_v3_load(wd->w + 3 * b), tp_v3_load(w->push + 6 * b + 3)));
+    if (w->artic && tid == 0) tp_artic_substep_position(w->artic, wd);
     TP_BARRIER(nth);
     tp_solver_update_separations(wd, contacts, w->rows, n, tid, nth);
     TP_BARRIER(nth);
     tp_solver_sweeps(wd, w, contacts, inv_h, 0, tp_relax_sweeps(p->iterations), tid, nth);
+    if (w->artic) {
+        if (tid == 0) tp_artic_substep_end(w->artic, wd);
+        TP_BARRIER(nth);
+    }
     tp_solver_end_substep(wd, contacts, w->rows, n, tid, nth);
     TP_BARRIER(nth);
 }
@@ -112,6 +118,10 @@ TP_HD void tp_solver_substeps_block(tp_world *wd, tp_contact *contacts, int n, t
     for (int i = tid; i < n; i += nth) tp_prepare_row(wd, w->bodies, &contacts[i], &w->rows[i]);
     if (!p->warm_starting) tp_zero_impulses(contacts, n, tid, nth);
     TP_BARRIER(nth);
+    if (w->artic) {
+        if (tid == 0) tp_artic_solve_begin(w->artic, wd, w->bodies, contacts, w->rows, n);
+        TP_BARRIER(nth);
+    }
     for (int s = 0; s < p->substeps; ++s) tp_solver_substep(wd, contacts, n, w, p, s, h, inv_h, tid, nth);
 }
 

@@ -10,6 +10,8 @@
 
 #include "coloring.h"
 
+struct tp_artic_solve;
+
 /* Per contact point, prepared once per step (kernels/contact_rows.h) and
  * updated by the sweeps and restitution. */
 typedef struct tp_contact_row {
@@ -58,6 +60,7 @@ typedef struct tp_solver_work {
     tp_solver_body *bodies;     /* [bodies] */
     float *push;                /* [bodies][6] pseudo velocities v, w of the position correction */
     int32_t *cold;              /* [1] this step's points are mostly new (tp_solver_color) */
+    struct tp_artic_solve *artic; /* the world's articulations (kernels/articulation_contact.h), NULL if none */
 } tp_solver_work;
 
 TP_HD size_t tp_solver_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
@@ -84,6 +87,7 @@ TP_HD tp_solver_work tp_solver_work_at(void *scratch, int bodies, int capacity)
     w.bodies = (tp_solver_body *)p; p += tp_solver_align(b * sizeof(tp_solver_body));
     w.push = (float *)p; p += tp_solver_align(6 * b * sizeof(float));
     w.cold = (int32_t *)p;
+    w.artic = NULL;
     return w;
 }
 

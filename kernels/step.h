@@ -58,7 +58,7 @@
     X(WARM_START, warm_start, TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* last step's impulses */                               \
     X(COLOR,      color,      TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* constraints and coloring */                           \
     X(SOLVE,      solve,      TP_RUN_BUSY,   TP_LAUNCH_BLOCK) /* substeps: integrate, sweeps, relax, restitution */    \
-    X(ARTICULATIONS, articulations, TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* joint-space trees, links published */      \
+    X(ARTICULATIONS, articulations, TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* joint_f cleared, joint state checked */     \
     X(FINISH,     finish,     TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* contact forces, applied forces cleared, faults */     \
     X(SLEEP,      sleep,      TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* the sleep policy, counts */
 
@@ -176,6 +176,7 @@ TP_HD int tp_world_has_work(const tp_world *wd)
 {
     for (int b = 0; b < wd->bodies; ++b) {
         if (wd->model[b].type == TP_BODY_STATIC || (wd->flags[b] & TP_FLAG_REMOVED)) continue;
+        if (tp_link_is_awake(wd, b)) return 1; /* an awake articulation steps in the solve */
         if (wd->model[b].type == TP_BODY_KINEMATIC) {
             if (tp_body_is_moving_kinematic(wd, b)) return 1;
             continue;
@@ -194,6 +195,7 @@ TP_HD void tp_stage_plan(tp_world_step *s, const tp_step_params *p, int tid, int
         s->rec->work = TP_WORK_FAULTED;
         return;
     }
+    if (s->artic) tp_artic_force_wakes(s->artic, &s->joints, &s->wd);
     s->rec->work = tp_world_has_work(&s->wd) ? TP_WORK_BUSY : TP_WORK_IDLE;
     if (s->rec->work == TP_WORK_BUSY)
         for (size_t k = 0; k < 3 * (size_t)s->wd.bodies; ++k) {
@@ -285,21 +287,29 @@ TP_HD void tp_stage_color(tp_world_step *s, const tp_step_params *p, int tid, in
     tp_solver_color(&s->wd, s->contacts, *s->contact_count, &s->solver, &p->solver);
 }
 
+/* The rigid solve and, interleaved with its substeps, the articulations
+ * (kernels/articulation_contact.h: each tree's free velocity update before
+ * the sweeps, its contact and joint rows in them, q after them). */
 TP_HD void tp_stage_solve(tp_world_step *s, const tp_step_params *p, int tid, int nth)
 {
+    tp_artic_solve artic;
+    s->solver.artic = NULL;
+    if (s->artic) {
+        artic = tp_artic_solve_at(s->artic, s->joints, &s->wd, s->artic_scratch, s->capacity,
+                                  p->solver.dt / (float)p->solver.substeps);
+        s->solver.artic = &artic;
+    }
     tp_solver_substeps_block(&s->wd, s->contacts, *s->contact_count, &s->solver, &p->solver, tid, nth);
+    s->solver.artic = NULL;
 }
 
-/* Articulations (kernels/articulation.h): after the rigid solve, which moved
- * the links as kinematic bodies, and before finish clears the applied forces
- * that act on links; on every world that is not faulted, idle or not (a
- * resting robot leaves its world idle but must still step). */
+/* Articulations after the solve that stepped them: joint_f cleared (it
+ * lasts one step), a non-finite joint state faults the world. */
 TP_HD void tp_stage_articulations(tp_world_step *s, const tp_step_params *p, int tid, int nth)
 {
-    (void)tid, (void)nth;
-    if (!s->artic || s->rec->work == TP_WORK_FAULTED) return;
-    if (!tp_artic_world_step(s->artic, &s->joints, &s->wd, s->artic_scratch, p->solver.dt, p->solver.substeps))
-        *s->fault = 1;
+    (void)p, (void)tid, (void)nth;
+    if (!s->artic || s->rec->work != TP_WORK_BUSY) return;
+    if (!tp_artic_world_finish(s->artic, &s->joints)) *s->fault = 1;
 }
 
 TP_HD void tp_stage_finish(tp_world_step *s, const tp_step_params *p, int tid, int nth)
@@ -326,6 +336,7 @@ TP_HD void tp_stage_sleep(tp_world_step *s, const tp_step_params *p, int tid, in
                                      *s->contact_count, s->root_flags);
         else
             tp_sleep_update(&s->wd, &p->sleep, s->v_start, s->root_flags);
+        if (s->artic) tp_artic_freeze_sleeping(s->artic, &s->joints, &s->wd);
     }
     tp_world_count(&s->wd, s->awake_count, s->sleeping_count, s->checking_count);
 }

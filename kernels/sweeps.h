@@ -38,6 +38,9 @@
 #endif
 #define TP_MAX_PUSH_SPEED 3.0f      /* m/s, cap of the push-out velocity */
 
+/* Rows on articulation links: the same rows with the tree's response. */
+#include "articulation_contact.h"
+
 /* Re-apply the accumulated impulses of a constraint (warm start). */
 TP_HD void tp_warm_start_constraint(tp_world *wd, const tp_solver_body *sb, const tp_constraint *k,
                                     const tp_contact *contacts, const tp_contact_row *rows)
@@ -145,6 +148,15 @@ TP_HD void tp_solver_sweep_range(int pass, tp_world *wd, tp_solver_work *w, tp_c
 {
     for (int i = begin + tid; i < end; i += nth) {
         const tp_constraint *k = &w->cons[w->order[i]];
+        if (w->artic && tp_artic_pair(wd, k->body_a, k->body_b)) {
+            if (pass == TP_PASS_WARM_START)
+                tp_artic_warm_start_constraint(w->artic, wd, w->bodies, k->body_a, k->body_b, k->first, k->count,
+                                               contacts, w->rows);
+            else
+                tp_artic_solve_constraint(w->artic, wd, w->bodies, k->body_a, k->body_b, k->first, k->count, contacts,
+                                          w->rows, w->push, a->inv_h, a->use_bias, a->reverse);
+            continue;
+        }
         if (pass == TP_PASS_WARM_START) tp_warm_start_constraint(wd, w->bodies, k, contacts, w->rows);
         else tp_solve_constraint(wd, w->bodies, k, contacts, w->rows, w->push, a->inv_h, a->use_bias, a->reverse);
     }
@@ -167,6 +179,10 @@ TP_HD void tp_solver_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact 
     int begin = w->color_start[TP_OVERFLOW_COLOR], end = w->color_start[TP_OVERFLOW_COLOR + 1];
     if (begin < end) {
         if (tid == 0) tp_solver_sweep_range(pass, wd, w, contacts, begin, end, a, 0, 1);
+        TP_BARRIER(nth);
+    }
+    if (w->artic && pass == TP_PASS_SWEEP) { /* joint limits, motors, friction: rows of the same sweep */
+        if (tid == 0) tp_artic_sweep_joint_rows(w->artic);
         TP_BARRIER(nth);
     }
 }

@@ -15,6 +15,7 @@ typedef struct tp_body_model {
     uint8_t type;          /* tp_body_type */
     uint8_t shape;         /* tp_shape_type */
     uint8_t actuated;      /* tp_body_def.actuated: stricter assembly sleep thresholds */
+    uint8_t link_flags;    /* TP_LINK_*: of an articulation link's tree */
     float size[3];         /* full extents, m */
     float mass;            /* kg, density x volume (also for static and kinematic bodies, whose
                               inverse mass in the batch is 0) */
@@ -25,7 +26,16 @@ typedef struct tp_body_model {
                               with the sign of the tensor entries) */
     float friction, restitution;
     float bound_radius;    /* radius of the bounding sphere about the body origin, m */
+    /* Articulation links (kernels/articulation.h), each stored + 1 so that a
+     * zeroed record is "not a link": the link's joint (kernel order), the
+     * body of its tree's root link, the body of its parent link (0 at a root). */
+    int32_t link, link_root, link_parent;
 } tp_body_model;
+
+/* tp_body_model.link_flags: the link's tree has a fixed base (attached to the
+ * world: its island is supported), or drives with non-zero gains or passive
+ * springs (it never sleeps: 002_a9dafb58cea291df.txt). */
+enum { TP_LINK_FIXED_BASE = 1, TP_LINK_DRIVEN = 2 };
 
 /* Per-body flags in a world (uint8). */
 enum { TP_FLAG_REMOVED = 1 };
@@ -62,6 +72,30 @@ TP_HD int tp_body_is_moving_kinematic(const tp_world *wd, int b)
     return v[0] != 0.0f || v[1] != 0.0f || v[2] != 0.0f || w[0] != 0.0f || w[1] != 0.0f || w[2] != 0.0f;
 }
 
+/* Joint (kernel order) of the articulation link b, or -1 if b is no link. */
+TP_HD int tp_body_link(const tp_world *wd, int b) { return wd->model[b].link - 1; }
+
+/* The body that stands for b's articulation in coloring and islands (its
+ * tree's root link: a tree behaves as one body), or b itself. */
+TP_HD int tp_body_unit(const tp_world *wd, int b)
+{
+    return wd->model[b].link ? wd->model[b].link_root - 1 : b;
+}
+
+/* Are a and b links of one tree joined by a joint (parent and child)? Such a
+ * pair never collides. */
+TP_HD int tp_links_adjacent(const tp_world *wd, int a, int b)
+{
+    const tp_body_model *ma = &wd->model[a], *mb = &wd->model[b];
+    return ma->link && mb->link && (ma->link_parent == b + 1 || mb->link_parent == a + 1);
+}
+
+/* An articulation link that is awake (its tree is stepped and solved). */
+TP_HD int tp_link_is_awake(const tp_world *wd, int b)
+{
+    return wd->model[b].link && !(wd->flags[b] & TP_FLAG_REMOVED) && wd->sleep_state[b] != TP_SLEEPING;
+}
+
 /* A body takes part in collision and the solver: dynamic, present, and awake
  * (or asleep while skip_constraints is off, so its contacts report forces; a
  * sleeping body is still never integrated). */
@@ -71,10 +105,13 @@ TP_HD int tp_body_is_simulated(const tp_world *wd, int b)
            (wd->sleep_state[b] != TP_SLEEPING || wd->solve_sleeping);
 }
 
-/* A body that can belong to an island: dynamic and present. */
+/* A body that can belong to an island: dynamic and present, or, under the
+ * island policy, an articulation link (the links of a tree are one island:
+ * kernels/islands.h). */
 TP_HD int tp_body_in_islands(const tp_world *wd, int b)
 {
-    return wd->model[b].type == TP_BODY_DYNAMIC && !(wd->flags[b] & TP_FLAG_REMOVED);
+    return (wd->model[b].type == TP_BODY_DYNAMIC || (wd->model[b].link && !wd->assembly)) &&
+           !(wd->flags[b] & TP_FLAG_REMOVED);
 }
 
 #endif

@@ -1,0 +1,452 @@
+/* articulation_contact.h - articulations inside the contact solve: the trees'
+ * substeps interleaved with the rigid solver's, and contact rows whose link
+ * side uses the articulation's true response.
+ *
+ * Per substep h (kernels/solver.h calls the phases; docs/articulations.md):
+ *   velocity phase (after the rigid bodies' velocity integration): every tree's
+ *     unconstrained qd += h qdd (articulation_dynamics.h, steps 1-3), its joint
+ *     rows (limits, velocity motors, friction) with their response columns,
+ *     and for every contact point with a link side the row Jacobians and
+ *     responses (below);
+ *   sweeps: the contact rows of a constraint that touches a link are solved
+ *     here (tp_artic_solve_constraint), the joint rows of every tree after the
+ *     colors and the serial tail of each pass (tp_artic_sweep_joint_rows);
+ *   position phase (after the rigid bodies' pose update): q from qd plus the
+ *     pseudo velocities of the split impulse, forward kinematics, the free
+ *     base's momentum correction, links published to the body arrays.
+ *
+ * A contact row along unit d at point p (world frame) on link i of a tree
+ * has the Jacobian j (1 x nv of the tree) with j_k = S_k . (p x d, d), S_k the
+ * motion-subspace column of dof k about the tree's reference point O (zero
+ * for dofs that are not i's or its ancestors'): j qd is the velocity of the
+ * link's material point at p along d (Featherstone 2008, 2.11 and 5.3; the
+ * contact Jacobian of MuJoCo's engine_core_constraint.c). The effective mass
+ * is 1 / (k_rigid + j H~^-1 j^T), H~ the tree's mass matrix with the implicit
+ * terms (the factor of the velocity phase, reused), and an impulse lambda
+ * changes qd by H~^-1 j^T lambda: one impulse moves the whole tree. The other
+ * side is a rigid body (its usual response), static geometry, or another
+ * link (of another tree: a second Jacobian; of the same tree: one Jacobian,
+ * the difference of the two). Signs: side 0 (body_a) enters with -j, side 1
+ * (body_b) with +j, so the row's speed is sum_s J_s qd_s plus the rigid sides'.
+ *
+ * The rows are the rigid rows' (kernels/sweeps.h): rigid normal row with
+ * speculative target, split-impulse push-out beyond the slop, friction in a
+ * circular cone, restitution from the published link velocities, warm start.
+ * Arms and tangents of the rigid side are fixed for the step as for any row;
+ * the link side's Jacobian is evaluated at the point's current position in
+ * every substep. Everything here runs on thread 0 of a world's block (an
+ * articulation is one body for coloring, kernels/coloring.h). */
+/* Included by kernels/sweeps.h, after its constants (TP_LINEAR_SLOP ...). */
+#ifndef TP_ARTICULATION_CONTACT_H
+#define TP_ARTICULATION_CONTACT_H
+
+#include "articulation.h"
+#include "contact_rows.h"
+#include "wake.h"
+
+/* One world's articulations during its solve. */
+typedef struct tp_artic_solve {
+    const tp_artic_model *m;
+    tp_artic_world s;
+    tp_artic_scratch x;
+    tp_vec3 g;
+    float h;
+} tp_artic_solve;
+
+/* The solve context of one world: model, joint arrays, scratch (sized by
+ * tp_artic_scratch_bytes for `capacity` contact points), substep h. */
+TP_HD tp_artic_solve tp_artic_solve_at(const tp_artic_model *m, tp_artic_world s, tp_world *wd, void *scratch,
+                                       int capacity, float h)
+{
+    tp_artic_solve A;
+    A.m = m;
+    A.s = s;
+    A.s.force = wd->force;
+    A.s.torque = wd->torque;
+    A.x = tp_artic_scratch_at(scratch, m, capacity);
+    A.g = tp_v3(wd->gravity[0], wd->gravity[1], wd->gravity[2]);
+    A.h = h;
+    return A;
+}
+
+/* Is tree t awake? Its links are one island, so they sleep and wake together
+ * (kernels/islands.h); a sleeping tree is not stepped, and its links enter
+ * rows as fixed bodies. */
+TP_HD int tp_artic_tree_awake(const tp_artic_model *m, const tp_world *wd, int t)
+{
+    return wd->sleep_state[m->joints[m->trees[t].first].body] != TP_SLEEPING;
+}
+
+/* Does constraint body pair (a, b) touch a link? Its rows are solved here. */
+TP_HD int tp_artic_pair(const tp_world *wd, int a, int b) { return wd->model[a].link || wd->model[b].link; }
+
+TP_HD int tp_artic_tree_of(const tp_artic_model *m, int joint)
+{
+    for (int t = 0; t < m->tree_count; ++t)
+        if (joint >= m->trees[t].first && joint < m->trees[t].end) return t;
+    return -1;
+}
+
+/* 1 / effective mass of a row along d for two rigid bodies (0 for a link). */
+TP_HD float tp_artic_rigid_k(const tp_solver_body *A, const tp_solver_body *B, tp_vec3 ra, tp_vec3 rb, tp_vec3 d)
+{
+    tp_vec3 ca = tp_cross(ra, d), cb = tp_cross(rb, d);
+    return A->inv_m + B->inv_m + tp_dot(ca, tp_m3_mul_v(A->inv_i, ca)) + tp_dot(cb, tp_m3_mul_v(B->inv_i, cb));
+}
+
+/* Start of a step's solve, after the rows are prepared: each tree's reference
+ * point for the step, each contact point's sides and rigid share of mass. */
+TP_HD void tp_artic_solve_begin(tp_artic_solve *A, const tp_world *wd, const tp_solver_body *sb,
+                                const tp_contact *contacts, const tp_contact_row *rows, int n)
+{
+    const tp_artic_model *m = A->m;
+    tp_artic_scratch *x = &A->x;
+    for (int t = 0; t < m->tree_count; ++t)
+        tp_v3_store(x->o + 3 * t, tp_artic_reference(m, &m->trees[t], A->s.q));
+    for (int i = 0; i < n && i < x->capacity; ++i) {
+        const tp_contact *c = &contacts[i];
+        const tp_contact_row *r = &rows[i];
+        tp_artic_point *p = &x->pts[i];
+        int la = tp_body_link(wd, c->body_a), lb = tp_body_link(wd, c->body_b);
+        p->link[0] = la;
+        p->link[1] = lb;
+        p->tree[0] = la >= 0 ? tp_artic_tree_of(m, la) : -1;
+        p->tree[1] = lb >= 0 ? tp_artic_tree_of(m, lb) : -1;
+        for (int side = 0; side < 2; ++side)
+            if (p->tree[side] >= 0 && !tp_artic_tree_awake(m, wd, p->tree[side])) p->tree[side] = -1;
+        p->merged = p->tree[0] >= 0 && p->tree[0] == p->tree[1];
+        if (p->merged) p->tree[1] = -1; /* one Jacobian, on side 0 */
+        if (la < 0 && lb < 0) continue;
+        tp_vec3 ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb);
+        const tp_solver_body *SA = &sb[c->body_a], *SB = &sb[c->body_b];
+        p->k_rigid[0] = tp_artic_rigid_k(SA, SB, ra, rb, tp_v3_load(c->normal));
+        p->k_rigid[1] = tp_artic_rigid_k(SA, SB, ra, rb, tp_v3_load(r->t1));
+        p->k_rigid[2] = tp_artic_rigid_k(SA, SB, ra, rb, tp_v3_load(r->t2));
+    }
+}
+
+/* Jacobian row of link `joint` at point pr (relative to the tree's O) along d,
+ * scaled by sign, added into out[tree-local dofs]. */
+TP_HD void tp_artic_add_jacobian(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_scratch *x,
+                                 int joint, tp_vec3 pr, tp_vec3 d, float sign, float *out)
+{
+    tp_svec f = tp_sv(tp_cross(pr, d), d);
+    for (int a = joint; a >= 0; a = m->joints[a].parent) {
+        const tp_artic_joint *ja = &m->joints[a];
+        for (int k = 0; k < ja->nv; ++k)
+            out[ja->v_start + k - tr->v_start] += sign * tp_sv_dot(tp_sv_load(x->s_all + 6 * (ja->v_start + k)), f);
+    }
+}
+
+TP_HD float *tp_artic_jac(const tp_artic_scratch *x, const tp_artic_model *m, int point, int side, int dir)
+{
+    return x->jac + ((size_t)point * 6 + (size_t)side * 3 + (size_t)dir) * (size_t)m->max_tree_nv;
+}
+
+TP_HD float *tp_artic_resp(const tp_artic_scratch *x, const tp_artic_model *m, int point, int side, int dir)
+{
+    return x->resp + ((size_t)point * 6 + (size_t)side * 3 + (size_t)dir) * (size_t)m->max_tree_nv;
+}
+
+TP_HD float tp_artic_dot(const float *a, const float *b, int n)
+{
+    float s = 0.0f;
+    for (int k = 0; k < n; ++k) s += a[k] * b[k];
+    return s;
+}
+
+/* Jacobians, responses and effective masses of contact point i at the
+ * current poses and this substep's factors. */
+TP_HD void tp_artic_point_rows(tp_artic_solve *A, const tp_world *wd, const tp_contact *c, const tp_contact_row *r,
+                               int i)
+{
+    const tp_artic_model *m = A->m;
+    tp_artic_scratch *x = &A->x;
+    tp_artic_point *p = &x->pts[i];
+    tp_vec3 mid = tp_scale(tp_add(tp_body_point(wd, c->body_a, c->local_a), tp_body_point(wd, c->body_b, c->local_b)),
+                           0.5f);
+    tp_vec3 dirs[3] = {tp_v3_load(c->normal), tp_v3_load(r->t1), tp_v3_load(r->t2)};
+    for (int k = 0; k < 3; ++k) p->mass[k] = p->k_rigid[k];
+    for (int side = 0; side < 2; ++side) {
+        int t = p->tree[side];
+        if (t < 0) continue;
+        const tp_artic_tree *tr = &m->trees[t];
+        tp_vec3 pr = tp_sub(mid, tp_v3_load(x->o + 3 * t));
+        for (int k = 0; k < 3; ++k) {
+            float *j = tp_artic_jac(x, m, i, side, k), *v = tp_artic_resp(x, m, i, side, k);
+            for (int d = 0; d < tr->nv; ++d) j[d] = 0.0f;
+            if (p->merged) { /* two links of one tree: +j of body_b's link, -j of body_a's */
+                tp_artic_add_jacobian(m, tr, x, p->link[0], pr, dirs[k], -1.0f, j);
+                tp_artic_add_jacobian(m, tr, x, p->link[1], pr, dirs[k], 1.0f, j);
+            } else {
+                tp_artic_add_jacobian(m, tr, x, p->link[side], pr, dirs[k], side == 0 ? -1.0f : 1.0f, j);
+            }
+            for (int d = 0; d < tr->nv; ++d) v[d] = j[d];
+            tp_ldl_solve(x->h_all + x->h_start[t], tr->nv, v);
+            p->mass[k] += tp_artic_dot(j, v, tr->nv);
+        }
+    }
+    for (int k = 0; k < 3; ++k) p->mass[k] = p->mass[k] > 0.0f ? 1.0f / p->mass[k] : 0.0f;
+}
+
+/* Velocity phase of a substep: every tree's free velocity update and joint
+ * rows; every link contact point's rows; links' velocities published. */
+TP_HD void tp_artic_substep_velocity(tp_artic_solve *A, tp_world *wd, const tp_contact *contacts,
+                                     const tp_contact_row *rows, int n)
+{
+    const tp_artic_model *m = A->m;
+    tp_artic_scratch *x = &A->x;
+    tp_artic_world *s = &A->s;
+    float h = A->h;
+    int row = 0;
+    for (int t = 0; t < m->tree_count; ++t) {
+        const tp_artic_tree *tr = &m->trees[t];
+        x->row_start[t] = row;
+        x->row_start[t + 1] = row;
+        if (!tp_artic_tree_awake(m, wd, t)) continue;
+        tp_artic_use_tree(m, x, t);
+        tp_vec3 o = tp_v3_load(x->o + 3 * t);
+        tp_artic_fk(m, tr, s->q, o, x);
+        tp_artic_motion(m, tr, s->qd, A->g, x);
+        if (tr->free_root)
+            tp_sv_store(x->target + 6 * t, tp_sv_add(tp_artic_momentum(tr, x),
+                                                     tp_sv_scale(tp_artic_external(m, tr, s, x, A->g), h)));
+        tp_artic_solve_accel(m, tr, s, x, A->g, h);
+        float *qd = s->qd + tr->v_start;
+        for (int d = 0; d < tr->nv; ++d) {
+            qd[d] += h * x->qdd[d];
+            x->qd_free[tr->v_start + d] = qd[d];
+            x->push_qd[tr->v_start + d] = 0.0f;
+        }
+        row = tp_artic_build_rows(m, tr, s, x, qd, h, row);
+        x->row_start[t + 1] = row;
+        tp_artic_row_columns(m, tr, x, x->row_start[t], row);
+        tp_artic_motion(m, tr, s->qd, A->g, x);
+        tp_artic_publish(m, tr, x, wd);
+    }
+    for (int i = 0; i < n && i < x->capacity; ++i)
+        if (x->pts[i].tree[0] >= 0 || x->pts[i].tree[1] >= 0) tp_artic_point_rows(A, wd, &contacts[i], &rows[i], i);
+}
+
+/* Speed along row `dir` of point i contributed by the link sides, with
+ * velocities qd (the joint velocities or the pseudo velocities). */
+TP_HD float tp_artic_row_speed(const tp_artic_solve *A, int i, int dir, const float *qd)
+{
+    const tp_artic_point *p = &A->x.pts[i];
+    float v = 0.0f;
+    for (int side = 0; side < 2; ++side) {
+        int t = p->tree[side];
+        if (t < 0) continue;
+        const tp_artic_tree *tr = &A->m->trees[t];
+        v += tp_artic_dot(tp_artic_jac(&A->x, A->m, i, side, dir), qd + tr->v_start, tr->nv);
+    }
+    return v;
+}
+
+/* Impulse `lambda` along row `dir` of point i into the link sides' qd. */
+TP_HD void tp_artic_row_apply(const tp_artic_solve *A, int i, int dir, float lambda, float *qd)
+{
+    if (lambda == 0.0f) return;
+    const tp_artic_point *p = &A->x.pts[i];
+    for (int side = 0; side < 2; ++side) {
+        int t = p->tree[side];
+        if (t < 0) continue;
+        const tp_artic_tree *tr = &A->m->trees[t];
+        const float *v = tp_artic_resp(&A->x, A->m, i, side, dir);
+        float *q = qd + tr->v_start;
+        for (int d = 0; d < tr->nv; ++d) q[d] += v[d] * lambda;
+    }
+}
+
+/* Speed of the rigid sides of a point along d (a link side counts nothing:
+ * its published velocity is not what the sweep works on). */
+TP_HD float tp_artic_rigid_speed(const tp_world *wd, int a, int b, tp_vec3 ra, tp_vec3 rb, tp_vec3 d)
+{
+    float v = 0.0f;
+    if (!wd->model[b].link) v += tp_dot(tp_point_velocity(wd, b, rb), d);
+    if (!wd->model[a].link) v -= tp_dot(tp_point_velocity(wd, a, ra), d);
+    return v;
+}
+
+/* Warm start of a constraint that touches a link. */
+TP_HD void tp_artic_warm_start_constraint(tp_artic_solve *A, tp_world *wd, const tp_solver_body *sb, int a, int b,
+                                          int first, int count, const tp_contact *contacts,
+                                          const tp_contact_row *rows)
+{
+    for (int i = first; i < first + count; ++i) {
+        const tp_contact *c = &contacts[i];
+        const tp_contact_row *r = &rows[i];
+        float ln = c->normal_impulse, l1 = c->tangent_impulse[0], l2 = c->tangent_impulse[1];
+        tp_vec3 p = tp_mad(tp_mad(tp_scale(tp_v3_load(c->normal), ln), tp_v3_load(r->t1), l1), tp_v3_load(r->t2), l2);
+        tp_vec3 dwa = tp_mad(tp_mad(tp_scale(tp_v3_load(r->wa_n), ln), tp_v3_load(r->wa_t1), l1), tp_v3_load(r->wa_t2), l2);
+        tp_vec3 dwb = tp_mad(tp_mad(tp_scale(tp_v3_load(r->wb_n), ln), tp_v3_load(r->wb_t1), l1), tp_v3_load(r->wb_t2), l2);
+        tp_apply_impulse_dw(wd->v, wd->w, 3, sb, a, b, p, dwa, dwb);
+        tp_artic_row_apply(A, i, 0, ln, A->s.qd);
+        tp_artic_row_apply(A, i, 1, l1, A->s.qd);
+        tp_artic_row_apply(A, i, 2, l2, A->s.qd);
+    }
+}
+
+/* Normal row of point i (tp_solve_normal_row with the link sides' response). */
+TP_HD void tp_artic_normal_row(tp_artic_solve *A, tp_world *wd, const tp_solver_body *sb, int a, int b, int i,
+                               tp_contact *c, tp_contact_row *r, float *push, float inv_h, int use_bias)
+{
+    if (!use_bias && r->max_normal_impulse == 0.0f) return;
+    const tp_artic_point *p = &A->x.pts[i];
+    tp_vec3 n = tp_v3_load(c->normal), ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb);
+    float s = r->separation;
+    float bias = s > 0.0f ? s * inv_h : 0.0f;
+    if (r->bounce_speed > 0.0f) bias = -r->bounce_speed;
+    if (use_bias && s < -TP_LINEAR_SLOP) {
+        float push_bias = tp_maxf(TP_BAUMGARTE * inv_h * (s + TP_LINEAR_SLOP), -TP_MAX_PUSH_SPEED);
+        float pn = tp_artic_row_speed(A, i, 0, A->x.push_qd);
+        if (!wd->model[b].link) pn += tp_dot(tp_push_velocity(push, b, rb), n);
+        if (!wd->model[a].link) pn -= tp_dot(tp_push_velocity(push, a, ra), n);
+        float pl = tp_maxf(r->push_impulse - p->mass[0] * (pn + push_bias), 0.0f);
+        float dp = pl - r->push_impulse;
+        tp_apply_impulse_dw(push, push + 3, 6, sb, a, b, tp_scale(n, dp), tp_scale(tp_v3_load(r->wa_n), dp),
+                            tp_scale(tp_v3_load(r->wb_n), dp));
+        tp_artic_row_apply(A, i, 0, dp, A->x.push_qd);
+        r->push_impulse = pl;
+    }
+    float vn = tp_artic_rigid_speed(wd, a, b, ra, rb, n) + tp_artic_row_speed(A, i, 0, A->s.qd);
+    float lambda = tp_maxf(c->normal_impulse - p->mass[0] * (vn + bias), 0.0f);
+    float delta = lambda - c->normal_impulse;
+    c->normal_impulse = lambda;
+    r->max_normal_impulse = tp_maxf(r->max_normal_impulse, lambda);
+    tp_apply_impulse_dw(wd->v, wd->w, 3, sb, a, b, tp_scale(n, delta), tp_scale(tp_v3_load(r->wa_n), delta),
+                        tp_scale(tp_v3_load(r->wb_n), delta));
+    tp_artic_row_apply(A, i, 0, delta, A->s.qd);
+}
+
+/* Friction rows of point i in the cone |(l1, l2)| <= mu ln. */
+TP_HD void tp_artic_friction_row(tp_artic_solve *A, tp_world *wd, const tp_solver_body *sb, int a, int b, int i,
+                                 tp_contact *c, const tp_contact_row *r)
+{
+    const tp_artic_point *p = &A->x.pts[i];
+    tp_vec3 ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb), t1 = tp_v3_load(r->t1), t2 = tp_v3_load(r->t2);
+    float v1 = tp_artic_rigid_speed(wd, a, b, ra, rb, t1) + tp_artic_row_speed(A, i, 1, A->s.qd);
+    float v2 = tp_artic_rigid_speed(wd, a, b, ra, rb, t2) + tp_artic_row_speed(A, i, 2, A->s.qd);
+    float l1 = c->tangent_impulse[0] - p->mass[1] * v1;
+    float l2 = c->tangent_impulse[1] - p->mass[2] * v2;
+    float limit = c->friction * c->normal_impulse, len2 = l1 * l1 + l2 * l2;
+    if (len2 > limit * limit) {
+        float scale = limit > 0.0f ? limit / sqrtf(len2) : 0.0f;
+        l1 *= scale;
+        l2 *= scale;
+    }
+    float d1 = l1 - c->tangent_impulse[0], d2 = l2 - c->tangent_impulse[1];
+    tp_vec3 imp = tp_add(tp_scale(t1, d1), tp_scale(t2, d2));
+    tp_vec3 dwa = tp_add(tp_scale(tp_v3_load(r->wa_t1), d1), tp_scale(tp_v3_load(r->wa_t2), d2));
+    tp_vec3 dwb = tp_add(tp_scale(tp_v3_load(r->wb_t1), d1), tp_scale(tp_v3_load(r->wb_t2), d2));
+    c->tangent_impulse[0] = l1;
+    c->tangent_impulse[1] = l2;
+    tp_apply_impulse_dw(wd->v, wd->w, 3, sb, a, b, imp, dwa, dwb);
+    tp_artic_row_apply(A, i, 1, d1, A->s.qd);
+    tp_artic_row_apply(A, i, 2, d2, A->s.qd);
+}
+
+/* One Gauss-Seidel pass over the rows of a constraint touching a link:
+ * normal rows, then friction (the order of tp_solve_constraint). */
+TP_HD void tp_artic_solve_constraint(tp_artic_solve *A, tp_world *wd, const tp_solver_body *sb, int a, int b,
+                                     int first, int count, tp_contact *contacts, tp_contact_row *rows, float *push,
+                                     float inv_h, int use_bias, int reverse)
+{
+    for (int q = 0; q < count; ++q) {
+        int i = first + (reverse ? count - 1 - q : q);
+        tp_artic_normal_row(A, wd, sb, a, b, i, &contacts[i], &rows[i], push, inv_h, use_bias);
+    }
+    for (int q = 0; q < count; ++q) {
+        int i = first + (reverse ? count - 1 - q : q);
+        tp_artic_friction_row(A, wd, sb, a, b, i, &contacts[i], &rows[i]);
+    }
+}
+
+/* The joint rows of every tree, one pass (after the contact rows of a sweep). */
+TP_HD void tp_artic_sweep_joint_rows(tp_artic_solve *A)
+{
+    for (int t = 0; t < A->m->tree_count; ++t) {
+        const tp_artic_tree *tr = &A->m->trees[t];
+        tp_artic_sweep_rows(A->m, tr, &A->x, A->s.qd + tr->v_start, A->x.row_start[t], A->x.row_start[t + 1]);
+    }
+}
+
+/* Position phase of a substep: the free bases' momentum targets take the
+ * contact impulses of the substep (exactly: at the configuration they were
+ * applied in); q from qd plus the pseudo velocities; forward kinematics; the
+ * momentum correction (articulation.h, step 6); links published. */
+TP_HD void tp_artic_substep_position(tp_artic_solve *A, tp_world *wd)
+{
+    const tp_artic_model *m = A->m;
+    tp_artic_scratch *x = &A->x;
+    tp_artic_world *s = &A->s;
+    for (int t = 0; t < m->tree_count; ++t) {
+        const tp_artic_tree *tr = &m->trees[t];
+        if (!tp_artic_tree_awake(m, wd, t)) continue;
+        tp_artic_use_tree(m, x, t);
+        int v0 = tr->v_start;
+        if (tr->free_root) { /* x->li and x->s_all still hold the configuration of the velocity phase */
+            for (int d = v0; d < v0 + tr->nv; ++d) x->tmp[d] = s->qd[d] - x->qd_free[d];
+            tp_artic_motion(m, tr, x->tmp, tp_v3(0.0f, 0.0f, 0.0f), x);
+            tp_sv_store(x->target + 6 * t, tp_sv_add(tp_sv_load(x->target + 6 * t), tp_artic_momentum(tr, x)));
+        }
+        for (int d = v0; d < v0 + tr->nv; ++d) x->tmp[d] = s->qd[d] + x->push_qd[d];
+        tp_artic_integrate_q(m, tr, s->q, x->tmp, A->h);
+        tp_vec3 o = tp_v3_load(x->o + 3 * t);
+        tp_artic_fk(m, tr, s->q, o, x);
+        tp_artic_motion(m, tr, s->qd, A->g, x);
+        if (tr->free_root) {
+            tp_artic_fix_momentum(m, tr, s, x, tp_sv_load(x->target + 6 * t));
+            tp_artic_motion(m, tr, s->qd, A->g, x);
+        }
+        tp_artic_publish(m, tr, x, wd);
+    }
+}
+
+/* End of a substep: links' velocities after the relax sweeps published. */
+TP_HD void tp_artic_substep_end(tp_artic_solve *A, tp_world *wd)
+{
+    const tp_artic_model *m = A->m;
+    for (int t = 0; t < m->tree_count; ++t) {
+        const tp_artic_tree *tr = &m->trees[t];
+        if (!tp_artic_tree_awake(m, wd, t)) continue;
+        tp_artic_use_tree(m, &A->x, t);
+        tp_artic_motion(m, tr, A->s.qd, A->g, &A->x);
+        tp_artic_publish(m, tr, &A->x, wd);
+    }
+}
+
+/* Plan of a step: a non-zero or non-finite joint_f on a dof of a sleeping
+ * tree wakes its island (002: nonzero or non-finite joint_f is a wake event). */
+TP_HD void tp_artic_force_wakes(const tp_artic_model *m, const tp_artic_world *s, tp_world *wd)
+{
+    for (int t = 0; t < m->tree_count; ++t) {
+        const tp_artic_tree *tr = &m->trees[t];
+        int root = m->joints[tr->first].body, pushed = 0;
+        for (int d = tr->v_start; d < tr->v_start + tr->nv; ++d) pushed |= !(s->f[d] == 0.0f);
+        if (pushed && wd->sleep_state[root] == TP_SLEEPING) tp_wake_body_in(wd, root);
+    }
+}
+
+/* Sleep stage: a tree that fell asleep keeps its joint velocities at zero, as
+ * its links' published velocities are (frozen until it wakes). */
+TP_HD void tp_artic_freeze_sleeping(const tp_artic_model *m, tp_artic_world *s, const tp_world *wd)
+{
+    for (int t = 0; t < m->tree_count; ++t) {
+        if (tp_artic_tree_awake(m, wd, t)) continue;
+        const tp_artic_tree *tr = &m->trees[t];
+        for (int d = tr->v_start; d < tr->v_start + tr->nv; ++d) s->qd[d] = 0.0f;
+    }
+}
+
+/* After a world's step: joint_f lasts one step; 0 if joint_q or joint_qd
+ * became non-finite (the world faults). */
+TP_HD int tp_artic_world_finish(const tp_artic_model *m, tp_artic_world *s)
+{
+    int ok = 1;
+    for (int k = 0; k < m->nq; ++k) ok &= tp_finitef(s->q[k]);
+    for (int k = 0; k < m->nv; ++k) { ok &= tp_finitef(s->qd[k]); s->f[k] = 0.0f; }
+    return ok;
+}
+
+#endif

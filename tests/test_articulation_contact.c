@@ -1,0 +1,331 @@
+/* test_articulation_contact.c - contacts on articulation links, solved with the
+ * tree's response (kernels/articulation_contact.h), against values derived by
+ * hand: the support force under a hinged rod (torque balance about the
+ * hinge), a ball striking a hinged rod (angular momentum about the hinge and
+ * the inelastic impact's closed form), a link that cannot pass through the
+ * ground, colored vs serial propagation, determinism. */
+#include "helpers.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define G 9.81
+#define ROD_L 1.0 /* m, along x */
+#define ROD_W 0.1 /* m, y and z */
+#define ROD_M 1.0 /* kg */
+#define HINGE_Z 1.0
+#define BALL_D 0.1 /* m */
+#define PI 3.14159265358979323846
+
+/* Moment of inertia of the rod about the hinge's y axis at its end (kg m^2). */
+static double rod_hinge_inertia(void) { return ROD_M * (ROD_L * ROD_L + ROD_W * ROD_W) / 12.0 + ROD_M * 0.25 * ROD_L * ROD_L; }
+
+static tp_model_def contact_def(float gz, int serial)
+{
+    tp_model_def md = tp_default_model_def();
+    md.gravity[2] = gz;
+    md.sleep.enabled = 0;
+    md.solver.mode = serial ? TP_SOLVER_SERIAL : TP_SOLVER_COLORED;
+    return md;
+}
+
+/* A 1 kg rod of ROD_L x ROD_W x ROD_W lying along +x from a hinge about y at
+ * (0, 0, HINGE_Z), horizontal at q = 0 (q > 0 turns its free end down).
+ * Returns the rod's body index. */
+static int add_hinged_rod(tp_builder *b, float friction, float q0)
+{
+    tp_body_def bd = tp_default_body_def();
+    bd.size[0] = (float)ROD_L;
+    bd.size[1] = bd.size[2] = (float)ROD_W;
+    bd.mass = (float)ROD_M;
+    bd.friction = friction;
+    bd.pos[0] = 0.5f * (float)ROD_L;
+    bd.pos[2] = (float)HINGE_Z;
+    int rod = builder_add(b, &bd);
+    tp_joint_def j = tp_default_joint_def();
+    j.type = TP_JOINT_REVOLUTE;
+    j.parent = -1;
+    j.child = rod;
+    j.axis[0] = 0.0f;
+    j.axis[1] = 1.0f;
+    j.axis[2] = 0.0f;
+    j.anchor[0] = -0.5f * (float)ROD_L;
+    j.q0 = q0;
+    cr_assert_eq(tp_builder_add_joint(b, &j, NULL), TP_OK, "%s", tp_last_error());
+    return rod;
+}
+
+static int add_ball(tp_builder *b, tp_body_type type, float x, float z, float vz, float friction)
+{
+    tp_body_def bd = tp_default_body_def();
+    bd.type = type;
+    bd.shape = TP_SHAPE_BALL;
+    bd.size[0] = bd.size[1] = bd.size[2] = (float)BALL_D;
+    bd.pos[0] = x;
+    bd.pos[2] = z;
+    bd.vel[2] = vz;
+    bd.friction = friction;
+    return builder_add(b, &bd);
+}
+
+static int add_ground(tp_builder *b)
+{
+    tp_body_def bd = tp_default_body_def();
+    bd.type = TP_BODY_STATIC;
+    bd.size[0] = bd.size[1] = 10.0f;
+    bd.size[2] = 1.0f;
+    bd.pos[2] = -0.5f;
+    return builder_add(b, &bd);
+}
+
+static float joint_value(tp_batch *b, int qd)
+{
+    tp_joint_view v;
+    cr_assert_eq(tp_batch_joints(b, &v), TP_OK, "%s", tp_last_error());
+    return qd ? v.qd[0] : v.q[0];
+}
+
+/* ---------------------------------------------------------------- resting support */
+
+/* The rod rests horizontally on a static ball whose top touches its underside
+ * at x = d. Torque balance about the hinge (the hinge's reaction has no
+ * moment there): F d = m g L/2, so F = m g L / (2 d) (6.13125 N at d = 0.8),
+ * and the rod's contact force is all vertical (the normal is vertical, no
+ * tangential load at rest). */
+static void rod_on_support(int serial)
+{
+    const double d = 0.8;
+    tp_model_def md = contact_def(-(float)G, serial);
+    tp_builder *b = builder_begin(&md);
+    int rod = add_hinged_rod(b, 0.6f, 0.0f);
+    add_ball(b, TP_BODY_STATIC, (float)d, (float)(HINGE_Z - 0.5 * ROD_W - 0.5 * BALL_D), 0.0f, 0.6f);
+    tp_model *m = builder_finish(b);
+    tp_batch *batch = make_batch(m, 1, 1);
+    const double expected = ROD_M * G * 0.5 * ROD_L / d;
+    for (int step = 0; step < 120; ++step) {
+        batch_steps(batch, 1);
+        if (step < 30) continue; /* let the first contact settle (0.5 s) */
+        tp_state_view s = batch_view(batch);
+        const float *f = s.contact_f + 3 * rod;
+        cr_assert(fabs(f[2] - expected) < 0.01 * expected, "step %d: support force %.5f N, expected %.5f N", step,
+                  f[2], expected);
+        cr_assert(fabs(f[0]) < 0.01 * expected && fabs(f[1]) < 0.01 * expected, "step %d: sideways force %g %g N",
+                  step, f[0], f[1]);
+    }
+    /* it rests: the hinge angle stays within the slop of the contact (0.5 mm at d) */
+    cr_assert(fabs(joint_value(batch, 0)) < 1e-3, "rod turned to q = %g rad", joint_value(batch, 0));
+    cr_assert(fabs(joint_value(batch, 1)) < 1e-3, "rod still moving at %g rad/s", joint_value(batch, 1));
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
+}
+
+Test(articulation_contact, rod_on_support_carries_static_force) { rod_on_support(0); }
+Test(articulation_contact, rod_on_support_serial) { rod_on_support(1); }
+
+/* ---------------------------------------------------------------- impact */
+
+/* Zero gravity: a frictionless ball (m_b, diameter BALL_D) falls at u onto the
+ * horizontal rod at x = d, restitution 0. The hinge's reaction has no moment
+ * about the hinge, so the y angular momentum about it is conserved:
+ *   m_b u d = I w + m_b v d,
+ * and after an inelastic impact the ball moves with the rod's point under it,
+ * v = w d, so w = m_b u d / (I + m_b d^2) (1.2518 rad/s for u = 2 m/s,
+ * d = 0.8, m_b = 0.5236 kg; the rod as a free body would instead take the impulse with its own
+ * mass, and pinned, none of it). */
+static void ball_hits_rod(int serial, double *w_out, double *v_out)
+{
+    const double d = 0.8, u = 2.0;
+    tp_model_def md = contact_def(0.0f, serial);
+    tp_builder *b = builder_begin(&md);
+    int rod = add_hinged_rod(b, 0.0f, 0.0f);
+    int ball = add_ball(b, TP_BODY_DYNAMIC, (float)d, (float)(HINGE_Z + 0.5 * ROD_W + 0.5 * BALL_D + 0.05),
+                        -(float)u, 0.0f);
+    (void)rod;
+    tp_model *m = builder_finish(b);
+    tp_batch *batch = make_batch(m, 1, 1);
+    const double mb = 1000.0 * PI / 6.0 * BALL_D * BALL_D * BALL_D /* density x ball volume */;
+    const double I = rod_hinge_inertia();
+    const double L0 = mb * u * d;
+    int hit = -1;
+    for (int step = 0; step < 12; ++step) {
+        batch_steps(batch, 1);
+        tp_state_view s = batch_view(batch);
+        double w = joint_value(batch, 1);
+        const float *bp = s.pos + 3 * ball, *bv = s.v + 3 * ball;
+        /* y angular momentum about the hinge (0, 0, HINGE_Z): (r x v)_y = r_z v_x - r_x v_z */
+        double L = I * w + mb * ((bp[2] - HINGE_Z) * bv[0] - bp[0] * bv[2]);
+        cr_assert(fabs(L - L0) < 2e-3 * L0, "step %d: angular momentum %.6f, expected %.6f", step, L, L0);
+        if (hit < 0 && w > 0.0) hit = step;
+        if (hit >= 0 && step == hit + 1) {
+            *w_out = w;
+            *v_out = -bv[2];
+        }
+    }
+    cr_assert(hit >= 0 && hit < 10, "the ball never struck the rod");
+    double w_expected = mb * u * d / (I + mb * d * d);
+    cr_assert(fabs(*w_out - w_expected) < 0.01 * w_expected, "rod angular velocity %.5f, expected %.5f", *w_out,
+              w_expected);
+    /* the ball moves on with the rod's point under it (the contact point is
+     * at the ball's x, d; the rod has turned by well under a degree) */
+    cr_assert(fabs(*v_out - w_expected * d) < 0.01 * w_expected * d, "ball speed %.5f, expected %.5f", *v_out,
+              w_expected * d);
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
+}
+
+Test(articulation_contact, ball_pushes_hinged_rod_with_tree_response)
+{
+    double w, v;
+    ball_hits_rod(0, &w, &v);
+}
+
+Test(articulation_contact, colored_and_serial_agree_on_the_impact)
+{
+    double w0, v0, w1, v1;
+    ball_hits_rod(0, &w0, &v0);
+    ball_hits_rod(1, &w1, &v1);
+    /* one constraint in the world: both modes solve the same rows in the same order */
+    cr_assert(w0 == w1 && v0 == v1, "colored %.9g %.9g, serial %.9g %.9g", w0, v0, w1, v1);
+}
+
+/* ---------------------------------------------------------------- ground */
+
+/* The lowest z of the rod's eight corners. */
+static double rod_lowest_z(const tp_state_view *s, int rod)
+{
+    const float *p = s->pos + 3 * rod, *q = s->quat + 4 * rod;
+    double low = 1e9;
+    for (int c = 0; c < 8; ++c) {
+        double l[3] = {(c & 1 ? 0.5 : -0.5) * ROD_L, (c & 2 ? 0.5 : -0.5) * ROD_W, (c & 4 ? 0.5 : -0.5) * ROD_W};
+        /* z of R(q) l: row 2 of the rotation matrix */
+        double x = q[0], y = q[1], z = q[2], w = q[3];
+        double rz = 2.0 * (x * z - w * y) * l[0] + 2.0 * (y * z + w * x) * l[1] + (1.0 - 2.0 * (x * x + y * y)) * l[2];
+        if (p[2] + rz < low) low = p[2] + rz;
+    }
+    return low;
+}
+
+/* The rod, released horizontally 0.3 m above the ground (its hinge at 0.35 m),
+ * would swing down to z = -0.65 m; the ground stops it. No corner may sink
+ * more than a few slops (0.5 mm each) into the ground over 3 s, and at the end
+ * it rests there: its free end on the ground, turned by asin(0.3 / L) plus
+ * the half-width of the rod. */
+Test(articulation_contact, link_cannot_pass_through_the_ground)
+{
+    tp_model_def md = contact_def(-(float)G, 0);
+    tp_builder *b = builder_begin(&md);
+    tp_body_def bd = tp_default_body_def();
+    add_ground(b);
+    bd.size[0] = (float)ROD_L;
+    bd.size[1] = bd.size[2] = (float)ROD_W;
+    bd.mass = (float)ROD_M;
+    bd.pos[0] = 0.5f * (float)ROD_L;
+    bd.pos[2] = 0.35f;
+    int rod = builder_add(b, &bd);
+    tp_joint_def j = tp_default_joint_def();
+    j.type = TP_JOINT_REVOLUTE;
+    j.parent = -1;
+    j.child = rod;
+    j.axis[0] = 0.0f;
+    j.axis[1] = 1.0f;
+    j.axis[2] = 0.0f;
+    j.anchor[0] = -0.5f * (float)ROD_L;
+    cr_assert_eq(tp_builder_add_joint(b, &j, NULL), TP_OK, "%s", tp_last_error());
+    tp_model *m = builder_finish(b);
+    tp_batch *batch = make_batch(m, 1, 1);
+    double lowest = 1e9;
+    for (int step = 0; step < 180; ++step) {
+        batch_steps(batch, 1);
+        tp_state_view s = batch_view(batch);
+        double z = rod_lowest_z(&s, rod);
+        if (z < lowest) lowest = z;
+    }
+    cr_assert(lowest > -0.002, "the rod sank to z = %.5f m", lowest);
+    cr_assert(fabs(joint_value(batch, 1)) < 0.01, "the rod still moves at %g rad/s", joint_value(batch, 1));
+    /* resting on its lower edge at the free end: the bottom corner at x = L cos q - (w/2) sin q ...
+     * reaches z = 0 when 0.35 - L sin q - (w/2) cos q = 0 */
+    double q = joint_value(batch, 0), rest = 0.0;
+    for (int it = 0; it < 50; ++it) /* Newton on f(q) = 0.35 - L sin q - (w/2) cos q */
+        rest -= (0.35 - ROD_L * sin(rest) - 0.5 * ROD_W * cos(rest)) / (-ROD_L * cos(rest) + 0.5 * ROD_W * sin(rest));
+    cr_assert(fabs(q - rest) < 2e-3, "rests at q = %.5f rad, expected %.5f", q, rest);
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- determinism */
+
+/* Two hinged rods of two trees, the second across and above the first's
+ * middle, falling on the ground and on each other, a ball landing on the
+ * first: every kind of link row (link-static, link-link of two trees,
+ * link-ball). */
+static tp_model *pile_model(void)
+{
+    tp_model_def md = contact_def(-(float)G, 0);
+    tp_builder *b = builder_begin(&md);
+    add_ground(b);
+    for (int k = 0; k < 2; ++k) {
+        tp_body_def bd = tp_default_body_def();
+        bd.size[0] = (float)ROD_L;
+        bd.size[1] = bd.size[2] = (float)ROD_W;
+        bd.pos[0] = 0.5f;
+        bd.pos[2] = k ? 0.8f : 0.4f;
+        float yaw = k ? 0.70710678f : 0.0f; /* the second rod along y, across the first */
+        bd.quat[2] = yaw;
+        bd.quat[3] = k ? 0.70710678f : 1.0f;
+        int rod = builder_add(b, &bd);
+        tp_joint_def j = tp_default_joint_def();
+        j.type = TP_JOINT_REVOLUTE;
+        j.parent = -1;
+        j.child = rod;
+        j.axis[0] = 0.0f;
+        j.axis[1] = 1.0f;
+        j.axis[2] = 0.0f;
+        j.anchor[0] = -0.5f * (float)ROD_L;
+        cr_assert_eq(tp_builder_add_joint(b, &j, NULL), TP_OK, "%s", tp_last_error());
+    }
+    add_ball(b, TP_BODY_DYNAMIC, 0.85f, 0.6f, 0.0f, 0.6f);
+    return builder_finish(b);
+}
+
+static void pile_hashes(int worlds, int threads, uint64_t *w0, uint64_t *all)
+{
+    tp_model *m = pile_model();
+    tp_batch *b = make_batch(m, worlds, threads);
+    int kinds[3] = {0, 0, 0}; /* pushing points: link-ground, link-link, link-ball */
+    for (int step = 0; step < 150; ++step) {
+        batch_steps(b, 1);
+        tp_contact_info info[64];
+        int n = 0;
+        cr_assert_eq(tp_batch_contacts(b, 0, info, 64, &n), TP_OK, "%s", tp_last_error());
+        for (int i = 0; i < n && i < 64; ++i) {
+            if (!(info[i].normal_force > 0.0f)) continue;
+            int a = info[i].body_a, c = info[i].body_b; /* ground 0, rods 1 and 2, ball 3 */
+            kinds[a == 0 ? 0 : c == 3 ? 2 : 1] += a == 0 || (a >= 1 && c <= 2) || (c == 3 && a >= 1);
+        }
+    }
+    cr_assert(kinds[0] > 0 && kinds[1] > 0 && kinds[2] > 0, "pushing points: link-ground %d, link-link %d, link-ball %d",
+              kinds[0], kinds[1], kinds[2]);
+    *w0 = batch_world_hash(b, 0);
+    *all = batch_state_hash(b);
+    tp_joint_view v;
+    cr_assert_eq(tp_batch_joints(b, &v), TP_OK);
+    for (int w = 1; w < worlds; ++w)
+        cr_assert_eq(memcmp(v.q, v.q + (size_t)w * (size_t)v.nq, (size_t)v.nq * sizeof(float)), 0,
+                     "world %d differs from world 0", w);
+    tp_state_view s = batch_view(b);
+    cr_assert_eq(s.faults[0], 0, "the pile faulted");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+Test(articulation_contact, deterministic_runs_threads_worlds)
+{
+    uint64_t a0, aa, b0, ba, c0, ca, d0, da;
+    pile_hashes(3, 1, &a0, &aa);
+    pile_hashes(3, 1, &b0, &ba);
+    pile_hashes(3, 2, &c0, &ca);
+    pile_hashes(1, 1, &d0, &da);
+    cr_assert_eq(aa, ba, "two runs differ");
+    cr_assert_eq(aa, ca, "thread count changes the result");
+    cr_assert_eq(a0, d0, "world 0 depends on the world count");
+}
