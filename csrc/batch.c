@@ -119,6 +119,8 @@ static void batch_fill_layout(tp_batch *b)
     L->assembly = b->model->def.sleep.enabled && b->model->def.sleep.policy == TP_SLEEP_ASSEMBLY;
     L->dt = b->model->def.dt;
     L->model = b->model->bodies;
+    L->shapes = b->model->shapes;
+    L->shape_total = b->model->shape_total;
     L->pos = b->pos;
     L->quat = b->quat;
     L->v = b->v;

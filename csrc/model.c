@@ -256,9 +256,19 @@ tp_status tp_builder_add_body(tp_builder *b, const tp_body_def *def, int *out_in
     char **names = realloc(b->body_names, (size_t)b->body_capacity * sizeof *names);
     if (!names) goto oom;
     b->body_names = names;
+    tp_shape_def *shapes = NULL;
+    if (def->shape_count > 0) { /* a compound body's shapes, copied (freed with the builder) */
+        shapes = malloc((size_t)def->shape_count * sizeof *shapes);
+        if (!shapes) goto oom;
+        memcpy(shapes, def->shapes, (size_t)def->shape_count * sizeof *shapes);
+    }
     char *copy = dup_string(name);
-    if (!copy) goto oom;
+    if (!copy) {
+        free(shapes);
+        goto oom;
+    }
     b->bodies[index] = *def;
+    b->bodies[index].shapes = shapes;
     b->body_names[index] = copy;
     b->bodies[index].name = copy;
     name_slots_put(b->name_slots, b->name_slot_count, copy, index);
@@ -303,6 +313,7 @@ void tp_builder_destroy(tp_builder *b)
 {
     if (!b) return;
     for (int i = 0; i < b->body_count; ++i) free(b->body_names[i]);
+    for (int i = 0; i < b->body_count; ++i) free((void *)b->bodies[i].shapes);
     for (int i = 0; i < b->event_count; ++i) free((void *)b->events[i].worlds);
     free(b->body_names);
     free(b->name_slots);
@@ -317,10 +328,16 @@ void tp_builder_destroy(tp_builder *b)
  * (inverse 0). `mass` > 0 rescales the density-based tensor. */
 static void body_mass_properties(const tp_body_def *def, tp_body_model *bm, float *inv_mass, float *inv_inertia)
 {
-    tp_shape_mass_props(def->shape, def->size, 1.0f, &bm->mass, bm->com, bm->inertia);
-    float scale = def->mass > 0.0f ? def->mass / bm->mass : def->density;
-    bm->mass *= scale;
-    for (int k = 0; k < 6; ++k) bm->inertia[k] *= scale;
+    if (def->shape_count > 0) {
+        tp_compound_mass_props(def, &bm->mass, bm->com, bm->inertia);
+    } else {
+        tp_shape_mass_props(def->shape, def->size, 1.0f, &bm->mass, bm->com, bm->inertia);
+        float scale = def->mass > 0.0f ? def->mass / bm->mass : def->density;
+        bm->mass *= scale;
+        for (int k = 0; k < 6; ++k) bm->inertia[k] *= scale;
+    }
+    if (def->has_com) memcpy(bm->com, def->com, sizeof bm->com);
+    if (def->has_inertia) memcpy(bm->inertia, def->inertia, sizeof bm->inertia);
     if (def->type == TP_BODY_DYNAMIC) {
         *inv_mass = 1.0f / bm->mass;
         tp_sym_inverse(bm->inertia, inv_inertia);
@@ -341,6 +358,18 @@ static void body_init(const tp_body_def *def, tp_body_model *bm, tp_body_init *t
     t->friction = def->friction;
     t->dynamic = def->type == TP_BODY_DYNAMIC;
     body_mass_properties(def, bm, &t->inv_mass, t->inv_inertia);
+}
+
+/* The model's shape tables, sized for every compound body's shapes (none: NULL). */
+static int model_shape_tables(const tp_builder *b, tp_model *m)
+{
+    int total = 0;
+    for (int i = 0; i < b->body_count; ++i) total += b->bodies[i].shape_count;
+    m->shape_total = total;
+    if (total == 0) return 1;
+    m->shapes = calloc((size_t)total, sizeof *m->shapes);
+    m->shape_defs = calloc((size_t)total, sizeof *m->shape_defs);
+    return m->shapes && m->shape_defs;
 }
 
 /* Stable insertion sort of events by time: events at the same time keep the
@@ -372,6 +401,8 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
     if (!m->name || !m->body_defs || !m->body_names || !m->bodies || !m->body_init) goto oom;
     m->def.name = m->name;
     m->body_count = n;
+    if (!model_shape_tables(b, m)) goto oom;
+    int shape_at = 0;
     for (int i = 0; i < n; ++i) {
         m->body_names[i] = dup_string(b->body_names[i]);
         if (!m->body_names[i]) goto oom;
@@ -389,6 +420,18 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
         bm->restitution = d.restitution;
         bm->bound_radius = tp_shape_bound_radius(d.shape, d.size);
         bm->actuated = (uint8_t)(d.actuated != 0);
+        if (d.shape_count > 0) { /* compound: its shapes in the model's tables */
+            bm->shape_count = (uint8_t)d.shape_count;
+            bm->shape_first = shape_at;
+            bm->bound_radius = tp_compound_bound_radius(&d);
+            for (int k = 0; k < d.shape_count; ++k) {
+                m->shape_defs[shape_at + k] = d.shapes[k];
+                tp_shape_model_from_def(&d.shapes[k], &m->shapes[shape_at + k]);
+            }
+            d.shapes = m->shape_defs + shape_at;
+            m->body_defs[i].shapes = d.shapes;
+            shape_at += d.shape_count;
+        }
         body_init(&d, bm, &m->body_init[i]);
         if (d.type == TP_BODY_DYNAMIC) m->dynamic_count++;
     }
@@ -433,6 +476,8 @@ void tp_model_destroy(tp_model *m)
     free(m->body_names);
     free(m->body_defs);
     free(m->bodies);
+    free(m->shapes);
+    free(m->shape_defs);
     free(m->body_init);
     free(m->events);
     free(m->event_worlds);
@@ -479,6 +524,17 @@ tp_status tp_model_body_mass(const tp_model *m, int body, float *mass, float ine
     if (mass) *mass = m->bodies[body].mass;
     if (inertia)
         for (int k = 0; k < 3; ++k) inertia[k] = m->bodies[body].inertia[k];
+    return TP_OK;
+}
+
+tp_status tp_model_body_inertia(const tp_model *m, int body, float com[3], float inertia[6])
+{
+    if (!m) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_body_inertia: model is NULL");
+    if (body < 0 || body >= m->body_count)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_body_inertia: body %d out of range [0, %d)", body,
+                       m->body_count);
+    if (com) memcpy(com, m->bodies[body].com, 3 * sizeof(float));
+    if (inertia) memcpy(inertia, m->bodies[body].inertia, 6 * sizeof(float));
     return TP_OK;
 }
 

@@ -16,6 +16,9 @@ struct tp_model {
     tp_body_def *body_defs;    /* [body_count], names point into body_names */
     char **body_names;         /* [body_count] */
     tp_body_model *bodies;     /* [body_count] shape, mass properties, material */
+    tp_shape_model *shapes;    /* [shape_total] shapes of the compound bodies (kernels/compound.h); NULL if none */
+    tp_shape_def *shape_defs;  /* [shape_total] the definitions they came from (body_defs[i].shapes point here) */
+    int shape_total;
     tp_body_init *body_init;   /* [body_count] each body as a fresh world has it, before randomization */
     tp_event_def *events;      /* [event_count] sorted by time (stable) */
     int event_count;
@@ -39,6 +42,22 @@ int tp_check_fail(char *field, size_t field_len, char *reason, size_t reason_len
 
 int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, char *reason, size_t reason_len);
 int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, char *reason, size_t reason_len);
+
+/* Compound bodies and given mass properties (csrc/body_shapes.c). */
+/* The shapes of a compound body (count, each shape's values) and the given
+ * centre of mass and inertia; fields named "shapes[i].size[k]", "inertia". */
+int tp_body_shapes_check(const tp_body_def *def, char *field, size_t field_len, char *reason, size_t reason_len);
+/* Mass (kg) of a compound body at its densities, before `mass` rescales it; 0
+ * for a body of one shape. */
+double tp_compound_density_mass(const tp_body_def *def);
+/* Mass properties of a compound body (def->shape_count >= 1): mass, centre of
+ * mass in the body frame and inertia about it (xx yy zz xy xz yz), rescaled to
+ * def->mass when it is > 0. Computed in double, rounded once. */
+void tp_compound_mass_props(const tp_body_def *def, float *mass, float com[3], float inertia[6]);
+/* The shape table entry of one shape definition (orientation normalized). */
+void tp_shape_model_from_def(const tp_shape_def *d, tp_shape_model *out);
+/* Radius of a compound body's bounding sphere about its origin, m. */
+float tp_compound_bound_radius(const tp_body_def *def);
 /* `body_count` bounds event bodies; `worlds` is unknown at model time, so world
  * indices are only checked to be >= 0 here and against the batch at run time. */
 int tp_event_def_check(const tp_event_def *def, int body_count, const tp_body_def *bodies, char *field,

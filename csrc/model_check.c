@@ -145,6 +145,25 @@ int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, c
     return randomize_ranges_check(&def->randomize, field, field_len, reason, reason_len);
 }
 
+/* The same bounds for a compound body: its mass (given, or the shapes'
+ * densities x volumes) and the diagonal of its inertia about the centre of mass. */
+static int compound_mass_in_bounds(const tp_body_def *def, char *field, size_t field_len, char *reason,
+                                   size_t reason_len)
+{
+    double mass = def->mass > 0.0f ? (double)def->mass : tp_compound_density_mass(def);
+    const char *name = def->mass > 0.0f ? "mass" : "shapes";
+    if (!(mass >= TP_MIN_MASS && mass <= TP_MAX_MASS))
+        return CHECK_FAIL(name, "%s a mass of %g kg, outside [%g, %g] kg (docs/scene-format.md, \"Bounds\")",
+                          def->mass > 0.0f ? "is" : "give", mass, (double)TP_MIN_MASS, (double)TP_MAX_MASS);
+    if (def->has_inertia) return 1; /* checked with the inertia itself */
+    float m, com[3], inertia[6];
+    tp_compound_mass_props(def, &m, com, inertia);
+    for (int k = 0; k < 3; ++k)
+        if (!(inertia[k] >= 1e-30f && inertia[k] <= 1e30f))
+            return CHECK_FAIL(name, "give a moment of inertia of %g kg m^2, outside [1e-30, 1e30]", (double)inertia[k]);
+    return 1;
+}
+
 /* A dynamic body's mass, given or density x volume, must be within
  * [TP_MIN_MASS, TP_MAX_MASS], and its principal moments of inertia must be
  * positive and finite, so that the inverse mass and inverse inertia the solver
@@ -154,6 +173,7 @@ int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, c
 static int mass_in_bounds(const tp_body_def *def, char *field, size_t field_len, char *reason, size_t reason_len)
 {
     float volume, com[3], inertia[6];
+    if (def->shape_count > 0) return compound_mass_in_bounds(def, field, field_len, reason, reason_len);
     tp_shape_mass_props(def->shape, def->size, 1.0f, &volume, com, inertia);
     double mass = def->mass > 0.0f ? (double)def->mass : (double)def->density * (double)volume;
     const char *name = def->mass > 0.0f ? "mass" : "density";
@@ -213,6 +233,7 @@ int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, cha
     if (!vec_finite(def->ang_vel, 3, "ang_vel", field, field_len, reason, reason_len)) return 0;
     if (!isfinite(def->density) || !(def->density > 0.0f))
         return CHECK_FAIL("density", "must be > 0 kg/m^3, got %g", (double)def->density);
+    if (!tp_body_shapes_check(def, field, field_len, reason, reason_len)) return 0;
     if (!isfinite(def->mass) || def->mass < 0.0f)
         return CHECK_FAIL("mass", "must be > 0 kg (or 0 to use density), got %g", (double)def->mass);
     if (def->type == TP_BODY_DYNAMIC && !mass_in_bounds(def, field, field_len, reason, reason_len)) return 0;

@@ -36,7 +36,8 @@
 /* ---------------------------------------------------------------- field tables */
 
 /* Value names, indexed by the enum value of include/torpor.h. */
-static const char *const shape_names[] = {"box", "ball", "cylinder", "capsule", "wedge", "corner_wedge"};
+const char *const scene_shape_names[TP_SHAPE_COUNT] = {"box", "ball", "cylinder", "capsule", "wedge", "corner_wedge"};
+#define shape_names scene_shape_names
 static const char *const mode_names[] = {"colored", "serial"};
 static const char *const policy_names[] = {"island", "assembly"};
 static const char *const measure_names[] = {"rad_per_s", "surface_speed"};
@@ -104,7 +105,7 @@ static const field randomize_fields[] = {
         FIELD("ang_vel", V_VEC3, tp_body_def, ang_vel), FIELD("density", V_FLOAT, tp_body_def, density), \
         FIELD("mass", V_FLOAT, tp_body_def, mass), FIELD("friction", V_FLOAT, tp_body_def, friction), \
         FIELD("restitution", V_FLOAT, tp_body_def, restitution), OTHER("static"), OTHER("kinematic"), \
-        FIELD("actuated", V_BOOL, tp_body_def, actuated)
+        FIELD("actuated", V_BOOL, tp_body_def, actuated), OTHER("shapes"), OTHER("com"), OTHER("inertia")
 
 static const field body_fields[] = {BODY_HEAD_FIELDS, FIELD("pos", V_VEC3, tp_body_def, pos), BODY_TAIL_FIELDS};
 static const field stack_fields[] = {OTHER("generate"), OTHER("count"), OTHER("base"), OTHER("step"),
@@ -140,6 +141,7 @@ static int read_header(scene *sc, const json_t *root)
             return scene_pop(sc, scene_fail(sc, 0, "this torpor reads versions 1 and 2, got %lld; upgrade torpor",
                                 (long long)version));
         if (version < 1) return scene_pop(sc, scene_fail(sc, 0, "must be 1 or 2, got %lld", (long long)version));
+        sc->version = (int)version;
         scene_pop(sc, 1);
     }
     return 1;
@@ -209,7 +211,7 @@ static int read_body_common(scene *sc, const json_t *obj, const field *fields, i
         if (!(def->mass > 0.0f)) return scene_pop(sc, scene_fail(sc, 0, "must be > 0 kg, got %g", (double)def->mass));
         scene_pop(sc, 1);
     }
-    return 1;
+    return scene_read_body_shapes(sc, obj, def);
 }
 
 static int grow_bodies(scene *sc)
@@ -246,6 +248,7 @@ static int add_body(scene *sc, tp_body_def *def, const char *name, int element, 
     if (status != TP_OK) return scene_fail_builder(sc, status);
     sc->bodies[sc->body_count] = *def;
     sc->bodies[sc->body_count].name = NULL; /* points at a buffer that does not outlive this call */
+    sc->bodies[sc->body_count].shapes = NULL; /* so do the shapes (the builder copied them) */
     sc->elements[sc->body_count] = element;
     sc->body_count++;
     return 1;
@@ -525,6 +528,7 @@ static tp_status load_text(const char *text, size_t len, const char *source, tp_
     memset(&sc, 0, sizeof sc);
     sc.text = text;
     sc.source = source;
+    sc.version = 1;
     sc.names = json_object();
     tp_model *model = NULL;
     int ok = sc.names ? load_root(&sc, root, &model) : scene_fail_oom(&sc);

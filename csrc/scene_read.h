@@ -28,6 +28,8 @@ typedef struct scene {
     int body_count, body_capacity;
     json_t *names;      /* body name -> body index */
     int *worlds;        /* scratch for one event's world list */
+    int version;        /* the file's "version" (1 when absent) */
+    tp_shape_def shape_buf[TP_MAX_BODY_SHAPES]; /* the shapes of the body being read (scene_shapes.c) */
 } scene;
 
 typedef enum value_kind {
@@ -88,6 +90,11 @@ int scene_fail_missing(scene *sc, const char *key);
 /* The body name or index of an event, a joint's parent or child (scene.c). */
 int scene_as_name(scene *sc, const json_t *v, const char **out);
 int scene_as_body(scene *sc, const json_t *v, int *out);
+/* Shape names by tp_shape_type (scene.c). */
+extern const char *const scene_shape_names[TP_SHAPE_COUNT];
+/* A body's `shapes`, `com` and `inertia` (version 2) into def (scene_shapes.c);
+ * def->shapes then points at sc->shape_buf until the next body is read. */
+int scene_read_body_shapes(scene *sc, const json_t *obj, tp_body_def *def);
 /* The optional "joints" array of a version 2 scene (scene_joints.c). */
 int scene_read_joints(scene *sc, const json_t *root);
 

@@ -208,12 +208,24 @@ typedef struct tp_model_def {
     tp_randomize_def randomize;
 } tp_model_def;
 
+/* One shape of a compound body (tp_body_def.shapes; docs/scene-format.md,
+ * "Compound bodies"). A compound body's frame is its own: `pos` and `quat`
+ * place the centre of the shape's box in it. */
+#define TP_MAX_BODY_SHAPES 8
+typedef struct tp_shape_def {
+    tp_shape_type shape;   /* default box */
+    float size[3];         /* m, full extents (as a body's size; default 1, 1, 1) */
+    float pos[3];          /* m, centre of the shape's box in the body frame (default 0) */
+    float quat[4];         /* [x, y, z, w] shape to body frame, normalized on build (default identity) */
+    float density;         /* kg/m^3, > 0; 0 = the body's density (default 0) */
+} tp_shape_def;
+
 typedef struct tp_body_def {
     const char *name;      /* unique within the model (copied); NULL gives "body<index>" */
     tp_body_type type;     /* default dynamic */
     tp_shape_type shape;   /* default box */
     float size[3];         /* m, full extents, each > 0 (default 1, 1, 1) */
-    float pos[3];          /* m, centre of the shape's box */
+    float pos[3];          /* m, centre of the shape's box (compound: origin of the body frame) */
     float quat[4];         /* [x, y, z, w], normalized on load (default identity) */
     float vel[3];          /* m/s */
     float ang_vel[3];      /* rad/s */
@@ -223,6 +235,21 @@ typedef struct tp_body_def {
     float restitution;     /* [0, 1] (default 0) */
     int actuated;          /* 0 or 1: driven by an actuator; the assembly policy uses
                               sleep.assembly.actuated_factor x its velocity thresholds (default 0) */
+    /* Compound body: shape_count in [1, TP_MAX_BODY_SHAPES] shapes (copied) replace
+     * `shape` and `size`; pos is then the body frame's origin. Mass is the sum of
+     * density x volume of the shapes (overlaps count twice), the centre of mass
+     * and the inertia follow by the parallel-axis theorem; `mass` rescales them.
+     * 0 (default): the one shape `shape`, `size`, centred on the origin. */
+    const tp_shape_def *shapes;
+    int shape_count;
+    /* Given mass properties, replacing those of the shapes: the centre of mass
+     * (m, body frame, from the origin) and the inertia about it (kg m^2, body
+     * frame: xx, yy, zz, xy, xz, yz, the tensor's entries), each used when its
+     * flag is 1 (default 0). The inertia must be positive definite. */
+    int has_com;
+    float com[3];
+    int has_inertia;
+    float inertia[6];
 } tp_body_def;
 
 /* Scripted events, applied before the first step that starts at or after `time`. */
@@ -249,6 +276,7 @@ const char *tp_event_action_name(tp_event_action action);
 
 tp_model_def tp_default_model_def(void);
 tp_body_def tp_default_body_def(void);
+tp_shape_def tp_default_shape_def(void);
 tp_assembly_def tp_default_assembly_def(void);
 tp_event_def tp_default_event_def(void);
 
@@ -304,6 +332,10 @@ tp_status tp_model_get_body_def(const tp_model *model, int body, tp_body_def *ou
 /* Mass (kg) and the diagonal of the inertia tensor (kg m^2, about the centre
  * of mass along local x, y, z) of a body in the template. */
 tp_status tp_model_body_mass(const tp_model *model, int body, float *mass, float inertia[3]);
+/* Centre of mass (m, body frame, from the body origin) and the whole inertia
+ * tensor about it (kg m^2, body frame: xx, yy, zz, xy, xz, yz, the tensor's
+ * entries) of a body in the template; either pointer may be NULL. */
+tp_status tp_model_body_inertia(const tp_model *model, int body, float com[3], float inertia[6]);
 
 /* ---------------------------------------------------------------- batch */
 

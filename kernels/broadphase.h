@@ -20,6 +20,7 @@
 #ifndef TP_BROADPHASE_H
 #define TP_BROADPHASE_H
 
+#include "compound.h"
 #include "contact_sort.h"
 #include "shapes.h"
 #include "tp_world.h"
@@ -43,10 +44,15 @@ TP_HD size_t tp_broadphase_scratch_bytes(int bodies)
     return 2 * tp_align8(n * 3 * sizeof(float)) + 4 * tp_align8(n * sizeof(uint32_t));
 }
 
-/* World-frame box of body b, grown by margin on every side. */
+/* World-frame box of body b, grown by margin on every side (a compound
+ * body: the union of its shapes' boxes). */
 TP_HD void tp_body_aabb(const tp_world *wd, int b, float margin, float *lo, float *hi)
 {
     const tp_body_model *bm = &wd->model[b];
+    if (bm->shape_count > 0) {
+        tp_compound_aabb(wd, b, margin, lo, hi);
+        return;
+    }
     tp_vec3 c = tp_v3_load(wd->pos + 3 * b), h;
     if (bm->shape == TP_SHAPE_BALL) {
         float r = tp_shape_radius(TP_SHAPE_BALL, bm->size);

@@ -31,6 +31,26 @@ TP_HD float tp_body_friction(const tp_world *wd, int b)
     return wd->friction ? wd->friction[b] : wd->model[b].friction;
 }
 
+/* One contact point of bodies a < b, with zeroed solver accumulators. */
+TP_HD void tp_contact_fill(tp_contact *c, int world, int a, int b, tp_vec3 normal, float separation, tp_vec3 local_a,
+                           tp_vec3 local_b, uint32_t feature, float friction, float restitution)
+{
+    c->key = tp_contact_key(world, a, b, feature);
+    c->body_a = a;
+    c->body_b = b;
+    tp_v3_store(c->normal, normal);
+    c->separation = separation;
+    tp_v3_store(c->local_a, local_a);
+    tp_v3_store(c->local_b, local_b);
+    c->feature = feature;
+    c->friction = friction;
+    c->restitution = restitution;
+    c->normal_impulse = 0.0f;
+    c->tangent_impulse[0] = c->tangent_impulse[1] = 0.0f;
+    c->normal_force = c->tangent_force[0] = c->tangent_force[1] = 0.0f;
+    c->reserved = 0u;
+}
+
 /* Contact points of bodies a < b of world wd (up to 4) into pts; the solver
  * accumulators are zeroed. margin: TP_CONTACT_MARGIN normally. */
 TP_HD int tp_collide_pair(const tp_world *wd, int a, int b, float margin, tp_contact *pts)
@@ -42,23 +62,9 @@ TP_HD int tp_collide_pair(const tp_world *wd, int a, int b, float margin, tp_con
                               margin, &m);
     float friction = sqrtf(tp_body_friction(wd, a) * tp_body_friction(wd, b));
     float restitution = tp_maxf(ma->restitution, mb->restitution);
-    for (int i = 0; i < n; ++i) {
-        tp_contact *c = &pts[i];
-        c->key = tp_contact_key(wd->index, a, b, m.feature[i]);
-        c->body_a = a;
-        c->body_b = b;
-        tp_v3_store(c->normal, m.normal);
-        c->separation = m.separation[i];
-        tp_v3_store(c->local_a, m.local_a[i]);
-        tp_v3_store(c->local_b, m.local_b[i]);
-        c->feature = m.feature[i];
-        c->friction = friction;
-        c->restitution = restitution;
-        c->normal_impulse = 0.0f;
-        c->tangent_impulse[0] = c->tangent_impulse[1] = 0.0f;
-        c->normal_force = c->tangent_force[0] = c->tangent_force[1] = 0.0f;
-        c->reserved = 0u;
-    }
+    for (int i = 0; i < n; ++i)
+        tp_contact_fill(&pts[i], wd->index, a, b, m.normal, m.separation[i], m.local_a[i], m.local_b[i],
+                        m.feature[i], friction, restitution);
     return n;
 }
 
@@ -115,6 +121,34 @@ TP_HD void tp_contact_push(tp_contact_buffer *cb, const tp_contact *c)
     }
 }
 
+/* Contact points of bodies a < b when one of them (or both) is compound
+ * (kernels/compound.h): a manifold per pair of shapes whose boxes meet, each
+ * point attached to the body pair, pushed into cb. */
+TP_HD void tp_collide_compound_pair(const tp_world *wd, int a, int b, float margin, tp_contact_buffer *cb)
+{
+    tp_body_shapes sa, sb;
+    tp_body_shapes_get(wd, a, margin, &sa);
+    tp_body_shapes_get(wd, b, margin, &sb);
+    float friction = sqrtf(tp_body_friction(wd, a) * tp_body_friction(wd, b));
+    float restitution = tp_maxf(wd->model[a].restitution, wd->model[b].restitution);
+    for (int i = 0; i < sa.count; ++i)
+        for (int j = 0; j < sb.count; ++j) {
+            if (!tp_boxes_overlap(sa.lo[i], sa.hi[i], sb.lo[j], sb.hi[j])) continue;
+            tp_manifold m;
+            int n = tp_collide_shapes(sa.shape[i], sa.size[i], sa.pos[i], sa.q[i], sb.shape[j], sb.size[j],
+                                      sb.pos[j], sb.q[j], margin, &m);
+            uint32_t ids[TP_MAX_MANIFOLD_POINTS];
+            for (int k = 0; k < n; ++k) {
+                ids[k] = tp_compound_feature(i, j, m.feature[k], ids, k);
+                tp_contact c;
+                tp_contact_fill(&c, wd->index, a, b, m.normal, m.separation[k],
+                                tp_shape_point_in_body(&sa, i, m.local_a[k]),
+                                tp_shape_point_in_body(&sb, j, m.local_b[k]), ids[k], friction, restitution);
+                tp_contact_push(cb, &c);
+            }
+        }
+}
+
 /* Broadphase and narrowphase of one world into out[0..capacity), not yet
  * sorted: the same set of points as tp_collide_world (once the buffer is full,
  * the `capacity` smallest keys, in heap order). Returns the number written;
@@ -131,6 +165,10 @@ TP_HD int tp_collide_world_unsorted(const tp_world *wd, void *scratch, tp_contac
     int a, b;
     tp_contact pts[TP_MAX_MANIFOLD_POINTS];
     while (tp_broadphase_next(&bp, &a, &b)) {
+        if (tp_body_is_compound(wd, a) || tp_body_is_compound(wd, b)) {
+            tp_collide_compound_pair(wd, a, b, tp_pair_margin(wd, a, b), &cb);
+            continue;
+        }
         int n = tp_collide_pair(wd, a, b, tp_pair_margin(wd, a, b), pts);
         for (int i = 0; i < n; ++i) tp_contact_push(&cb, &pts[i]);
     }

@@ -20,6 +20,8 @@ typedef struct tp_layout {
     int assembly;                  /* sleep.policy is assembly (and sleep enabled) */
     float dt;                      /* s */
     const tp_body_model *model;    /* [bodies] */
+    const tp_shape_model *shapes;  /* [shape_total] the model's shape table; NULL without compound bodies */
+    int shape_total;
     float *pos, *quat, *v, *w;     /* [W][B][3], [W][B][4], [W][B][3], [W][B][3] */
     float *force, *torque;         /* [W][B][3] applied for the next step */
     float *inv_mass, *inv_inertia, *friction; /* [W][B], [W][B][6], [W][B] */
@@ -49,6 +51,7 @@ TP_HD tp_world tp_layout_world(const tp_layout *L, int w)
     wd.index = w;
     wd.bodies = L->bodies;
     wd.model = L->model;
+    wd.shapes = L->shapes;
     wd.pos = L->pos + 3 * o;
     wd.quat = L->quat + 4 * o;
     wd.v = L->v + 3 * o;

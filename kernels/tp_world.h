@@ -10,6 +10,15 @@
 #include "tp_math.h"
 #include "torpor.h"
 
+/* One shape of a compound body (kernels/compound.h), in the model's shape
+ * table; read-only, shared by every world. */
+typedef struct tp_shape_model {
+    uint8_t shape;         /* tp_shape_type */
+    float size[3];         /* full extents, m */
+    float pos[3];          /* centre of the shape's box in the body frame, m */
+    float quat[4];         /* shape to body frame, unit, [x, y, z, w] */
+} tp_shape_model;
+
 /* Read-only description of one template body, shared by every world. */
 typedef struct tp_body_model {
     uint8_t type;          /* tp_body_type */
@@ -30,6 +39,10 @@ typedef struct tp_body_model {
      * zeroed record is "not a link": the link's joint (kernel order), the
      * body of its tree's root link, the body of its parent link (0 at a root). */
     int32_t link, link_root, link_parent;
+    uint8_t shape_count;   /* 0: the one shape (shape, size) centred on the origin; n >= 1: a
+                              compound body of the shapes [shape_first, shape_first + n) of the
+                              world's shape table (shape and size are then unused) */
+    int32_t shape_first;
 } tp_body_model;
 
 /* tp_body_model.link_flags: the link's tree has a fixed base (attached to the
@@ -45,6 +58,7 @@ typedef struct tp_world {
     int index;                     /* world number */
     int bodies;                    /* bodies per world */
     const tp_body_model *model;    /* [bodies] */
+    const tp_shape_model *shapes;  /* the model's shape table (compound bodies); NULL when it has none */
     float *pos, *quat, *v, *w;     /* [bodies][3], [bodies][4], [bodies][3], [bodies][3] */
     float *force, *torque;         /* accumulated for this step, cleared after it */
     float *inv_mass;               /* [bodies]    0 for static, kinematic, removed */

@@ -257,6 +257,10 @@ SCENE_TEST(many_pyramids, "many_pyramids.json", 0, 1, 1)
 SCENE_TEST(pendulum, "pendulum.json", 1, 0, 0)
 SCENE_TEST(double_pendulum, "double_pendulum.json", 1, 0, 0)
 SCENE_TEST(cartpole, "cartpole.json", 1, 0, 0)
+/* Robots (tests/test_robot_scenes.c checks what they do): the arm pushes a cube off; the walker falls
+ * through the ground until links touch it. */
+SCENE_TEST(arm_tower, "arm_tower.json", 1, 0, 0)
+SCENE_TEST(walker, "walker.json", 1, 0, 0)
 
 /* ---------------------------------------------------------------- what the falling scenes do */
 
@@ -372,7 +376,7 @@ Test(scenes, every_file_is_tested)
 {
     static const char *known = " tower.json tower_push.json pyramid.json jenga.json ring_tower.json dominoes.json "
                                "card_house.json heap.json pyramid3d.json many_pyramids.json pendulum.json "
-                               "double_pendulum.json cartpole.json ";
+                               "double_pendulum.json cartpole.json arm_tower.json walker.json ";
     char cmd[600];
     snprintf(cmd, sizeof cmd, "ls %s/scenes", TP_SOURCE_DIR);
     FILE *p = popen(cmd, "r");

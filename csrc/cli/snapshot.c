@@ -188,26 +188,71 @@ static void add_prism(item_list *l, const view3 *vw, const float *pos, const flo
 
 static double min3(const float *s) { return fmin(s[0], fmin(s[1], s[2])); }
 
-static void add_body(item_list *l, const view3 *vw, const tp_body_def *d, const float *pos, const float *quat,
-                     const float rgb[3])
+/* One shape of extents `size` with the centre of its box at pos, turned by quat. */
+static void add_shape(item_list *l, const view3 *vw, tp_shape_type shape, const float *size, const float *pos,
+                      const float *quat, const float rgb[3])
 {
     v3 c[8];
-    double r = 0.5 * fmin(d->size[1], d->size[2]);
+    double r = 0.5 * fmin(size[1], size[2]);
     v3 o = {pos[0], pos[1], pos[2]};
-    switch (d->shape) {
-    case TP_SHAPE_BALL: add_disc(l, vw, o, 0.5 * min3(d->size), rgb); break;
-    case TP_SHAPE_CYLINDER: add_prism(l, vw, pos, quat, -0.5 * d->size[0], 0.5 * d->size[0], r, rgb); break;
+    switch (shape) {
+    case TP_SHAPE_BALL: add_disc(l, vw, o, 0.5 * min3(size), rgb); break;
+    case TP_SHAPE_CYLINDER: add_prism(l, vw, pos, quat, -0.5 * size[0], 0.5 * size[0], r, rgb); break;
     case TP_SHAPE_CAPSULE: {
-        double h = 0.5 * d->size[0] - r;
+        double h = 0.5 * size[0] - r;
         add_prism(l, vw, pos, quat, -h, h, r, rgb);
         add_disc(l, vw, vadd(o, qrot(quat, (v3){-h, 0, 0})), r, rgb);
         add_disc(l, vw, vadd(o, qrot(quat, (v3){h, 0, 0})), r, rgb);
         break;
     }
-    case TP_SHAPE_WEDGE: box_corners(d->size, pos, quat, c); add_wedge(l, vw, c, rgb); break;
-    case TP_SHAPE_CORNER_WEDGE: box_corners(d->size, pos, quat, c); add_corner_wedge(l, vw, c, rgb); break;
-    default: box_corners(d->size, pos, quat, c); add_box(l, vw, c, rgb); break;
+    case TP_SHAPE_WEDGE: box_corners(size, pos, quat, c); add_wedge(l, vw, c, rgb); break;
+    case TP_SHAPE_CORNER_WEDGE: box_corners(size, pos, quat, c); add_corner_wedge(l, vw, c, rgb); break;
+    default: box_corners(size, pos, quat, c); add_box(l, vw, c, rgb); break;
     }
+}
+
+/* Hamilton product a b of [x y z w] quaternions. */
+static void qmul(const float *a, const float *b, float *out)
+{
+    out[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    out[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    out[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    out[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+}
+
+/* A body: its one shape, or every shape of a compound body at its pose in the body. */
+static void add_body(item_list *l, const view3 *vw, const tp_body_def *d, const float *pos, const float *quat,
+                     const float rgb[3])
+{
+    if (d->shape_count == 0) {
+        add_shape(l, vw, d->shape, d->size, pos, quat, rgb);
+        return;
+    }
+    for (int i = 0; i < d->shape_count; ++i) {
+        const tp_shape_def *s = &d->shapes[i];
+        v3 p = vadd((v3){pos[0], pos[1], pos[2]}, qrot(quat, (v3){s->pos[0], s->pos[1], s->pos[2]}));
+        float sp[3] = {(float)p.x, (float)p.y, (float)p.z}, sq[4];
+        double n = sqrt((double)s->quat[0] * s->quat[0] + (double)s->quat[1] * s->quat[1] +
+                        (double)s->quat[2] * s->quat[2] + (double)s->quat[3] * s->quat[3]);
+        float local[4] = {(float)(s->quat[0] / n), (float)(s->quat[1] / n), (float)(s->quat[2] / n),
+                          (float)(s->quat[3] / n)};
+        qmul(quat, local, sq);
+        add_shape(l, vw, s->shape, s->size, sp, sq, rgb);
+    }
+}
+
+/* Radius about the body origin that holds the body's shapes (m). */
+static double body_radius(const tp_body_def *d)
+{
+    if (d->shape_count == 0)
+        return 0.5 * sqrt(d->size[0] * d->size[0] + d->size[1] * d->size[1] + d->size[2] * d->size[2]);
+    double r = 0.0;
+    for (int i = 0; i < d->shape_count; ++i) {
+        const tp_shape_def *s = &d->shapes[i];
+        double o = sqrt(s->pos[0] * s->pos[0] + s->pos[1] * s->pos[1] + s->pos[2] * s->pos[2]);
+        r = fmax(r, o + 0.5 * sqrt(s->size[0] * s->size[0] + s->size[1] * s->size[1] + s->size[2] * s->size[2]));
+    }
+    return r;
 }
 
 static const float color_awake[3] = {0.85f, 0.16f, 0.15f}, color_checking[3] = {1.0f, 0.55f, 0.1f},
@@ -231,8 +276,7 @@ static void dynamic_bounds(const tp_state_view *s, const tp_body_def *defs, int 
             size_t k = (size_t)w * (size_t)s->bodies + (size_t)i;
             if (defs[i].type == TP_BODY_STATIC || s->removed[k]) continue;
             v3 p = {s->pos[3 * k], s->pos[3 * k + 1], s->pos[3 * k + 2]};
-            double r = 0.5 * sqrt(defs[i].size[0] * defs[i].size[0] + defs[i].size[1] * defs[i].size[1] +
-                                  defs[i].size[2] * defs[i].size[2]);
+            double r = body_radius(&defs[i]);
             double x = vdot(p, vw->right), y = vdot(p, vw->up);
             b[0] = fmin(b[0], x - r);
             b[1] = fmin(b[1], y - r);
