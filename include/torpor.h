@@ -323,8 +323,9 @@ int tp_model_dynamic_body_count(const tp_model *model); /* dynamic bodies per wo
 /* Index of the body named `name`, or -1. */
 int tp_model_find_body(const tp_model *model, const char *name);
 const char *tp_model_body_name(const tp_model *model, int body);
-/* Copy of the definitions the model was built from (name pointers stay owned
- * by the model; the body's quat as normalized on load). tp_model_get_def of
+/* Copy of the definitions the model was built from (name pointers and a
+ * compound body's `shapes` stay owned by the model; the body's quat as
+ * normalized on load). tp_model_get_def of
  * NULL gives the defaults. Errors of the tp_status calls:
  * TP_ERR_INVALID_ARGUMENT (NULL, body out of range). */
 tp_model_def tp_model_get_def(const tp_model *model);

@@ -328,3 +328,78 @@ Test(compound_scenes, bad_shapes_name_the_place)
     expect_error("{\"version\": 2, \"bodies\": [\n {\"shapes\": [{\"density\": 0}]}]}",
                  "t.json:2:26: bodies[0].shapes[0].density: ", "> 0");
 }
+
+/* The builder refuses bad shape lists with the field named, and keeps nothing. */
+Test(compound, builder_names_the_bad_shape)
+{
+    tp_model_def md = tp_default_model_def();
+    tp_builder *b = builder_begin(&md);
+    tp_shape_def s[TP_MAX_BODY_SHAPES + 1];
+    for (int i = 0; i <= TP_MAX_BODY_SHAPES; ++i) s[i] = shape_box(1, 1, 1, (float)i, 0, 0);
+    tp_body_def bd = tp_default_body_def();
+    bd.shapes = s;
+    bd.shape_count = TP_MAX_BODY_SHAPES + 1;
+    cr_assert_eq(tp_builder_add_body(b, &bd, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "shapes: must hold 1 to 8 shapes, got 9") != NULL, "%s", tp_last_error());
+    bd.shape_count = 2;
+    s[1].size[2] = 2e4f;
+    cr_assert_eq(tp_builder_add_body(b, &bd, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "shapes[1].size[2]: must be within") != NULL, "%s", tp_last_error());
+    s[1].size[2] = 1.0f;
+    bd.shapes = NULL;
+    cr_assert_eq(tp_builder_add_body(b, &bd, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "shapes: is NULL") != NULL, "%s", tp_last_error());
+    bd.shapes = s;
+    bd.has_inertia = 1;
+    const float not_pd[6] = {1, 1, 1, -0.6f, -0.6f, -0.6f}; /* triangle holds; eigenvalue 1 - 2 x 0.6 < 0 */
+    memcpy(bd.inertia, not_pd, sizeof not_pd);
+    cr_assert_eq(tp_builder_add_body(b, &bd, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "inertia: must be positive definite") != NULL, "%s", tp_last_error());
+    /* nothing was added; the caller's array may go away once a body is added */
+    bd.has_inertia = 0;
+    cr_assert_eq(builder_add(b, &bd), 0);
+    memset(s, 0, sizeof s);
+    tp_model *m = builder_finish(b);
+    tp_body_def back;
+    cr_assert_eq(tp_model_get_body_def(m, 0, &back), TP_OK);
+    cr_assert_eq(back.shape_count, 2);
+    cr_assert_float_eq(back.shapes[1].pos[0], 1.0f, 0.0f);
+    tp_model_destroy(m);
+}
+
+/* Compound bodies sleep as others do: the L of l_shape_rests and a dumbbell
+ * (two balls on a capsule) at rest on the ground are asleep within 2 s. */
+Test(compound, compound_bodies_fall_asleep)
+{
+    tp_shape_def l[2] = {shape_box(2, 1, 1, 0, 0, 0), shape_box(1, 1, 2, 0.5f, 0, 1.5f)};
+    tp_shape_def d[3] = {shape_box(2, 0.2f, 0.2f, 0, 0, 0), shape_box(0.8f, 0.8f, 0.8f, 1, 0, 0),
+                         shape_box(0.8f, 0.8f, 0.8f, -1, 0, 0)};
+    d[0].shape = TP_SHAPE_CAPSULE;
+    d[1].shape = d[2].shape = TP_SHAPE_BALL;
+    tp_model_def md = tp_default_model_def();
+    tp_builder *b = builder_begin(&md);
+    tp_body_def g = tp_default_body_def();
+    g.type = TP_BODY_STATIC;
+    g.size[0] = g.size[1] = 20.0f;
+    g.pos[2] = -0.5f;
+    builder_add(b, &g);
+    tp_body_def bd = tp_default_body_def();
+    bd.shapes = l;
+    bd.shape_count = 2;
+    bd.pos[2] = 0.5f;
+    builder_add(b, &bd);
+    bd.shapes = d;
+    bd.shape_count = 3;
+    bd.pos[1] = 3.0f;
+    bd.pos[2] = 0.45f; /* balls of radius 0.4, 5 cm drop */
+    builder_add(b, &bd);
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 2, 1);
+    batch_steps(bt, 120);
+    tp_state_view v = batch_view(bt);
+    for (int w = 0; w < 2; ++w) cr_assert_eq(v.sleeping_count[w], 2, "world %d: %d asleep", w, v.sleeping_count[w]);
+    cr_assert(fabsf(v.pos[3 * 2 + 2] - 0.4f) < 0.003f, "dumbbell axis at z %.4f, want the balls' radius 0.4",
+              v.pos[3 * 2 + 2]);
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}

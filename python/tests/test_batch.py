@@ -173,3 +173,19 @@ def test_build_model_in_code():
     assert np.all(np.abs(z - (2.0 - 0.5 * 9.81 * 0.25)) < 9.81 * 0.5 / 60)
     with pytest.raises(torpor.InvalidArgumentError, match="size"):
         torpor.Model.build([{"size": [1, 0, 1]}])
+
+
+def test_build_compound_body():
+    # an L of two 2000 kg boxes (tests/test_compound.c derives the numbers by hand):
+    # a foot [2, 1, 1] at the origin and a post [1, 1, 2] at (0.5, 0, 1.5)
+    m = torpor.Model.build([{"shapes": [{"size": [2, 1, 1]}, {"size": [1, 1, 2], "pos": [0.5, 0, 1.5]}]},
+                            {"inertia": [1, 2, 2.5], "com": [0.1, 0, 0]}])
+    mass, com, inertia = ffi.new("float *"), ffi.new("float[3]"), ffi.new("float[6]")
+    assert lib.tp_model_body_mass(m._ptr, 0, mass, ffi.NULL) == 0 and abs(mass[0] - 4000.0) < 1e-3
+    lib.tp_model_body_inertia(m._ptr, 0, com, inertia)
+    assert np.allclose(list(com), [0.25, 0, 0.75], atol=1e-6)
+    assert np.allclose(list(inertia), [3416.6667, 4166.6667, 1416.6667, 0, -750, 0], rtol=1e-5, atol=1e-3)
+    lib.tp_model_body_inertia(m._ptr, 1, com, inertia)
+    assert list(inertia) == [1, 2, 2.5, 0, 0, 0] and abs(com[0] - 0.1) < 1e-7
+    with pytest.raises(torpor.InvalidArgumentError, match=r"shapes\[0\]\.size\[1\]"):
+        torpor.Model.build([{"shapes": [{"size": [1, -1, 1]}]}])

@@ -115,7 +115,11 @@ class Model:
         "capsule", "wedge", "corner_wedge"), ``size`` (m, full extents [3]),
         ``pos`` (m [3]), ``quat`` ([x, y, z, w]), ``vel`` (m/s [3]), ``ang_vel``
         (rad/s [3]), ``density`` (kg/m^3), ``mass`` (kg), ``friction``,
-        ``restitution``. Missing keys take the C defaults.
+        ``restitution``; a compound body's ``shapes`` (a list of dicts with
+        ``shape``, ``size`` m [3], ``pos`` m [3] in the body frame, ``quat``,
+        ``density``), and given ``com`` (m [3], body frame) and ``inertia``
+        (kg m^2: [xx, yy, zz] or [xx, yy, zz, xy, xz, yz]). Missing keys take the
+        C defaults.
         gravity: m/s^2 [3]; dt: s; randomize: keys of ``tp_randomize_def``
         (``seed``, ``pos_noise`` m, ``yaw_noise_deg``, ``mass_scale`` [2],
         ``friction_range`` [2]); sleep: keys of ``tp_sleep_def``.
@@ -155,6 +159,28 @@ class Model:
                     setattr(bd, key, [float(x) for x in value])
                 elif key in ("density", "mass", "friction", "restitution"):
                     setattr(bd, key, float(value))
+                elif key == "shapes":
+                    shapes = ffi.new("tp_shape_def[]", len(value))
+                    keep.append(shapes)
+                    for j, sh in enumerate(value):
+                        shapes[j] = lib.tp_default_shape_def()
+                        for sk, sv in sh.items():
+                            if sk == "shape":
+                                shapes[j].shape = _SHAPES[sv]
+                            elif sk in ("size", "pos", "quat"):
+                                setattr(shapes[j], sk, [float(x) for x in sv])
+                            elif sk == "density":
+                                shapes[j].density = float(sv)
+                            else:
+                                raise KeyError(f"bodies[{i}].shapes[{j}]: unknown key {sk!r}")
+                    bd.shapes = shapes
+                    bd.shape_count = len(value)
+                elif key == "com":
+                    bd.com = [float(x) for x in value]
+                    bd.has_com = 1
+                elif key == "inertia":  # [xx, yy, zz] or all six
+                    bd.inertia = [float(x) for x in value] + [0.0] * (6 - len(value))
+                    bd.has_inertia = 1
                 else:
                     raise KeyError(f"bodies[{i}]: unknown key {key!r}")
             _check(lib.tp_builder_add_body(b, bd, ffi.NULL))
