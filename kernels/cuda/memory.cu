@@ -101,6 +101,7 @@ static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     /* The model's tables: uploaded once, never mirrored. */
     add_array(c, (void **)&D->model, H->model, B * sizeof(tp_body_model), 1);
     add_array(c, (void **)&c->d.body_init, s->body_init, B * sizeof(tp_body_init), 1);
+    add_array(c, (void **)&c->d.polys, c->host_polys, B * sizeof(tp_poly), 1);
     /* Device-only: per-world step scratch, the busy flags and list, the global sort's arrays. */
     size_t items = (size_t)c->sort_items;
     c->d.scratch_bytes = tp_solver_align(tp_step_scratch_bytes(H->bodies, H->capacity));
@@ -108,6 +109,8 @@ static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     add_array(c, (void **)&c->d.busy_flag, NULL, (size_t)H->worlds, 0);
     add_array(c, (void **)&c->d.busy_list, NULL, (size_t)H->worlds * i32, 0);
     add_array(c, (void **)&c->d.busy_count, NULL, i32, 0);
+    add_array(c, (void **)&c->d.pairs, NULL, (size_t)H->worlds * (size_t)c->d.pair_slots * sizeof(tp_pair_slot), 0);
+    add_array(c, (void **)&c->d.pair_count, NULL, (size_t)H->worlds * i32, 0);
     add_array(c, (void **)&c->d.keys_in, NULL, items * sizeof(uint64_t), 0);
     add_array(c, (void **)&c->d.keys_out, NULL, items * sizeof(uint64_t), 0);
     add_array(c, (void **)&c->d.slots_in, NULL, items * i32, 0);
@@ -163,28 +166,33 @@ static void pin_host_arrays(tp_cuda_batch *c)
     }
 }
 
-/* The solve stage's block keeps its world's v and w (24 bytes per body) in
- * shared memory. Above the default 48 KiB per block a kernel must opt in
- * (cudaFuncSetAttribute, up to the device's cudaDevAttrMaxSharedMemoryPerBlockOptin:
- * 227 KiB on sm_90, 9,685 bodies); a world that does not fit even then is
- * refused here, at creation, rather than run on global memory. */
-static tp_status size_block_shared(tp_cuda_batch *c, int bodies)
+/* The solve stage runs a group of lanes per world, several worlds per block
+ * (kernels/solve_group.h, tp_solve_plan): lanes from the model's dynamic
+ * bodies, the worlds' v and w always in shared memory, more of their data
+ * where it fits TP_SOLVE_SHARED_TARGET per block. Above the default 48 KiB per
+ * block a kernel must opt in (cudaFuncSetAttribute, up to the device's
+ * cudaDevAttrMaxSharedMemoryPerBlockOptin: 227 KiB on sm_90); a world whose v
+ * and w do not fit a block (even alone in it) is refused here, at creation,
+ * rather than run on global memory. */
+static tp_status size_group_shared(tp_cuda_batch *c, const tp_layout *H)
 {
     int device = 0, optin = 0;
     TP_CUDA_TRY(c, cudaGetDevice(&device), "cudaGetDevice");
     TP_CUDA_TRY(c, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
                 "cudaDeviceGetAttribute (shared memory per block)");
-    size_t need = 6 * (size_t)bodies * sizeof(float);
-    if (need > (size_t)optin) {
+    tp_solve_plan P =
+        tp_solve_plan_make(H->bodies, H->capacity, tp_solve_lanes(tp_solve_movers(H->model, H->bodies)), (size_t)optin);
+    if (P.block_bytes > (size_t)optin) {
+        size_t per_world = 6 * (size_t)H->bodies * sizeof(float);
         snprintf(c->error, sizeof c->error,
                  "cuda: a world of %d bodies needs %zu bytes of shared memory per block for the solve stage (v and w, "
-                 "24 bytes per body); this device allows %d bytes, so at most %d bodies per world on the CUDA "
-                 "backend: use the CPU backend for this scene",
-                 bodies, need, optin, optin / (int)(6 * sizeof(float)));
+                 "24 bytes per body); this device allows %d bytes per block, so at most %d bodies per world on the "
+                 "CUDA backend: use the CPU backend for this scene",
+                 H->bodies, per_world, optin, optin / (int)(6 * sizeof(float)));
         return TP_ERR_CAPACITY;
     }
-    c->block_shared = need;
-    TP_CUDA_TRY(c, tp_block_stages_allow_shared(need), "cudaFuncSetAttribute (MaxDynamicSharedMemorySize)");
+    c->solve_plan = P;
+    TP_CUDA_TRY(c, tp_group_stages_allow_shared(P.block_bytes), "cudaFuncSetAttribute (MaxDynamicSharedMemorySize)");
     return TP_OK;
 }
 
@@ -216,11 +224,23 @@ static tp_status setup(tp_cuda_batch *c, const tp_cuda_setup *s)
         return TP_ERR_CAPACITY;
     }
     c->sort_items = (int)items;
+    c->d.pair_slots = tp_pair_capacity(s->host.capacity);
+    if ((size_t)s->host.worlds * (size_t)c->d.pair_slots > (size_t)INT_MAX) {
+        snprintf(c->error, sizeof c->error, "cuda: %d worlds x %d pair slots per world is more than the narrowphase "
+                 "launch takes (%d)", s->host.worlds, c->d.pair_slots, INT_MAX);
+        return TP_ERR_CAPACITY;
+    }
+    c->host_polys = (tp_poly *)calloc((size_t)s->host.bodies > 0 ? (size_t)s->host.bodies : 1, sizeof(tp_poly));
+    if (!c->host_polys) {
+        snprintf(c->error, sizeof c->error, "cuda: out of host memory for %d polytopes", s->host.bodies);
+        return TP_ERR_OUT_OF_MEMORY;
+    }
+    tp_build_body_polys(s->host.model, s->host.bodies, c->host_polys);
     /* CUB's temporary storage for the full-capacity sort, asked for once. */
     TP_CUDA_TRY(c, (cudaError_t)tp_cub_sort_pairs(NULL, &c->sort_temp_bytes, NULL, NULL, NULL, NULL, c->sort_items, NULL),
                 "the contact sort's storage query (cub::DeviceRadixSort::SortPairs)");
     if (c->sort_temp_bytes == 0) c->sort_temp_bytes = 1;
-    tp_status st = size_block_shared(c, s->host.bodies);
+    tp_status st = size_group_shared(c, &s->host);
     if (st != TP_OK) return st;
     list_arrays(c, s);
     if (c->array_count > TP_DEVICE_ARRAYS) {
@@ -265,6 +285,7 @@ extern "C" void tp_cuda_destroy(tp_cuda_batch *c)
         if (c->arrays[i].pinned) cudaHostUnregister((void *)c->arrays[i].host);
         if (*c->arrays[i].device) cudaFree(*c->arrays[i].device);
     }
+    free(c->host_polys);
     if (c->body_stream) cudaStreamDestroy(c->body_stream);
     if (c->stream) cudaStreamDestroy(c->stream);
     free(c);

@@ -3,9 +3,14 @@
  * CPU backend (compiled with --fmad=false, so a world computes the same bits).
  *
  *   TP_LAUNCH_WORLD  one thread per world: tp_world_stage_kernel<stage>
- *   TP_LAUNCH_BLOCK  one block per world, its threads sharing the stage as
- *                    tid of nth, v and w in shared memory where they fit:
- *                    tp_block_stage_kernel<stage>
+ *   TP_LAUNCH_GROUP  a group of lanes per world (part of a warp, a warp or
+ *                    a few), several worlds per block, the stage run as
+ *                    lane tid of nth, the world's hot data in shared memory
+ *                    (kernels/solve_group.h): tp_group_stage_kernel<stage>
+ *   TP_LAUNCH_PAIRS  the collide stage: a thread per world lists its
+ *                    candidate pairs, a thread per pair computes a manifold,
+ *                    a thread per world gathers them in the CPU's order
+ *                    (kernels/collide_pairs.h)
  *   TP_LAUNCH_SORT   the contact sort: up to TP_SORT_BLOCK_MAX contacts
  *                    per world, a block per busy world sorting its own keys
  *                    (CUB BlockRadixSort, cub_sort.cu); above, the global
@@ -49,31 +54,61 @@ template <int S> __global__ void tp_world_stage_kernel(tp_dev d, int current, tp
     if (S == TP_STEP_PLAN) d.busy_flag[w] = s.rec->work == TP_WORK_BUSY;
 }
 
-/* A stage, one block per world; the world's v and w live in dynamic shared
- * memory (6 x bodies floats; memory.cu sizes it and refuses a world that
- * does not fit, so there is no global-memory variant). */
-template <int S> __global__ void tp_block_stage_kernel(tp_dev d, int current, tp_step_params p)
+/* A stage, a group of P.lanes threads per world and P.worlds_per_block
+ * worlds per block (kernels/solve_group.h: the lanes, the group barrier and
+ * what goes into shared memory; memory.cu sizes the plan and refuses a world
+ * whose velocities do not fit). Group g of block k works on item
+ * k * worlds_per_block + g of the busy list. */
+template <int S>
+__global__ void __launch_bounds__(TP_SOLVE_BLOCK_THREADS) tp_group_stage_kernel(tp_dev d, int current,
+                                                                               tp_step_params p, tp_solve_plan P)
 {
-    extern __shared__ float tp_shared_vw[];
-    int w = world_of_item<S>(d, blockIdx.x);
-    if (w < 0) return; /* the whole block leaves together */
+    extern __shared__ __align__(16) char tp_group_shared[];
+    int group = (int)threadIdx.x / P.lanes, lane = (int)threadIdx.x % P.lanes;
+    int w = world_of_item<S>(d, (int)blockIdx.x * P.worlds_per_block + group);
+    if (w < 0) return; /* the whole group leaves together */
     tp_world_step s = world_step_of(d, w, current);
-    if (!tp_stage_runs(S, s.rec->work)) return; /* the whole block leaves together */
-    int tid = threadIdx.x, nth = blockDim.x, nv = 3 * d.L.bodies;
-    float *v_global = s.wd.v, *w_global = s.wd.w;
-    for (int k = tid; k < nv; k += nth) {
-        tp_shared_vw[k] = v_global[k];
-        tp_shared_vw[nv + k] = w_global[k];
-    }
-    s.wd.v = tp_shared_vw;
-    s.wd.w = tp_shared_vw + nv;
-    __syncthreads();
-    tp_stage_run(S, &s, &p, tid, nth);
-    __syncthreads();
-    for (int k = tid; k < nv; k += nth) {
-        v_global[k] = tp_shared_vw[k];
-        w_global[k] = tp_shared_vw[nv + k];
-    }
+    if (!tp_stage_runs(S, s.rec->work)) return; /* the whole group leaves together */
+    tp_solve_group_run(S, &s, &p, &P, tp_group_shared + (size_t)group * P.world_bytes, lane);
+}
+
+/* The collide stage, cut for a thread per candidate pair
+ * (kernels/collide_pairs.h). 1: a thread per listed world lists its
+ * candidate pairs. */
+__global__ void tp_pairs_list_kernel(tp_dev d, int current)
+{
+    int w = world_of_item<TP_STEP_COLLIDE>(d, blockIdx.x * blockDim.x + threadIdx.x);
+    if (w < 0) return;
+    tp_world_step s = world_step_of(d, w, current);
+    if (s.rec->work != TP_WORK_BUSY) return;
+    d.pair_count[w] = tp_collide_list_pairs(&s.wd, s.collide_scratch, d.pairs + (size_t)w * (size_t)d.pair_slots,
+                                            d.pair_slots);
+}
+
+/* 2: thread i works on slot i % pair_slots of listed world i / pair_slots
+ * (a world's slots in consecutive threads); a world with more pairs than
+ * slots is left to the gather. */
+__global__ void tp_pairs_narrow_kernel(tp_dev d, int current)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    int slot = (int)(i % (size_t)d.pair_slots);
+    int w = world_of_item<TP_STEP_COLLIDE>(d, (int)(i / (size_t)d.pair_slots));
+    if (w < 0) return;
+    int n = d.pair_count[w];
+    if (slot >= n || n > d.pair_slots) return;
+    tp_world wd = tp_layout_world(&d.L, w);
+    (void)current;
+    tp_collide_pair_slot(&wd, d.polys, d.pairs + (size_t)w * (size_t)d.pair_slots + slot);
+}
+
+/* 3: a thread per listed world pushes the manifolds' points in slot order. */
+__global__ void tp_pairs_gather_kernel(tp_dev d, int current)
+{
+    int w = world_of_item<TP_STEP_COLLIDE>(d, blockIdx.x * blockDim.x + threadIdx.x);
+    if (w < 0) return;
+    tp_world_step s = world_step_of(d, w, current);
+    if (s.rec->work != TP_WORK_BUSY) return;
+    tp_stage_collide_gather(&s, d.pairs + (size_t)w * (size_t)d.pair_slots, d.pair_count[w], d.pair_slots);
 }
 
 /* The global sort, before: busy world w's keys into its segment. */
@@ -172,6 +207,22 @@ __global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r, tp_reset_list l
 
 static unsigned int world_blocks(int worlds) { return (unsigned int)((worlds + TP_WORLD_THREADS - 1) / TP_WORLD_THREADS); }
 
+#define TP_PAIR_THREADS 128 /* threads per block of the thread-per-pair narrowphase */
+
+static cudaError_t launch_pairs(tp_cuda_batch *c, int current, cudaStream_t s)
+{
+    const tp_dev &d = c->d;
+    tp_pairs_list_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+    size_t threads = (size_t)d.L.worlds * (size_t)d.pair_slots; /* fits an int: memory.cu checks */
+    tp_pairs_narrow_kernel<<<(unsigned int)((threads + TP_PAIR_THREADS - 1) / TP_PAIR_THREADS), TP_PAIR_THREADS, 0, s>>>(
+        d, current);
+    if ((err = cudaGetLastError()) != cudaSuccess) return err;
+    tp_pairs_gather_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current);
+    return cudaGetLastError();
+}
+
 static cudaError_t launch_sort(tp_cuda_batch *c, int current, cudaStream_t s)
 {
     const tp_dev &d = c->d;
@@ -192,8 +243,12 @@ template <int S, int LAUNCH> static cudaError_t launch_as(tp_cuda_batch *c, int 
     const tp_dev &d = c->d;
     if constexpr (LAUNCH == TP_LAUNCH_SORT) {
         return launch_sort(c, current, s);
-    } else if constexpr (LAUNCH == TP_LAUNCH_BLOCK) {
-        tp_block_stage_kernel<S><<<(unsigned int)d.L.worlds, TP_BLOCK_THREADS, c->block_shared, s>>>(d, current, c->step);
+    } else if constexpr (LAUNCH == TP_LAUNCH_PAIRS) {
+        return launch_pairs(c, current, s);
+    } else if constexpr (LAUNCH == TP_LAUNCH_GROUP) {
+        const tp_solve_plan &P = c->solve_plan;
+        unsigned int blocks = (unsigned int)((d.L.worlds + P.worlds_per_block - 1) / P.worlds_per_block);
+        tp_group_stage_kernel<S><<<blocks, (unsigned int)P.block_threads, P.block_bytes, s>>>(d, current, c->step, P);
     } else {
         tp_world_stage_kernel<S><<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current, c->step);
     }
@@ -213,13 +268,13 @@ cudaError_t tp_launch_stage(tp_cuda_batch *c, int stage, int current, cudaStream
 
 template <int S, int LAUNCH> static cudaError_t allow_shared_as(size_t bytes)
 {
-    if constexpr (LAUNCH == TP_LAUNCH_BLOCK)
-        return cudaFuncSetAttribute(tp_block_stage_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if constexpr (LAUNCH == TP_LAUNCH_GROUP)
+        return cudaFuncSetAttribute(tp_group_stage_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     else
         return cudaSuccess;
 }
 
-cudaError_t tp_block_stages_allow_shared(size_t bytes)
+cudaError_t tp_group_stages_allow_shared(size_t bytes)
 {
 #define TP_ALLOW_CASE(NAME, name, runs, launch)                                                                        \
     if (cudaError_t err = allow_shared_as<TP_STEP_##NAME, launch>(bytes)) return err;
