@@ -45,6 +45,8 @@ struct tp_device_array {
     int upload;                      /* uploaded once at creation (the model's tables) */
     int mirror;                      /* its entry in tp_cuda_batch.mirrored, -1 if none */
     int pinned;                      /* host twin page-locked by cudaHostRegister (memory.cu) */
+    int carved;                      /* part of the counts span: no allocation of its own */
+    size_t offset;                   /* where in the span (carved only) */
 };
 
 struct tp_cuda_batch {
@@ -54,6 +56,10 @@ struct tp_cuda_batch {
     void *sort_temp;
     size_t sort_temp_bytes;
     int sort_items;                  /* W x capacity */
+    void *span_device;               /* the counts group's arrays in one allocation (memory.cu, carve_counts) */
+    const void *span_host;           /* their host twins' block (csrc/batch.c's counts_block), NULL if none */
+    size_t span_bytes;
+    int span_pinned;
     tp_poly *host_polys;             /* the polytopes' host copy, uploaded at creation */
     tp_solve_plan solve_plan;        /* the group stages' lanes and shared memory (kernels/solve_group.h) */
     size_t pinned_bytes;             /* host mirror bytes page-locked (memory.cu, pin_host_arrays) */

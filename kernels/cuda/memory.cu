@@ -118,10 +118,51 @@ static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     add_array(c, &c->sort_temp, NULL, c->sort_temp_bytes, 0);
 }
 
+/* The counts group (what tp_batch_counts reads after every step) as one
+ * device allocation laid out like its host twins, when those lie in one
+ * block (csrc/batch.c allocates them so): the mirror then reads every world's
+ * counts with one copy (csrc/mirror.h, spans). The arrays stay listed (the
+ * mirror copies them one by one for a part of the worlds) but are carved out
+ * of the span instead of allocated. Host arrays that are not one block keep
+ * their own allocations. */
+static void carve_counts(tp_cuda_batch *c)
+{
+    const char *lo = NULL, *hi = NULL;
+    size_t sum = 0;
+    for (int i = 0; i < c->array_count; ++i) {
+        tp_device_array *a = &c->arrays[i];
+        if (a->mirror < 0 || c->mirrored[a->mirror].group != TP_CUDA_GROUP_COUNTS) continue;
+        const char *h = (const char *)a->host;
+        if (!lo || h < lo) lo = h;
+        if (!hi || h + a->bytes > hi) hi = h + a->bytes;
+        sum += a->bytes;
+    }
+    if (!lo || (size_t)(hi - lo) != sum) return; /* not one block without gaps: separate arrays */
+    for (int i = 0; i < c->array_count; ++i) {
+        tp_device_array *a = &c->arrays[i];
+        if (a->mirror < 0 || c->mirrored[a->mirror].group != TP_CUDA_GROUP_COUNTS) continue;
+        a->carved = 1;
+        a->offset = (size_t)((const char *)a->host - lo);
+    }
+    c->span_host = lo;
+    c->span_bytes = sum;
+}
+
 static tp_status allocate(tp_cuda_batch *c)
 {
     size_t total = tp_cuda_device_bytes(c);
+    if (c->span_bytes && cudaMalloc(&c->span_device, c->span_bytes) != cudaSuccess) {
+        cudaGetLastError();
+        c->span_device = NULL;
+        snprintf(c->error, sizeof c->error, "cuda: could not allocate %zu bytes of device memory for the counts of %d "
+                 "worlds", c->span_bytes, c->d.L.worlds);
+        return TP_ERR_OUT_OF_MEMORY;
+    }
     for (int i = 0; i < c->array_count; ++i) {
+        if (c->arrays[i].carved) {
+            *c->arrays[i].device = (char *)c->span_device + c->arrays[i].offset;
+            continue;
+        }
         cudaError_t err = cudaMalloc(c->arrays[i].device, c->arrays[i].bytes);
         if (err != cudaSuccess) {
             size_t free_bytes = 0, total_bytes = 0;
@@ -154,9 +195,17 @@ static tp_status allocate(tp_cuda_batch *c)
  * pinned. */
 static void pin_host_arrays(tp_cuda_batch *c)
 {
+    if (c->span_bytes) { /* the counts' block, once (its arrays share pages) */
+        if (cudaHostRegister((void *)c->span_host, c->span_bytes, cudaHostRegisterDefault) == cudaSuccess) {
+            c->span_pinned = 1;
+            c->pinned_bytes += c->span_bytes;
+        } else {
+            cudaGetLastError();
+        }
+    }
     for (int i = 0; i < c->array_count; ++i) {
         tp_device_array *a = &c->arrays[i];
-        if (a->mirror < 0 || !a->host || a->bytes == 0) continue;
+        if (a->mirror < 0 || !a->host || a->bytes == 0 || a->carved) continue;
         if (cudaHostRegister((void *)a->host, a->bytes, cudaHostRegisterDefault) == cudaSuccess) {
             a->pinned = 1;
             c->pinned_bytes += a->bytes;
@@ -248,6 +297,7 @@ static tp_status setup(tp_cuda_batch *c, const tp_cuda_setup *s)
                  c->array_count, TP_DEVICE_ARRAYS);
         return TP_ERR_CAPACITY;
     }
+    carve_counts(c);
     TP_CUDA_TRY(c, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), "cudaStreamCreate");
     TP_CUDA_TRY(c, cudaStreamCreateWithFlags(&c->body_stream, cudaStreamNonBlocking), "cudaStreamCreate");
     st = allocate(c);
@@ -283,8 +333,10 @@ extern "C" void tp_cuda_destroy(tp_cuda_batch *c)
     }
     for (int i = 0; i < c->array_count && i < TP_DEVICE_ARRAYS; ++i) {
         if (c->arrays[i].pinned) cudaHostUnregister((void *)c->arrays[i].host);
-        if (*c->arrays[i].device) cudaFree(*c->arrays[i].device);
+        if (*c->arrays[i].device && !c->arrays[i].carved) cudaFree(*c->arrays[i].device);
     }
+    if (c->span_pinned) cudaHostUnregister((void *)c->span_host);
+    if (c->span_device) cudaFree(c->span_device);
     free(c->host_polys);
     if (c->body_stream) cudaStreamDestroy(c->body_stream);
     if (c->stream) cudaStreamDestroy(c->stream);
@@ -297,10 +349,17 @@ extern "C" int tp_cuda_arrays(const tp_cuda_batch *c, const tp_cuda_array **arra
     return c->mirrored_count;
 }
 
+extern "C" size_t tp_cuda_counts_span(const tp_cuda_batch *c, void **host, void **device)
+{
+    *host = (void *)c->span_host;
+    *device = c->span_device;
+    return c->span_device ? c->span_bytes : 0;
+}
+
 extern "C" size_t tp_cuda_device_bytes(const tp_cuda_batch *c)
 {
     size_t total = 0;
-    for (int i = 0; i < c->array_count && i < TP_DEVICE_ARRAYS; ++i) total += c->arrays[i].bytes;
+    for (int i = 0; i < c->array_count && i < TP_DEVICE_ARRAYS; ++i) total += c->arrays[i].bytes; /* carved too */
     return total;
 }
 
