@@ -30,9 +30,9 @@
  * world's sorted keys strictly increase).
  *
  * A world with more candidate pairs than slots (a heap collapsing into a
- * dense pile, say) is collided whole by the gather thread instead
- * (tp_collide_world_unsorted, the CPU's function): the same bits, one
- * thread's speed. */
+ * dense pile, say) is collided whole by one thread instead (tp_stage_collide,
+ * the CPU's function, in a launch of its own): the same bits, one thread's
+ * speed. */
 #ifndef TP_COLLIDE_PAIRS_H
 #define TP_COLLIDE_PAIRS_H
 
@@ -75,15 +75,12 @@ TP_HD void tp_collide_pair_slot(const tp_world *wd, const tp_poly *polys, tp_pai
 }
 
 /* Step 3: what tp_stage_collide leaves (the unsorted buffer, its count, the
- * overflow), from the slots of steps 1-2; pair_count as step 1 returned it. */
-TP_HD void tp_stage_collide_gather(tp_world_step *s, const tp_pair_slot *slots, int pair_count, int slot_count)
+ * overflow), from the slots of steps 1-2; pair_count as step 1 returned it,
+ * at most slot_count (a world with more runs tp_stage_collide itself: on the
+ * device in a launch of its own, tp_pairs_whole_kernel, so that this one does
+ * not carry the narrowphase's registers and stack). */
+TP_HD void tp_stage_collide_gather(tp_world_step *s, const tp_pair_slot *slots, int pair_count)
 {
-    if (pair_count > slot_count) { /* too many pairs for the slots: the CPU's loop */
-        int over = 0;
-        *s->contact_count = tp_collide_world_unsorted(&s->wd, s->collide_scratch, s->contacts, s->capacity, &over);
-        s->rec->overflow = over;
-        return;
-    }
     tp_contact_buffer cb;
     cb.out = s->contacts;
     cb.capacity = s->capacity > 0 ? s->capacity : 0;

@@ -277,8 +277,9 @@ static void launch_group(tp_batch *b, emu *e, int stage, const tp_step_params *p
  * tp_pairs_gather_kernel): every listed world's candidate pairs; then every
  * slot's manifold, here from the last slot of the last world to the first
  * (the device runs them all at once: no slot may depend on another); then
- * each world's points gathered in slot order. */
-static void launch_pairs(tp_batch *b, emu *e)
+ * each world's points gathered in slot order, or the world collided whole
+ * when it had more pairs than slots (tp_pairs_whole_kernel). */
+static void launch_pairs(tp_batch *b, emu *e, const tp_step_params *p)
 {
     int P = e->pair_slots;
     for (int i = 0; i < b->worlds; ++i) {
@@ -300,8 +301,12 @@ static void launch_pairs(tp_batch *b, emu *e)
         tp_world_step s = step_of(b, e, w);
         if (s.rec->work != TP_WORK_BUSY) continue;
         e->pair_worlds++;
-        e->whole_worlds += e->pair_count[w] > P;
-        tp_stage_collide_gather(&s, e->pairs + (size_t)w * (size_t)P, e->pair_count[w], P);
+        if (e->pair_count[w] > P) { /* tp_pairs_whole_kernel */
+            e->whole_worlds++;
+            tp_stage_run(TP_STEP_COLLIDE, &s, p, 0, 1);
+        } else {
+            tp_stage_collide_gather(&s, e->pairs + (size_t)w * (size_t)P, e->pair_count[w]);
+        }
     }
 }
 
@@ -382,7 +387,7 @@ static void emu_step(tp_batch *b, emu *e)
         switch (tp_stage_launch(stage)) {
         case TP_LAUNCH_WORLD: launch_world(b, e, stage, &p); break;
         case TP_LAUNCH_GROUP: launch_group(b, e, stage, &p); break;
-        case TP_LAUNCH_PAIRS: launch_pairs(b, e); break;
+        case TP_LAUNCH_PAIRS: launch_pairs(b, e, &p); break;
         case TP_LAUNCH_SORT: launch_sort(b, e); break;
         default: cr_assert_fail("stage %d: unknown launch", stage);
         }

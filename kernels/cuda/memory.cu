@@ -229,8 +229,20 @@ static tp_status size_group_shared(tp_cuda_batch *c, const tp_layout *H)
     TP_CUDA_TRY(c, cudaGetDevice(&device), "cudaGetDevice");
     TP_CUDA_TRY(c, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
                 "cudaDeviceGetAttribute (shared memory per block)");
-    tp_solve_plan P =
-        tp_solve_plan_make(H->bodies, H->capacity, tp_solve_lanes(tp_solve_movers(H->model, H->bodies)), (size_t)optin);
+    int lanes = tp_solve_lanes(tp_solve_movers(H->model, H->bodies));
+    /* A tuning knob for the device check (tests/gpu/run.sh), not API: the
+     * lanes per world of the solve. Any count gives the same bits. */
+    if (const char *env = getenv("TORPOR_CUDA_SOLVE_LANES")) {
+        char *end = NULL;
+        long v = strtol(env, &end, 10);
+        if (*env == '\0' || *end || v < 1 || v > TP_SOLVE_MAX_LANES || (v & (v - 1))) {
+            snprintf(c->error, sizeof c->error,
+                     "cuda: TORPOR_CUDA_SOLVE_LANES=\"%s\": must be a power of two from 1 to %d", env, TP_SOLVE_MAX_LANES);
+            return TP_ERR_INVALID_ARGUMENT;
+        }
+        lanes = (int)v;
+    }
+    tp_solve_plan P = tp_solve_plan_make(H->bodies, H->capacity, lanes, (size_t)optin);
     if (P.block_bytes > (size_t)optin) {
         size_t per_world = 6 * (size_t)H->bodies * sizeof(float);
         snprintf(c->error, sizeof c->error,

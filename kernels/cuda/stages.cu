@@ -9,8 +9,9 @@
  *                    (kernels/solve_group.h): tp_group_stage_kernel<stage>
  *   TP_LAUNCH_PAIRS  the collide stage: a thread per world lists its
  *                    candidate pairs, a thread per pair computes a manifold,
- *                    a thread per world gathers them in the CPU's order
- *                    (kernels/collide_pairs.h)
+ *                    a thread per world gathers them in the CPU's order, and
+ *                    a thread per world with more pairs than slots collides
+ *                    it whole (kernels/collide_pairs.h)
  *   TP_LAUNCH_SORT   the contact sort: up to TP_SORT_BLOCK_MAX contacts
  *                    per world, a block per busy world sorting its own keys
  *                    (CUB BlockRadixSort, cub_sort.cu); above, the global
@@ -88,7 +89,9 @@ __global__ void tp_pairs_list_kernel(tp_dev d, int current)
 /* 2: thread i works on slot i % pair_slots of listed world i / pair_slots
  * (a world's slots in consecutive threads); a world with more pairs than
  * slots is left to the gather. */
-__global__ void tp_pairs_narrow_kernel(tp_dev d, int current)
+#define TP_PAIR_THREADS 128 /* threads per block of the thread-per-pair narrowphase */
+#define TP_PAIR_MIN_BLOCKS 4 /* asked of ptxas: 4 x 128 threads per SM, so at most 128 registers (docs/cuda.md) */
+__global__ void __launch_bounds__(TP_PAIR_THREADS, TP_PAIR_MIN_BLOCKS) tp_pairs_narrow_kernel(tp_dev d, int current)
 {
     size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
     int slot = (int)(i % (size_t)d.pair_slots);
@@ -107,8 +110,19 @@ __global__ void tp_pairs_gather_kernel(tp_dev d, int current)
     int w = world_of_item<TP_STEP_COLLIDE>(d, blockIdx.x * blockDim.x + threadIdx.x);
     if (w < 0) return;
     tp_world_step s = world_step_of(d, w, current);
-    if (s.rec->work != TP_WORK_BUSY) return;
-    tp_stage_collide_gather(&s, d.pairs + (size_t)w * (size_t)d.pair_slots, d.pair_count[w], d.pair_slots);
+    if (s.rec->work != TP_WORK_BUSY || d.pair_count[w] > d.pair_slots) return;
+    tp_stage_collide_gather(&s, d.pairs + (size_t)w * (size_t)d.pair_slots, d.pair_count[w]);
+}
+
+/* 3': a listed world with more candidate pairs than slots: the CPU's stage,
+ * one thread (rare; in its own launch so that the gather stays small). */
+__global__ void tp_pairs_whole_kernel(tp_dev d, int current, tp_step_params p)
+{
+    int w = world_of_item<TP_STEP_COLLIDE>(d, blockIdx.x * blockDim.x + threadIdx.x);
+    if (w < 0) return;
+    tp_world_step s = world_step_of(d, w, current);
+    if (s.rec->work != TP_WORK_BUSY || d.pair_count[w] <= d.pair_slots) return;
+    tp_stage_run(TP_STEP_COLLIDE, &s, &p, 0, 1);
 }
 
 /* The global sort, before: busy world w's keys into its segment. */
@@ -207,8 +221,6 @@ __global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r, tp_reset_list l
 
 static unsigned int world_blocks(int worlds) { return (unsigned int)((worlds + TP_WORLD_THREADS - 1) / TP_WORLD_THREADS); }
 
-#define TP_PAIR_THREADS 128 /* threads per block of the thread-per-pair narrowphase */
-
 static cudaError_t launch_pairs(tp_cuda_batch *c, int current, cudaStream_t s)
 {
     const tp_dev &d = c->d;
@@ -220,6 +232,8 @@ static cudaError_t launch_pairs(tp_cuda_batch *c, int current, cudaStream_t s)
         d, current);
     if ((err = cudaGetLastError()) != cudaSuccess) return err;
     tp_pairs_gather_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current);
+    if ((err = cudaGetLastError()) != cudaSuccess) return err;
+    tp_pairs_whole_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current, c->step);
     return cudaGetLastError();
 }
 
