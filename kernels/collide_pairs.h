@@ -9,10 +9,10 @@
  *   1. tp_collide_list_pairs, a thread per busy world: the broadphase's
  *      candidate pairs, in the order tp_broadphase_next gives them, into the
  *      world's pair slots (at most tp_pair_capacity of them);
- *   2. tp_collide_pair_slot, a thread per (busy world, slot): the pair's
- *      manifold, with the polytopes of the model's bodies built once per batch
- *      (tp_poly_build depends on the shape and size only) instead of twice per
- *      pair;
+ *   2. tp_collide_pair_slot, a thread per candidate pair of the busy worlds,
+ *      packed end to end (tp_pair_item_world): the pair's manifold, with the
+ *      polytopes of the model's bodies built once per batch (tp_poly_build
+ *      depends on the shape and size only) instead of twice per pair;
  *   3. tp_stage_collide_gather, a thread per busy world: the manifolds' points
  *      pushed into the contact buffer in slot order, which is the order in
  *      which the CPU pushes them.
@@ -65,6 +65,27 @@ TP_HD int tp_collide_list_pairs(const tp_world *wd, void *scratch, tp_pair_slot 
         ++n;
     }
     return n;
+}
+
+/* Pairs a world hands to step 2: its candidate pairs when they fit its
+ * slots, none otherwise (the world is collided whole). */
+TP_HD int tp_pairs_for_narrowphase(int pair_count, int slot_count) { return pair_count <= slot_count ? pair_count : 0; }
+
+/* Step 2 runs over the busy worlds' pairs packed end to end (so a warp's 32
+ * threads hold 32 pairs, not one world's few pairs and empty slots):
+ * first[k] is the number of pairs of listed worlds 0 .. k - 1 (an exclusive
+ * prefix sum of tp_pairs_for_narrowphase, non-decreasing). The listed world
+ * whose pairs hold item t is the largest k with first[k] <= t (a world with
+ * no pairs shares its first with the next one and is passed over). */
+TP_HD int tp_pair_item_world(const int32_t *first, int count, int t)
+{
+    int lo = 0, hi = count - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (first[mid] <= t) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
 }
 
 /* Step 2: one slot's manifold. polys: [bodies] the model's polytopes. */

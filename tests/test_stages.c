@@ -131,6 +131,7 @@ typedef struct emu {
     tp_poly *polys;                 /* [bodies] the model's polytopes (d.polys) */
     tp_pair_slot *pairs;            /* [W][pair_slots] */
     int32_t *pair_count;            /* [W] */
+    int32_t *pair_first;            /* [W + 1] the packed pairs' offsets per listed world */
     int pair_slots;
     long pair_worlds, whole_worlds; /* collide launches by pairs, and worlds collided whole (too many pairs) */
     int32_t *busy_list;             /* [W] the busy worlds, as tp_busy_list_kernel makes it */
@@ -155,7 +156,8 @@ static void emu_init(emu *e, const tp_batch *b, int lanes)
     e->polys = calloc((size_t)b->bodies, sizeof(tp_poly));
     e->pairs = calloc((size_t)b->worlds * (size_t)e->pair_slots, sizeof(tp_pair_slot));
     e->pair_count = calloc((size_t)b->worlds, sizeof(int32_t));
-    cr_assert(e->polys && e->pairs && e->pair_count);
+    e->pair_first = calloc((size_t)b->worlds + 1, sizeof(int32_t));
+    cr_assert(e->polys && e->pairs && e->pair_count && e->pair_first);
     tp_build_body_polys(b->layout.model, b->bodies, e->polys);
     e->pair_worlds = e->whole_worlds = 0;
     size_t W = (size_t)b->worlds, items = W * (size_t)b->contact_capacity;
@@ -191,6 +193,7 @@ static void emu_free(emu *e)
     free(e->polys);
     free(e->pairs);
     free(e->pair_count);
+    free(e->pair_first);
     free(e->sched.stacks);
     free(e->busy_list);
     free(e->perm);
@@ -274,9 +277,11 @@ static void launch_group(tp_batch *b, emu *e, int stage, const tp_step_params *p
 }
 
 /* TP_LAUNCH_PAIRS (tp_pairs_list_kernel, tp_pairs_narrow_kernel,
- * tp_pairs_gather_kernel): every listed world's candidate pairs; then every
- * slot's manifold, here from the last slot of the last world to the first
- * (the device runs them all at once: no slot may depend on another); then
+ * tp_pairs_scan_kernel, tp_pairs_gather_kernel): every listed world's
+ * candidate pairs; their packing end to end; then every packed pair's
+ * manifold, each found from its thread number as the device finds it, here
+ * from the last to the first (the device runs them all at once: no pair may
+ * depend on another); then
  * each world's points gathered in slot order, or the world collided whole
  * when it had more pairs than slots (tp_pairs_whole_kernel). */
 static void launch_pairs(tp_batch *b, emu *e, const tp_step_params *p)
@@ -289,9 +294,17 @@ static void launch_pairs(tp_batch *b, emu *e, const tp_step_params *p)
         if (s.rec->work != TP_WORK_BUSY) continue;
         e->pair_count[w] = tp_collide_list_pairs(&s.wd, s.collide_scratch, e->pairs + (size_t)w * (size_t)P, P);
     }
-    for (long i = (long)b->worlds * P - 1; i >= 0; --i) {
-        int w = world_of_item(b, e, TP_STEP_COLLIDE, (int)(i / P)), slot = (int)(i % P);
-        if (w < 0 || slot >= e->pair_count[w] || e->pair_count[w] > P) continue;
+    /* tp_pairs_scan_kernel: the listed worlds' pairs packed end to end */
+    int total = 0;
+    for (int k = 0; k < e->busy_count; ++k) {
+        e->pair_first[k] = total;
+        total += tp_pairs_for_narrowphase(e->pair_count[e->busy_list[k]], P);
+    }
+    e->pair_first[e->busy_count] = total;
+    for (int t = total - 1; t >= 0; --t) { /* tp_pairs_narrow_kernel, thread t */
+        int k = tp_pair_item_world(e->pair_first, e->busy_count, t), w = e->busy_list[k];
+        int slot = t - e->pair_first[k];
+        cr_assert(slot >= 0 && slot < e->pair_count[w] && e->pair_count[w] <= P);
         tp_world wd = tp_layout_world(&b->layout, w);
         tp_collide_pair_slot(&wd, e->polys, e->pairs + (size_t)w * (size_t)P + slot);
     }

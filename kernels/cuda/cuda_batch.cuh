@@ -33,6 +33,7 @@ struct tp_dev {
     const tp_poly *polys;            /* [bodies] the model's polytopes (kernels/collide_pairs.h) */
     tp_pair_slot *pairs;             /* [W][pair_slots] candidate pairs and their manifolds */
     int32_t *pair_count;             /* [W] candidate pairs of the world this step */
+    int32_t *pair_first;             /* [W + 1] per listed world, its first packed pair; [busy_count]: the total */
     int pair_slots;                  /* tp_pair_capacity(capacity) */
 };
 

@@ -111,6 +111,7 @@ static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     add_array(c, (void **)&c->d.busy_count, NULL, i32, 0);
     add_array(c, (void **)&c->d.pairs, NULL, (size_t)H->worlds * (size_t)c->d.pair_slots * sizeof(tp_pair_slot), 0);
     add_array(c, (void **)&c->d.pair_count, NULL, (size_t)H->worlds * i32, 0);
+    add_array(c, (void **)&c->d.pair_first, NULL, ((size_t)H->worlds + 1) * i32, 0);
     add_array(c, (void **)&c->d.keys_in, NULL, items * sizeof(uint64_t), 0);
     add_array(c, (void **)&c->d.keys_out, NULL, items * sizeof(uint64_t), 0);
     add_array(c, (void **)&c->d.slots_in, NULL, items * i32, 0);

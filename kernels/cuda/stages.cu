@@ -8,7 +8,8 @@
  *                    lane tid of nth, the world's hot data in shared memory
  *                    (kernels/solve_group.h): tp_group_stage_kernel<stage>
  *   TP_LAUNCH_PAIRS  the collide stage: a thread per world lists its
- *                    candidate pairs, a thread per pair computes a manifold,
+ *                    candidate pairs, one block packs them end to end, a
+ *                    thread per pair computes a manifold,
  *                    a thread per world gathers them in the CPU's order, and
  *                    a thread per world with more pairs than slots collides
  *                    it whole (kernels/collide_pairs.h)
@@ -86,22 +87,60 @@ __global__ void tp_pairs_list_kernel(tp_dev d, int current)
                                             d.pair_slots);
 }
 
-/* 2: thread i works on slot i % pair_slots of listed world i / pair_slots
- * (a world's slots in consecutive threads); a world with more pairs than
- * slots is left to the gather. */
+/* 1': one block packs the listed worlds' pairs end to end: pair_first[k] =
+ * the pairs of listed worlds before k (tp_pairs_for_narrowphase), and
+ * pair_first[busy_count] their total. A block-wide exclusive scan chunk by
+ * chunk: an inclusive scan within each warp by shuffles (Kogge-Stone, as in
+ * the CUDA programming guide's __shfl_up_sync example), the warps' totals
+ * scanned by warp 0, plus the chunks before. Integers only. */
+#define TP_SCAN_THREADS 1024
+__global__ void __launch_bounds__(TP_SCAN_THREADS) tp_pairs_scan_kernel(tp_dev d)
+{
+    __shared__ int warp_sum[TP_SCAN_THREADS / 32];
+    __shared__ int base;
+    int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, count = *d.busy_count;
+    if (tid == 0) base = 0;
+    __syncthreads();
+    for (int first = 0; first < count; first += TP_SCAN_THREADS) { /* the same trip count in every thread */
+        int k = first + tid;
+        int n = k < count ? tp_pairs_for_narrowphase(d.pair_count[d.busy_list[k]], d.pair_slots) : 0;
+        int incl = n;
+        for (int o = 1; o < 32; o <<= 1) {
+            int up = __shfl_up_sync(0xffffffffu, incl, o);
+            if (lane >= o) incl += up;
+        }
+        if (lane == 31) warp_sum[warp] = incl;
+        __syncthreads();
+        if (warp == 0) {
+            int v = warp_sum[lane], x = v;
+            for (int o = 1; o < 32; o <<= 1) {
+                int up = __shfl_up_sync(0xffffffffu, x, o);
+                if (lane >= o) x += up;
+            }
+            warp_sum[lane] = x - v; /* exclusive: the warps before */
+        }
+        __syncthreads();
+        if (k < count) d.pair_first[k] = base + warp_sum[warp] + incl - n;
+        __syncthreads(); /* every thread has read base and warp_sum */
+        if (tid == TP_SCAN_THREADS - 1) base += warp_sum[warp] + incl;
+        __syncthreads();
+    }
+    if (tid == 0) d.pair_first[count] = base;
+}
+
+/* 2: thread t computes packed pair t: slot t - pair_first[k] of listed world
+ * k (tp_pair_item_world). The launch covers W x pair_slots threads (fixed
+ * when the graph is captured); those past the total leave at once. */
 #define TP_PAIR_THREADS 128 /* threads per block of the thread-per-pair narrowphase */
 #define TP_PAIR_MIN_BLOCKS 4 /* asked of ptxas: 4 x 128 threads per SM, so at most 128 registers (docs/cuda.md) */
 __global__ void __launch_bounds__(TP_PAIR_THREADS, TP_PAIR_MIN_BLOCKS) tp_pairs_narrow_kernel(tp_dev d, int current)
 {
-    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-    int slot = (int)(i % (size_t)d.pair_slots);
-    int w = world_of_item<TP_STEP_COLLIDE>(d, (int)(i / (size_t)d.pair_slots));
-    if (w < 0) return;
-    int n = d.pair_count[w];
-    if (slot >= n || n > d.pair_slots) return;
+    int t = (int)(blockIdx.x * blockDim.x + threadIdx.x), count = *d.busy_count;
+    if (count == 0 || t >= d.pair_first[count]) return;
+    int k = tp_pair_item_world(d.pair_first, count, t), w = d.busy_list[k];
     tp_world wd = tp_layout_world(&d.L, w);
     (void)current;
-    tp_collide_pair_slot(&wd, d.polys, d.pairs + (size_t)w * (size_t)d.pair_slots + slot);
+    tp_collide_pair_slot(&wd, d.polys, d.pairs + (size_t)w * (size_t)d.pair_slots + (t - d.pair_first[k]));
 }
 
 /* 3: a thread per listed world pushes the manifolds' points in slot order. */
@@ -227,6 +266,8 @@ static cudaError_t launch_pairs(tp_cuda_batch *c, int current, cudaStream_t s)
     tp_pairs_list_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current);
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) return err;
+    tp_pairs_scan_kernel<<<1, TP_SCAN_THREADS, 0, s>>>(d);
+    if ((err = cudaGetLastError()) != cudaSuccess) return err;
     size_t threads = (size_t)d.L.worlds * (size_t)d.pair_slots; /* fits an int: memory.cu checks */
     tp_pairs_narrow_kernel<<<(unsigned int)((threads + TP_PAIR_THREADS - 1) / TP_PAIR_THREADS), TP_PAIR_THREADS, 0, s>>>(
         d, current);
