@@ -215,12 +215,17 @@ TP_HD void tp_solve_group_leave(tp_world_step *s, const tp_solve_plan *P, const 
     *s = g->global;
 }
 
-/* Stage `stage` (a TP_LAUNCH_GROUP stage: the solve) of one world as lane
- * `lane` of the plan's lanes, `shared` this world's part of the block's
- * shared memory. Every lane of the group calls it with the same s and P. */
+/* Stage `stage` (a TP_LAUNCH_GROUP stage: islands or the solve) of one world
+ * as lane `lane` of the plan's lanes; for the solve, `shared` is this world's
+ * part of the block's shared memory (the other group stages use none). Every
+ * lane of the group calls it with the same s and P. */
 TP_HD void tp_solve_group_run(int stage, tp_world_step *s, const tp_step_params *p, const tp_solve_plan *P,
                               char *shared, int lane)
 {
+    if (stage != TP_STEP_SOLVE) {
+        tp_stage_run(stage, s, p, lane, P->lanes);
+        return;
+    }
     tp_solve_staged g = tp_solve_group_enter(s, P, shared, lane);
     TP_BARRIER(P->lanes);
     tp_stage_run(stage, s, p, lane, P->lanes);

@@ -55,7 +55,7 @@
     X(PLAN,       plan,       TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* faulted, idle or busy; start velocities */            \
     X(COLLIDE,    collide,    TP_RUN_BUSY,   TP_LAUNCH_PAIRS) /* broadphase and narrowphase, unsorted */               \
     X(SORT,       sort,       TP_RUN_BUSY,   TP_LAUNCH_SORT)  /* contacts in key order */                              \
-    X(ISLANDS,    islands,    TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* union-find islands, overflow wake */                  \
+    X(ISLANDS,    islands,    TP_RUN_BUSY,   TP_LAUNCH_GROUP) /* union-find islands, overflow wake */                  \
     X(WAKE,       wake,       TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* contact wakes, collide again where woken */           \
     X(WARM_START, warm_start, TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* last step's impulses */                               \
     X(COLOR,      color,      TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* constraints and coloring */                           \
@@ -219,12 +219,15 @@ TP_HD void tp_stage_sort(tp_world_step *s, const tp_step_params *p, int tid, int
                      s->capacity);
 }
 
+/* As lane tid of nth (CUDA: a group of lanes per world, kernels/solve_group.h). */
 TP_HD void tp_stage_islands(tp_world_step *s, const tp_step_params *p, int tid, int nth)
 {
-    (void)tid, (void)nth;
-    if (s->rec->overflow > 0) s->rec->woke = tp_world_wake_all(&s->wd);
-    tp_islands_build(&s->wd, s->contacts, *s->contact_count, tp_link_horizon(p->solver.dt, p->solver.substeps),
-                     s->parent, s->root_flags);
+    if (s->rec->overflow > 0) { /* the same for every lane */
+        if (tid == 0) s->rec->woke = tp_world_wake_all(&s->wd);
+        TP_BARRIER(nth);
+    }
+    tp_islands_build_lanes(&s->wd, s->contacts, *s->contact_count, tp_link_horizon(p->solver.dt, p->solver.substeps),
+                           s->parent, s->root_flags, tid, nth);
 }
 
 /* The assembly policy's wake stage: the contact rules of

@@ -47,4 +47,23 @@ __device__ static inline void tp_group_barrier(int nth)
 #define TP_BARRIER(nth) ((void)(nth))
 #endif
 
+/* Compare-and-swap of a 32-bit integer shared by the lanes of a group
+ * (kernels/islands.h, the lane-parallel union-find): *p becomes v if it was
+ * `expect`; returns what *p was. On the device atomicCAS; on the host the
+ * lanes of a group never run at once (the CPU backend runs one lane, the
+ * replay in tests/test_stages.c runs them one after the other), so a plain
+ * compare and store is the same operation. Integers only: the result of a
+ * step never depends on which lane won. */
+#if defined(__CUDA_ARCH__)
+#define TP_CAS32(p, expect, v) atomicCAS((int *)(p), (int)(expect), (int)(v))
+#else
+static inline int tp_cas32_host(volatile int *p, int expect, int v)
+{
+    int old = *p;
+    if (old == expect) *p = v;
+    return old;
+}
+#define TP_CAS32(p, expect, v) tp_cas32_host((volatile int *)(p), (int)(expect), (int)(v))
+#endif
+
 #endif

@@ -266,9 +266,11 @@ static void launch_group(tp_batch *b, emu *e, int stage, const tp_step_params *p
             if (w < 0) continue;
             tp_world_step s = step_of(b, e, w);
             if (!tp_stage_runs(stage, s.rec->work)) continue;
-            int staged = P->body_tier && *s.contact_count <= P->rows;
-            e->staged_points += staged;
-            e->global_points += !staged;
+            if (stage == TP_STEP_SOLVE) {
+                int staged = P->body_tier && *s.contact_count <= P->rows;
+                e->staged_points += staged;
+                e->global_points += !staged;
+            }
             memset(e->shared, 0xA5, P->block_bytes); /* stale bytes, as a block's shared memory has */
             group_arg ga = {b, e, stage, w, p, e->shared + (size_t)g * P->world_bytes};
             lanes_run(&e->sched, P->lanes, e->reverse, group_lane, &ga);
@@ -459,6 +461,12 @@ static long compare_kicked(const char *scene, int worlds, int steps, int nth, in
         cr_expect_eq(emb->contact_overflow[w], ref->contact_overflow[w]);
         overflow += ref->contact_overflow[w];
         cr_expect_eq(emb->awake_count[w], ref->awake_count[w]);
+        /* island labels: the CPU's, and canonical (the smallest body of the island) */
+        const int32_t *li = emb->island + (size_t)w * (size_t)emb->bodies, *lr = ref->island + (size_t)w * (size_t)ref->bodies;
+        for (int b = 0; b < emb->bodies; ++b) {
+            cr_expect_eq(li[b], lr[b], "%s world %d body %d: island %d, CPU %d", scene, w, b, li[b], lr[b]);
+            if (li[b] >= 0) cr_expect(li[b] <= b && li[li[b]] == li[b], "world %d body %d: label %d not canonical", w, b, li[b]);
+        }
     }
     staged_points = e.staged_points;
     pair_worlds = e.pair_worlds;

@@ -254,7 +254,11 @@ static tp_status size_group_shared(tp_cuda_batch *c, const tp_layout *H)
         return TP_ERR_CAPACITY;
     }
     c->solve_plan = P;
-    TP_CUDA_TRY(c, tp_group_stages_allow_shared(P.block_bytes), "cudaFuncSetAttribute (MaxDynamicSharedMemorySize)");
+    /* The attribute is the kernel's, for every batch of the process: set to
+     * the device's limit, not to this batch's need, so a later batch with
+     * smaller worlds does not lower it under an earlier one's launches. It is
+     * a ceiling only; each launch asks for its own bytes. */
+    TP_CUDA_TRY(c, tp_group_stages_allow_shared((size_t)optin), "cudaFuncSetAttribute (MaxDynamicSharedMemorySize)");
     return TP_OK;
 }
 

@@ -303,7 +303,8 @@ template <int S, int LAUNCH> static cudaError_t launch_as(tp_cuda_batch *c, int 
     } else if constexpr (LAUNCH == TP_LAUNCH_GROUP) {
         const tp_solve_plan &P = c->solve_plan;
         unsigned int blocks = (unsigned int)((d.L.worlds + P.worlds_per_block - 1) / P.worlds_per_block);
-        tp_group_stage_kernel<S><<<blocks, (unsigned int)P.block_threads, P.block_bytes, s>>>(d, current, c->step, P);
+        size_t shared = S == TP_STEP_SOLVE ? P.block_bytes : 0; /* only the solve stages data in shared memory */
+        tp_group_stage_kernel<S><<<blocks, (unsigned int)P.block_threads, shared, s>>>(d, current, c->step, P);
     } else {
         tp_world_stage_kernel<S><<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current, c->step);
     }
