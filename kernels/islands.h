@@ -11,8 +11,10 @@
  * Union-find with union by smallest root and path halving: every root is the
  * smallest body index of its set, so the label of an island is canonical
  * (independent of the order of the unions, and so of threads), as Jolt's
- * island builder links to the lowest index. The CPU and CUDA backends run this
- * same code, so their labels agree by construction. Which contacts link a
+ * island builder links to the lowest index. The islands stage runs the
+ * lane-parallel form at the end of this file (tp_islands_build_lanes: one lane
+ * on the CPU, a group of lanes per world on CUDA), whose labels are the same;
+ * the wake stage's rebuilds run tp_islands_build. Which contacts link a
  * sleeper to an awake body, and everything else that wakes, is wake.h. */
 #ifndef TP_ISLANDS_H
 #define TP_ISLANDS_H

@@ -4,9 +4,10 @@
  * every world, then the next, each as the list's launch column says (a
  * thread per world; for the solve a group of lanes per world, several worlds
  * per block, the world's hot data staged in "shared memory" as
- * kernels/solve_group.h plans it; the contact sort, a block per world up to
- * TP_SORT_BLOCK_MAX contacts and otherwise one sort of every world's keys at
- * once), with the busy-only stages skipped when no world is busy (the
+ * kernels/solve_group.h plans it, and the islands stage in the same groups;
+ * the collide stage by candidate pairs, kernels/collide_pairs.h; the contact
+ * sort, a block per world up to TP_SORT_BLOCK_MAX contacts and otherwise one
+ * sort of every world's keys at once), with the busy-only stages skipped when no world is busy (the
  * conditional node) and otherwise launched over the compacted list of busy
  * worlds (tp_busy_list_kernel: the busy worlds in increasing order), not over
  * every world. Without a GPU the kernels cannot run, but the plan can: this
