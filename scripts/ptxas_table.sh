@@ -54,10 +54,13 @@ def launch(n):
     m = re.match(r"void tp_world_stage_kernel<(\d+)>", n)
     if m: return 64, 0, "`tp_world_stage_kernel<%s>` (%s)" % (m.group(1), STAGES[int(m.group(1))])
     m = re.match(r"void tp_group_stage_kernel<(\d+)>", n)
-    if m: return 128, solve_shared, "`tp_group_stage_kernel<%s>` (%s; tower plan)" % (m.group(1), STAGES[int(m.group(1))])
+    if m and STAGES[int(m.group(1))] == "solve":
+        return 128, solve_shared, "`tp_group_stage_kernel<%s>` (solve; tower plan)" % m.group(1)
+    if m: return 128, 0, "`tp_group_stage_kernel<%s>` (%s)" % (m.group(1), STAGES[int(m.group(1))])
     m = re.match(r"void tp_block_sort_kernel<(\d+), (\d+)>", n)
     if m: return int(m.group(1)), 0, "`tp_block_sort_kernel<%s, %s>` (sort)" % (m.group(1), m.group(2))
-    for k, t in (("tp_pairs_narrow_kernel", 128), ("tp_busy_list_kernel", 1024), ("tp_sort_init_kernel", 256)):
+    for k, t in (("tp_pairs_narrow_kernel", 128), ("tp_busy_list_kernel", 1024), ("tp_pairs_scan_kernel", 1024),
+                 ("tp_sort_init_kernel", 256)):
         if k in n: return t, 0, "`%s`" % k
     for k in ("tp_pairs_list_kernel", "tp_pairs_gather_kernel", "tp_pairs_whole_kernel", "tp_reset_kernel",
               "tp_sort_permute_kernel",

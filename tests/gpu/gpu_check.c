@@ -2,7 +2,7 @@
  * (tests/gpu/run.sh drives it; docs/gpu-results.md records what it printed).
  *
  *   gpu_check RESULTS smoke
- *   gpu_check RESULTS parity [--worlds N] [--steps N] SCENE...
+ *   gpu_check RESULTS parity [--worlds N] [--steps N] [--capacity N] SCENE...
  *   gpu_check RESULTS bench  [--worlds N,N,...] [--awake] SCENE...
  *
  * Every result is printed and appended to the markdown file RESULTS as soon
@@ -15,7 +15,9 @@
  *   many_pyramids refused on CUDA at creation (too large for the solve block).
  * parity: each scene on both backends, the same worlds and steps in one
  *   process (no CUDA start-up per scene); state_hash, every world's hash and
- *   the counts (tp_batch_counts: one copy of every world's) must be equal. Steps default to 120 for scenes/ and 420 (7 s, past every
+ *   the counts (tp_batch_counts: one copy of every world's) must be equal.
+ *   --capacity sets the contact points per world (a small one overflows and
+ *   collides worlds whole: kernels/collide_pairs.h). Steps default to 120 for scenes/ and 420 (7 s, past every
  *   acceptance case's last event and its sleep) for tests/scenes/.
  * bench: each world count (in the order given), each scene on CUDA, twice
  *   (once with --awake):
@@ -89,11 +91,15 @@ static tp_status load(const char *path, int sleep_on, tp_model **out)
     return st;
 }
 
+/* Contact points per world for every batch made (0: the default); parity --capacity. */
+static int capacity;
+
 static tp_status make(const tp_model *m, int worlds, tp_backend backend, tp_batch **out)
 {
     tp_batch_def d = tp_default_batch_def();
     d.worlds = worlds;
     d.backend = backend;
+    d.contact_capacity = capacity;
     return tp_batch_create(m, &d, out);
 }
 
@@ -318,7 +324,7 @@ static int parse_list(const char *text, int *list)
 static int usage(void)
 {
     fprintf(stderr, "usage: gpu_check RESULTS.md smoke\n"
-                    "       gpu_check RESULTS.md parity [--worlds N] [--steps N] SCENE...\n"
+                    "       gpu_check RESULTS.md parity [--worlds N] [--steps N] [--capacity N] SCENE...\n"
                     "       gpu_check RESULTS.md bench [--worlds N,N,...] [--awake] SCENE...\n");
     return 2;
 }
@@ -351,6 +357,9 @@ int main(int argc, char **argv)
             if (!(nworlds = parse_list(argv[++i], worlds))) return usage();
         } else if (strcmp(argv[i], "--awake") == 0 && !is_parity) {
             awake_only = 1;
+        } else if (strcmp(argv[i], "--capacity") == 0 && i + 1 < argc) {
+            capacity = atoi(argv[++i]);
+            if (capacity < 1) return usage();
         } else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
             steps = atoi(argv[++i]);
             if (steps < 1) return usage();

@@ -10,7 +10,9 @@
 #               build ends, within 2 minutes of it);
 #       parity  every scene of scenes/ but many_pyramids (8 worlds, 120 steps;
 #               pyramid3d 1 world, 20 steps) and every acceptance case of
-#               tests/scenes/sleep/ (8 worlds, 420 steps), one process;
+#               tests/scenes/sleep/ (8 worlds, 420 steps), one process; and
+#               heap20 with 24 contact points per world (overflow, worlds
+#               collided whole);
 #     and copies the gpu_check binary to OUT_DIR, so that call 2 can carry it
 #     if the machine was given back in between.
 #   call 2 (about 4-5 min), with the build carried: compute-sanitizer memcheck
@@ -109,6 +111,9 @@ if [ "$call" = 1 ]; then
   done
   timeout 120 "$bin" "$results" parity --worlds 8 "${scenes[@]}" tests/scenes/sleep/*.json || fail=1
   timeout 30 "$bin" "$results" parity --worlds 1 --steps 20 scenes/pyramid3d.json || fail=1
+  # 24 contact points and 16 pair slots for 20 falling boxes: overflow, and
+  # worlds with more candidate pairs than slots collided whole
+  timeout 20 "$bin" "$results" parity --worlds 4 --steps 80 --capacity 24 tests/scenes/heap20.json || fail=1
 else
   say "compute-sanitizer"
   echo "# GPU check, call 2, $(date -u +%Y-%m-%dT%H:%MZ)" >> "$results"
