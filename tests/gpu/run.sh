@@ -109,11 +109,11 @@ if [ "$call" = 1 ]; then
   for s in scenes/*.json; do
     case "$(basename "$s" .json)" in many_pyramids|pyramid3d) ;; *) scenes+=("$s") ;; esac
   done
-  timeout 120 "$bin" "$results" parity --worlds 8 "${scenes[@]}" tests/scenes/sleep/*.json || fail=1
+  timeout 110 "$bin" "$results" parity --worlds 8 "${scenes[@]}" tests/scenes/sleep/*.json || fail=1
   timeout 30 "$bin" "$results" parity --worlds 1 --steps 20 scenes/pyramid3d.json || fail=1
   # 24 contact points and 16 pair slots for 20 falling boxes: overflow, and
   # worlds with more candidate pairs than slots collided whole
-  timeout 20 "$bin" "$results" parity --worlds 4 --steps 80 --capacity 24 tests/scenes/heap20.json || fail=1
+  timeout 15 "$bin" "$results" parity --worlds 4 --steps 80 --capacity 24 tests/scenes/heap20.json || fail=1
 else
   say "compute-sanitizer"
   echo "# GPU check, call 2, $(date -u +%Y-%m-%dT%H:%MZ)" >> "$results"
@@ -127,7 +127,7 @@ else
   else
     for tool in memcheck racecheck; do
       worlds=4; [ $tool = racecheck ] && worlds=2
-      timeout 60 "$san" --tool $tool --print-limit 50 --error-exitcode 3 "$bin" "$out/sanitizer_results.md" parity \
+      timeout 50 "$san" --tool $tool --print-limit 50 --error-exitcode 3 "$bin" "$out/sanitizer_results.md" parity \
         --worlds $worlds --steps 10 scenes/tower.json scenes/jenga.json > "$out/$tool.txt" 2>&1
       rc=$?
       [ $rc -eq 0 ] || fail=1
@@ -137,14 +137,14 @@ else
   fi
   say "benchmarks ($(elapsed) s)"
   { echo; echo "## Benchmarks (CUDA)"; } >> "$results"
-  timeout 150 "$bin" "$results" bench --worlds 1024,4096,16384 scenes/tower.json scenes/pyramid.json \
+  timeout 130 "$bin" "$results" bench --worlds 1024,4096,16384 scenes/tower.json scenes/pyramid.json \
     scenes/jenga.json || fail=1
   # The solve's lanes per world (kernels/solve_group.h; default for the tower:
   # 16, from its 10 dynamic bodies): the tower awake at 16,384 worlds with
   # fewer and more lanes (same bits, other speed) to tune the default.
   for lanes in 4 8 32; do
     echo "solve lanes per world: $lanes (TORPOR_CUDA_SOLVE_LANES)" >> "$results"
-    TORPOR_CUDA_SOLVE_LANES=$lanes timeout 15 "$bin" "$results" bench --awake --worlds 16384 scenes/tower.json || fail=1
+    TORPOR_CUDA_SOLVE_LANES=$lanes timeout 12 "$bin" "$results" bench --awake --worlds 16384 scenes/tower.json || fail=1
   done
 fi
 say "call $call done in $(elapsed) s (fail=$fail); results in $results"
