@@ -544,3 +544,63 @@ Test(stages, busy_list_with_gaps)
     compare_kicked("scenes/tower.json", 6, 300, 0, 0, 240);
     cr_expect_gt(mixed_steps, 0, "no step had some worlds busy and others idle: the list was never partial");
 }
+
+/* The solve's launch plan (kernels/solve_group.h) for every scene of scenes/
+ * and a range of lane counts: lanes a power of two that holds the largest
+ * possible color, groups that tile a block of at most TP_SOLVE_BLOCK_THREADS,
+ * the parts of a world's shared memory 16-byte aligned, apart and inside it,
+ * the optional tiers only within TP_SOLVE_SHARED_TARGET, and a world too large
+ * for the device's shared memory (many_pyramids) refused. */
+Test(stages, solve_plan_invariants)
+{
+    const char *scenes[] = {"scenes/tower.json", "scenes/pyramid.json", "scenes/jenga.json", "scenes/heap.json",
+                            "scenes/cartpole.json", "scenes/pyramid3d.json", "scenes/many_pyramids.json"};
+    for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", TP_SOURCE_DIR, scenes[i]);
+        tp_model *m = NULL;
+        cr_assert_eq(tp_model_load(path, &m), TP_OK, "%s", tp_last_error());
+        int bodies = tp_model_body_count(m), movers = tp_model_dynamic_body_count(m), capacity = 16 * movers + 32;
+        int lanes = tp_solve_lanes(movers);
+        cr_expect((lanes & (lanes - 1)) == 0 && lanes <= TP_SOLVE_MAX_LANES, "%s: %d lanes", scenes[i], lanes);
+        cr_expect(lanes >= movers || lanes == TP_SOLVE_MAX_LANES, "%s: %d lanes for %d movers", scenes[i], lanes, movers);
+        cr_expect(lanes == 1 || lanes / 2 < movers, "%s: %d lanes for %d movers: a smaller power would do", scenes[i],
+                  lanes, movers);
+        for (int l = 1; l <= TP_SOLVE_MAX_LANES; l *= 2) {
+            tp_solve_plan P = tp_solve_plan_make(bodies, capacity, l, SM90_OPTIN);
+            size_t vw = 6 * (size_t)bodies * sizeof(float);
+            if (vw > SM90_OPTIN) { /* not even one world's v and w: refused at creation */
+                cr_expect_gt(P.block_bytes, (size_t)SM90_OPTIN, "%s: %zu bytes", scenes[i], P.block_bytes);
+                continue;
+            }
+            cr_expect_leq(P.block_bytes, (size_t)SM90_OPTIN, "%s, %d lanes", scenes[i], l);
+            cr_expect(P.block_threads <= TP_SOLVE_BLOCK_THREADS || P.worlds_per_block == 1);
+            cr_expect_eq(P.block_threads, P.lanes * P.worlds_per_block);
+            cr_expect_eq(P.block_bytes, P.world_bytes * (size_t)P.worlds_per_block);
+            size_t parts[][2] = {{P.off_v, 3 * (size_t)bodies * 4}, {P.off_w, 3 * (size_t)bodies * 4},
+                                 {P.off_pos, P.body_tier ? 3 * (size_t)bodies * 4 : 0},
+                                 {P.off_quat, P.body_tier ? 4 * (size_t)bodies * 4 : 0},
+                                 {P.off_push, P.body_tier ? 6 * (size_t)bodies * 4 : 0},
+                                 {P.off_bodies, P.body_tier ? (size_t)bodies * sizeof(tp_solver_body) : 0},
+                                 {P.off_color_start, P.body_tier ? (TP_MAX_COLORS + 2) * sizeof(int32_t) : 0},
+                                 {P.off_contacts, (size_t)P.rows * sizeof(tp_contact)},
+                                 {P.off_rows, (size_t)P.rows * sizeof(tp_contact_row)},
+                                 {P.off_cons, (size_t)P.rows * sizeof(tp_constraint)},
+                                 {P.off_order, (size_t)P.rows * sizeof(int32_t)}};
+            size_t np = sizeof parts / sizeof parts[0];
+            for (size_t a = 0; a < np; ++a) {
+                if (!parts[a][1]) continue;
+                cr_expect_eq(parts[a][0] % 16, 0, "%s, %d lanes: part %zu at %zu", scenes[i], l, a, parts[a][0]);
+                cr_expect_leq(parts[a][0] + parts[a][1], P.world_bytes, "%s, %d lanes: part %zu", scenes[i], l, a);
+                for (size_t b = a + 1; b < np; ++b)
+                    if (parts[b][1])
+                        cr_expect(parts[a][0] + parts[a][1] <= parts[b][0] || parts[b][0] + parts[b][1] <= parts[a][0],
+                                  "%s, %d lanes: parts %zu and %zu overlap", scenes[i], l, a, b);
+            }
+            cr_expect(P.rows <= capacity);
+            if (P.body_tier) cr_expect_leq(P.block_bytes, (size_t)TP_SOLVE_SHARED_TARGET, "%s, %d lanes", scenes[i], l);
+            else cr_expect_eq(P.rows, 0);
+        }
+        tp_model_destroy(m);
+    }
+}
