@@ -70,6 +70,10 @@ static tp_status cuda_create(tp_batch *b)
         if ((st = tp_mirror_add(&h->mirror, arrays[i].host, arrays[i].device, arrays[i].world_bytes,
                                 arrays[i].group)) != TP_OK)
             return st;
+    void *span_host = NULL, *span_device = NULL;
+    size_t span = tp_cuda_counts_span(h->dev, &span_host, &span_device);
+    if (span && (st = tp_mirror_set_span(&h->mirror, TP_MIRROR_COUNTS, span_host, span_device, span)) != TP_OK)
+        return st;
     h->reset_list = malloc((size_t)b->worlds * sizeof(int32_t));
     h->reset_mark = calloc((size_t)b->worlds, 1);
     if (!h->reset_list || !h->reset_mark) return tp_fail(TP_ERR_OUT_OF_MEMORY, "cuda: out of host memory");

@@ -46,8 +46,7 @@ static size_t batch_bytes_per_world(int bodies, int capacity)
 static void batch_free_arrays(tp_batch *b)
 {
     void *arrays[] = {b->pos, b->quat, b->v, b->w, b->force, b->torque, b->inv_mass, b->inv_inertia,
-                      b->friction, b->flags, b->sleep_state, b->body_awake, b->quiet_timer, b->quiet_v, b->gravity,
-                      b->awake_count, b->sleeping_count, b->checking_count, b->contact_overflow, b->faults,
+                      b->friction, b->flags, b->sleep_state, b->counts_block, b->quiet_timer, b->quiet_v, b->gravity,
                       b->schedule, b->contact_f, b->island, b->contacts[0], b->contacts[1], b->contact_count[0],
                       b->contact_count[1], b->episode, b->world_mark, b->world_list};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
@@ -71,15 +70,18 @@ static int batch_alloc_arrays(tp_batch *b)
     b->friction = calloc(n, sizeof(float));
     b->flags = calloc(n, 1);
     b->sleep_state = calloc(n, 1);
-    b->body_awake = calloc(n, 1);
     b->quiet_timer = calloc(n, sizeof(float));
     b->quiet_v = calloc(3 * n, sizeof(float));
     b->gravity = calloc(3 * W, sizeof(float));
-    b->awake_count = calloc(W, sizeof(int32_t));
-    b->sleeping_count = calloc(W, sizeof(int32_t));
-    b->checking_count = calloc(W, sizeof(int32_t));
-    b->contact_overflow = calloc(W, sizeof(int32_t));
-    b->faults = calloc(W, 1);
+    /* The counts in one block (batch.h, counts_block): 4 int32 arrays, then bytes. */
+    char *counts = b->counts_block = calloc(4 * W * sizeof(int32_t) + W + n, 1);
+    if (!counts) return 0;
+    b->awake_count = (int32_t *)counts;
+    b->sleeping_count = b->awake_count + W;
+    b->checking_count = b->sleeping_count + W;
+    b->contact_overflow = b->checking_count + W;
+    b->faults = (uint8_t *)(b->contact_overflow + W);
+    b->body_awake = b->faults + W;
     b->schedule = calloc((size_t)b->model->event_count + 1, sizeof *b->schedule);
     b->contact_f = calloc(3 * n, sizeof(float));
     b->island = calloc(n, sizeof(int32_t));

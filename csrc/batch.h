@@ -33,6 +33,9 @@ struct tp_batch {
     float *gravity;               /* [W][3] */
     int32_t *awake_count, *sleeping_count, *checking_count, *contact_overflow; /* [W] */
     uint8_t *faults;              /* [W] */
+    void *counts_block;           /* one allocation holding, in this order, awake_count, sleeping_count,
+                                     checking_count, contact_overflow, faults and body_awake: the counts a
+                                     sleep measurement reads, copied from a device in one piece (mirror.h) */
     float *contact_f;             /* [W][B][3] summed contact force per body, N */
     int32_t *island;              /* [W][B] island label, -1 for static and removed bodies */
 

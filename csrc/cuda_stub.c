@@ -34,6 +34,13 @@ int tp_cuda_arrays(const tp_cuda_batch *c, const tp_cuda_array **arrays)
     return 0;
 }
 
+size_t tp_cuda_counts_span(const tp_cuda_batch *c, void **host, void **device)
+{
+    (void)c;
+    *host = *device = NULL;
+    return 0;
+}
+
 size_t tp_cuda_device_bytes(const tp_cuda_batch *c) { (void)c; return 0; }
 
 tp_status tp_cuda_copy(void *c, void *dst, const void *src, size_t bytes, int to_device)

@@ -45,6 +45,26 @@ tp_status tp_mirror_add(tp_mirror *m, void *host, void *device, size_t world_byt
     return TP_OK;
 }
 
+tp_status tp_mirror_set_span(tp_mirror *m, int group, void *host, void *device, size_t bytes)
+{
+    if (group != TP_MIRROR_BODIES && group != TP_MIRROR_COUNTS && group != TP_MIRROR_CONTACTS)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "mirror: a span belongs to exactly one group, got %d", group);
+    for (int i = 0; i < m->count; ++i) {
+        const tp_mirror_array *a = &m->arrays[i];
+        if (a->group != group) continue;
+        size_t size = (size_t)m->worlds * a->world_bytes;
+        const char *h = (const char *)a->host, *d = (const char *)a->device;
+        if (h < (const char *)host || h + size > (const char *)host + bytes || d < (const char *)device ||
+            (size_t)(h - (const char *)host) != (size_t)(d - (const char *)device))
+            return tp_fail(TP_ERR_INVALID_ARGUMENT,
+                           "mirror: array %d of group %d is not at the same offset of the span on both sides", i, group);
+    }
+    m->span[group].host = host;
+    m->span[group].device = device;
+    m->span[group].bytes = bytes;
+    return TP_OK;
+}
+
 void tp_mirror_device_changed(tp_mirror *m, int first, int last)
 {
     for (int w = first; w <= last; ++w) {
@@ -53,9 +73,19 @@ void tp_mirror_device_changed(tp_mirror *m, int first, int last)
     }
 }
 
-/* Copy worlds [first, first + n) of the arrays in `group`, either way. */
+/* Copy worlds [first, first + n) of the arrays in `group`, either way: the
+ * group's span in one copy when the run is every world, else a copy per array. */
 static tp_status copy_run(tp_mirror *m, int first, int n, int group, int to_device)
 {
+    const tp_mirror_span *sp = &m->span[group];
+    if (sp->bytes && first == 0 && n == m->worlds) {
+        tp_status st = to_device ? m->copy(m->ctx, sp->device, sp->host, sp->bytes, 1)
+                                 : m->copy(m->ctx, sp->host, sp->device, sp->bytes, 0);
+        if (st != TP_OK) return st;
+        *(to_device ? &m->bytes_pushed : &m->bytes_pulled) += sp->bytes;
+        m->copies++;
+        return TP_OK;
+    }
     for (int i = 0; i < m->count; ++i) {
         const tp_mirror_array *a = &m->arrays[i];
         if (a->group != group) continue;

@@ -24,6 +24,14 @@
  * (the contact buffers, read by tp_batch_contacts only, never written by the
  * host). A write pulls and a push sends the state groups only.
  *
+ * A group may also have a span (tp_mirror_set_span): one region, the same
+ * on both sides, that holds all of its arrays for all worlds at the same
+ * offsets (the CUDA backend lays the counts out so: csrc/batch.c allocates
+ * them as one block and kernels/cuda/memory.cu carves their twins out of one
+ * allocation in the same order). A copy of every world of such a group is
+ * then one copy of the span, not one per array: what tp_batch_counts costs
+ * after each step.
+ *
  * The copies go through callbacks, so this file is plain C with no CUDA types and
  * is tested on the CPU against a fake device (tests/test_mirror.c). */
 #ifndef TP_MIRROR_H
@@ -58,6 +66,12 @@ typedef struct tp_mirror_array {
     int group;             /* one of TP_MIRROR_BODIES, TP_MIRROR_COUNTS, TP_MIRROR_CONTACTS */
 } tp_mirror_array;
 
+/* One region holding all arrays of a group, for every world (see above). */
+typedef struct tp_mirror_span {
+    void *host, *device;
+    size_t bytes;          /* 0: the group has none */
+} tp_mirror_span;
+
 typedef struct tp_mirror {
     int worlds;
     uint8_t *stale;        /* [worlds] groups the device changed since the last pull */
@@ -66,6 +80,7 @@ typedef struct tp_mirror {
     size_t bridge_bytes;   /* a run bridges a gap of at most this many bytes of worlds that may be copied along */
     tp_mirror_array arrays[TP_MIRROR_MAX_ARRAYS];
     int count;
+    tp_mirror_span span[TP_MIRROR_ALL + 1]; /* by group */
     tp_mirror_copy_fn copy;
     tp_mirror_wait_fn wait;
     void *ctx;
@@ -78,6 +93,12 @@ tp_status tp_mirror_init(tp_mirror *m, int worlds, tp_mirror_copy_fn copy, tp_mi
 void tp_mirror_free(tp_mirror *m);
 /* Register one array; TP_ERR_CAPACITY past TP_MIRROR_MAX_ARRAYS. */
 tp_status tp_mirror_add(tp_mirror *m, void *host, void *device, size_t world_bytes, int group);
+
+/* Declare that [host, host + bytes) and [device, device + bytes) hold every
+ * array of `group` (already added) at the same offsets. TP_ERR_INVALID_ARGUMENT
+ * (nothing changed) when an array of the group lies outside the span or at a
+ * different offset on the two sides. */
+tp_status tp_mirror_set_span(tp_mirror *m, int group, void *host, void *device, size_t bytes);
 
 /* The device changed worlds [first, last] (a step: all of them). Host changes
  * to those worlds not yet pushed are dropped: call tp_mirror_push before a

@@ -8,7 +8,9 @@
  * full it becomes a max-heap on the key and a new point replaces the largest
  * key when its own key is smaller, so the buffer ends with the `capacity`
  * smallest keys. The CPU backend runs it in a loop over worlds, the CUDA
- * backend in one thread per world (kernels/cuda_backend.cu). */
+ * backend as a thread per world listing the candidate pairs, a thread per
+ * pair for the manifolds and a thread per world gathering them in the same
+ * order (kernels/collide_pairs.h). */
 #ifndef TP_COLLISION_H
 #define TP_COLLISION_H
 
@@ -51,21 +53,37 @@ TP_HD void tp_contact_fill(tp_contact *c, int world, int a, int b, tp_vec3 norma
     c->reserved = 0u;
 }
 
+/* The contact points of manifold m of bodies a < b of world wd into pts
+ * (m->count of them); the solver accumulators are zeroed. */
+TP_HD int tp_manifold_contacts(const tp_world *wd, int a, int b, const tp_manifold *m, tp_contact *pts)
+{
+    const tp_body_model *ma = &wd->model[a], *mb = &wd->model[b];
+    float friction = sqrtf(tp_body_friction(wd, a) * tp_body_friction(wd, b));
+    float restitution = tp_maxf(ma->restitution, mb->restitution);
+    for (int i = 0; i < m->count; ++i)
+        tp_contact_fill(&pts[i], wd->index, a, b, m->normal, m->separation[i], m->local_a[i], m->local_b[i],
+                        m->feature[i], friction, restitution);
+    return m->count;
+}
+
+/* Manifold of bodies a < b of world wd; polys: [bodies] their polytopes
+ * (kernels/collide_pairs.h), or NULL to build them for this pair. */
+TP_HD int tp_collide_pair_manifold(const tp_world *wd, int a, int b, float margin, const tp_poly *polys,
+                                   tp_manifold *m)
+{
+    const tp_body_model *ma = &wd->model[a], *mb = &wd->model[b];
+    return tp_collide_shapes_polys(ma->shape, ma->size, polys ? &polys[a] : NULL, tp_v3_load(wd->pos + 3 * a),
+                                   tp_q_load(wd->quat + 4 * a), mb->shape, mb->size, polys ? &polys[b] : NULL,
+                                   tp_v3_load(wd->pos + 3 * b), tp_q_load(wd->quat + 4 * b), margin, m);
+}
+
 /* Contact points of bodies a < b of world wd (up to 4) into pts; the solver
  * accumulators are zeroed. margin: TP_CONTACT_MARGIN normally. */
 TP_HD int tp_collide_pair(const tp_world *wd, int a, int b, float margin, tp_contact *pts)
 {
-    const tp_body_model *ma = &wd->model[a], *mb = &wd->model[b];
     tp_manifold m;
-    int n = tp_collide_shapes(ma->shape, ma->size, tp_v3_load(wd->pos + 3 * a), tp_q_load(wd->quat + 4 * a),
-                              mb->shape, mb->size, tp_v3_load(wd->pos + 3 * b), tp_q_load(wd->quat + 4 * b),
-                              margin, &m);
-    float friction = sqrtf(tp_body_friction(wd, a) * tp_body_friction(wd, b));
-    float restitution = tp_maxf(ma->restitution, mb->restitution);
-    for (int i = 0; i < n; ++i)
-        tp_contact_fill(&pts[i], wd->index, a, b, m.normal, m.separation[i], m.local_a[i], m.local_b[i],
-                        m.feature[i], friction, restitution);
-    return n;
+    if (tp_collide_pair_manifold(wd, a, b, margin, NULL, &m) == 0) return 0;
+    return tp_manifold_contacts(wd, a, b, &m, pts);
 }
 
 /* Speculative margin of a pair: TP_CONTACT_MARGIN plus how far both bodies can

@@ -15,8 +15,10 @@
  * Union-find with union by smallest root and path halving: every root is the
  * smallest body index of its set, so the label of an island is canonical
  * (independent of the order of the unions, and so of threads), as Jolt's
- * island builder links to the lowest index. The CPU and CUDA backends run this
- * same code, so their labels agree by construction. Which contacts link a
+ * island builder links to the lowest index. The islands stage runs the
+ * lane-parallel form at the end of this file (tp_islands_build_lanes: one lane
+ * on the CPU, a group of lanes per world on CUDA), whose labels are the same;
+ * the wake stage's rebuilds run tp_islands_build. Which contacts link a
  * sleeper to an awake body, and everything else that wakes, is wake.h. */
 #ifndef TP_ISLANDS_H
 #define TP_ISLANDS_H
@@ -82,6 +84,92 @@ TP_HD void tp_islands_build(tp_world *wd, const tp_contact *contacts, int n, flo
     for (int b = 0; b < wd->bodies; ++b) /* a fixed base is attached to the world: it supports */
         if ((wd->model[b].link_flags & TP_LINK_FIXED_BASE) && tp_body_in_islands(wd, b))
             root_flags[wd->island[b]] |= TP_ISLAND_SUPPORTED;
+    for (int i = 0; i < n; ++i) tp_kinematic_wake_flag(wd, &contacts[i], horizon, root_flags);
+}
+
+/* ---------------------------------------------------------------- lanes */
+
+/* The root of x in a forest where other lanes may be hooking roots and
+ * halving paths at the same time (volatile: every read goes to memory).
+ * Path halving as in tp_uf_find; every write keeps parent[x] an ancestor of x
+ * and parent[x] <= x, so a racing halving only shortens a path. */
+TP_HD int tp_uf_find_lanes(volatile int32_t *parent, int x)
+{
+    for (;;) {
+        int p = parent[x];
+        if (p == x) return x;
+        int g = parent[p];
+        if (g != p) parent[x] = g;
+        x = g;
+    }
+}
+
+/* Unite the sets of a and b from any lane at any time: hook the larger root
+ * under the smaller with a compare-and-swap that succeeds only while it is
+ * still a root, else look again (the lock-free union of Anderson and Woll,
+ * "Wait-free parallel algorithms for the union-find problem", STOC 1991, with
+ * ECL-CC's hooking to the smaller index: Jaiganesh and Burtscher, "A
+ * High-Performance Connected Components Implementation for GPUs", HPDC 2018).
+ * parent[x] <= x holds throughout, so every root is the smallest index of its
+ * tree, and once all unions are done every set is one tree whose root is its
+ * smallest index: tp_uf_union's labels, whatever the order of the unions. */
+TP_HD void tp_uf_union_lanes(volatile int32_t *parent, int a, int b)
+{
+    for (;;) {
+        a = tp_uf_find_lanes(parent, a);
+        b = tp_uf_find_lanes(parent, b);
+        if (a == b) return;
+        if (a > b) {
+            int t = a;
+            a = b;
+            b = t;
+        }
+        if (TP_CAS32(&parent[b], b, a) == b) return; /* b was still a root */
+    }
+}
+
+/* tp_islands_build shared among the nth lanes of a group (lane tid): the
+ * unions of the sleepers and of the linking contacts by all lanes at once
+ * (tp_uf_union_lanes), a barrier, every body's label by a read-only walk to
+ * its root, a barrier, then the flags by lane 0 (a few operations per body
+ * and per contact: ORs into shared bytes that lanes would otherwise race
+ * for). The labels are the CPU's (see tp_uf_union_lanes), so are the flags,
+ * which depend on the labels only. With nth = 1 it is tp_islands_build. */
+TP_HD void tp_islands_build_lanes(tp_world *wd, const tp_contact *contacts, int n, float horizon, int32_t *parent,
+                                  uint8_t *root_flags, int tid, int nth)
+{
+    volatile int32_t *vp = parent;
+    for (int b = tid; b < wd->bodies; b += nth) {
+        vp[b] = b;
+        root_flags[b] = 0;
+    }
+    TP_BARRIER(nth);
+    for (int b = tid; b < wd->bodies; b += nth)
+        if (tp_body_in_islands(wd, b) && wd->sleep_state[b] == TP_SLEEPING && wd->island[b] >= 0)
+            tp_uf_union_lanes(vp, b, wd->island[b]);
+    for (int i = tid; i < n; i += nth) {
+        const tp_contact *c = &contacts[i];
+        int da = tp_body_in_islands(wd, c->body_a), db = tp_body_in_islands(wd, c->body_b);
+        if (da && db && tp_contact_links(wd, c, horizon)) tp_uf_union_lanes(vp, c->body_a, c->body_b);
+    }
+    TP_BARRIER(nth);
+    for (int b = tid; b < wd->bodies; b += nth) {
+        int root = b;
+        while (vp[root] != root) root = vp[root];
+        wd->island[b] = tp_body_in_islands(wd, b) ? root : -1;
+    }
+    TP_BARRIER(nth);
+    if (tid != 0) return;
+    for (int b = 0; b < wd->bodies; ++b)
+        if (tp_body_in_islands(wd, b))
+            root_flags[wd->island[b]] |= wd->sleep_state[b] == TP_SLEEPING ? TP_ISLAND_HAS_SLEEPING : TP_ISLAND_HAS_AWAKE;
+    for (int i = 0; i < n; ++i) {
+        const tp_contact *c = &contacts[i];
+        if (c->separation > TP_TOUCH_DISTANCE) continue;
+        int sa = wd->model[c->body_a].type == TP_BODY_STATIC, sb = wd->model[c->body_b].type == TP_BODY_STATIC;
+        if (sa && tp_body_in_islands(wd, c->body_b)) root_flags[wd->island[c->body_b]] |= TP_ISLAND_SUPPORTED;
+        if (sb && tp_body_in_islands(wd, c->body_a)) root_flags[wd->island[c->body_a]] |= TP_ISLAND_SUPPORTED;
+    }
     for (int i = 0; i < n; ++i) tp_kinematic_wake_flag(wd, &contacts[i], horizon, root_flags);
 }
 

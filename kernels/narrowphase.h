@@ -64,9 +64,15 @@ TP_HD int tp_pair_first_is_b(int shape_a, tp_vec3 pos_a, int shape_b, tp_vec3 po
 }
 
 /* Manifold of shape s1 (first, its frame) and s2 posed by xf in that frame;
- * prefer: TP_REF_PREFER in that frame (collide_poly.h). */
-TP_HD int tp_collide_in_first(int s1, const float *size1, int s2, const float *size2, tp_xform xf, tp_vec3 prefer,
-                              float margin, tp_pair_manifold *m)
+ * prefer: TP_REF_PREFER in that frame (collide_poly.h). poly1, poly2: the
+ * shapes' polytopes (tp_poly_build of the shape and size) where the shape is
+ * a polyhedron, built by the caller: once per pair (tp_collide_in_first), or
+ * once per body for a whole batch (the CUDA backend's thread-per-pair
+ * narrowphase, kernels/collide_pairs.h). tp_poly_build depends on the shape
+ * and size only, so either gives the same bits. */
+TP_HD int tp_collide_in_first_polys(int s1, const float *size1, const tp_poly *poly1, int s2, const float *size2,
+                                    const tp_poly *poly2, tp_xform xf, tp_vec3 prefer, float margin,
+                                    tp_pair_manifold *m)
 {
     int f1 = tp_shape_family(s1), f2 = tp_shape_family(s2);
     float r1 = tp_shape_radius(s1, size1), r2 = tp_shape_radius(s2, size2);
@@ -79,24 +85,34 @@ TP_HD int tp_collide_in_first(int s1, const float *size1, int s2, const float *s
         return tp_collide_capsule_capsule(r1, tp_capsule_half_core(size1), r2, tp_capsule_half_core(size2), xf,
                                           margin, m);
     if (f1 != 2) return 0; /* not produced by tp_pair_first_is_b */
-    tp_poly p1;
-    tp_poly_build(&p1, s1, size1);
-    if (f2 == 0) return tp_collide_poly_ball(&p1, xf.t, r2, margin, m);
+    if (f2 == 0) return tp_collide_poly_ball(poly1, xf.t, r2, margin, m);
     if (f2 == 1) {
         float h = tp_capsule_half_core(size2);
-        return tp_collide_poly_capsule(&p1, tp_xf_apply(xf, tp_v3(-h, 0.0f, 0.0f)),
+        return tp_collide_poly_capsule(poly1, tp_xf_apply(xf, tp_v3(-h, 0.0f, 0.0f)),
                                        tp_xf_apply(xf, tp_v3(h, 0.0f, 0.0f)), r2, margin, m);
     }
-    tp_poly p2;
-    tp_poly_build(&p2, s2, size2);
-    return tp_collide_polys(&p1, &p2, xf, prefer, margin, m);
+    return tp_collide_polys(poly1, poly2, xf, prefer, margin, m);
 }
 
-/* Contact manifold of shape A (type, full size [3] in m, world pose) and shape
- * B; points are kept while the separation is <= margin (m, normally
- * TP_CONTACT_MARGIN). Returns the point count (0..4) and fills *out. */
-TP_HD int tp_collide_shapes(int shape_a, const float *size_a, tp_vec3 pos_a, tp_quat q_a, int shape_b,
-                            const float *size_b, tp_vec3 pos_b, tp_quat q_b, float margin, tp_manifold *out)
+/* The same, building the polytopes it needs. */
+TP_HD int tp_collide_in_first(int s1, const float *size1, int s2, const float *size2, tp_xform xf, tp_vec3 prefer,
+                              float margin, tp_pair_manifold *m)
+{
+    tp_poly p1, p2;
+    int cylinder = s1 == TP_SHAPE_CYLINDER || s2 == TP_SHAPE_CYLINDER; /* builds its own */
+    if (!cylinder && tp_shape_is_poly(s1)) tp_poly_build(&p1, s1, size1);
+    if (!cylinder && tp_shape_is_poly(s2)) tp_poly_build(&p2, s2, size2);
+    return tp_collide_in_first_polys(s1, size1, &p1, s2, size2, &p2, xf, prefer, margin, m);
+}
+
+/* Contact manifold of shape A (type, full size [3] in m, world pose, its
+ * polytope or NULL) and shape B; points are kept while the separation is <=
+ * margin (m, normally TP_CONTACT_MARGIN). poly_a, poly_b: as in
+ * tp_collide_in_first_polys, or both NULL to build them here. Returns the
+ * point count (0..4) and fills *out. */
+TP_HD int tp_collide_shapes_polys(int shape_a, const float *size_a, const tp_poly *poly_a, tp_vec3 pos_a, tp_quat q_a,
+                                  int shape_b, const float *size_b, const tp_poly *poly_b, tp_vec3 pos_b, tp_quat q_b,
+                                  float margin, tp_manifold *out)
 {
     int swap = tp_pair_first_is_b(shape_a, pos_a, shape_b, pos_b);
     tp_vec3 pos1 = swap ? pos_b : pos_a, pos2 = swap ? pos_a : pos_b;
@@ -104,8 +120,13 @@ TP_HD int tp_collide_shapes(int shape_a, const float *size_a, tp_vec3 pos_a, tp_
     tp_xform xf = tp_xf_relative(pos1, q1, pos2, q2);
     tp_vec3 prefer = tp_q_inv_rotate(q1, tp_v3(TP_REF_PREFER_X, TP_REF_PREFER_Y, TP_REF_PREFER_Z));
     tp_pair_manifold m;
-    int n = swap ? tp_collide_in_first(shape_b, size_b, shape_a, size_a, xf, prefer, margin, &m)
+    int n;
+    if (!poly_a)
+        n = swap ? tp_collide_in_first(shape_b, size_b, shape_a, size_a, xf, prefer, margin, &m)
                  : tp_collide_in_first(shape_a, size_a, shape_b, size_b, xf, prefer, margin, &m);
+    else
+        n = swap ? tp_collide_in_first_polys(shape_b, size_b, poly_b, shape_a, size_a, poly_a, xf, prefer, margin, &m)
+                 : tp_collide_in_first_polys(shape_a, size_a, poly_a, shape_b, size_b, poly_b, xf, prefer, margin, &m);
     out->count = n;
     if (n == 0) return 0;
     tp_vec3 nw = tp_q_rotate(q1, m.normal);
@@ -118,6 +139,14 @@ TP_HD int tp_collide_shapes(int shape_a, const float *size_a, tp_vec3 pos_a, tp_
         out->feature[i] = swap ? tp_feature_swap(m.feature[i]) : m.feature[i];
     }
     return n;
+}
+
+/* Contact manifold of shape A (type, full size [3] in m, world pose) and shape
+ * B, building the polytopes per call. */
+TP_HD int tp_collide_shapes(int shape_a, const float *size_a, tp_vec3 pos_a, tp_quat q_a, int shape_b,
+                            const float *size_b, tp_vec3 pos_b, tp_quat q_b, float margin, tp_manifold *out)
+{
+    return tp_collide_shapes_polys(shape_a, size_a, NULL, pos_a, q_a, shape_b, size_b, NULL, pos_b, q_b, margin, out);
 }
 
 #endif

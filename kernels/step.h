@@ -7,7 +7,7 @@
  *     (tp_batch_def.profile_stages, the benchmarks);
  *   - the CUDA backend (kernels/cuda/) runs one stage for every world, then
  *     the next stage (stage-major), each as the launch the list's last column
- *     names: a thread per world, a block per world, or the contact sort;
+ *     names: a thread per world, a group of lanes per world, or the contact sort;
  *   - tests/test_stages.c runs the CUDA plan on the host and checks it gives
  *     the CPU's bits.
  * Both orders give the same bits because a stage of world w reads and writes
@@ -44,20 +44,22 @@
 
 /* How the CUDA backend launches a stage (docs/cuda.md). */
 #define TP_LAUNCH_WORLD 0 /* one thread per world (per listed world for a busy-only stage) */
-#define TP_LAUNCH_BLOCK 1 /* one thread block per (listed) world: the stage runs as tid of nth */
+#define TP_LAUNCH_GROUP 1 /* a group of lanes per (listed) world, several worlds per block: the stage runs as
+                             lane tid of nth (kernels/solve_group.h) */
 #define TP_LAUNCH_SORT 2  /* a block per world sorting its keys (stable); over kernels/cuda/cub_sort.h's
                              TP_SORT_BLOCK_MAX contacts: keys exported, one stable sort of all, permuted */
+#define TP_LAUNCH_PAIRS 3 /* the collide stage cut for a thread per candidate pair (kernels/collide_pairs.h) */
 
 /*       NAME        name        runs on        CUDA launch */
 #define TP_STEP_STAGES(X)                                                                                              \
     X(PLAN,       plan,       TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* faulted, idle or busy; start velocities */            \
-    X(COLLIDE,    collide,    TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* broadphase and narrowphase, unsorted */               \
+    X(COLLIDE,    collide,    TP_RUN_BUSY,   TP_LAUNCH_PAIRS) /* broadphase and narrowphase, unsorted */               \
     X(SORT,       sort,       TP_RUN_BUSY,   TP_LAUNCH_SORT)  /* contacts in key order */                              \
-    X(ISLANDS,    islands,    TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* union-find islands, overflow wake */                  \
+    X(ISLANDS,    islands,    TP_RUN_BUSY,   TP_LAUNCH_GROUP) /* union-find islands, overflow wake */                  \
     X(WAKE,       wake,       TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* contact wakes, collide again where woken */           \
     X(WARM_START, warm_start, TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* last step's impulses */                               \
     X(COLOR,      color,      TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* constraints and coloring */                           \
-    X(SOLVE,      solve,      TP_RUN_BUSY,   TP_LAUNCH_BLOCK) /* substeps: integrate, sweeps, relax, restitution */    \
+    X(SOLVE,      solve,      TP_RUN_BUSY,   TP_LAUNCH_GROUP) /* substeps: integrate, sweeps, relax, restitution */    \
     X(ARTICULATIONS, articulations, TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* joint_f cleared, joint state checked */     \
     X(FINISH,     finish,     TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* contact forces, applied forces cleared, faults */     \
     X(SLEEP,      sleep,      TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* the sleep policy, counts */
@@ -219,12 +221,15 @@ TP_HD void tp_stage_sort(tp_world_step *s, const tp_step_params *p, int tid, int
                      s->capacity);
 }
 
+/* As lane tid of nth (CUDA: a group of lanes per world, kernels/solve_group.h). */
 TP_HD void tp_stage_islands(tp_world_step *s, const tp_step_params *p, int tid, int nth)
 {
-    (void)tid, (void)nth;
-    if (s->rec->overflow > 0) s->rec->woke = tp_world_wake_all(&s->wd);
-    tp_islands_build(&s->wd, s->contacts, *s->contact_count, tp_link_horizon(p->solver.dt, p->solver.substeps),
-                     s->parent, s->root_flags);
+    if (s->rec->overflow > 0) { /* the same for every lane */
+        if (tid == 0) s->rec->woke = tp_world_wake_all(&s->wd);
+        TP_BARRIER(nth);
+    }
+    tp_islands_build_lanes(&s->wd, s->contacts, *s->contact_count, tp_link_horizon(p->solver.dt, p->solver.substeps),
+                           s->parent, s->root_flags, tid, nth);
 }
 
 /* The assembly policy's wake stage: the contact rules of

@@ -142,7 +142,9 @@ typedef struct tp_pass_args {
 /* Constraints order[begin .. end), thread tid of nth taking every nth one. With
  * nth > 1 the range must lie within one color: its constraints share no
  * simulated body, so solving them at once writes what solving them one after
- * the other in key order would. */
+ * the other in key order would. This is the per-lane body of a color sweep on
+ * the device (kernels/solve_group.h gives the argument in full; tests/test_stages.c
+ * runs the lanes one after the other in both orders). */
 TP_HD void tp_solver_sweep_range(int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts, int begin, int end,
                                  const tp_pass_args *a, int tid, int nth)
 {

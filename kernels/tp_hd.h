@@ -15,22 +15,55 @@
 #define TP_HD static inline
 #endif
 
-/* A barrier between the phases of a stage that a whole CUDA thread block runs
- * together (the solver's substeps, kernels/solver.h): `nth` is the number of
- * threads taking part. With one thread (the CPU backend, or any one-thread
- * caller) it is nothing; on the device with nth > 1 it is __syncthreads(), and
- * nth is the same for every thread of the block, so all of them reach it.
- * A host test may define its own before including this (tests/test_stages.c
- * runs a block as an OpenMP team). */
+/* A barrier between the phases of a stage that a group of `nth` threads runs
+ * together (the solver's substeps, kernels/solver.h; the groups are laid out
+ * by kernels/solve_group.h). With one thread (the CPU backend, or any
+ * one-thread caller) it is nothing. On the device a group is nth consecutive
+ * threads of the block starting at a multiple of nth (nth a power of two):
+ * up to 32 it is part of one warp and waits with __syncwarp over its own
+ * lanes; above, it is nth / 32 whole warps and waits at named barrier
+ * 1 + threadIdx.x / nth with nth threads (bar.sync, so groups of one block
+ * never wait for each other; 0 is __syncthreads'). Both order the memory
+ * accesses of the threads taking part, shared and global. nth is the same
+ * for every thread of a group, so all of them reach it. A host test may
+ * define its own before including this (tests/test_stages.c runs a group's
+ * lanes as coroutines that switch here). */
 #if defined(TP_BARRIER)
 /* defined by the includer */
 #elif defined(__CUDA_ARCH__)
-#define TP_BARRIER(nth)                                                                                                \
-    do {                                                                                                               \
-        if ((nth) > 1) __syncthreads();                                                                                \
-    } while (0)
+__device__ static inline void tp_group_barrier(int nth)
+{
+    if (nth <= 1) return;
+    if (nth <= 32) {
+        unsigned int lane = threadIdx.x & 31u, first = lane & ~(unsigned int)(nth - 1);
+        unsigned int mask = nth == 32 ? 0xffffffffu : ((1u << nth) - 1u) << first;
+        __syncwarp(mask);
+    } else {
+        asm volatile("bar.sync %0, %1;" ::"r"(1 + (int)threadIdx.x / nth), "r"(nth) : "memory");
+    }
+}
+#define TP_BARRIER(nth) tp_group_barrier(nth)
 #else
 #define TP_BARRIER(nth) ((void)(nth))
+#endif
+
+/* Compare-and-swap of a 32-bit integer shared by the lanes of a group
+ * (kernels/islands.h, the lane-parallel union-find): *p becomes v if it was
+ * `expect`; returns what *p was. On the device atomicCAS; on the host the
+ * lanes of a group never run at once (the CPU backend runs one lane, the
+ * replay in tests/test_stages.c runs them one after the other), so a plain
+ * compare and store is the same operation. Integers only: the result of a
+ * step never depends on which lane won. */
+#if defined(__CUDA_ARCH__)
+#define TP_CAS32(p, expect, v) atomicCAS((int *)(p), (int)(expect), (int)(v))
+#else
+static inline int tp_cas32_host(volatile int *p, int expect, int v)
+{
+    int old = *p;
+    if (old == expect) *p = v;
+    return old;
+}
+#define TP_CAS32(p, expect, v) tp_cas32_host((volatile int *)(p), (int)(expect), (int)(v))
 #endif
 
 #endif

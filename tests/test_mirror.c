@@ -10,6 +10,7 @@
 #include "error.h"
 #include "mirror.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #define W 10
@@ -297,4 +298,51 @@ Test(mirror, too_many_arrays_is_an_error)
     cr_assert_eq(tp_mirror_add(&f.m, f.host_flag, f.dev_flag, 1, TP_MIRROR_COUNTS), TP_ERR_CAPACITY);
     cr_assert(strstr(tp_last_error(), "more than 40 arrays"), "%s", tp_last_error());
     tp_mirror_free(&f.m);
+}
+
+/* The counts of every world in one copy: with a span declared over a group's
+ * arrays (laid out back to back on both sides, as csrc/batch.c and
+ * kernels/cuda/memory.cu lay out the counts), a pull of every world is a
+ * single copy of the span; a pull of some worlds still copies per array and
+ * leaves the others alone. */
+Test(mirror, a_span_pulls_every_world_in_one_copy)
+{
+    struct side {
+        int32_t count[2 * W]; /* two arrays back to back, 4 bytes a world each */
+        uint8_t awake[W];
+    } host, dev;
+    for (int i = 0; i < 2 * W; ++i) {
+        host.count[i] = i;
+        dev.count[i] = 100 + i;
+    }
+    memset(host.awake, 1, sizeof host.awake);
+    memset(dev.awake, 2, sizeof dev.awake);
+    fake f;
+    fake_init(&f);
+    tp_mirror *m = &f.m;
+    m->count = 0; /* this test's arrays only */
+    cr_assert_eq(tp_mirror_add(m, host.count, dev.count, sizeof(int32_t), TP_MIRROR_COUNTS), TP_OK);
+    cr_assert_eq(tp_mirror_add(m, host.count + W, dev.count + W, sizeof(int32_t), TP_MIRROR_COUNTS), TP_OK);
+    cr_assert_eq(tp_mirror_add(m, host.awake, dev.awake, 1, TP_MIRROR_COUNTS), TP_OK);
+    /* a span that leaves an array out, or puts it at another offset on the device, is refused */
+    cr_assert_eq(tp_mirror_set_span(m, TP_MIRROR_COUNTS, &host, &dev, sizeof(int32_t) * 2 * W), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_mirror_set_span(m, TP_MIRROR_COUNTS, &host, dev.count + 1, sizeof host), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_mirror_set_span(m, TP_MIRROR_COUNTS, &host, &dev, offsetof(struct side, awake) + W), TP_OK);
+
+    tp_mirror_device_changed(m, 0, W - 1);
+    cr_assert_eq(tp_mirror_pull(m, 4, 5, TP_MIRROR_COUNTS), TP_OK);
+    cr_assert_eq(m->copies, 3, "two worlds: a copy per array");
+    cr_assert_eq(host.count[3], 3, "world 3 was not asked for");
+    cr_assert_eq(host.count[4], 104);
+    cr_assert_eq(host.count[W + 5], 100 + W + 5);
+    cr_assert_eq(host.awake[5], 2);
+    cr_assert_eq(host.awake[6], 1);
+
+    tp_mirror_device_changed(m, 0, W - 1); /* a step */
+    cr_assert_eq(tp_mirror_pull(m, 0, W - 1, TP_MIRROR_COUNTS), TP_OK);
+    cr_assert_eq(m->copies, 4, "every world: one copy of the span");
+    cr_assert_eq(m->bytes_pulled, 2 * (2 * sizeof(int32_t) + 1) + offsetof(struct side, awake) + W);
+    cr_assert(!memcmp(host.count, dev.count, sizeof host.count));
+    cr_assert(!memcmp(host.awake, dev.awake, sizeof host.awake));
+    tp_mirror_free(m);
 }

@@ -2,37 +2,121 @@
  *
  * kernels/cuda/ runs kernels/step.h's stage list stage-major: each stage for
  * every world, then the next, each as the list's launch column says (a
- * thread per world; a block per world whose threads share the stage with a
- * barrier after each phase, v and w in "shared memory"; the contact sort, a
- * block per world up to TP_SORT_BLOCK_MAX contacts and otherwise one sort of
- * every world's keys at once), with the busy-only stages skipped when
- * no world is busy (the conditional node) and otherwise launched over the
- * compacted list of busy worlds (tp_busy_list_kernel: the busy worlds in
- * increasing order), not over every world. Without a GPU the kernels cannot
- * run, but the plan can: this file walks the same list with the same stage
- * functions on the host (a block is an OpenMP team whose TP_BARRIER is "omp
- * barrier", the block sort is tp_radix_sort_u64 over the world's padded tile,
- * the global sort tp_radix_sort_u64 over every world's keys) and
+ * thread per world; for the solve a group of lanes per world, several worlds
+ * per block, the world's hot data staged in "shared memory" as
+ * kernels/solve_group.h plans it, and the islands stage in the same groups;
+ * the collide stage by candidate pairs, kernels/collide_pairs.h; the contact
+ * sort, a block per world up to TP_SORT_BLOCK_MAX contacts and otherwise one
+ * sort of every world's keys at once), with the busy-only stages skipped when no world is busy (the
+ * conditional node) and otherwise launched over the compacted list of busy
+ * worlds (tp_busy_list_kernel: the busy worlds in increasing order), not over
+ * every world. Without a GPU the kernels cannot run, but the plan can: this
+ * file walks the same list with the same stage functions on the host and
  * checks that it gives the bits of tp_batch_step, which runs the list
- * world-major. What it does not test is the .cu itself (launches, graph, CUB):
- * that needs a GPU (tests/gpu/run.sh). Teams are small because CI machines
- * have few cores and a barrier-heavy team on an oversubscribed machine is
- * slow; a team of 3 already shares colors among threads. Replacing the
- * barrier by nothing makes every case here fail (checked by hand). */
+ * world-major. The block sort is tp_radix_sort_u64 over the world's padded
+ * tile, the global sort tp_radix_sort_u64 over every world's keys.
+ *
+ * A group's lanes run as coroutines (ucontext) on one thread: lane 0 runs to
+ * its first TP_BARRIER, then lane 1 to its first, ..., then lane 0 on to its
+ * second, and so on; every other group launch runs the lanes in decreasing
+ * order instead. So between two barriers the lanes' work is done one lane
+ * after the other, in either order, exactly the decomposition the device runs
+ * in parallel: if one lane read what another wrote in the same phase (a
+ * missing barrier, two constraints of a color sharing a body), the two orders
+ * and tp_batch_step would disagree. Every lane must reach the same number of
+ * barriers (a divergent barrier hangs a GPU): checked at every launch.
+ * Replacing the barrier by nothing makes every case here fail (checked by
+ * hand). What it does not test is the .cu itself (launches, graph, CUB,
+ * __syncwarp and bar.sync): that needs a GPU (tests/gpu/run.sh). */
+#define _GNU_SOURCE /* ucontext */
+static void lane_barrier(void);
 #define TP_BARRIER(nth)                                                                                                \
     do {                                                                                                               \
-        if ((nth) > 1) {                                                                                               \
-            _Pragma("omp barrier")                                                                                     \
-        }                                                                                                              \
+        if ((nth) > 1) lane_barrier();                                                                                 \
     } while (0)
 
 #include "batch.h"
 #include "cub_sort.h"
 #include "events.h" /* tp_events_apply_due */
 #include "helpers.h"
+#include "collide_pairs.h"
+#include "solve_group.h"
 #include "step.h"
 
-#include <omp.h>
+#include <ucontext.h>
+
+/* ---------------------------------------------------------------- lanes as coroutines */
+
+#define LANE_STACK (256 * 1024)
+
+typedef struct lane_sched {
+    ucontext_t main, ctx[TP_SOLVE_MAX_LANES];
+    char *stacks;                     /* [TP_SOLVE_MAX_LANES][LANE_STACK] */
+    int n, reverse, cur, finished;
+    int done[TP_SOLVE_MAX_LANES];
+    long barriers[TP_SOLVE_MAX_LANES];
+    void (*fn)(void *arg, int lane);
+    void *arg;
+} lane_sched;
+
+static lane_sched *running; /* the group being run, NULL outside */
+
+/* Hand over to the next lane (in the launch's order) that has not finished;
+ * back to the caller of lanes_run when all have. */
+static void lane_switch(void)
+{
+    lane_sched *S = running;
+    int from = S->cur, to = from;
+    if (S->finished == S->n) setcontext(&S->main);
+    do to = S->reverse ? (to + S->n - 1) % S->n : (to + 1) % S->n;
+    while (S->done[to]);
+    S->cur = to;
+    swapcontext(&S->ctx[from], &S->ctx[to]);
+}
+
+static void lane_barrier(void)
+{
+    running->barriers[running->cur]++;
+    lane_switch();
+}
+
+static void lane_entry(void)
+{
+    lane_sched *S = running;
+    int lane = S->cur;
+    S->fn(S->arg, lane);
+    S->done[lane] = 1;
+    S->finished++;
+    lane_switch(); /* never returns */
+}
+
+/* Run fn(arg, lane) for lanes 0 .. n - 1 as one group with TP_BARRIER
+ * between phases; lanes in increasing order, or decreasing when reverse. */
+static void lanes_run(lane_sched *S, int n, int reverse, void (*fn)(void *, int), void *arg)
+{
+    cr_assert(n >= 1 && n <= TP_SOLVE_MAX_LANES);
+    S->n = n;
+    S->reverse = reverse;
+    S->finished = 0;
+    S->fn = fn;
+    S->arg = arg;
+    for (int l = 0; l < n; ++l) {
+        S->done[l] = 0;
+        S->barriers[l] = 0;
+        getcontext(&S->ctx[l]);
+        S->ctx[l].uc_stack.ss_sp = S->stacks + (size_t)l * LANE_STACK;
+        S->ctx[l].uc_stack.ss_size = LANE_STACK;
+        S->ctx[l].uc_link = &S->main;
+        makecontext(&S->ctx[l], lane_entry, 0);
+    }
+    S->cur = reverse ? n - 1 : 0;
+    running = S;
+    swapcontext(&S->main, &S->ctx[S->cur]);
+    running = NULL;
+    for (int l = 1; l < n; ++l)
+        cr_assert_eq(S->barriers[l], S->barriers[0], "lane %d reached %ld barriers, lane 0 %ld: not uniform", l,
+                     S->barriers[l], S->barriers[0]);
+}
 
 /* The device-only arrays of kernels/cuda/, on the host. */
 typedef struct emu {
@@ -40,14 +124,43 @@ typedef struct emu {
     size_t scratch_bytes;
     uint64_t *keys_in, *keys_out, *tmp_keys;
     int32_t *slots_in, *slots_out, *tmp_slots;
-    float *vw;                      /* the "shared memory" of one block */
+    tp_solve_plan plan;             /* the solve's lanes and shared memory (kernels/solve_group.h) */
+    char *shared;                   /* the "shared memory" of one block: plan.block_bytes */
+    lane_sched sched;
+    int reverse;                    /* the next group launch runs its lanes in decreasing order */
+    long staged_points, global_points; /* group runs with the contacts and rows in shared memory, and not */
+    tp_poly *polys;                 /* [bodies] the model's polytopes (d.polys) */
+    tp_pair_slot *pairs;            /* [W][pair_slots] */
+    int32_t *pair_count;            /* [W] */
+    int32_t *pair_first;            /* [W + 1] the packed pairs' offsets per listed world */
+    int pair_slots;
+    long pair_worlds, whole_worlds; /* collide launches by pairs, and worlds collided whole (too many pairs) */
     int32_t *busy_list;             /* [W] the busy worlds, as tp_busy_list_kernel makes it */
     int32_t *perm;                  /* [capacity] one world's sorted slots (block sort) */
     int busy_count;
 } emu;
 
-static void emu_init(emu *e, const tp_batch *b)
+/* sm_90's shared memory per block with the opt-in (cudaDevAttrMaxSharedMemoryPerBlockOptin). */
+#define SM90_OPTIN (227 * 1024)
+
+/* lanes: per world in the solve; 0: what the device takes for this model. */
+static void emu_init(emu *e, const tp_batch *b, int lanes)
 {
+    if (lanes == 0) lanes = tp_solve_lanes(tp_solve_movers(b->layout.model, b->bodies));
+    e->plan = tp_solve_plan_make(b->bodies, b->contact_capacity, lanes, SM90_OPTIN);
+    cr_assert_leq(e->plan.block_bytes, (size_t)SM90_OPTIN);
+    e->shared = aligned_alloc(16, e->plan.block_bytes);
+    e->sched.stacks = malloc((size_t)lanes * LANE_STACK);
+    e->reverse = 0;
+    e->staged_points = e->global_points = 0;
+    e->pair_slots = tp_pair_capacity(b->contact_capacity);
+    e->polys = calloc((size_t)b->bodies, sizeof(tp_poly));
+    e->pairs = calloc((size_t)b->worlds * (size_t)e->pair_slots, sizeof(tp_pair_slot));
+    e->pair_count = calloc((size_t)b->worlds, sizeof(int32_t));
+    e->pair_first = calloc((size_t)b->worlds + 1, sizeof(int32_t));
+    cr_assert(e->polys && e->pairs && e->pair_count && e->pair_first);
+    tp_build_body_polys(b->layout.model, b->bodies, e->polys);
+    e->pair_worlds = e->whole_worlds = 0;
     size_t W = (size_t)b->worlds, items = W * (size_t)b->contact_capacity;
     size_t buf = items > TP_SORT_BLOCK_MAX ? items : TP_SORT_BLOCK_MAX; /* a block sort's tile fits too */
     e->scratch_bytes = tp_solver_align(tp_step_scratch_bytes(b->bodies, b->contact_capacity));
@@ -58,11 +171,10 @@ static void emu_init(emu *e, const tp_batch *b)
     e->slots_in = malloc(items * sizeof(int32_t));
     e->slots_out = malloc(buf * sizeof(int32_t));
     e->tmp_slots = malloc(buf * sizeof(int32_t));
-    e->vw = malloc(6 * (size_t)b->bodies * sizeof(float));
     e->busy_list = malloc(W * sizeof(int32_t));
     e->perm = malloc((size_t)b->contact_capacity * sizeof(int32_t) + 1);
     cr_assert(e->scratch && e->keys_in && e->keys_out && e->tmp_keys && e->slots_in && e->slots_out && e->tmp_slots &&
-              e->vw && e->busy_list && e->perm);
+              e->shared && e->sched.stacks && e->busy_list && e->perm);
     for (size_t i = 0; i < items; ++i) { /* tp_sort_init_kernel */
         e->keys_in[i] = tp_world_sentinel_key((int)(i / (size_t)b->contact_capacity));
         e->slots_in[i] = (int32_t)(i % (size_t)b->contact_capacity);
@@ -78,7 +190,12 @@ static void emu_free(emu *e)
     free(e->slots_in);
     free(e->slots_out);
     free(e->tmp_slots);
-    free(e->vw);
+    free(e->shared);
+    free(e->polys);
+    free(e->pairs);
+    free(e->pair_count);
+    free(e->pair_first);
+    free(e->sched.stacks);
     free(e->busy_list);
     free(e->perm);
 }
@@ -119,32 +236,92 @@ static void launch_world(tp_batch *b, emu *e, int stage, const tp_step_params *p
     }
 }
 
-/* TP_LAUNCH_BLOCK: a team of nth per item, v and w in "shared memory"
- * (tp_block_stage_kernel). */
-static void launch_block(tp_batch *b, emu *e, int stage, const tp_step_params *p, int nth)
+/* One group of TP_LAUNCH_GROUP: world w, its part of the block's shared memory. */
+typedef struct group_arg {
+    tp_batch *b;
+    emu *e;
+    int stage, w;
+    const tp_step_params *p;
+    char *shared;
+} group_arg;
+
+/* What one lane of the group runs: its own view of the world, as a device
+ * thread builds it (tp_group_stage_kernel), then the stage as that lane. */
+static void group_lane(void *arg, int lane)
 {
-    int nv = 3 * b->bodies;
-    for (int i = 0; i < b->worlds; ++i) {
-        int w = world_of_item(b, e, stage, i);
-        if (w < 0 || !tp_stage_runs(stage, step_of(b, e, w).rec->work)) continue;
-#pragma omp parallel num_threads(nth)
-        {
-            int tid = omp_get_thread_num(), team = omp_get_num_threads();
+    group_arg *g = arg;
+    tp_world_step s = step_of(g->b, g->e, g->w);
+    tp_solve_group_run(g->stage, &s, g->p, &g->e->plan, g->shared, lane);
+}
+
+/* TP_LAUNCH_GROUP: blocks of plan.worlds_per_block groups, group g of block k
+ * on item k * worlds_per_block + g, each group's lanes as coroutines
+ * (tp_group_stage_kernel). */
+static void launch_group(tp_batch *b, emu *e, int stage, const tp_step_params *p)
+{
+    const tp_solve_plan *P = &e->plan;
+    int blocks = (b->worlds + P->worlds_per_block - 1) / P->worlds_per_block;
+    for (int k = 0; k < blocks; ++k)
+        for (int g = 0; g < P->worlds_per_block; ++g) {
+            int w = world_of_item(b, e, stage, k * P->worlds_per_block + g);
+            if (w < 0) continue;
             tp_world_step s = step_of(b, e, w);
-            float *vg = s.wd.v, *wg = s.wd.w;
-            for (int k = tid; k < nv; k += team) {
-                e->vw[k] = vg[k];
-                e->vw[nv + k] = wg[k];
+            if (!tp_stage_runs(stage, s.rec->work)) continue;
+            if (stage == TP_STEP_SOLVE) {
+                int staged = P->body_tier && *s.contact_count <= P->rows;
+                e->staged_points += staged;
+                e->global_points += !staged;
             }
-            s.wd.v = e->vw;
-            s.wd.w = e->vw + nv;
-            TP_BARRIER(team);
-            tp_stage_run(stage, &s, p, tid, team);
-            TP_BARRIER(team);
-            for (int k = tid; k < nv; k += team) {
-                vg[k] = e->vw[k];
-                wg[k] = e->vw[nv + k];
-            }
+            memset(e->shared, 0xA5, P->block_bytes); /* stale bytes, as a block's shared memory has */
+            group_arg ga = {b, e, stage, w, p, e->shared + (size_t)g * P->world_bytes};
+            lanes_run(&e->sched, P->lanes, e->reverse, group_lane, &ga);
+            e->reverse = !e->reverse;
+        }
+}
+
+/* TP_LAUNCH_PAIRS (tp_pairs_list_kernel, tp_pairs_narrow_kernel,
+ * tp_pairs_scan_kernel, tp_pairs_gather_kernel): every listed world's
+ * candidate pairs; their packing end to end; then every packed pair's
+ * manifold, each found from its thread number as the device finds it, here
+ * from the last to the first (the device runs them all at once: no pair may
+ * depend on another); then
+ * each world's points gathered in slot order, or the world collided whole
+ * when it had more pairs than slots (tp_pairs_whole_kernel). */
+static void launch_pairs(tp_batch *b, emu *e, const tp_step_params *p)
+{
+    int P = e->pair_slots;
+    for (int i = 0; i < b->worlds; ++i) {
+        int w = world_of_item(b, e, TP_STEP_COLLIDE, i);
+        if (w < 0) continue;
+        tp_world_step s = step_of(b, e, w);
+        if (s.rec->work != TP_WORK_BUSY) continue;
+        e->pair_count[w] = tp_collide_list_pairs(&s.wd, s.collide_scratch, e->pairs + (size_t)w * (size_t)P, P);
+    }
+    /* tp_pairs_scan_kernel: the listed worlds' pairs packed end to end */
+    int total = 0;
+    for (int k = 0; k < e->busy_count; ++k) {
+        e->pair_first[k] = total;
+        total += tp_pairs_for_narrowphase(e->pair_count[e->busy_list[k]], P);
+    }
+    e->pair_first[e->busy_count] = total;
+    for (int t = total - 1; t >= 0; --t) { /* tp_pairs_narrow_kernel, thread t */
+        int k = tp_pair_item_world(e->pair_first, e->busy_count, t), w = e->busy_list[k];
+        int slot = t - e->pair_first[k];
+        cr_assert(slot >= 0 && slot < e->pair_count[w] && e->pair_count[w] <= P);
+        tp_world wd = tp_layout_world(&b->layout, w);
+        tp_collide_pair_slot(&wd, e->polys, e->pairs + (size_t)w * (size_t)P + slot);
+    }
+    for (int i = 0; i < b->worlds; ++i) {
+        int w = world_of_item(b, e, TP_STEP_COLLIDE, i);
+        if (w < 0) continue;
+        tp_world_step s = step_of(b, e, w);
+        if (s.rec->work != TP_WORK_BUSY) continue;
+        e->pair_worlds++;
+        if (e->pair_count[w] > P) { /* tp_pairs_whole_kernel */
+            e->whole_worlds++;
+            tp_stage_run(TP_STEP_COLLIDE, &s, p, 0, 1);
+        } else {
+            tp_stage_collide_gather(&s, e->pairs + (size_t)w * (size_t)P, e->pair_count[w]);
         }
     }
 }
@@ -169,8 +346,9 @@ static void launch_block_sort(tp_batch *b, emu *e)
             e->slots_out[k] = k;
         }
         tp_radix_sort_u64(e->keys_out, e->slots_out, e->tmp_keys, e->tmp_slots, tile, 0, 8);
-        for (int k = 0; k < n; ++k) /* the real keys come first, in order */
-            cr_assert(e->keys_out[k] != UINT64_MAX && (k == 0 || e->keys_out[k - 1] <= e->keys_out[k]));
+        for (int k = 0; k < n; ++k) /* the real keys come first, in order, and no two are equal */
+            cr_assert(e->keys_out[k] != UINT64_MAX && (k == 0 || e->keys_out[k - 1] < e->keys_out[k]),
+                      "world %d: key %d of %d not above the one before", w, k, n);
         memcpy(e->perm, e->slots_out, (size_t)n * sizeof(int32_t)); /* d.slots_out's segment on the device */
         tp_contacts_permute(s.contacts, n, e->perm);
     }
@@ -210,8 +388,8 @@ static void launch_sort(tp_batch *b, emu *e)
 /* Steps in which some worlds were busy and some not (the busy list has gaps). */
 static int mixed_steps;
 
-/* One step as kernels/cuda/graph.cu captures it; nth threads per block. */
-static void emu_step(tp_batch *b, emu *e, int nth)
+/* One step as kernels/cuda/graph.cu captures it. */
+static void emu_step(tp_batch *b, emu *e)
 {
     tp_step_params p = tp_batch_step_params(b);
     int any_busy = 0;
@@ -224,7 +402,8 @@ static void emu_step(tp_batch *b, emu *e, int nth)
         if (!tp_stage_runs(stage, TP_WORK_IDLE) && !any_busy) continue; /* inside the skipped IF body */
         switch (tp_stage_launch(stage)) {
         case TP_LAUNCH_WORLD: launch_world(b, e, stage, &p); break;
-        case TP_LAUNCH_BLOCK: launch_block(b, e, stage, &p, nth); break;
+        case TP_LAUNCH_GROUP: launch_group(b, e, stage, &p); break;
+        case TP_LAUNCH_PAIRS: launch_pairs(b, e, &p); break;
         case TP_LAUNCH_SORT: launch_sort(b, e); break;
         default: cr_assert_fail("stage %d: unknown launch", stage);
         }
@@ -232,8 +411,14 @@ static void emu_step(tp_batch *b, emu *e, int nth)
     b->current = 1 - b->current;
 }
 
+/* Group runs of the last compare with the contacts and rows in shared memory, and without. */
+static long staged_points, global_points;
+/* Collide launches of the last compare by pairs, and worlds among them collided whole. */
+static long pair_worlds, whole_worlds;
+
 /* `steps` steps of `scene` in `worlds` worlds, by tp_batch_step and by the
- * stage emulation with nth threads per block: every world hash equal.
+ * stage emulation with nth lanes per world in the solve (0: the device's
+ * choice for the model, tp_solve_lanes): every world hash equal.
  * capacity: contacts per world (0: the default). kick_step >= 0: before that
  * step, an upward impulse of 1 N s on the last body of worlds 1 and
  * worlds - 2 in both batches. Returns the overflow count. */
@@ -253,8 +438,7 @@ static long compare_kicked(const char *scene, int worlds, int steps, int nth, in
     cr_assert_eq(tp_batch_create(m, &bd, &ref), TP_OK, "%s", tp_last_error());
     cr_assert_eq(tp_batch_create(m, &bd, &emb), TP_OK, "%s", tp_last_error());
     emu e;
-    emu_init(&e, emb);
-    omp_set_dynamic(0);
+    emu_init(&e, emb, nth);
     for (int s = 0; s < steps; ++s) {
         if (s == kick_step) {
             const float up[3] = {0.0f, 0.0f, 1.0f};
@@ -266,19 +450,29 @@ static long compare_kicked(const char *scene, int worlds, int steps, int nth, in
         }
         cr_assert_eq(tp_batch_step(ref, 1), TP_OK, "%s", tp_last_error());
         cr_assert_eq(tp_events_apply_due(emb), TP_OK, "%s", tp_last_error());
-        emu_step(emb, &e, nth);
+        emu_step(emb, &e);
         emb->step_count++;
     }
     for (int w = 0; w < worlds; ++w) {
         uint64_t h_ref = 0, h_emu = 0;
         cr_assert_eq(tp_batch_world_hash(ref, w, &h_ref), TP_OK);
         cr_assert_eq(tp_batch_world_hash(emb, w, &h_emu), TP_OK);
-        cr_expect_eq(h_emu, h_ref, "%s world %d after %d steps, %d threads per block: stages %016llx, step %016llx",
-                     scene, w, steps, nth, (unsigned long long)h_emu, (unsigned long long)h_ref);
+        cr_expect_eq(h_emu, h_ref, "%s world %d after %d steps, %d lanes per world: stages %016llx, step %016llx",
+                     scene, w, steps, e.plan.lanes, (unsigned long long)h_emu, (unsigned long long)h_ref);
         cr_expect_eq(emb->contact_overflow[w], ref->contact_overflow[w]);
         overflow += ref->contact_overflow[w];
         cr_expect_eq(emb->awake_count[w], ref->awake_count[w]);
+        /* island labels: the CPU's, and canonical (the smallest body of the island) */
+        const int32_t *li = emb->island + (size_t)w * (size_t)emb->bodies, *lr = ref->island + (size_t)w * (size_t)ref->bodies;
+        for (int b = 0; b < emb->bodies; ++b) {
+            cr_expect_eq(li[b], lr[b], "%s world %d body %d: island %d, CPU %d", scene, w, b, li[b], lr[b]);
+            if (li[b] >= 0) cr_expect(li[b] <= b && li[li[b]] == li[b], "world %d body %d: label %d not canonical", w, b, li[b]);
+        }
     }
+    staged_points = e.staged_points;
+    pair_worlds = e.pair_worlds;
+    whole_worlds = e.whole_worlds;
+    global_points = e.global_points;
     emu_free(&e);
     tp_batch_destroy(ref);
     tp_batch_destroy(emb);
@@ -291,21 +485,46 @@ static long compare(const char *scene, int worlds, int steps, int nth, int capac
     return compare_kicked(scene, worlds, steps, nth, capacity, -1);
 }
 
+/* heap20 has 20 dynamic bodies: the device runs its solve with 32 lanes (a
+ * warp) per world, 4 worlds per block, and stages a world's contacts and rows
+ * in shared memory when they fit (39 points); the falling heap has fewer at
+ * first, more once it piles up, so both ways run. 1 and 3 lanes: the CPU's
+ * loop, and a count that does not divide the colors evenly. */
 Test(stages, heap20_matches_step)
 {
-    compare("tests/scenes/heap20.json", 6, 100, 1, 0);
+    compare("tests/scenes/heap20.json", 6, 100, 0, 0);
+    cr_expect_gt(staged_points, 0, "no solve with its contacts in shared memory");
+    cr_expect_gt(global_points, 0, "no solve with its contacts in global memory");
+    cr_expect_gt(pair_worlds, whole_worlds, "the collide stage never ran by pairs (%ld of %ld worlds whole)",
+                 whole_worlds, pair_worlds);
+    compare("tests/scenes/heap20.json", 4, 80, 1, 0);
     compare("tests/scenes/heap20.json", 4, 80, 3, 0);
 }
 
+/* The pyramid (210 cubes): 128 lanes per world (four warps, a named barrier
+ * on the device), one world per block; and 4 lanes, so each lane takes
+ * several constraints of a color. Jenga (54 blocks): 64 lanes (two warps),
+ * 2 worlds per block. */
 Test(stages, pyramid_colors_in_parallel)
 {
+    compare("scenes/pyramid.json", 2, 60, 0, 0);
     compare("scenes/pyramid.json", 1, 60, 4, 0);
+    compare("scenes/jenga.json", 3, 60, 0, 0);
+}
+
+/* Compound bodies (kernels/compound.h): a world with a compound candidate pair
+ * is collided whole (tp_collide_list_pairs reports more pairs than slots), so
+ * the replay must take that path and still give the CPU's bits, through the
+ * fall, the pile and the sleep. */
+Test(stages, compound_bodies_collide_whole)
+{
+    compare("tests/scenes/compound_pile.json", 3, 240, 0, 0);
 }
 
 Test(stages, sleep_and_wake_events)
 {
-    compare("tests/scenes/sleep/c08_impulse.json", 2, 240, 2, 0);
-    compare("tests/scenes/sleep/c05_remove_support.json", 2, 240, 2, 0);
+    compare("tests/scenes/sleep/c08_impulse.json", 2, 240, 0, 0);
+    compare("tests/scenes/sleep/c05_remove_support.json", 2, 240, 0, 0);
     compare("tests/scenes/sleep/c09_pass_by.json", 2, 240, 2, 0);
 }
 
@@ -318,8 +537,11 @@ Test(stages, global_sort_above_block_tiles)
 
 Test(stages, contact_overflow)
 {
-    long overflow = compare("tests/scenes/heap20.json", 2, 60, 3, 24); /* far below what the heap needs */
+    long overflow = compare("tests/scenes/heap20.json", 2, 60, 0, 24); /* far below what the heap needs */
     cr_expect_gt(overflow, 0, "the capacity was meant to overflow");
+    /* 16 pair slots for 20 falling boxes: some steps have more candidate
+     * pairs, and those worlds are collided whole by the gather thread. */
+    cr_expect_gt(whole_worlds, 0, "no world had more candidate pairs than slots");
 }
 
 /* A settled tower (asleep well before 4 s) in 6 worlds; two of them are kicked
@@ -328,6 +550,66 @@ Test(stages, contact_overflow)
 Test(stages, busy_list_with_gaps)
 {
     mixed_steps = 0;
-    compare_kicked("scenes/tower.json", 6, 300, 2, 0, 240);
+    compare_kicked("scenes/tower.json", 6, 300, 0, 0, 240);
     cr_expect_gt(mixed_steps, 0, "no step had some worlds busy and others idle: the list was never partial");
+}
+
+/* The solve's launch plan (kernels/solve_group.h) for every scene of scenes/
+ * and a range of lane counts: lanes a power of two that holds the largest
+ * possible color, groups that tile a block of at most TP_SOLVE_BLOCK_THREADS,
+ * the parts of a world's shared memory 16-byte aligned, apart and inside it,
+ * the optional tiers only within TP_SOLVE_SHARED_TARGET, and a world too large
+ * for the device's shared memory (many_pyramids) refused. */
+Test(stages, solve_plan_invariants)
+{
+    const char *scenes[] = {"scenes/tower.json", "scenes/pyramid.json", "scenes/jenga.json", "scenes/heap.json",
+                            "scenes/cartpole.json", "scenes/pyramid3d.json", "scenes/many_pyramids.json"};
+    for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", TP_SOURCE_DIR, scenes[i]);
+        tp_model *m = NULL;
+        cr_assert_eq(tp_model_load(path, &m), TP_OK, "%s", tp_last_error());
+        int bodies = tp_model_body_count(m), movers = tp_model_dynamic_body_count(m), capacity = 16 * movers + 32;
+        int lanes = tp_solve_lanes(movers);
+        cr_expect((lanes & (lanes - 1)) == 0 && lanes <= TP_SOLVE_MAX_LANES, "%s: %d lanes", scenes[i], lanes);
+        cr_expect(lanes >= movers || lanes == TP_SOLVE_MAX_LANES, "%s: %d lanes for %d movers", scenes[i], lanes, movers);
+        cr_expect(lanes == 1 || lanes / 2 < movers, "%s: %d lanes for %d movers: a smaller power would do", scenes[i],
+                  lanes, movers);
+        for (int l = 1; l <= TP_SOLVE_MAX_LANES; l *= 2) {
+            tp_solve_plan P = tp_solve_plan_make(bodies, capacity, l, SM90_OPTIN);
+            size_t vw = 6 * (size_t)bodies * sizeof(float);
+            if (vw > SM90_OPTIN) { /* not even one world's v and w: refused at creation */
+                cr_expect_gt(P.block_bytes, (size_t)SM90_OPTIN, "%s: %zu bytes", scenes[i], P.block_bytes);
+                continue;
+            }
+            cr_expect_leq(P.block_bytes, (size_t)SM90_OPTIN, "%s, %d lanes", scenes[i], l);
+            cr_expect(P.block_threads <= TP_SOLVE_BLOCK_THREADS || P.worlds_per_block == 1);
+            cr_expect_eq(P.block_threads, P.lanes * P.worlds_per_block);
+            cr_expect_eq(P.block_bytes, P.world_bytes * (size_t)P.worlds_per_block);
+            size_t parts[][2] = {{P.off_v, 3 * (size_t)bodies * 4}, {P.off_w, 3 * (size_t)bodies * 4},
+                                 {P.off_pos, P.body_tier ? 3 * (size_t)bodies * 4 : 0},
+                                 {P.off_quat, P.body_tier ? 4 * (size_t)bodies * 4 : 0},
+                                 {P.off_push, P.body_tier ? 6 * (size_t)bodies * 4 : 0},
+                                 {P.off_bodies, P.body_tier ? (size_t)bodies * sizeof(tp_solver_body) : 0},
+                                 {P.off_color_start, P.body_tier ? (TP_MAX_COLORS + 2) * sizeof(int32_t) : 0},
+                                 {P.off_contacts, (size_t)P.rows * sizeof(tp_contact)},
+                                 {P.off_rows, (size_t)P.rows * sizeof(tp_contact_row)},
+                                 {P.off_cons, (size_t)P.rows * sizeof(tp_constraint)},
+                                 {P.off_order, (size_t)P.rows * sizeof(int32_t)}};
+            size_t np = sizeof parts / sizeof parts[0];
+            for (size_t a = 0; a < np; ++a) {
+                if (!parts[a][1]) continue;
+                cr_expect_eq(parts[a][0] % 16, 0, "%s, %d lanes: part %zu at %zu", scenes[i], l, a, parts[a][0]);
+                cr_expect_leq(parts[a][0] + parts[a][1], P.world_bytes, "%s, %d lanes: part %zu", scenes[i], l, a);
+                for (size_t b = a + 1; b < np; ++b)
+                    if (parts[b][1])
+                        cr_expect(parts[a][0] + parts[a][1] <= parts[b][0] || parts[b][0] + parts[b][1] <= parts[a][0],
+                                  "%s, %d lanes: parts %zu and %zu overlap", scenes[i], l, a, b);
+            }
+            cr_expect(P.rows <= capacity);
+            if (P.body_tier) cr_expect_leq(P.block_bytes, (size_t)TP_SOLVE_SHARED_TARGET, "%s, %d lanes", scenes[i], l);
+            else cr_expect_eq(P.rows, 0);
+        }
+        tp_model_destroy(m);
+    }
 }

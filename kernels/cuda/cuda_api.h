@@ -62,6 +62,10 @@ void tp_cuda_destroy(tp_cuda_batch *c);
 const char *tp_cuda_error(const tp_cuda_batch *c);
 /* The mirrored arrays; returns their number, *arrays valid while c lives. */
 int tp_cuda_arrays(const tp_cuda_batch *c, const tp_cuda_array **arrays);
+/* The counts group's arrays as one region on both sides (host: csrc/batch.c's
+ * counts_block), for csrc/mirror.h's span; returns its bytes, 0 if the
+ * arrays are separate. */
+size_t tp_cuda_counts_span(const tp_cuda_batch *c, void **host, void **device);
 /* Bytes allocated on the device, all worlds together. */
 size_t tp_cuda_device_bytes(const tp_cuda_batch *c);
 /* Asynchronous copy on c's stream (to_device: host -> device), and the wait

@@ -9,11 +9,13 @@
 #define TP_CUDA_BATCH_CUH
 
 #include "cuda_api.h"
+#include "collide_pairs.h"
+#include "solve_group.h"
 
 #include <cuda_runtime.h>
 
 #define TP_WORLD_THREADS 64          /* threads per block of the thread-per-world kernels */
-#define TP_BLOCK_THREADS 64          /* threads per world of the block-per-world kernels (untuned) */
+#define TP_BLOCK_THREADS 64          /* threads per block of the reset kernel (a thread per body; untuned) */
 #define TP_DEVICE_ARRAYS 48          /* room for the arrays memory.cu lists */
 
 /* Device pointers and sizes, passed by value to every kernel. */
@@ -28,6 +30,11 @@ struct tp_dev {
     int32_t *busy_count;             /* [1] how many; the busy-only stages launch over the list */
     uint64_t *keys_in, *keys_out;    /* [W][capacity] contact keys, per-world sentinels */
     int32_t *slots_in, *slots_out;   /* [W][capacity] slot within the world */
+    const tp_poly *polys;            /* [bodies] the model's polytopes (kernels/collide_pairs.h) */
+    tp_pair_slot *pairs;             /* [W][pair_slots] candidate pairs and their manifolds */
+    int32_t *pair_count;             /* [W] candidate pairs of the world this step */
+    int32_t *pair_first;             /* [W + 1] per listed world, its first packed pair; [busy_count]: the total */
+    int pair_slots;                  /* tp_pair_capacity(capacity) */
 };
 
 /* One allocation: where its device pointer lives, its host twin (NULL for a
@@ -39,6 +46,8 @@ struct tp_device_array {
     int upload;                      /* uploaded once at creation (the model's tables) */
     int mirror;                      /* its entry in tp_cuda_batch.mirrored, -1 if none */
     int pinned;                      /* host twin page-locked by cudaHostRegister (memory.cu) */
+    int carved;                      /* part of the counts span: no allocation of its own */
+    size_t offset;                   /* where in the span (carved only) */
 };
 
 struct tp_cuda_batch {
@@ -48,7 +57,12 @@ struct tp_cuda_batch {
     void *sort_temp;
     size_t sort_temp_bytes;
     int sort_items;                  /* W x capacity */
-    size_t block_shared;             /* dynamic shared bytes of a block stage: v and w of one world */
+    void *span_device;               /* the counts group's arrays in one allocation (memory.cu, carve_counts) */
+    const void *span_host;           /* their host twins' block (csrc/batch.c's counts_block), NULL if none */
+    size_t span_bytes;
+    int span_pinned;
+    tp_poly *host_polys;             /* the polytopes' host copy, uploaded at creation */
+    tp_solve_plan solve_plan;        /* the group stages' lanes and shared memory (kernels/solve_group.h) */
     size_t pinned_bytes;             /* host mirror bytes page-locked (memory.cu, pin_host_arrays) */
     cudaStream_t stream, body_stream;
     cudaGraph_t graph[2];            /* one per double-buffer parity */
@@ -72,9 +86,9 @@ tp_status tp_cuda_fail(tp_cuda_batch *c, cudaError_t err, const char *what);
 /* stages.cu: launch `stage` of the list for every world on stream s, as its
  * launch column says (kernels/step.h). */
 cudaError_t tp_launch_stage(tp_cuda_batch *c, int stage, int current, cudaStream_t s);
-/* stages.cu: let every block stage's kernel use `bytes` of dynamic shared
+/* stages.cu: let every group stage's kernel use `bytes` of dynamic shared
  * memory (cudaFuncSetAttribute; needed above 48 KiB). */
-cudaError_t tp_block_stages_allow_shared(size_t bytes);
+cudaError_t tp_group_stages_allow_shared(size_t bytes);
 /* stages.cu: one block compacts the busy flags into d.busy_list and
  * d.busy_count and sets the IF node's condition (some world is busy). */
 cudaError_t tp_launch_busy_list(const tp_dev &d, cudaGraphConditionalHandle handle, cudaStream_t s);

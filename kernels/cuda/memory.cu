@@ -102,6 +102,7 @@ static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     add_array(c, (void **)&D->model, H->model, B * sizeof(tp_body_model), 1);
     if (H->shapes) add_array(c, (void **)&D->shapes, H->shapes, (size_t)H->shape_total * sizeof(tp_shape_model), 1);
     add_array(c, (void **)&c->d.body_init, s->body_init, B * sizeof(tp_body_init), 1);
+    add_array(c, (void **)&c->d.polys, c->host_polys, B * sizeof(tp_poly), 1);
     /* Device-only: per-world step scratch, the busy flags and list, the global sort's arrays. */
     size_t items = (size_t)c->sort_items;
     c->d.scratch_bytes = tp_solver_align(tp_step_scratch_bytes(H->bodies, H->capacity));
@@ -109,6 +110,9 @@ static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     add_array(c, (void **)&c->d.busy_flag, NULL, (size_t)H->worlds, 0);
     add_array(c, (void **)&c->d.busy_list, NULL, (size_t)H->worlds * i32, 0);
     add_array(c, (void **)&c->d.busy_count, NULL, i32, 0);
+    add_array(c, (void **)&c->d.pairs, NULL, (size_t)H->worlds * (size_t)c->d.pair_slots * sizeof(tp_pair_slot), 0);
+    add_array(c, (void **)&c->d.pair_count, NULL, (size_t)H->worlds * i32, 0);
+    add_array(c, (void **)&c->d.pair_first, NULL, ((size_t)H->worlds + 1) * i32, 0);
     add_array(c, (void **)&c->d.keys_in, NULL, items * sizeof(uint64_t), 0);
     add_array(c, (void **)&c->d.keys_out, NULL, items * sizeof(uint64_t), 0);
     add_array(c, (void **)&c->d.slots_in, NULL, items * i32, 0);
@@ -116,10 +120,51 @@ static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     add_array(c, &c->sort_temp, NULL, c->sort_temp_bytes, 0);
 }
 
+/* The counts group (what tp_batch_counts reads after every step) as one
+ * device allocation laid out like its host twins, when those lie in one
+ * block (csrc/batch.c allocates them so): the mirror then reads every world's
+ * counts with one copy (csrc/mirror.h, spans). The arrays stay listed (the
+ * mirror copies them one by one for a part of the worlds) but are carved out
+ * of the span instead of allocated. Host arrays that are not one block keep
+ * their own allocations. */
+static void carve_counts(tp_cuda_batch *c)
+{
+    const char *lo = NULL, *hi = NULL;
+    size_t sum = 0;
+    for (int i = 0; i < c->array_count; ++i) {
+        tp_device_array *a = &c->arrays[i];
+        if (a->mirror < 0 || c->mirrored[a->mirror].group != TP_CUDA_GROUP_COUNTS) continue;
+        const char *h = (const char *)a->host;
+        if (!lo || h < lo) lo = h;
+        if (!hi || h + a->bytes > hi) hi = h + a->bytes;
+        sum += a->bytes;
+    }
+    if (!lo || (size_t)(hi - lo) != sum) return; /* not one block without gaps: separate arrays */
+    for (int i = 0; i < c->array_count; ++i) {
+        tp_device_array *a = &c->arrays[i];
+        if (a->mirror < 0 || c->mirrored[a->mirror].group != TP_CUDA_GROUP_COUNTS) continue;
+        a->carved = 1;
+        a->offset = (size_t)((const char *)a->host - lo);
+    }
+    c->span_host = lo;
+    c->span_bytes = sum;
+}
+
 static tp_status allocate(tp_cuda_batch *c)
 {
     size_t total = tp_cuda_device_bytes(c);
+    if (c->span_bytes && cudaMalloc(&c->span_device, c->span_bytes) != cudaSuccess) {
+        cudaGetLastError();
+        c->span_device = NULL;
+        snprintf(c->error, sizeof c->error, "cuda: could not allocate %zu bytes of device memory for the counts of %d "
+                 "worlds", c->span_bytes, c->d.L.worlds);
+        return TP_ERR_OUT_OF_MEMORY;
+    }
     for (int i = 0; i < c->array_count; ++i) {
+        if (c->arrays[i].carved) {
+            *c->arrays[i].device = (char *)c->span_device + c->arrays[i].offset;
+            continue;
+        }
         cudaError_t err = cudaMalloc(c->arrays[i].device, c->arrays[i].bytes);
         if (err != cudaSuccess) {
             size_t free_bytes = 0, total_bytes = 0;
@@ -152,9 +197,17 @@ static tp_status allocate(tp_cuda_batch *c)
  * pinned. */
 static void pin_host_arrays(tp_cuda_batch *c)
 {
+    if (c->span_bytes) { /* the counts' block, once (its arrays share pages) */
+        if (cudaHostRegister((void *)c->span_host, c->span_bytes, cudaHostRegisterDefault) == cudaSuccess) {
+            c->span_pinned = 1;
+            c->pinned_bytes += c->span_bytes;
+        } else {
+            cudaGetLastError();
+        }
+    }
     for (int i = 0; i < c->array_count; ++i) {
         tp_device_array *a = &c->arrays[i];
-        if (a->mirror < 0 || !a->host || a->bytes == 0) continue;
+        if (a->mirror < 0 || !a->host || a->bytes == 0 || a->carved) continue;
         if (cudaHostRegister((void *)a->host, a->bytes, cudaHostRegisterDefault) == cudaSuccess) {
             a->pinned = 1;
             c->pinned_bytes += a->bytes;
@@ -164,28 +217,49 @@ static void pin_host_arrays(tp_cuda_batch *c)
     }
 }
 
-/* The solve stage's block keeps its world's v and w (24 bytes per body) in
- * shared memory. Above the default 48 KiB per block a kernel must opt in
- * (cudaFuncSetAttribute, up to the device's cudaDevAttrMaxSharedMemoryPerBlockOptin:
- * 227 KiB on sm_90, 9,685 bodies); a world that does not fit even then is
- * refused here, at creation, rather than run on global memory. */
-static tp_status size_block_shared(tp_cuda_batch *c, int bodies)
+/* The solve stage runs a group of lanes per world, several worlds per block
+ * (kernels/solve_group.h, tp_solve_plan): lanes from the model's dynamic
+ * bodies, the worlds' v and w always in shared memory, more of their data
+ * where it fits TP_SOLVE_SHARED_TARGET per block. Above the default 48 KiB per
+ * block a kernel must opt in (cudaFuncSetAttribute, up to the device's
+ * cudaDevAttrMaxSharedMemoryPerBlockOptin: 227 KiB on sm_90); a world whose v
+ * and w do not fit a block (even alone in it) is refused here, at creation,
+ * rather than run on global memory. */
+static tp_status size_group_shared(tp_cuda_batch *c, const tp_layout *H)
 {
     int device = 0, optin = 0;
     TP_CUDA_TRY(c, cudaGetDevice(&device), "cudaGetDevice");
     TP_CUDA_TRY(c, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
                 "cudaDeviceGetAttribute (shared memory per block)");
-    size_t need = 6 * (size_t)bodies * sizeof(float);
-    if (need > (size_t)optin) {
+    int lanes = tp_solve_lanes(tp_solve_movers(H->model, H->bodies));
+    /* A tuning knob for the device check (tests/gpu/run.sh), not API: the
+     * lanes per world of the solve. Any count gives the same bits. */
+    if (const char *env = getenv("TORPOR_CUDA_SOLVE_LANES")) {
+        char *end = NULL;
+        long v = strtol(env, &end, 10);
+        if (*env == '\0' || *end || v < 1 || v > TP_SOLVE_MAX_LANES || (v & (v - 1))) {
+            snprintf(c->error, sizeof c->error,
+                     "cuda: TORPOR_CUDA_SOLVE_LANES=\"%s\": must be a power of two from 1 to %d", env, TP_SOLVE_MAX_LANES);
+            return TP_ERR_INVALID_ARGUMENT;
+        }
+        lanes = (int)v;
+    }
+    tp_solve_plan P = tp_solve_plan_make(H->bodies, H->capacity, lanes, (size_t)optin);
+    if (P.block_bytes > (size_t)optin) {
+        size_t per_world = 6 * (size_t)H->bodies * sizeof(float);
         snprintf(c->error, sizeof c->error,
                  "cuda: a world of %d bodies needs %zu bytes of shared memory per block for the solve stage (v and w, "
-                 "24 bytes per body); this device allows %d bytes, so at most %d bodies per world on the CUDA "
-                 "backend: use the CPU backend for this scene",
-                 bodies, need, optin, optin / (int)(6 * sizeof(float)));
+                 "24 bytes per body); this device allows %d bytes per block, so at most %d bodies per world on the "
+                 "CUDA backend: use the CPU backend for this scene",
+                 H->bodies, per_world, optin, optin / (int)(6 * sizeof(float)));
         return TP_ERR_CAPACITY;
     }
-    c->block_shared = need;
-    TP_CUDA_TRY(c, tp_block_stages_allow_shared(need), "cudaFuncSetAttribute (MaxDynamicSharedMemorySize)");
+    c->solve_plan = P;
+    /* The attribute is the kernel's, for every batch of the process: set to
+     * the device's limit, not to this batch's need, so a later batch with
+     * smaller worlds does not lower it under an earlier one's launches. It is
+     * a ceiling only; each launch asks for its own bytes. */
+    TP_CUDA_TRY(c, tp_group_stages_allow_shared((size_t)optin), "cudaFuncSetAttribute (MaxDynamicSharedMemorySize)");
     return TP_OK;
 }
 
@@ -217,11 +291,23 @@ static tp_status setup(tp_cuda_batch *c, const tp_cuda_setup *s)
         return TP_ERR_CAPACITY;
     }
     c->sort_items = (int)items;
+    c->d.pair_slots = tp_pair_capacity(s->host.capacity);
+    if ((size_t)s->host.worlds * (size_t)c->d.pair_slots > (size_t)INT_MAX) {
+        snprintf(c->error, sizeof c->error, "cuda: %d worlds x %d pair slots per world is more than the narrowphase "
+                 "launch takes (%d)", s->host.worlds, c->d.pair_slots, INT_MAX);
+        return TP_ERR_CAPACITY;
+    }
+    c->host_polys = (tp_poly *)calloc((size_t)s->host.bodies > 0 ? (size_t)s->host.bodies : 1, sizeof(tp_poly));
+    if (!c->host_polys) {
+        snprintf(c->error, sizeof c->error, "cuda: out of host memory for %d polytopes", s->host.bodies);
+        return TP_ERR_OUT_OF_MEMORY;
+    }
+    tp_build_body_polys(s->host.model, s->host.bodies, c->host_polys);
     /* CUB's temporary storage for the full-capacity sort, asked for once. */
     TP_CUDA_TRY(c, (cudaError_t)tp_cub_sort_pairs(NULL, &c->sort_temp_bytes, NULL, NULL, NULL, NULL, c->sort_items, NULL),
                 "the contact sort's storage query (cub::DeviceRadixSort::SortPairs)");
     if (c->sort_temp_bytes == 0) c->sort_temp_bytes = 1;
-    tp_status st = size_block_shared(c, s->host.bodies);
+    tp_status st = size_group_shared(c, &s->host);
     if (st != TP_OK) return st;
     list_arrays(c, s);
     if (c->array_count > TP_DEVICE_ARRAYS) {
@@ -229,6 +315,7 @@ static tp_status setup(tp_cuda_batch *c, const tp_cuda_setup *s)
                  c->array_count, TP_DEVICE_ARRAYS);
         return TP_ERR_CAPACITY;
     }
+    carve_counts(c);
     TP_CUDA_TRY(c, cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking), "cudaStreamCreate");
     TP_CUDA_TRY(c, cudaStreamCreateWithFlags(&c->body_stream, cudaStreamNonBlocking), "cudaStreamCreate");
     st = allocate(c);
@@ -264,8 +351,11 @@ extern "C" void tp_cuda_destroy(tp_cuda_batch *c)
     }
     for (int i = 0; i < c->array_count && i < TP_DEVICE_ARRAYS; ++i) {
         if (c->arrays[i].pinned) cudaHostUnregister((void *)c->arrays[i].host);
-        if (*c->arrays[i].device) cudaFree(*c->arrays[i].device);
+        if (*c->arrays[i].device && !c->arrays[i].carved) cudaFree(*c->arrays[i].device);
     }
+    if (c->span_pinned) cudaHostUnregister((void *)c->span_host);
+    if (c->span_device) cudaFree(c->span_device);
+    free(c->host_polys);
     if (c->body_stream) cudaStreamDestroy(c->body_stream);
     if (c->stream) cudaStreamDestroy(c->stream);
     free(c);
@@ -277,10 +367,17 @@ extern "C" int tp_cuda_arrays(const tp_cuda_batch *c, const tp_cuda_array **arra
     return c->mirrored_count;
 }
 
+extern "C" size_t tp_cuda_counts_span(const tp_cuda_batch *c, void **host, void **device)
+{
+    *host = (void *)c->span_host;
+    *device = c->span_device;
+    return c->span_device ? c->span_bytes : 0;
+}
+
 extern "C" size_t tp_cuda_device_bytes(const tp_cuda_batch *c)
 {
     size_t total = 0;
-    for (int i = 0; i < c->array_count && i < TP_DEVICE_ARRAYS; ++i) total += c->arrays[i].bytes;
+    for (int i = 0; i < c->array_count && i < TP_DEVICE_ARRAYS; ++i) total += c->arrays[i].bytes; /* carved too */
     return total;
 }
 

@@ -3,9 +3,16 @@
  * CPU backend (compiled with --fmad=false, so a world computes the same bits).
  *
  *   TP_LAUNCH_WORLD  one thread per world: tp_world_stage_kernel<stage>
- *   TP_LAUNCH_BLOCK  one block per world, its threads sharing the stage as
- *                    tid of nth, v and w in shared memory where they fit:
- *                    tp_block_stage_kernel<stage>
+ *   TP_LAUNCH_GROUP  a group of lanes per world (part of a warp, a warp or
+ *                    a few), several worlds per block, the stage run as
+ *                    lane tid of nth, the world's hot data in shared memory
+ *                    (kernels/solve_group.h): tp_group_stage_kernel<stage>
+ *   TP_LAUNCH_PAIRS  the collide stage: a thread per world lists its
+ *                    candidate pairs, one block packs them end to end, a
+ *                    thread per pair computes a manifold,
+ *                    a thread per world gathers them in the CPU's order, and
+ *                    a thread per world with more pairs than slots collides
+ *                    it whole (kernels/collide_pairs.h)
  *   TP_LAUNCH_SORT   the contact sort: up to TP_SORT_BLOCK_MAX contacts
  *                    per world, a block per busy world sorting its own keys
  *                    (CUB BlockRadixSort, cub_sort.cu); above, the global
@@ -49,31 +56,112 @@ template <int S> __global__ void tp_world_stage_kernel(tp_dev d, int current, tp
     if (S == TP_STEP_PLAN) d.busy_flag[w] = s.rec->work == TP_WORK_BUSY;
 }
 
-/* A stage, one block per world; the world's v and w live in dynamic shared
- * memory (6 x bodies floats; memory.cu sizes it and refuses a world that
- * does not fit, so there is no global-memory variant). */
-template <int S> __global__ void tp_block_stage_kernel(tp_dev d, int current, tp_step_params p)
+/* A stage, a group of P.lanes threads per world and P.worlds_per_block
+ * worlds per block (kernels/solve_group.h: the lanes, the group barrier and
+ * what goes into shared memory; memory.cu sizes the plan and refuses a world
+ * whose velocities do not fit). Group g of block k works on item
+ * k * worlds_per_block + g of the busy list. */
+template <int S>
+__global__ void __launch_bounds__(TP_SOLVE_BLOCK_THREADS) tp_group_stage_kernel(tp_dev d, int current,
+                                                                               tp_step_params p, tp_solve_plan P)
 {
-    extern __shared__ float tp_shared_vw[];
-    int w = world_of_item<S>(d, blockIdx.x);
-    if (w < 0) return; /* the whole block leaves together */
+    extern __shared__ __align__(16) char tp_group_shared[];
+    int group = (int)threadIdx.x / P.lanes, lane = (int)threadIdx.x % P.lanes;
+    int w = world_of_item<S>(d, (int)blockIdx.x * P.worlds_per_block + group);
+    if (w < 0) return; /* the whole group leaves together */
     tp_world_step s = world_step_of(d, w, current);
-    if (!tp_stage_runs(S, s.rec->work)) return; /* the whole block leaves together */
-    int tid = threadIdx.x, nth = blockDim.x, nv = 3 * d.L.bodies;
-    float *v_global = s.wd.v, *w_global = s.wd.w;
-    for (int k = tid; k < nv; k += nth) {
-        tp_shared_vw[k] = v_global[k];
-        tp_shared_vw[nv + k] = w_global[k];
-    }
-    s.wd.v = tp_shared_vw;
-    s.wd.w = tp_shared_vw + nv;
+    if (!tp_stage_runs(S, s.rec->work)) return; /* the whole group leaves together */
+    tp_solve_group_run(S, &s, &p, &P, tp_group_shared + (size_t)group * P.world_bytes, lane);
+}
+
+/* The collide stage, cut for a thread per candidate pair
+ * (kernels/collide_pairs.h). 1: a thread per listed world lists its
+ * candidate pairs. */
+__global__ void tp_pairs_list_kernel(tp_dev d, int current)
+{
+    int w = world_of_item<TP_STEP_COLLIDE>(d, blockIdx.x * blockDim.x + threadIdx.x);
+    if (w < 0) return;
+    tp_world_step s = world_step_of(d, w, current);
+    if (s.rec->work != TP_WORK_BUSY) return;
+    d.pair_count[w] = tp_collide_list_pairs(&s.wd, s.collide_scratch, d.pairs + (size_t)w * (size_t)d.pair_slots,
+                                            d.pair_slots);
+}
+
+/* 1': one block packs the listed worlds' pairs end to end: pair_first[k] =
+ * the pairs of listed worlds before k (tp_pairs_for_narrowphase), and
+ * pair_first[busy_count] their total. A block-wide exclusive scan chunk by
+ * chunk: an inclusive scan within each warp by shuffles (Kogge-Stone, as in
+ * the CUDA programming guide's __shfl_up_sync example), the warps' totals
+ * scanned by warp 0, plus the chunks before. Integers only. */
+#define TP_SCAN_THREADS 1024
+__global__ void __launch_bounds__(TP_SCAN_THREADS) tp_pairs_scan_kernel(tp_dev d)
+{
+    __shared__ int warp_sum[TP_SCAN_THREADS / 32];
+    __shared__ int base;
+    int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, count = *d.busy_count;
+    if (tid == 0) base = 0;
     __syncthreads();
-    tp_stage_run(S, &s, &p, tid, nth);
-    __syncthreads();
-    for (int k = tid; k < nv; k += nth) {
-        v_global[k] = tp_shared_vw[k];
-        w_global[k] = tp_shared_vw[nv + k];
+    for (int first = 0; first < count; first += TP_SCAN_THREADS) { /* the same trip count in every thread */
+        int k = first + tid;
+        int n = k < count ? tp_pairs_for_narrowphase(d.pair_count[d.busy_list[k]], d.pair_slots) : 0;
+        int incl = n;
+        for (int o = 1; o < 32; o <<= 1) {
+            int up = __shfl_up_sync(0xffffffffu, incl, o);
+            if (lane >= o) incl += up;
+        }
+        if (lane == 31) warp_sum[warp] = incl;
+        __syncthreads();
+        if (warp == 0) {
+            int v = warp_sum[lane], x = v;
+            for (int o = 1; o < 32; o <<= 1) {
+                int up = __shfl_up_sync(0xffffffffu, x, o);
+                if (lane >= o) x += up;
+            }
+            warp_sum[lane] = x - v; /* exclusive: the warps before */
+        }
+        __syncthreads();
+        if (k < count) d.pair_first[k] = base + warp_sum[warp] + incl - n;
+        __syncthreads(); /* every thread has read base and warp_sum */
+        if (tid == TP_SCAN_THREADS - 1) base += warp_sum[warp] + incl;
+        __syncthreads();
     }
+    if (tid == 0) d.pair_first[count] = base;
+}
+
+/* 2: thread t computes packed pair t: slot t - pair_first[k] of listed world
+ * k (tp_pair_item_world). The launch covers W x pair_slots threads (fixed
+ * when the graph is captured); those past the total leave at once. */
+#define TP_PAIR_THREADS 128 /* threads per block of the thread-per-pair narrowphase */
+#define TP_PAIR_MIN_BLOCKS 4 /* asked of ptxas: 4 x 128 threads per SM, so at most 128 registers (docs/cuda.md) */
+__global__ void __launch_bounds__(TP_PAIR_THREADS, TP_PAIR_MIN_BLOCKS) tp_pairs_narrow_kernel(tp_dev d, int current)
+{
+    int t = (int)(blockIdx.x * blockDim.x + threadIdx.x), count = *d.busy_count;
+    if (count == 0 || t >= d.pair_first[count]) return;
+    int k = tp_pair_item_world(d.pair_first, count, t), w = d.busy_list[k];
+    tp_world wd = tp_layout_world(&d.L, w);
+    (void)current;
+    tp_collide_pair_slot(&wd, d.polys, d.pairs + (size_t)w * (size_t)d.pair_slots + (t - d.pair_first[k]));
+}
+
+/* 3: a thread per listed world pushes the manifolds' points in slot order. */
+__global__ void tp_pairs_gather_kernel(tp_dev d, int current)
+{
+    int w = world_of_item<TP_STEP_COLLIDE>(d, blockIdx.x * blockDim.x + threadIdx.x);
+    if (w < 0) return;
+    tp_world_step s = world_step_of(d, w, current);
+    if (s.rec->work != TP_WORK_BUSY || d.pair_count[w] > d.pair_slots) return;
+    tp_stage_collide_gather(&s, d.pairs + (size_t)w * (size_t)d.pair_slots, d.pair_count[w]);
+}
+
+/* 3': a listed world with more candidate pairs than slots: the CPU's stage,
+ * one thread (rare; in its own launch so that the gather stays small). */
+__global__ void tp_pairs_whole_kernel(tp_dev d, int current, tp_step_params p)
+{
+    int w = world_of_item<TP_STEP_COLLIDE>(d, blockIdx.x * blockDim.x + threadIdx.x);
+    if (w < 0) return;
+    tp_world_step s = world_step_of(d, w, current);
+    if (s.rec->work != TP_WORK_BUSY || d.pair_count[w] <= d.pair_slots) return;
+    tp_stage_run(TP_STEP_COLLIDE, &s, &p, 0, 1);
 }
 
 /* The global sort, before: busy world w's keys into its segment. */
@@ -172,6 +260,24 @@ __global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r, tp_reset_list l
 
 static unsigned int world_blocks(int worlds) { return (unsigned int)((worlds + TP_WORLD_THREADS - 1) / TP_WORLD_THREADS); }
 
+static cudaError_t launch_pairs(tp_cuda_batch *c, int current, cudaStream_t s)
+{
+    const tp_dev &d = c->d;
+    tp_pairs_list_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+    tp_pairs_scan_kernel<<<1, TP_SCAN_THREADS, 0, s>>>(d);
+    if ((err = cudaGetLastError()) != cudaSuccess) return err;
+    size_t threads = (size_t)d.L.worlds * (size_t)d.pair_slots; /* fits an int: memory.cu checks */
+    tp_pairs_narrow_kernel<<<(unsigned int)((threads + TP_PAIR_THREADS - 1) / TP_PAIR_THREADS), TP_PAIR_THREADS, 0, s>>>(
+        d, current);
+    if ((err = cudaGetLastError()) != cudaSuccess) return err;
+    tp_pairs_gather_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current);
+    if ((err = cudaGetLastError()) != cudaSuccess) return err;
+    tp_pairs_whole_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current, c->step);
+    return cudaGetLastError();
+}
+
 static cudaError_t launch_sort(tp_cuda_batch *c, int current, cudaStream_t s)
 {
     const tp_dev &d = c->d;
@@ -192,8 +298,13 @@ template <int S, int LAUNCH> static cudaError_t launch_as(tp_cuda_batch *c, int 
     const tp_dev &d = c->d;
     if constexpr (LAUNCH == TP_LAUNCH_SORT) {
         return launch_sort(c, current, s);
-    } else if constexpr (LAUNCH == TP_LAUNCH_BLOCK) {
-        tp_block_stage_kernel<S><<<(unsigned int)d.L.worlds, TP_BLOCK_THREADS, c->block_shared, s>>>(d, current, c->step);
+    } else if constexpr (LAUNCH == TP_LAUNCH_PAIRS) {
+        return launch_pairs(c, current, s);
+    } else if constexpr (LAUNCH == TP_LAUNCH_GROUP) {
+        const tp_solve_plan &P = c->solve_plan;
+        unsigned int blocks = (unsigned int)((d.L.worlds + P.worlds_per_block - 1) / P.worlds_per_block);
+        size_t shared = S == TP_STEP_SOLVE ? P.block_bytes : 0; /* only the solve stages data in shared memory */
+        tp_group_stage_kernel<S><<<blocks, (unsigned int)P.block_threads, shared, s>>>(d, current, c->step, P);
     } else {
         tp_world_stage_kernel<S><<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current, c->step);
     }
@@ -213,13 +324,13 @@ cudaError_t tp_launch_stage(tp_cuda_batch *c, int stage, int current, cudaStream
 
 template <int S, int LAUNCH> static cudaError_t allow_shared_as(size_t bytes)
 {
-    if constexpr (LAUNCH == TP_LAUNCH_BLOCK)
-        return cudaFuncSetAttribute(tp_block_stage_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    if constexpr (LAUNCH == TP_LAUNCH_GROUP)
+        return cudaFuncSetAttribute(tp_group_stage_kernel<S>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
     else
         return cudaSuccess;
 }
 
-cudaError_t tp_block_stages_allow_shared(size_t bytes)
+cudaError_t tp_group_stages_allow_shared(size_t bytes)
 {
 #define TP_ALLOW_CASE(NAME, name, runs, launch)                                                                        \
     if (cudaError_t err = allow_shared_as<TP_STEP_##NAME, launch>(bytes)) return err;

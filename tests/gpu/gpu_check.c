@@ -2,21 +2,25 @@
  * (tests/gpu/run.sh drives it; docs/gpu-results.md records what it printed).
  *
  *   gpu_check RESULTS smoke
- *   gpu_check RESULTS parity [--worlds N] [--steps N] SCENE...
- *   gpu_check RESULTS bench  [--worlds N,N,...] SCENE...
+ *   gpu_check RESULTS parity [--worlds N] [--steps N] [--capacity N] SCENE...
+ *   gpu_check RESULTS bench  [--worlds N,N,...] [--awake] SCENE...
  *
  * Every result is printed and appended to the markdown file RESULTS as soon
  * as it exists (one line each, flushed), so a call cut short by its time limit
  * still leaves everything it measured.
  *
- * smoke: one CUDA batch of scenes/tower.json, 2 worlds: the fresh worlds
+ * smoke: CUDA batches of scenes/tower.json (2 worlds: 16 lanes each in the
+ *   solve) and scenes/jenga.json (3 worlds: 64 lanes): the fresh worlds
  *   (device reset, cuRAND draws) against the CPU's, then 1 and 30 steps; and
  *   many_pyramids refused on CUDA at creation (too large for the solve block).
  * parity: each scene on both backends, the same worlds and steps in one
- *   process (no CUDA start-up per scene); state_hash and every world's hash
- *   must be equal. Steps default to 120 for scenes/ and 420 (7 s, past every
+ *   process (no CUDA start-up per scene); state_hash, every world's hash and
+ *   the counts (tp_batch_counts: one copy of every world's) must be equal.
+ *   --capacity sets the contact points per world (a small one overflows and
+ *   collides worlds whole: kernels/collide_pairs.h). Steps default to 120 for scenes/ and 420 (7 s, past every
  *   acceptance case's last event and its sleep) for tests/scenes/.
- * bench: each world count (in the order given), each scene on CUDA, twice:
+ * bench: each world count (in the order given), each scene on CUDA, twice
+ *   (once with --awake):
  *   sleep off (every body awake every step) and sleep on, stepped until every
  *   world is asleep (at most 10 simulated s or 20 wall s; the row says whether
  *   they all slept) and then timed. Wall time of about 1 s of timed
@@ -87,11 +91,15 @@ static tp_status load(const char *path, int sleep_on, tp_model **out)
     return st;
 }
 
+/* Contact points per world for every batch made (0: the default); parity --capacity. */
+static int capacity;
+
 static tp_status make(const tp_model *m, int worlds, tp_backend backend, tp_batch **out)
 {
     tp_batch_def d = tp_default_batch_def();
     d.worlds = worlds;
     d.backend = backend;
+    d.contact_capacity = capacity;
     return tp_batch_create(m, &d, out);
 }
 
@@ -110,18 +118,32 @@ static int differing_worlds(tp_batch *a, tp_batch *b, int *first)
     return n;
 }
 
-/* One comparison row: steps taken so far on both, hashes, equal or not. */
+/* The per-world counts and body_awake of both, as tp_batch_counts gives them
+ * (on CUDA after a step: every world's counts in one copy, csrc/mirror.h). */
+static int counts_equal(tp_batch *cpu, tp_batch *gpu)
+{
+    tp_state_view a, b;
+    if (tp_batch_counts(cpu, &a) != TP_OK || tp_batch_counts(gpu, &b) != TP_OK) return 0;
+    size_t W = (size_t)a.worlds, i32 = sizeof(int32_t);
+    return !memcmp(a.awake_count, b.awake_count, W * i32) && !memcmp(a.sleeping_count, b.sleeping_count, W * i32) &&
+           !memcmp(a.checking_count, b.checking_count, W * i32) &&
+           !memcmp(a.contact_overflow, b.contact_overflow, W * i32) && !memcmp(a.faults, b.faults, W) &&
+           !memcmp(a.body_awake, b.body_awake, W * (size_t)a.bodies);
+}
+
+/* One comparison row: steps taken so far on both, counts, hashes, equal or not. */
 static void compare_row(const char *scene, tp_batch *cpu, tp_batch *gpu, double seconds)
 {
+    int counts = counts_equal(cpu, gpu); /* first: the counts read is then the first pull after the step */
     uint64_t hc = 0, hg = 0;
     tp_batch_state_hash(cpu, &hc);
     tp_batch_state_hash(gpu, &hg);
     int first = -1, n = differing_worlds(cpu, gpu, &first);
-    int equal = hc == hg && n == 0;
+    int equal = hc == hg && n == 0 && counts;
     if (!equal) failures++;
     report("| %s | %d | %lld | %016llx | %016llx | %s | %.2f |", scene, tp_batch_worlds(cpu),
            (long long)tp_batch_step_count(gpu), (unsigned long long)hc, (unsigned long long)hg,
-           equal ? "yes" : (n ? "NO (worlds differ)" : "NO (state_hash)"), seconds);
+           equal ? "yes" : (n ? "NO (worlds differ)" : (counts ? "NO (state_hash)" : "NO (counts)")), seconds);
     if (n) report("|  | first differing world %d of %d differing |  |  |  |  |  |", first, n);
 }
 
@@ -151,17 +173,18 @@ static void table_header(void)
 
 static void refused(const char *scene);
 
-static int smoke(void)
+/* Fresh, 1 step, 30 steps of `worlds` worlds of `scene` on both backends. */
+static void smoke_scene(const char *scene, int worlds)
 {
-    const char *scene = "scenes/tower.json";
-    report("smoke: %d CUDA device(s); tower, 2 worlds: fresh, 1 step, 30 steps", tp_cuda_device_count());
     tp_model *m = NULL;
     tp_batch *cpu = NULL, *gpu = NULL;
     tp_status st = tp_model_load(scene, &m);
-    if (st != TP_OK) return failed(scene, st);
-    table_header();
+    if (st != TP_OK) {
+        failed(scene, st);
+        return;
+    }
     double t0 = now();
-    if ((st = make(m, 2, TP_BACKEND_CPU, &cpu)) != TP_OK || (st = make(m, 2, TP_BACKEND_CUDA, &gpu)) != TP_OK) {
+    if ((st = make(m, worlds, TP_BACKEND_CPU, &cpu)) != TP_OK || (st = make(m, worlds, TP_BACKEND_CUDA, &gpu)) != TP_OK) {
         failed("smoke: batch creation", st);
     } else {
         compare_row(scene, cpu, gpu, now() - t0);
@@ -177,6 +200,17 @@ static int smoke(void)
     tp_batch_destroy(gpu);
     tp_batch_destroy(cpu);
     tp_model_destroy(m);
+}
+
+/* The tower runs its solve with 16 lanes per world (two worlds in one warp,
+ * __syncwarp over half a warp), jenga with 64 (two warps, a named barrier);
+ * both collide by pairs (kernels/collide_pairs.h). */
+static int smoke(void)
+{
+    report("smoke: %d CUDA device(s); tower 2 worlds, jenga 3 worlds: fresh, 1 step, 30 steps", tp_cuda_device_count());
+    table_header();
+    smoke_scene("scenes/tower.json", 2);
+    smoke_scene("scenes/jenga.json", 3);
     refused("scenes/many_pyramids.json");
     return 0;
 }
@@ -290,8 +324,8 @@ static int parse_list(const char *text, int *list)
 static int usage(void)
 {
     fprintf(stderr, "usage: gpu_check RESULTS.md smoke\n"
-                    "       gpu_check RESULTS.md parity [--worlds N] [--steps N] SCENE...\n"
-                    "       gpu_check RESULTS.md bench [--worlds N,N,...] SCENE...\n");
+                    "       gpu_check RESULTS.md parity [--worlds N] [--steps N] [--capacity N] SCENE...\n"
+                    "       gpu_check RESULTS.md bench [--worlds N,N,...] [--awake] SCENE...\n");
     return 2;
 }
 
@@ -308,7 +342,7 @@ int main(int argc, char **argv)
         smoke();
         return failures != 0;
     }
-    int worlds[16] = {8}, nworlds = 1, steps = 0, nscenes = 0;
+    int worlds[16] = {8}, nworlds = 1, steps = 0, nscenes = 0, awake_only = 0;
     const char *scenes[16];
     int is_parity = strcmp(mode, "parity") == 0;
     if (!is_parity && strcmp(mode, "bench") != 0) return usage();
@@ -321,6 +355,11 @@ int main(int argc, char **argv)
     for (int i = 3; i < argc; ++i) {
         if (strcmp(argv[i], "--worlds") == 0 && i + 1 < argc) {
             if (!(nworlds = parse_list(argv[++i], worlds))) return usage();
+        } else if (strcmp(argv[i], "--awake") == 0 && !is_parity) {
+            awake_only = 1;
+        } else if (strcmp(argv[i], "--capacity") == 0 && i + 1 < argc) {
+            capacity = atoi(argv[++i]);
+            if (capacity < 1) return usage();
         } else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
             steps = atoi(argv[++i]);
             if (steps < 1) return usage();
@@ -335,7 +374,7 @@ int main(int argc, char **argv)
     /* World count by world count, so a call cut short has every scene at the smaller counts. */
     for (int k = 0; k < nworlds; ++k)
         for (int i = 0; i < nscenes; ++i)
-            for (int sleep_on = 0; sleep_on < 2; ++sleep_on) bench_case(scenes[i], worlds[k], sleep_on);
+            for (int sleep_on = 0; sleep_on < 2 - awake_only; ++sleep_on) bench_case(scenes[i], worlds[k], sleep_on);
     report("gpu_check %s: %d failure(s)", mode, failures);
     return failures != 0;
 }

@@ -5,18 +5,23 @@
 #
 #   call 1 (about 3-4 min): unpack .deps, configure and build gpu_check only (no
 #     Criterion suite: the CPU suite runs in CI), then
-#       smoke   tower, 2 worlds: device reset, 1 step, 30 steps against the CPU
-#               (printed as soon as the build ends, within 2 minutes of it);
+#       smoke   tower 2 worlds and jenga 3 worlds: device reset, 1 step, 30
+#               steps against the CPU, the counts too (printed as soon as the
+#               build ends, within 2 minutes of it);
 #       parity  every scene of scenes/ but many_pyramids (8 worlds, 120 steps;
 #               pyramid3d 1 world, 20 steps) and every acceptance case of
-#               tests/scenes/sleep/ (8 worlds, 420 steps), one process;
+#               tests/scenes/sleep/ (8 worlds, 420 steps), one process; and
+#               heap20 with 24 contact points per world (overflow, worlds
+#               collided whole);
 #     and copies the gpu_check binary to OUT_DIR, so that call 2 can carry it
 #     if the machine was given back in between.
-#   call 2 (about 4 min), with the build carried: compute-sanitizer memcheck and
-#     racecheck on a small batch (tower, 4 and 2 worlds), then the benchmark
+#   call 2 (about 4-5 min), with the build carried: compute-sanitizer memcheck
+#     and racecheck on a small batch (tower and jenga, 4 and 2 worlds: the
+#     solve's groups within a warp and across warps), then the benchmark
 #     table: tower, pyramid and jenga at 1,024, 4,096 and 16,384 worlds (every
 #     scene at one count before the next count), awake (sleep off) and all
-#     asleep, with device memory per world.
+#     asleep, with device memory per world; then the tower awake at 16,384
+#     worlds with 4, 8 and 32 solve lanes per world.
 # Give each call the device tool's timeout_s 300; every step has its own
 # timeout inside that, so a slow step costs only its own rows.
 #
@@ -104,8 +109,11 @@ if [ "$call" = 1 ]; then
   for s in scenes/*.json; do
     case "$(basename "$s" .json)" in many_pyramids|pyramid3d) ;; *) scenes+=("$s") ;; esac
   done
-  timeout 120 "$bin" "$results" parity --worlds 8 "${scenes[@]}" tests/scenes/sleep/*.json || fail=1
+  timeout 110 "$bin" "$results" parity --worlds 8 "${scenes[@]}" tests/scenes/sleep/*.json || fail=1
   timeout 30 "$bin" "$results" parity --worlds 1 --steps 20 scenes/pyramid3d.json || fail=1
+  # 24 contact points and 16 pair slots for 20 falling boxes: overflow, and
+  # worlds with more candidate pairs than slots collided whole
+  timeout 15 "$bin" "$results" parity --worlds 4 --steps 80 --capacity 24 tests/scenes/heap20.json || fail=1
 else
   say "compute-sanitizer"
   echo "# GPU check, call 2, $(date -u +%Y-%m-%dT%H:%MZ)" >> "$results"
@@ -119,18 +127,25 @@ else
   else
     for tool in memcheck racecheck; do
       worlds=4; [ $tool = racecheck ] && worlds=2
-      timeout 60 "$san" --tool $tool --print-limit 50 --error-exitcode 3 "$bin" "$out/sanitizer_results.md" parity \
-        --worlds $worlds --steps 20 scenes/tower.json > "$out/$tool.txt" 2>&1
+      timeout 50 "$san" --tool $tool --print-limit 50 --error-exitcode 3 "$bin" "$out/sanitizer_results.md" parity \
+        --worlds $worlds --steps 10 scenes/tower.json scenes/jenga.json > "$out/$tool.txt" 2>&1
       rc=$?
       [ $rc -eq 0 ] || fail=1
-      echo "compute-sanitizer $tool (tower, $worlds worlds, 20 steps): exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.txt" | tail -1)" >> "$results"
+      echo "compute-sanitizer $tool (tower and jenga, $worlds worlds, 10 steps): exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.txt" | tail -1)" >> "$results"
       tail -3 "$out/$tool.txt"
     done
   fi
   say "benchmarks ($(elapsed) s)"
   { echo; echo "## Benchmarks (CUDA)"; } >> "$results"
-  timeout 170 "$bin" "$results" bench --worlds 1024,4096,16384 scenes/tower.json scenes/pyramid.json \
+  timeout 130 "$bin" "$results" bench --worlds 1024,4096,16384 scenes/tower.json scenes/pyramid.json \
     scenes/jenga.json || fail=1
+  # The solve's lanes per world (kernels/solve_group.h; default for the tower:
+  # 16, from its 10 dynamic bodies): the tower awake at 16,384 worlds with
+  # fewer and more lanes (same bits, other speed) to tune the default.
+  for lanes in 4 8 32; do
+    echo "solve lanes per world: $lanes (TORPOR_CUDA_SOLVE_LANES)" >> "$results"
+    TORPOR_CUDA_SOLVE_LANES=$lanes timeout 12 "$bin" "$results" bench --awake --worlds 16384 scenes/tower.json || fail=1
+  done
 fi
 say "call $call done in $(elapsed) s (fail=$fail); results in $results"
 exit $fail

@@ -1,0 +1,135 @@
+/* collide_pairs.h - the collide stage as the CUDA backend runs it: a thread
+ * per candidate pair for the narrowphase.
+ *
+ * The CPU runs the stage as one loop per world (tp_stage_collide: broadphase,
+ * and each candidate pair's manifold pushed into the contact buffer as it is
+ * found). On the device that loop is cut in three launches
+ * (kernels/cuda/stages.cu, TP_LAUNCH_PAIRS), each calling one function here:
+ *
+ *   1. tp_collide_list_pairs, a thread per busy world: the broadphase's
+ *      candidate pairs, in the order tp_broadphase_next gives them, into the
+ *      world's pair slots (at most tp_pair_capacity of them);
+ *   2. tp_collide_pair_slot, a thread per candidate pair of the busy worlds,
+ *      packed end to end (tp_pair_item_world): the pair's manifold, with the
+ *      polytopes of the model's bodies built once per batch (tp_poly_build
+ *      depends on the shape and size only) instead of twice per pair;
+ *   3. tp_stage_collide_gather, a thread per busy world: the manifolds' points
+ *      pushed into the contact buffer in slot order, which is the order in
+ *      which the CPU pushes them.
+ *
+ * Why the bits are the CPU's: no launch writes what an earlier one of the
+ * same stage reads besides the slots (poses, velocities and flags are the
+ * world's and unchanged), a pair's manifold is a function of the pair's
+ * bodies only (tp_collide_pair_manifold), and tp_contact_push sees the same
+ * points in the same order, so the buffer (including which points a full
+ * buffer keeps) is the CPU's. The order matters only for equal keys:
+ * contact keys are (world, body pair, feature id), and a manifold's feature
+ * ids differ from point to point, so keys are unique in a world and the sorted
+ * list would be the same in any pair order; pushing in the CPU's order makes
+ * that hold without relying on it (tests/test_stages.c checks that every
+ * world's sorted keys strictly increase).
+ *
+ * A world with more candidate pairs than slots (a heap collapsing into a
+ * dense pile, say) is collided whole by one thread instead (tp_stage_collide,
+ * the CPU's function, in a launch of its own): the same bits, one thread's
+ * speed. */
+#ifndef TP_COLLIDE_PAIRS_H
+#define TP_COLLIDE_PAIRS_H
+
+#include "step.h"
+
+/* One candidate pair and, after step 2, its manifold. */
+typedef struct tp_pair_slot {
+    int32_t a, b;   /* body indices, a < b */
+    tp_manifold m;
+} tp_pair_slot;
+
+/* Pair slots per world for a contact capacity: a quarter of it (each touching
+ * pair gives 1-4 points), at least 16. */
+TP_HD int tp_pair_capacity(int capacity) { return capacity / 4 > 16 ? capacity / 4 : 16; }
+
+/* Step 1: the world's candidate pairs into slots[0 .. slot_count); returns how
+ * many there are (more than slot_count: only the first slot_count are
+ * written, and step 3 collides the world whole). scratch: the collide
+ * scratch (its broadphase part).
+ *
+ * A compound body (kernels/compound.h) collides shape pair by shape pair
+ * (tp_collide_compound_pair), which one slot's manifold cannot hold: a world
+ * with a compound candidate pair reports slot_count + 1 pairs, so it is
+ * collided whole by the CPU's own function, the same bits at one thread's
+ * speed (docs/cuda.md). */
+TP_HD int tp_collide_list_pairs(const tp_world *wd, void *scratch, tp_pair_slot *slots, int slot_count)
+{
+    tp_broadphase bp;
+    tp_broadphase_begin(&bp, wd, TP_CONTACT_MARGIN, scratch);
+    int n = 0, a, b, compound = 0;
+    while (tp_broadphase_next(&bp, &a, &b)) {
+        if (n < slot_count) {
+            slots[n].a = a;
+            slots[n].b = b;
+        }
+        compound |= tp_body_is_compound(wd, a) || tp_body_is_compound(wd, b);
+        ++n;
+    }
+    return compound && n <= slot_count ? slot_count + 1 : n;
+}
+
+/* Pairs a world hands to step 2: its candidate pairs when they fit its
+ * slots, none otherwise (the world is collided whole). */
+TP_HD int tp_pairs_for_narrowphase(int pair_count, int slot_count) { return pair_count <= slot_count ? pair_count : 0; }
+
+/* Step 2 runs over the busy worlds' pairs packed end to end (so a warp's 32
+ * threads hold 32 pairs, not one world's few pairs and empty slots):
+ * first[k] is the number of pairs of listed worlds 0 .. k - 1 (an exclusive
+ * prefix sum of tp_pairs_for_narrowphase, non-decreasing). The listed world
+ * whose pairs hold item t is the largest k with first[k] <= t (a world with
+ * no pairs shares its first with the next one and is passed over). */
+TP_HD int tp_pair_item_world(const int32_t *first, int count, int t)
+{
+    int lo = 0, hi = count - 1;
+    while (lo < hi) {
+        int mid = (lo + hi + 1) / 2;
+        if (first[mid] <= t) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* Step 2: one slot's manifold. polys: [bodies] the model's polytopes. */
+TP_HD void tp_collide_pair_slot(const tp_world *wd, const tp_poly *polys, tp_pair_slot *slot)
+{
+    int a = slot->a, b = slot->b;
+    tp_collide_pair_manifold(wd, a, b, tp_pair_margin(wd, a, b), polys, &slot->m);
+}
+
+/* Step 3: what tp_stage_collide leaves (the unsorted buffer, its count, the
+ * overflow), from the slots of steps 1-2; pair_count as step 1 returned it,
+ * at most slot_count (a world with more runs tp_stage_collide itself: on the
+ * device in a launch of its own, tp_pairs_whole_kernel, so that this one does
+ * not carry the narrowphase's registers and stack). */
+TP_HD void tp_stage_collide_gather(tp_world_step *s, const tp_pair_slot *slots, int pair_count)
+{
+    tp_contact_buffer cb;
+    cb.out = s->contacts;
+    cb.capacity = s->capacity > 0 ? s->capacity : 0;
+    cb.count = cb.overflow = cb.heap = 0;
+    tp_contact pts[TP_MAX_MANIFOLD_POINTS];
+    for (int i = 0; i < pair_count; ++i) {
+        int n = slots[i].m.count > 0 ? tp_manifold_contacts(&s->wd, slots[i].a, slots[i].b, &slots[i].m, pts) : 0;
+        for (int k = 0; k < n; ++k) tp_contact_push(&cb, &pts[k]);
+    }
+    *s->contact_count = cb.count;
+    s->rec->overflow = cb.overflow;
+}
+
+/* The model's polytopes, one per body (unused entries zeroed): what step 2 reads. */
+TP_HD void tp_build_body_polys(const tp_body_model *model, int bodies, tp_poly *polys)
+{
+    for (int b = 0; b < bodies; ++b) {
+        char *p = (char *)&polys[b];
+        for (size_t k = 0; k < sizeof(tp_poly); ++k) p[k] = 0;
+        if (tp_shape_is_poly(model[b].shape)) tp_poly_build(&polys[b], model[b].shape, model[b].size);
+    }
+}
+
+#endif
