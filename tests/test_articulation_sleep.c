@@ -306,3 +306,24 @@ Test(articulation_sleep, deterministic_runs_threads_worlds)
     cr_assert_eq(aa, ca, "thread count changes the result");
     cr_assert_eq(a0, d0, "world 0 depends on the world count");
 }
+
+/* A non-finite joint_f is a wake event too (002). tp_batch_set_joints refuses
+ * non-finite values, so the test writes the batch's own array through the
+ * view: the plan stage must wake the sleeping tree, whose step then turns
+ * non-finite and faults the world. Left asleep, the NaN would sit in joint_f
+ * unseen and the world would stay sane. */
+Test(articulation_sleep, non_finite_joint_f_wakes_and_faults)
+{
+    int links[2];
+    tp_model *m = arm_model(ARM_FREE, links);
+    tp_batch *b = make_batch(m, 1, 1);
+    cr_assert(steps_until_asleep(b, links, 120) > 0, "the arm never slept");
+    tp_joint_view v;
+    cr_assert_eq(tp_batch_joints(b, &v), TP_OK);
+    ((float *)v.f)[1] = NAN;
+    batch_steps(b, 1);
+    tp_state_view s = batch_view(b);
+    cr_assert_eq(s.faults[0], 1, "a NaN joint_f on a sleeping arm did not reach its dynamics");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
