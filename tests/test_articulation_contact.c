@@ -410,3 +410,55 @@ Test(articulation_contact, sibling_links_collide_with_the_tree_response)
     tp_batch_destroy(batch);
     tp_model_destroy(m);
 }
+
+/* ---------------------------------------------------------------- floating base */
+
+/* A floating-base tree (a 1 kg box on a free joint, and with it, by a hinge,
+ * a second 1 kg box) lying on the ground: the ground carries the whole
+ * weight, 2 x 9.81 N, and the tree does not sink. The free base's momentum
+ * correction (docs/articulations.md, step 7) must count the contact impulses,
+ * or it would take them back and the tree would fall through. */
+Test(articulation_contact, floating_tree_rests_on_the_ground)
+{
+    tp_model_def md = contact_def(-(float)G, 0);
+    tp_builder *b = builder_begin(&md);
+    add_ground(b);
+    int boxes[2];
+    for (int k = 0; k < 2; ++k) {
+        tp_body_def bd = tp_default_body_def();
+        bd.size[0] = 0.4f;
+        bd.size[1] = bd.size[2] = 0.2f;
+        bd.mass = 1.0f;
+        bd.pos[0] = 0.4f * (float)k;
+        bd.pos[2] = 0.1f;
+        boxes[k] = builder_add(b, &bd);
+        tp_joint_def j = tp_default_joint_def();
+        j.type = k ? TP_JOINT_REVOLUTE : TP_JOINT_FREE;
+        j.parent = k ? boxes[0] : -1;
+        j.child = boxes[k];
+        j.axis[0] = 0.0f;
+        j.axis[1] = 1.0f;
+        j.axis[2] = 0.0f;
+        j.anchor[0] = k ? -0.2f : 0.0f;
+        cr_assert_eq(tp_builder_add_joint(b, &j, NULL), TP_OK, "%s", tp_last_error());
+    }
+    tp_model *m = builder_finish(b);
+    tp_batch *batch = make_batch(m, 1, 1);
+    const double weight = 2.0 * G;
+    for (int step = 0; step < 180; ++step) {
+        batch_steps(batch, 1);
+        tp_state_view s = batch_view(batch);
+        double fz = (double)s.contact_f[3 * boxes[0] + 2] + (double)s.contact_f[3 * boxes[1] + 2];
+        if (step >= 30)
+            cr_assert(fabs(fz - weight) < 0.01 * weight, "step %d: ground carries %.5f N, expected %.5f N", step, fz,
+                      weight);
+        for (int k = 0; k < 2; ++k)
+            cr_assert(s.pos[3 * boxes[k] + 2] > 0.1f - 0.002f, "step %d: box %d sank to z = %g", step, k,
+                      s.pos[3 * boxes[k] + 2]);
+    }
+    tp_state_view s = batch_view(batch);
+    cr_assert(fabsf(s.v[3 * boxes[0] + 2]) < 1e-3f && fabsf(s.v[3 * boxes[1] + 2]) < 1e-3f, "still moving: %g %g",
+              s.v[3 * boxes[0] + 2], s.v[3 * boxes[1] + 2]);
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
+}
