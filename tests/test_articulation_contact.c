@@ -4,6 +4,7 @@
  * hinge), a ball striking a hinged rod (angular momentum about the hinge and
  * the inelastic impact's closed form), a link that cannot pass through the
  * ground, colored vs serial propagation, determinism. */
+#include "coloring.h"
 #include "helpers.h"
 
 #include <math.h>
@@ -461,4 +462,50 @@ Test(articulation_contact, floating_tree_rests_on_the_ground)
               s.v[3 * boxes[0] + 2], s.v[3 * boxes[1] + 2]);
     tp_batch_destroy(batch);
     tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- coloring */
+
+/* An articulation takes colors as one body (kernels/coloring.h): two rows on
+ * different links of one tree must not share a color, though they share no
+ * body, because an impulse on one link moves the other; rows on two trees
+ * may. Bodies: 0 static ground, 1-2 links of tree A (2 the child of 1),
+ * 3 and 4 cubes, 5 the root link of tree B. Rows (key order): 1-3 (a cube on
+ * A's first link), 2-4 (a cube on A's second link), 4-5 (that cube against
+ * tree B), 0-5 (B on the ground). */
+Test(articulation_contact, a_tree_is_one_body_for_coloring)
+{
+    tp_body_model model[6];
+    memset(model, 0, sizeof model);
+    uint8_t flags[6] = {0}, sleep_state[6] = {0};
+    model[0].type = TP_BODY_STATIC;
+    for (int b = 1; b < 6; ++b) model[b].type = (b == 3 || b == 4) ? TP_BODY_DYNAMIC : TP_BODY_KINEMATIC;
+    model[1].link = 1, model[1].link_root = 2;                       /* joint 0, root body 1 */
+    model[2].link = 2, model[2].link_root = 2, model[2].link_parent = 2; /* joint 1, parent body 1 */
+    model[5].link = 3, model[5].link_root = 6;                       /* joint 2, its own root */
+    tp_world wd;
+    memset(&wd, 0, sizeof wd);
+    wd.bodies = 6;
+    wd.model = model;
+    wd.flags = flags;
+    wd.sleep_state = sleep_state;
+    const int pairs[4][2] = {{1, 3}, {2, 4}, {4, 5}, {0, 5}};
+    tp_contact contacts[4];
+    memset(contacts, 0, sizeof contacts);
+    for (int i = 0; i < 4; ++i) contacts[i].body_a = pairs[i][0], contacts[i].body_b = pairs[i][1];
+    tp_constraint cons[4];
+    uint32_t mask[6];
+    int32_t order[4], color_start[TP_MAX_COLORS + 2];
+    int n = tp_build_constraints(&wd, contacts, 4, cons);
+    cr_assert_eq(n, 4, "every row touching an awake link is solved (got %d constraints)", n);
+    tp_color_constraints(&wd, cons, n, 0, mask, order, color_start);
+    cr_assert_neq(cons[0].color, cons[1].color, "two links of one tree share color %d", cons[0].color);
+    cr_assert_neq(cons[1].color, cons[2].color, "rows sharing cube 4 share a color");
+    cr_assert_neq(cons[2].color, cons[3].color, "rows on tree B share a color");
+    /* the same bodies as free rigid bodies: 1-3 and 2-4 share nothing, one color */
+    for (int b = 1; b < 6; ++b) model[b].type = TP_BODY_DYNAMIC, model[b].link = 0;
+    n = tp_build_constraints(&wd, contacts, 4, cons);
+    tp_color_constraints(&wd, cons, n, 0, mask, order, color_start);
+    cr_assert_eq(cons[0].color, cons[1].color, "rigid rows without a common body took colors %d and %d",
+                 cons[0].color, cons[1].color);
 }
