@@ -292,15 +292,14 @@ TP_HD void tp_stage_color(tp_world_step *s, const tp_step_params *p, int tid, in
  * the sweeps, its contact and joint rows in them, q after them). */
 TP_HD void tp_stage_solve(tp_world_step *s, const tp_step_params *p, int tid, int nth)
 {
-    tp_artic_solve artic;
-    s->solver.artic = NULL;
+    tp_artic_solve artic; /* this thread's view; s is this thread's too (the CUDA launch builds one per thread) */
     if (s->artic) {
         artic = tp_artic_solve_at(s->artic, s->joints, &s->wd, s->artic_scratch, s->capacity,
                                   p->solver.dt / (float)p->solver.substeps);
         s->solver.artic = &artic;
     }
     tp_solver_substeps_block(&s->wd, s->contacts, *s->contact_count, &s->solver, &p->solver, tid, nth);
-    s->solver.artic = NULL;
+    if (s->artic) s->solver.artic = NULL; /* the view dies with this call */
 }
 
 /* Articulations after the solve that stepped them: joint_f cleared (it
