@@ -195,7 +195,10 @@ TP_HD void tp_stage_plan(tp_world_step *s, const tp_step_params *p, int tid, int
         s->rec->work = TP_WORK_FAULTED;
         return;
     }
-    if (s->artic) tp_artic_force_wakes(s->artic, &s->joints, &s->wd);
+    if (s->artic) { /* joint_f wakes; a tree put to sleep between steps (a sleep event) rests with qd = 0 */
+        tp_artic_force_wakes(s->artic, &s->joints, &s->wd);
+        tp_artic_freeze_sleeping(s->artic, &s->joints, &s->wd);
+    }
     s->rec->work = tp_world_has_work(&s->wd) ? TP_WORK_BUSY : TP_WORK_IDLE;
     if (s->rec->work == TP_WORK_BUSY)
         for (size_t k = 0; k < 3 * (size_t)s->wd.bodies; ++k) {

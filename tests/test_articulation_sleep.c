@@ -377,3 +377,53 @@ Test(articulation_sleep, non_finite_joint_f_wakes_and_faults)
     tp_batch_destroy(b);
     tp_model_destroy(m);
 }
+
+/* tp_batch_sleep on a link puts its tree's island to sleep at once, even
+ * swinging: it freezes (joint_q kept bit for bit, joint_qd read as zero, as a
+ * sleeping body's velocity is), and woken again it starts from rest at that
+ * angle, not with the speed it had. A pendulum: one rod on a hinge about y at
+ * (0, 0, HINGE_Z), released horizontal, no table. */
+Test(articulation_sleep, sleep_call_freezes_a_swinging_tree)
+{
+    tp_model_def md = sleepy_def();
+    tp_builder *b = builder_begin(&md);
+    tp_body_def bd = tp_default_body_def();
+    bd.size[0] = LINK_L;
+    bd.size[1] = bd.size[2] = LINK_W;
+    bd.pos[0] = 0.5f * LINK_L;
+    bd.pos[2] = HINGE_Z;
+    int rod = builder_add(b, &bd);
+    tp_joint_def j = tp_default_joint_def();
+    j.type = TP_JOINT_REVOLUTE;
+    j.parent = -1;
+    j.child = rod;
+    j.axis[0] = 0.0f;
+    j.axis[1] = 1.0f;
+    j.axis[2] = 0.0f;
+    j.anchor[0] = -0.5f * LINK_L;
+    cr_assert_eq(tp_builder_add_joint(b, &j, NULL), TP_OK, "%s", tp_last_error());
+    tp_model *m = builder_finish(b);
+    tp_batch *batch = make_batch(m, 1, 1);
+    batch_steps(batch, 15);
+    tp_joint_view v;
+    cr_assert_eq(tp_batch_joints(batch, &v), TP_OK);
+    float swing = v.qd[0];
+    cr_assert(swing > 2.0f, "the pendulum does not swing: %g rad/s", swing);
+    cr_assert_eq(tp_batch_sleep(batch, 0, rod), TP_OK, "%s", tp_last_error());
+    batch_steps(batch, 1);
+    cr_assert_eq(tp_batch_joints(batch, &v), TP_OK);
+    float q = v.q[0];
+    cr_assert(v.qd[0] == 0.0f, "a sleeping tree reads joint_qd %g", v.qd[0]);
+    batch_steps(batch, 20);
+    cr_assert_eq(tp_batch_joints(batch, &v), TP_OK);
+    cr_assert(v.q[0] == q && v.qd[0] == 0.0f, "the sleeping tree moved: q %g -> %g, qd %g", q, v.q[0], v.qd[0]);
+    tp_state_view s = batch_view(batch);
+    cr_assert_eq(s.body_awake[rod], 0);
+    cr_assert_eq(tp_batch_wake(batch, 0, rod), TP_OK, "%s", tp_last_error());
+    batch_steps(batch, 1);
+    cr_assert_eq(tp_batch_joints(batch, &v), TP_OK);
+    /* from rest, gravity gives at most (m g L/2) / I_hinge x dt = 29.4 rad/s^2 x 1/60 s = 0.49 rad/s */
+    cr_assert(v.qd[0] > 0.0f && v.qd[0] < 0.5f, "woken, it moves at %g rad/s (it swung at %g)", v.qd[0], swing);
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
+}
