@@ -264,6 +264,38 @@ Test(articulation_contact, ball_bounces_off_a_supported_link)
     tp_model_destroy(m);
 }
 
+/* Friction on a link row: a 0.1 m cube (friction 0.5 on both, so mu = 0.5)
+ * slides at 1 m/s along the horizontal hinged rod, which rests on its static
+ * support (the cube's load presses it on harder, so it stays put). It
+ * decelerates at mu g = 4.905 m/s^2, as on the ground. */
+Test(articulation_contact, cube_slides_on_a_link_with_coulomb_friction)
+{
+    const double mu = 0.5;
+    tp_model_def md = contact_def(-(float)G, 0);
+    tp_builder *b = builder_begin(&md);
+    add_hinged_rod(b, (float)mu, 0.0f);
+    add_ball(b, TP_BODY_STATIC, 0.8f, (float)(HINGE_Z - 0.5 * ROD_W - 0.5 * BALL_D), 0.0f, 0.6f);
+    tp_body_def bd = tp_default_body_def();
+    bd.size[0] = bd.size[1] = bd.size[2] = 0.1f;
+    bd.friction = (float)mu;
+    bd.pos[0] = 0.3f;
+    bd.pos[2] = (float)(HINGE_Z + 0.5 * ROD_W + 0.05);
+    bd.vel[0] = 1.0f;
+    int cube = builder_add(b, &bd);
+    tp_model *m = builder_finish(b);
+    tp_batch *batch = make_batch(m, 1, 1);
+    batch_steps(batch, 3); /* the first contact settles */
+    tp_state_view s = batch_view(batch);
+    double v0 = s.v[3 * cube];
+    batch_steps(batch, 6);
+    s = batch_view(batch);
+    double v1 = s.v[3 * cube], a = (v0 - v1) / (6.0 / 60.0);
+    cr_assert(v1 > 0.1, "the cube stopped too early (%g m/s)", v1);
+    cr_assert(fabs(a - mu * G) < 0.01 * mu * G, "deceleration %.5f m/s^2, expected %.5f", a, mu * G);
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
+}
+
 /* ---------------------------------------------------------------- ground */
 
 /* The lowest z of the rod's eight corners. */
