@@ -422,13 +422,15 @@ typedef struct tp_state_view {
     const float *w;                 /* [W][B][3]  rad/s */
     const uint8_t *body_awake;      /* [W][B]     1 awake, 0 sleeping; sleep-checking: 1 under the
                                                  island policy (simulated), 0 under the assembly
-                                                 policy (held); static, kinematic, removed: 0 */
+                                                 policy (held); static, kinematic, removed: 0;
+                                                 articulation links (island policy): as dynamic bodies */
     const uint8_t *sleep_state;     /* [W][B]     tp_sleep_state */
     const float *quiet_timer;       /* [W][B]     s */
     const uint8_t *removed;         /* [W][B]     1 once removed by tp_batch_remove_body */
-    const int32_t *awake_count;     /* [W]        dynamic bodies with body_awake 1 (island policy:
-                                                 sleep-checking ones included; assembly: not) */
-    const int32_t *sleeping_count;  /* [W]        sleeping dynamic bodies */
+    const int32_t *awake_count;     /* [W]        dynamic bodies (and, island policy, articulation links)
+                                                 with body_awake 1 (island policy: sleep-checking ones
+                                                 included; assembly: not) */
+    const int32_t *sleeping_count;  /* [W]        sleeping dynamic bodies and links */
     const int32_t *checking_count;  /* [W]        sleep-checking dynamic bodies */
     const int32_t *contact_overflow;/* [W]        contact points that did not fit, summed over steps */
     const uint8_t *faults;          /* [W]        1 if the world's state became non-finite or passed TP_MAX_SPEED */

@@ -33,10 +33,14 @@
  * The scene's body poses are the configuration at q = 0 (ball: identity);
  * `q0` moves a 1-dof joint away from it at the start.
  *
- * What does not work yet: links collide with free bodies as kinematic bodies
- * (they push dynamic bodies and are not pushed back); links do not collide
- * with static geometry or with each other; links are not in islands and never
- * sleep; the CUDA backend refuses models with joints (TP_ERR_BACKEND). */
+ * Links collide with free bodies, static geometry and each other (not a
+ * parent with its child); their contact rows use the tree's response. Under
+ * the island sleep policy a tree's links are one island, a fixed base
+ * supports it, trees with drive gains, velocity motors or springs never
+ * sleep, and a non-zero joint_f or a write of joint_q / joint_qd / targets
+ * wakes (docs/articulations.md). What does not work yet: the CUDA backend
+ * refuses models with joints (TP_ERR_BACKEND); articulations never sleep under
+ * the assembly policy. */
 
 typedef enum tp_joint_type {
     TP_JOINT_FIXED = 0, TP_JOINT_REVOLUTE = 1, TP_JOINT_PRISMATIC = 2, TP_JOINT_BALL = 3, TP_JOINT_FREE = 4,

@@ -28,6 +28,9 @@
  *      one dof each, solved by projected Gauss-Seidel with the tree's true
  *      response: an impulse p on dof k changes qd by (H~)^-1 e_k p, where H~ is
  *      the matrix of step 3 (so a limit on one joint moves the whole tree);
+ *      they are swept with the contact rows of the rigid solver, which reach
+ *      the links through the same response (kernels/articulation_contact.h
+ *      runs these steps interleaved with the rigid solver's substeps);
  *   5. semi-implicit integration: qd first, then q with the new qd; quaternions
  *      of ball and free joints by q += h/2 (w,0) q (free, world w) or
  *      q += h/2 q (w,0) (ball, child-frame w), normalized;

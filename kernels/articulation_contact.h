@@ -225,7 +225,8 @@ TP_HD void tp_artic_substep_velocity(tp_artic_solve *A, tp_world *wd, const tp_c
         tp_artic_publish(m, tr, x, wd);
     }
     for (int i = 0; i < n && i < x->capacity; ++i)
-        if (x->pts[i].tree[0] >= 0 || x->pts[i].tree[1] >= 0) tp_artic_point_rows(A, wd, &contacts[i], &rows[i], i);
+        if (x->pts[i].link[0] >= 0 || x->pts[i].link[1] >= 0) /* (a sleeping tree's side: masses only) */
+            tp_artic_point_rows(A, wd, &contacts[i], &rows[i], i);
 }
 
 /* Speed along row `dir` of point i contributed by the link sides, with

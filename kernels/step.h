@@ -197,7 +197,10 @@ TP_HD void tp_stage_plan(tp_world_step *s, const tp_step_params *p, int tid, int
         s->rec->work = TP_WORK_FAULTED;
         return;
     }
-    if (s->artic) tp_artic_force_wakes(s->artic, &s->joints, &s->wd);
+    if (s->artic) { /* joint_f wakes; a tree put to sleep between steps (a sleep event) rests with qd = 0 */
+        tp_artic_force_wakes(s->artic, &s->joints, &s->wd);
+        tp_artic_freeze_sleeping(s->artic, &s->joints, &s->wd);
+    }
     s->rec->work = tp_world_has_work(&s->wd) ? TP_WORK_BUSY : TP_WORK_IDLE;
     if (s->rec->work == TP_WORK_BUSY)
         for (size_t k = 0; k < 3 * (size_t)s->wd.bodies; ++k) {
@@ -297,15 +300,14 @@ TP_HD void tp_stage_color(tp_world_step *s, const tp_step_params *p, int tid, in
  * the sweeps, its contact and joint rows in them, q after them). */
 TP_HD void tp_stage_solve(tp_world_step *s, const tp_step_params *p, int tid, int nth)
 {
-    tp_artic_solve artic;
-    s->solver.artic = NULL;
+    tp_artic_solve artic; /* this thread's view; s is this thread's too (the CUDA launch builds one per thread) */
     if (s->artic) {
         artic = tp_artic_solve_at(s->artic, s->joints, &s->wd, s->artic_scratch, s->capacity,
                                   p->solver.dt / (float)p->solver.substeps);
         s->solver.artic = &artic;
     }
     tp_solver_substeps_block(&s->wd, s->contacts, *s->contact_count, &s->solver, &p->solver, tid, nth);
-    s->solver.artic = NULL;
+    if (s->artic) s->solver.artic = NULL; /* the view dies with this call */
 }
 
 /* Articulations after the solve that stepped them: joint_f cleared (it

@@ -144,6 +144,56 @@ Test(articulation_sleep, undriven_arm_on_a_table_sleeps)
     tp_model_destroy(m);
 }
 
+/* The arm sleeps while its world stays busy: a rod spinning under a velocity
+ * motor far away (a driven tree, never asleep) keeps the solve running every
+ * step. The sleeping arm's links must stay frozen bit for bit all the same
+ * (its tree is not stepped, its links not integrated). */
+Test(articulation_sleep, sleeping_arm_stays_frozen_in_a_busy_world)
+{
+    int links[2];
+    tp_model_def md = sleepy_def();
+    tp_builder *b = builder_begin(&md);
+    add_arm_on_table(b, ARM_FREE, links);
+    tp_body_def bd = tp_default_body_def();
+    bd.size[0] = 0.8f;
+    bd.size[1] = bd.size[2] = 0.05f;
+    bd.pos[0] = 5.4f;
+    bd.pos[2] = 2.0f;
+    int spinner = builder_add(b, &bd);
+    tp_joint_def j = tp_default_joint_def();
+    j.type = TP_JOINT_REVOLUTE;
+    j.parent = -1;
+    j.child = spinner;
+    j.axis[0] = 0.0f;
+    j.axis[1] = 0.0f;
+    j.axis[2] = 1.0f;
+    j.anchor[0] = -0.4f;
+    j.drive = TP_DRIVE_VELOCITY;
+    j.target_qd = 1.0f;
+    j.max_effort = 10.0f;
+    cr_assert_eq(tp_builder_add_joint(b, &j, NULL), TP_OK, "%s", tp_last_error());
+    tp_model *m = builder_finish(b);
+    tp_batch *batch = make_batch(m, 1, 1);
+    cr_assert(steps_until_asleep(batch, links, 120) > 0, "the arm never slept");
+    tp_state_view s = batch_view(batch);
+    float pose[2][7];
+    for (int k = 0; k < 2; ++k) {
+        memcpy(pose[k], s.pos + 3 * links[k], 3 * sizeof(float));
+        memcpy(pose[k] + 3, s.quat + 4 * links[k], 4 * sizeof(float));
+    }
+    for (int step = 0; step < 60; ++step) {
+        batch_steps(batch, 1);
+        s = batch_view(batch);
+        cr_assert_eq(s.body_awake[spinner], 1, "the driven spinner slept");
+        for (int k = 0; k < 2; ++k)
+            cr_assert(memcmp(pose[k], s.pos + 3 * links[k], 3 * sizeof(float)) == 0 &&
+                          memcmp(pose[k] + 3, s.quat + 4 * links[k], 4 * sizeof(float)) == 0,
+                      "step %d: sleeping link %d moved", step, k);
+    }
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
+}
+
 /* The same arm with PD drives (kp 50, kd 5, targets at its pose) or with
  * passive springs is driven: it never sleeps (002), though it rests as still. */
 static void stays_awake(int kind)
@@ -305,4 +355,75 @@ Test(articulation_sleep, deterministic_runs_threads_worlds)
     cr_assert_eq(aa, ba, "two runs differ");
     cr_assert_eq(aa, ca, "thread count changes the result");
     cr_assert_eq(a0, d0, "world 0 depends on the world count");
+}
+
+/* A non-finite joint_f is a wake event too (002). tp_batch_set_joints refuses
+ * non-finite values, so the test writes the batch's own array through the
+ * view: the plan stage must wake the sleeping tree, whose step then turns
+ * non-finite and faults the world. Left asleep, the NaN would sit in joint_f
+ * unseen and the world would stay sane. */
+Test(articulation_sleep, non_finite_joint_f_wakes_and_faults)
+{
+    int links[2];
+    tp_model *m = arm_model(ARM_FREE, links);
+    tp_batch *b = make_batch(m, 1, 1);
+    cr_assert(steps_until_asleep(b, links, 120) > 0, "the arm never slept");
+    tp_joint_view v;
+    cr_assert_eq(tp_batch_joints(b, &v), TP_OK);
+    ((float *)v.f)[1] = NAN;
+    batch_steps(b, 1);
+    tp_state_view s = batch_view(b);
+    cr_assert_eq(s.faults[0], 1, "a NaN joint_f on a sleeping arm did not reach its dynamics");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* tp_batch_sleep on a link puts its tree's island to sleep at once, even
+ * swinging: it freezes (joint_q kept bit for bit, joint_qd read as zero, as a
+ * sleeping body's velocity is), and woken again it starts from rest at that
+ * angle, not with the speed it had. A pendulum: one rod on a hinge about y at
+ * (0, 0, HINGE_Z), released horizontal, no table. */
+Test(articulation_sleep, sleep_call_freezes_a_swinging_tree)
+{
+    tp_model_def md = sleepy_def();
+    tp_builder *b = builder_begin(&md);
+    tp_body_def bd = tp_default_body_def();
+    bd.size[0] = LINK_L;
+    bd.size[1] = bd.size[2] = LINK_W;
+    bd.pos[0] = 0.5f * LINK_L;
+    bd.pos[2] = HINGE_Z;
+    int rod = builder_add(b, &bd);
+    tp_joint_def j = tp_default_joint_def();
+    j.type = TP_JOINT_REVOLUTE;
+    j.parent = -1;
+    j.child = rod;
+    j.axis[0] = 0.0f;
+    j.axis[1] = 1.0f;
+    j.axis[2] = 0.0f;
+    j.anchor[0] = -0.5f * LINK_L;
+    cr_assert_eq(tp_builder_add_joint(b, &j, NULL), TP_OK, "%s", tp_last_error());
+    tp_model *m = builder_finish(b);
+    tp_batch *batch = make_batch(m, 1, 1);
+    batch_steps(batch, 15);
+    tp_joint_view v;
+    cr_assert_eq(tp_batch_joints(batch, &v), TP_OK);
+    float swing = v.qd[0];
+    cr_assert(swing > 2.0f, "the pendulum does not swing: %g rad/s", swing);
+    cr_assert_eq(tp_batch_sleep(batch, 0, rod), TP_OK, "%s", tp_last_error());
+    batch_steps(batch, 1);
+    cr_assert_eq(tp_batch_joints(batch, &v), TP_OK);
+    float q = v.q[0];
+    cr_assert(v.qd[0] == 0.0f, "a sleeping tree reads joint_qd %g", v.qd[0]);
+    batch_steps(batch, 20);
+    cr_assert_eq(tp_batch_joints(batch, &v), TP_OK);
+    cr_assert(v.q[0] == q && v.qd[0] == 0.0f, "the sleeping tree moved: q %g -> %g, qd %g", q, v.q[0], v.qd[0]);
+    tp_state_view s = batch_view(batch);
+    cr_assert_eq(s.body_awake[rod], 0);
+    cr_assert_eq(tp_batch_wake(batch, 0, rod), TP_OK, "%s", tp_last_error());
+    batch_steps(batch, 1);
+    cr_assert_eq(tp_batch_joints(batch, &v), TP_OK);
+    /* from rest, gravity gives at most (m g L/2) / I_hinge x dt = 29.4 rad/s^2 x 1/60 s = 0.49 rad/s */
+    cr_assert(v.qd[0] > 0.0f && v.qd[0] < 0.5f, "woken, it moves at %g rad/s (it swung at %g)", v.qd[0], swing);
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
 }
