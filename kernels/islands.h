@@ -14,84 +14,20 @@
  *
  * Union-find with union by smallest root and path halving: every root is the
  * smallest body index of its set, so the label of an island is canonical
- * (independent of the order of the unions, and so of threads), as Jolt's
- * island builder links to the lowest index. The islands stage runs the
- * lane-parallel form at the end of this file (tp_islands_build_lanes: one lane
- * on the CPU, a group of lanes per world on CUDA), whose labels are the same;
- * the wake stage's rebuilds run tp_islands_build. Which contacts link a
- * sleeper to an awake body, and everything else that wakes, is wake.h. */
+ * (independent of the order of the unions, and so of threads and lanes), as
+ * Jolt's island builder links to the lowest index. One algorithm,
+ * tp_islands_build_lanes, written for a group of lanes (one lane on the CPU,
+ * a group per world on CUDA); tp_islands_build is its one-lane form, which
+ * the wake stage's rebuilds and the trace use. Which contacts link a sleeper
+ * to an awake body, and everything else that wakes, is wake.h. */
 #ifndef TP_ISLANDS_H
 #define TP_ISLANDS_H
 
 #include "wake.h"
 
-TP_HD int tp_uf_find(int32_t *parent, int x)
-{
-    while (parent[x] != x) {
-        parent[x] = parent[parent[x]]; /* path halving */
-        x = parent[x];
-    }
-    return x;
-}
-
-/* Unite the sets of a and b under the smaller root. */
-TP_HD void tp_uf_union(int32_t *parent, int a, int b)
-{
-    a = tp_uf_find(parent, a);
-    b = tp_uf_find(parent, b);
-    if (a < b) parent[b] = a;
-    else if (b < a) parent[a] = b;
-}
-
-/* Build the islands of one world from its sorted contacts: writes the label of
- * every dynamic body into wd->island (-1 for others) and, per root, the flags
- * HAS_AWAKE, HAS_SLEEPING and SUPPORTED into root_flags [bodies].
- * horizon: how far ahead an awake body's reach towards a sleeper counts
- * (tp_link_horizon, s). parent: [bodies] scratch. */
-TP_HD void tp_islands_build(tp_world *wd, const tp_contact *contacts, int n, float horizon, int32_t *parent,
-                            uint8_t *root_flags)
-{
-    for (int b = 0; b < wd->bodies; ++b) {
-        parent[b] = b;
-        root_flags[b] = 0;
-    }
-    for (int b = 0; b < wd->bodies; ++b)
-        if (tp_body_in_islands(wd, b) && wd->sleep_state[b] == TP_SLEEPING && wd->island[b] >= 0)
-            tp_uf_union(parent, b, wd->island[b]);
-    for (int b = 0; b < wd->bodies; ++b) /* the links of a tree are one island */
-        if (wd->model[b].link && tp_body_in_islands(wd, b)) tp_uf_union(parent, b, wd->model[b].link_root - 1);
-    for (int i = 0; i < n; ++i) {
-        const tp_contact *c = &contacts[i];
-        int da = tp_body_in_islands(wd, c->body_a), db = tp_body_in_islands(wd, c->body_b);
-        if (da && db && tp_contact_links(wd, c, horizon)) tp_uf_union(parent, c->body_a, c->body_b);
-    }
-    for (int b = 0; b < wd->bodies; ++b) {
-        if (!tp_body_in_islands(wd, b)) {
-            wd->island[b] = -1;
-            continue;
-        }
-        int root = tp_uf_find(parent, b);
-        wd->island[b] = root;
-        root_flags[root] |= wd->sleep_state[b] == TP_SLEEPING ? TP_ISLAND_HAS_SLEEPING : TP_ISLAND_HAS_AWAKE;
-    }
-    for (int i = 0; i < n; ++i) {
-        const tp_contact *c = &contacts[i];
-        if (c->separation > TP_TOUCH_DISTANCE) continue;
-        int sa = wd->model[c->body_a].type == TP_BODY_STATIC, sb = wd->model[c->body_b].type == TP_BODY_STATIC;
-        if (sa && tp_body_in_islands(wd, c->body_b)) root_flags[wd->island[c->body_b]] |= TP_ISLAND_SUPPORTED;
-        if (sb && tp_body_in_islands(wd, c->body_a)) root_flags[wd->island[c->body_a]] |= TP_ISLAND_SUPPORTED;
-    }
-    for (int b = 0; b < wd->bodies; ++b) /* a fixed base is attached to the world: it supports */
-        if ((wd->model[b].link_flags & TP_LINK_FIXED_BASE) && tp_body_in_islands(wd, b))
-            root_flags[wd->island[b]] |= TP_ISLAND_SUPPORTED;
-    for (int i = 0; i < n; ++i) tp_kinematic_wake_flag(wd, &contacts[i], horizon, root_flags);
-}
-
-/* ---------------------------------------------------------------- lanes */
-
 /* The root of x in a forest where other lanes may be hooking roots and
  * halving paths at the same time (volatile: every read goes to memory).
- * Path halving as in tp_uf_find; every write keeps parent[x] an ancestor of x
+ * Path halving (each node skips to its grandparent); every write keeps parent[x] an ancestor of x
  * and parent[x] <= x, so a racing halving only shortens a path. */
 TP_HD int tp_uf_find_lanes(volatile int32_t *parent, int x)
 {
@@ -112,7 +48,7 @@ TP_HD int tp_uf_find_lanes(volatile int32_t *parent, int x)
  * High-Performance Connected Components Implementation for GPUs", HPDC 2018).
  * parent[x] <= x holds throughout, so every root is the smallest index of its
  * tree, and once all unions are done every set is one tree whose root is its
- * smallest index: tp_uf_union's labels, whatever the order of the unions. */
+ * smallest index, whatever the order of the unions. */
 TP_HD void tp_uf_union_lanes(volatile int32_t *parent, int a, int b)
 {
     for (;;) {
@@ -147,6 +83,8 @@ TP_HD void tp_islands_build_lanes(tp_world *wd, const tp_contact *contacts, int 
     for (int b = tid; b < wd->bodies; b += nth)
         if (tp_body_in_islands(wd, b) && wd->sleep_state[b] == TP_SLEEPING && wd->island[b] >= 0)
             tp_uf_union_lanes(vp, b, wd->island[b]);
+    for (int b = tid; b < wd->bodies; b += nth) /* the links of a tree are one island */
+        if (wd->model[b].link && tp_body_in_islands(wd, b)) tp_uf_union_lanes(vp, b, wd->model[b].link_root - 1);
     for (int i = tid; i < n; i += nth) {
         const tp_contact *c = &contacts[i];
         int da = tp_body_in_islands(wd, c->body_a), db = tp_body_in_islands(wd, c->body_b);
@@ -170,7 +108,23 @@ TP_HD void tp_islands_build_lanes(tp_world *wd, const tp_contact *contacts, int 
         if (sa && tp_body_in_islands(wd, c->body_b)) root_flags[wd->island[c->body_b]] |= TP_ISLAND_SUPPORTED;
         if (sb && tp_body_in_islands(wd, c->body_a)) root_flags[wd->island[c->body_a]] |= TP_ISLAND_SUPPORTED;
     }
+    for (int b = 0; b < wd->bodies; ++b) /* a fixed base is attached to the world: it supports */
+        if ((wd->model[b].link_flags & TP_LINK_FIXED_BASE) && tp_body_in_islands(wd, b))
+            root_flags[wd->island[b]] |= TP_ISLAND_SUPPORTED;
     for (int i = 0; i < n; ++i) tp_kinematic_wake_flag(wd, &contacts[i], horizon, root_flags);
+}
+
+/* Build the islands of one world from its sorted contacts: writes the label of
+ * every dynamic body into wd->island (-1 for others) and, per root, the flags
+ * HAS_AWAKE, HAS_SLEEPING and SUPPORTED into root_flags [bodies].
+ * horizon: how far ahead an awake body's reach towards a sleeper counts
+ * (tp_link_horizon, s). parent: [bodies] scratch. One lane of
+ * tp_islands_build_lanes: the one algorithm, so the wake stage's rebuilds, the
+ * trace and the islands stage cannot drift apart. */
+TP_HD void tp_islands_build(tp_world *wd, const tp_contact *contacts, int n, float horizon, int32_t *parent,
+                            uint8_t *root_flags)
+{
+    tp_islands_build_lanes(wd, contacts, n, horizon, parent, root_flags, 0, 1);
 }
 
 #endif

@@ -1062,11 +1062,11 @@ Test(sleep_rules, island_labels_are_the_smallest_body_index)
         for (int i = 0; i < 8; ++i) parent[i] = i;
         for (int i = 0; i < 4; ++i) {
             const int *pr = pairs[order[i]];
-            if (perm & 1) tp_uf_union(parent, pr[1], pr[0]);
-            else tp_uf_union(parent, pr[0], pr[1]);
+            if (perm & 1) tp_uf_union_lanes(parent, pr[1], pr[0]);
+            else tp_uf_union_lanes(parent, pr[0], pr[1]);
         }
         const int root[8] = {0, 1, 2, 2, 4, 2, 4, 2};
-        for (int i = 0; i < 8; ++i) cr_assert_eq(tp_uf_find(parent, i), root[i], "perm %d: root of %d", perm, i);
+        for (int i = 0; i < 8; ++i) cr_assert_eq(tp_uf_find_lanes(parent, i), root[i], "perm %d: root of %d", perm, i);
     }
 }
 
