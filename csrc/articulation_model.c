@@ -105,6 +105,13 @@ int tp_joint_tree_check(const tp_joint_def *defs, int count, const tp_body_def *
         if (d->parent >= 0 && joint_of_child(defs, count, d->parent) < 0)
             return CHECK_FAIL("parent", "body %d is not a link (no joint has it as child); use the world for a base",
                          d->parent);
+    }
+    /* Only once every parent is known to be a link can the walk to the root
+     * look up each parent's joint: before that, a joint whose ancestor has a
+     * parent that is no link sent the walk to defs[-1]. */
+    for (int i = 0; i < count; ++i) {
+        const tp_joint_def *d = &defs[i];
+        *joint = i;
         /* Walk to the root: more steps than joints means a loop. */
         int at = i, steps = 0;
         while (defs[at].parent >= 0) {

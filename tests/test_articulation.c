@@ -552,6 +552,9 @@ Test(articulation, bad_joints_are_refused)
     expect_finish_error(loop, 2, 2, "loop");
     tp_joint_def orphan = hinge(1, 0, 0.0f); /* body 1 is no link */
     expect_finish_error(&orphan, 1, 2, "is not a link");
+    /* the parent of an ancestor is no link: the walk to the root must not run off the tree */
+    tp_joint_def dangling[2] = {hinge(1, 0, 0.0f), hinge(2, 1, 0.0f)};
+    expect_finish_error(dangling, 2, 3, "joints[1] (joint1): parent: body 2 is not a link");
     tp_joint_def twice[2] = {hinge(-1, 0, 0.0f), hinge(-1, 0, 0.0f)};
     expect_finish_error(twice, 2, 1, "already the child");
     tp_joint_def fr[2] = {hinge(-1, 0, 0.0f), hinge(0, 1, 0.0f)};
@@ -694,6 +697,9 @@ Test(articulation_scenes, bad_joints_name_the_place)
     expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"parent\": \"b\"},\n"
                                   "  {\"child\": \"b\", \"parent\": \"a\"}]}",
                        "t.json:2:38: joints[0].parent: ", "loop");
+    expect_scene_error("{\"version\": 2, \"bodies\": [{\"name\": \"a\"}, {\"name\": \"b\"}, {\"name\": \"c\"}],\n"
+                       " \"joints\": [{\"child\": \"a\", \"parent\": \"b\"}, {\"child\": \"b\", \"parent\": \"c\"}]}",
+                       "t.json:2:69: joints[1].parent: ", "body 2 is not a link");
     expect_scene_error(TWO_BODIES " \"joints\": [{\"parent\": \"a\"}]}", "t.json:2:13: joints[0].child: ",
                        "required key is missing");
     expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"hinge\"}]}", "t.json:2:36: joints[0].type: ",
