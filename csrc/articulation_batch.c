@@ -120,11 +120,10 @@ static tp_status check_q_row(const tp_artic_model *km, const float *row, int i)
         const tp_artic_joint *jt = &km->joints[j];
         int qo = jt->type == TP_AJ_BALL ? jt->q_start : jt->type == TP_AJ_FREE ? jt->q_start + 3 : -1;
         if (qo < 0) continue;
-        float l2 = 0.0f;
-        for (int k = 0; k < 4; ++k) l2 += row[qo + k] * row[qo + k];
-        if (!(l2 > 1e-12f))
+        /* only all zeros: any other finite quaternion is normalized safely (tp_q_normalize_any) */
+        if (row[qo] == 0.0f && row[qo + 1] == 0.0f && row[qo + 2] == 0.0f && row[qo + 3] == 0.0f)
             return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_set_joints: joint_q row %d: the quaternion at [%d, %d) "
-                                                    "has zero length", i, qo, qo + 4);
+                                                    "is zero", i, qo, qo + 4);
     }
     return TP_OK;
 }
@@ -181,7 +180,7 @@ tp_status tp_batch_set_joints(tp_batch *b, tp_joint_array which, const int *worl
             for (int j = 0; j < km->joint_count; ++j) {
                 const tp_artic_joint *jt = &km->joints[j];
                 int qo = jt->type == TP_AJ_BALL ? jt->q_start : jt->type == TP_AJ_FREE ? jt->q_start + 3 : -1;
-                if (qo >= 0) tp_q_store(s.q + qo, tp_q_normalize(tp_q_load(s.q + qo)));
+                if (qo >= 0) tp_q_store(s.q + qo, tp_q_normalize_any(tp_q_load(s.q + qo))); /* 3e38 and 1e-20 too */
             }
         if (which == TP_JOINT_ARRAY_Q || which == TP_JOINT_ARRAY_QD) publish_world(b, w);
         if (which != TP_JOINT_ARRAY_F) wake_trees(b, w); /* joint_f wakes in the step (kernels/step.h, plan) */

@@ -114,7 +114,8 @@ typedef enum tp_joint_array {
  * [W], `values` [W][n], rows of unmasked worlds are not read); n is nq for
  * TP_JOINT_ARRAY_Q, nv otherwise. Non-finite values, a zero quaternion, a
  * world out of range or a repeated one: TP_ERR_INVALID_ARGUMENT, nothing
- * changes. Quaternions are normalized. Writing q or qd moves the links' bodies
+ * changes. Quaternions are normalized, however large or small (as
+ * tp_batch_set_pose does). Writing q or qd moves the links' bodies
  * at once. */
 tp_status tp_batch_set_joints(tp_batch *batch, tp_joint_array which, const int *worlds, int count, const uint8_t *mask,
                               const float *values);

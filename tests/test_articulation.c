@@ -809,3 +809,40 @@ Test(articulation, body_force_on_a_link)
     tp_batch_destroy(b);
     tp_model_destroy(m);
 }
+
+/* Quaternions written into joint_q are normalized whatever their size, as
+ * tp_batch_set_pose does: [3e38, 0, 0, 3e38] is a quarter turn about x (its
+ * sum of squares overflows a float), [1e-20, 0, 0, 0] a half turn; only all
+ * zeros is refused. */
+Test(articulation, joint_q_quaternions_of_any_size)
+{
+    tp_model_def md = quiet_def(0.0f, 1);
+    tp_builder *b = builder_begin(&md);
+    tp_body_def bd = rod_def(0.0f, 0.0f, 2.0f);
+    int rod = builder_add(b, &bd);
+    tp_joint_def j = tp_default_joint_def();
+    j.type = TP_JOINT_FREE;
+    j.child = rod;
+    add_joint(b, &j);
+    tp_model *m = builder_finish(b);
+    tp_batch *batch = make_batch(m, 1, 1);
+    int w = 0;
+    const float h = 0.70710678f;
+    float big[7] = {1.0f, 2.0f, 3.0f, 3e38f, 0.0f, 0.0f, 3e38f};
+    cr_assert_eq(tp_batch_set_joints(batch, TP_JOINT_ARRAY_Q, &w, 1, NULL, big), TP_OK, "%s", tp_last_error());
+    float want[4] = {h, 0.0f, 0.0f, h};
+    tp_state_view s = batch_view(batch);
+    for (int k = 0; k < 4; ++k) {
+        cr_assert_float_eq(joint_q(batch, 0, 3 + k), want[k], 1e-6, "joint_q[%d]", 3 + k);
+        cr_assert_float_eq(s.quat[k], want[k], 1e-6, "link quat[%d]", k);
+    }
+    float tiny[7] = {1.0f, 2.0f, 3.0f, 1e-20f, 0.0f, 0.0f, 0.0f};
+    cr_assert_eq(tp_batch_set_joints(batch, TP_JOINT_ARRAY_Q, &w, 1, NULL, tiny), TP_OK, "%s", tp_last_error());
+    cr_assert_float_eq(joint_q(batch, 0, 3), 1.0f, 1e-6);
+    float zero[7] = {1.0f, 2.0f, 3.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+    cr_assert_eq(tp_batch_set_joints(batch, TP_JOINT_ARRAY_Q, &w, 1, NULL, zero), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "zero"), "%s", tp_last_error());
+    cr_assert_float_eq(joint_q(batch, 0, 3), 1.0f, 1e-6, "a refused write changed joint_q");
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
+}
