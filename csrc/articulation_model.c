@@ -67,8 +67,9 @@ int tp_joint_def_check(const tp_joint_def *d, int body_count, char *field, size_
                            "max_effort", "target_q", "target_qd"};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; ++i)
         if (!isfinite(*vals[i])) return CHECK_FAIL(names[i], "must be a finite number, got %g", (double)*vals[i]);
-    float len2 = d->axis[0] * d->axis[0] + d->axis[1] * d->axis[1] + d->axis[2] * d->axis[2];
-    if (is_one_dof(d->type) && !(len2 > 1e-12f)) return CHECK_FAIL("axis", "must not be of zero length");
+    /* any finite direction but all zeros: the compiler normalizes lengths from 1e-45 to 3e38 (axis_unit) */
+    if (is_one_dof(d->type) && d->axis[0] == 0.0f && d->axis[1] == 0.0f && d->axis[2] == 0.0f)
+        return CHECK_FAIL("axis", "must not be of zero length");
     if (d->has_limits && !(d->lower <= d->upper))
         return CHECK_FAIL("limits", "lower must be <= upper, got lower %g > upper %g", (double)d->lower, (double)d->upper);
     const float *nonneg[] = {&d->damping, &d->friction, &d->armature, &d->stiffness, &d->kp, &d->kd, &d->max_effort};

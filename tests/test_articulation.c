@@ -846,3 +846,29 @@ Test(articulation, joint_q_quaternions_of_any_size)
     tp_batch_destroy(batch);
     tp_model_destroy(m);
 }
+
+/* A revolute axis is a direction: [1e30, 0, 0] and [1e-20, 0, 0] and [1e-45, 0, 0] are the x
+ * axis as [1, 0, 0] is (the float sum of squares of the first overflows, of
+ * the second underflows), and place the link at q0 where [1, 0, 0] does. */
+Test(articulation, axis_of_any_length)
+{
+    float scales[4] = {1.0f, 1e30f, 1e-20f, 1e-45f};
+    float want[3] = {0.0f, 0.0f, 0.0f};
+    for (int i = 0; i < 4; ++i) {
+        tp_joint_def j = hinge(-1, 0, 0.4f);
+        j.axis[0] = scales[i];
+        tp_model *m = pendulum_model(0.4f, &j, 4);
+        tp_batch *b = make_batch(m, 1, 1);
+        tp_state_view s = batch_view(b);
+        if (i == 0) {
+            memcpy(want, s.pos, sizeof want);
+            /* the rod's centre swung 0.4 rad about x from below the pivot at height 2 */
+            cr_assert_float_eq(want[1], 0.5f * sinf(0.4f), 1e-5);
+        }
+        for (int k = 0; k < 3; ++k)
+            cr_assert_float_eq(s.pos[k], want[k], 1e-6, "axis [%g, 0, 0]: pos[%d] %g, want %g", (double)scales[i], k,
+                               (double)s.pos[k], (double)want[k]);
+        tp_batch_destroy(b);
+        tp_model_destroy(m);
+    }
+}
