@@ -90,6 +90,28 @@ static int joint_of_child(const tp_joint_def *defs, int count, int body)
     return -1;
 }
 
+int tp_joint_of_child(const tp_joint_def *defs, int count, int body) { return joint_of_child(defs, count, body); }
+
+int tp_model_link_joint(const tp_model *m, int body)
+{
+    if (!m || !m->artic) return -1;
+    return joint_of_child(m->artic->defs, m->artic->km.joint_count, body);
+}
+
+int tp_event_refused_on_link(tp_event_action a)
+{
+    return a == TP_EVENT_IMPULSE || a == TP_EVENT_ANGULAR_IMPULSE || a == TP_EVENT_SET_VELOCITY ||
+           a == TP_EVENT_SET_ANGULAR_VELOCITY || a == TP_EVENT_TELEPORT || a == TP_EVENT_REMOVE;
+}
+
+void tp_link_write_reason(char *reason, size_t reason_len, int body, const char *body_name, int joint,
+                          const char *joint_name)
+{
+    snprintf(reason, reason_len,
+             "body %d (%s) is the link of joints[%d] (%s): its pose and velocity follow joint_q and joint_qd; "
+             "write those (tp_batch_set_joints), or apply a force", body, body_name, joint, joint_name);
+}
+
 int tp_joint_tree_check(const tp_joint_def *defs, int count, const tp_body_def *bodies, int body_count, int *joint,
                         char *field, size_t field_len, char *reason, size_t reason_len)
 {

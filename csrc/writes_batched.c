@@ -157,6 +157,7 @@ static tp_status apply_rows(tp_batch *b, const tp_world_select *s, apply_kind ki
             size_t k = (size_t)w * (size_t)b->bodies + (size_t)i;
             const float *xi = at(b, x, r, i, 3);
             if (is_zero3(xi) || !writable(b, k, i, 0)) continue; /* a zero force is no wake event */
+            if (kind == APPLY_IMPULSE && b->model->bodies[i].link) continue; /* links move by their joints */
             if ((st = apply_one(b, kind, w, i, xi, point ? at(b, point, r, i, 3) : NULL))) return st;
         }
     }
@@ -192,7 +193,8 @@ static tp_status write_state(tp_batch *b, const tp_world_select *s, const float 
         for (int i = 0; i < b->bodies; ++i) {
             size_t k = (size_t)wd * (size_t)b->bodies + (size_t)i;
             tp_status st = TP_OK;
-            if (!writable(b, k, i, 0)) continue;
+            /* links follow joint_q / joint_qd, as a reset left them: skipped like static rows */
+            if (!writable(b, k, i, 0) || b->model->bodies[i].link) continue;
             if (pos) st = tp_op_set_pose(b, wd, i, at(b, pos, r, i, 3), at(b, quat, r, i, 4));
             if (!st && (v || w))
                 st = tp_op_set_velocity(b, wd, i, v ? at(b, v, r, i, 3) : b->v + 3 * k, w ? at(b, w, r, i, 3) : b->w + 3 * k);

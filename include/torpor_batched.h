@@ -26,7 +26,9 @@
  *
  * Every value of every selected row is checked before anything is written: a
  * non-finite number (or a value out of range) returns TP_ERR_INVALID_ARGUMENT
- * naming the row, body and component, and nothing changes. Rows of static
+ * naming the row, body and component, and nothing changes. Rows of articulation
+ * links (for poses, velocities and impulses: they move with joint_q / joint_qd,
+ * tp_batch_set_joints) and rows of static
  * bodies (for forces, torques, impulses, poses, velocities, mass scales) and of
  * removed bodies are checked but skipped, so a whole state array read back with
  * tp_batch_state can be written as it is. A write that changes a body wakes its

@@ -872,3 +872,109 @@ Test(articulation, axis_of_any_length)
         tp_model_destroy(m);
     }
 }
+
+/* ---------------------------------------------------------------- writes aimed at links */
+
+static void expect_link_refusal(tp_status st, const char *call)
+{
+    cr_assert_eq(st, TP_ERR_INVALID_ARGUMENT, "%s on a link was accepted", call);
+    cr_assert(strstr(tp_last_error(), call) && strstr(tp_last_error(), "link of joints[0] (joint0)"),
+              "message \"%s\" does not name the call and the joint", tp_last_error());
+}
+
+/* A link's pose and velocity follow joint_q and joint_qd: a write of its body
+ * pose, velocity or an impulse (which a kinematic body in the rigid pipeline
+ * ignores) would be shown until the next step overwrote it, or be lost, so
+ * each is refused and nothing changes. A force still acts (docs/articulations.md). */
+Test(articulation, writes_to_links_are_refused)
+{
+    tp_model *m = pendulum_model(0.3f, NULL, 4);
+    tp_batch *b = make_batch(m, 1, 1);
+    tp_state_view s = batch_view(b);
+    float pos0[3], quat0[4];
+    memcpy(pos0, s.pos, sizeof pos0);
+    memcpy(quat0, s.quat, sizeof quat0);
+    float p[3] = {5.0f, 5.0f, 5.0f}, q[4] = {0.0f, 0.0f, 0.0f, 1.0f}, v[3] = {1.0f, 0.0f, 0.0f}, z[3] = {0.0f, 0.0f, 0.0f};
+    expect_link_refusal(tp_batch_set_pose(b, 0, 0, p, q), "tp_batch_set_pose");
+    expect_link_refusal(tp_batch_set_velocity(b, 0, 0, v, z), "tp_batch_set_velocity");
+    expect_link_refusal(tp_batch_apply_impulse(b, 0, 0, v, NULL), "tp_batch_apply_impulse");
+    expect_link_refusal(tp_batch_apply_angular_impulse(b, 0, 0, v), "tp_batch_apply_angular_impulse");
+    expect_link_refusal(tp_batch_remove_body(b, 0, 0), "tp_batch_remove_body");
+    s = batch_view(b);
+    for (int k = 0; k < 3; ++k) cr_assert_eq(s.pos[k], pos0[k], "a refused write moved the link");
+    for (int k = 0; k < 4; ++k) cr_assert_eq(s.quat[k], quat0[k], "a refused write turned the link");
+    cr_assert_eq(s.removed[0], 0);
+    cr_assert_eq(tp_batch_apply_force(b, 0, 0, v, NULL), TP_OK, "%s", tp_last_error());
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* Batched writes skip the rows of links as they skip those of static bodies,
+ * so a whole state read back can be written as it is; tp_batch_reset_to_state
+ * then leaves every link where the reset joint_q puts it. */
+Test(articulation, batched_writes_skip_links)
+{
+    tp_model *m = pendulum_model(0.3f, NULL, 4);
+    tp_batch *b = make_batch(m, 1, 1);
+    tp_state_view s = batch_view(b);
+    float pos0[3], quat0[4];
+    memcpy(pos0, s.pos, sizeof pos0);
+    memcpy(quat0, s.quat, sizeof quat0);
+    batch_steps(b, 20); /* swing away from q0 */
+    s = batch_view(b);
+    float pos[3], quat[4], v[3], w[3];
+    memcpy(pos, s.pos, sizeof pos);
+    memcpy(quat, s.quat, sizeof quat);
+    memcpy(v, s.v, sizeof v);
+    memcpy(w, s.w, sizeof w);
+    cr_assert_gt(fabsf(pos[1] - pos0[1]), 1e-3f, "the pendulum did not swing");
+    cr_assert_eq(tp_batch_reset_to_state(b, NULL, pos, quat, v, w), TP_OK, "%s", tp_last_error());
+    s = batch_view(b);
+    cr_assert_float_eq(joint_q(b, 0, 0), 0.3f, 0.0f);
+    for (int k = 0; k < 3; ++k) cr_assert_eq(s.pos[k], pos0[k], "pos[%d] %g: the link left q0's place", k, (double)s.pos[k]);
+    for (int k = 0; k < 4; ++k) cr_assert_eq(s.quat[k], quat0[k], "quat[%d]", k);
+    float p[3] = {5.0f, 5.0f, 5.0f}, q[4] = {0.0f, 0.0f, 0.0f, 1.0f}, imp[3] = {0.0f, 3.0f, 0.0f};
+    cr_assert_eq(tp_batch_set_poses(b, NULL, p, q), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_apply_impulses(b, NULL, imp, NULL), TP_OK, "%s", tp_last_error());
+    s = batch_view(b);
+    for (int k = 0; k < 3; ++k) cr_assert_eq(s.pos[k], pos0[k], "set_poses moved the link");
+    cr_assert_eq(s.v[1], 0.0f);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* Scripted events that would move a link's body, or remove it, are refused
+ * when the model is built: at the event's body in a scene, by tp_builder_finish
+ * through the API (where the joint may be added after the event). */
+Test(articulation_scenes, events_on_links_are_refused)
+{
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\"}],\n"
+                                  " \"events\": [{\"time\": 0, \"action\": \"teleport\", \"body\": \"a\", \"pos\": [1, 1, 1]}]}",
+                       "t.json:3:55: events[0].body: ", "is the link of joints[0] (joint0)");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\"}],\n"
+                                  " \"events\": [{\"time\": 0, \"action\": \"remove\", \"body\": \"a\"}]}",
+                       "t.json:3:53: events[0].body: ", "is the link of joints[0] (joint0)");
+    /* forces act on links; events on other bodies are untouched */
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(TWO_BODIES " \"joints\": [{\"child\": \"a\"}],\n"
+                                      " \"events\": [{\"time\": 0, \"action\": \"force\", \"body\": \"a\", \"value\": [1, 0, 0]},"
+                                      " {\"time\": 0, \"action\": \"teleport\", \"body\": \"b\", \"pos\": [1, 1, 1]}]}",
+                                      "t.json", &m), TP_OK, "%s", tp_last_error());
+    tp_model_destroy(m);
+    tp_model_def md = quiet_def(-(float)G, 4);
+    tp_builder *b = builder_begin(&md);
+    tp_body_def bd = rod_def(0.0f, 0.0f, 2.0f);
+    int rod = builder_add(b, &bd);
+    tp_event_def ev = tp_default_event_def();
+    ev.action = TP_EVENT_SET_VELOCITY;
+    ev.body = rod;
+    cr_assert_eq(tp_builder_add_event(b, &ev), TP_OK, "%s", tp_last_error());
+    tp_joint_def j = hinge(-1, rod, 0.0f);
+    add_joint(b, &j);
+    m = NULL;
+    cr_assert_eq(tp_builder_finish(b, &m), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_null(m);
+    cr_assert(strstr(tp_last_error(), "event 0 (set_velocity): body: body 0 (body0) is the link of joints[0] (joint0)"),
+              "%s", tp_last_error());
+    tp_builder_destroy(b);
+}
