@@ -700,6 +700,12 @@ Test(articulation_scenes, bad_joints_name_the_place)
     expect_scene_error("{\"version\": 2, \"bodies\": [{\"name\": \"a\"}, {\"name\": \"b\"}, {\"name\": \"c\"}],\n"
                        " \"joints\": [{\"child\": \"a\", \"parent\": \"b\"}, {\"child\": \"b\", \"parent\": \"c\"}]}",
                        "t.json:2:69: joints[1].parent: ", "body 2 is not a link");
+    /* a repeated name is reported once, at the name (an unnamed joint is "joint<i>") */
+    expect_scene_error("{\"version\": 2, \"bodies\": [{\"name\": \"a\"}, {\"name\": \"b\"}, {\"name\": \"c\"}],\n"
+                       " \"joints\": [{\"child\": \"a\", \"name\": \"j\"}, {\"child\": \"b\", \"name\": \"joint0\"}, {\"child\": \"c\", \"name\": \"j\"}]}",
+                       "t.json:2:99: joints[2].name: \"j\" is already the name of joints[0]", "");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\"}, {\"child\": \"b\", \"name\": \"joint0\"}]}",
+                       "t.json:2:52: joints[1].name: \"joint0\" is already the name of joints[0]", "");
     expect_scene_error(TWO_BODIES " \"joints\": [{\"parent\": \"a\"}]}", "t.json:2:13: joints[0].child: ",
                        "required key is missing");
     expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"hinge\"}]}", "t.json:2:36: joints[0].type: ",
