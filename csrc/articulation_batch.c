@@ -128,6 +128,23 @@ static tp_status check_q_row(const tp_artic_model *km, const float *row, int i)
     return TP_OK;
 }
 
+/* Positions of 1-dof joints in a joint_q row (at their q_start) or a target_q
+ * row (at their v_start) within TP_MAX_JOINT_Q. */
+static tp_status check_positions(const tp_artic_host *h, const float *row, int i, int target)
+{
+    const tp_artic_model *km = &h->km;
+    for (int j = 0; j < km->joint_count; ++j) {
+        const tp_artic_joint *jt = &km->joints[j];
+        if (jt->type != TP_AJ_REVOLUTE && jt->type != TP_AJ_PRISMATIC) continue;
+        int k = target ? jt->v_start : jt->q_start;
+        if (!(fabsf(row[k]) <= TP_MAX_JOINT_Q))
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_set_joints: %s row %d [%d] (%s): must be within [%g, %g] "
+                           "rad or m (TP_MAX_JOINT_Q), got %g", target ? "target_q" : "joint_q", i, k,
+                           h->dof_names[jt->v_start], -(double)TP_MAX_JOINT_Q, (double)TP_MAX_JOINT_Q, (double)row[k]);
+    }
+    return TP_OK;
+}
+
 /* The worlds a write names, validated: list (no repeats) or mask. */
 static tp_status check_targets(const tp_batch *b, const int *worlds, int count, const uint8_t *mask)
 {
@@ -169,6 +186,9 @@ tp_status tp_batch_set_joints(tp_batch *b, tp_joint_array which, const int *worl
                 return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s row %d [%d] must be finite, got %g", call,
                                array_names[which], i, k, (double)row[k]);
         if (which == TP_JOINT_ARRAY_Q && (st = check_q_row(km, row, i))) return st;
+        if ((which == TP_JOINT_ARRAY_Q || which == TP_JOINT_ARRAY_TARGET_Q) &&
+            (st = check_positions(host_of(b), row, i, which == TP_JOINT_ARRAY_TARGET_Q)))
+            return st;
     }
     for (int i = 0; i < rows; ++i) {
         if (mask && !mask[i]) continue;

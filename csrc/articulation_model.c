@@ -67,6 +67,19 @@ int tp_joint_def_check(const tp_joint_def *d, int body_count, char *field, size_
                            "max_effort", "target_q", "target_qd"};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; ++i)
         if (!isfinite(*vals[i])) return CHECK_FAIL(names[i], "must be a finite number, got %g", (double)*vals[i]);
+    const float *bounded[] = {&d->q0, &d->rest, &d->target_q};
+    const char *b_names[] = {"q0", "rest", "target_q"};
+    for (int i = 0; i < 3; ++i)
+        if (!(fabsf(*bounded[i]) <= TP_MAX_JOINT_Q))
+            return CHECK_FAIL(b_names[i], "must be within [%g, %g] rad or m (TP_MAX_JOINT_Q), got %g",
+                              -(double)TP_MAX_JOINT_Q, (double)TP_MAX_JOINT_Q, (double)*bounded[i]);
+    for (int k = 0; k < 3; ++k)
+        if (!(fabsf(d->anchor[k]) <= TP_MAX_SIZE)) {
+            char path[16];
+            snprintf(path, sizeof path, "anchor[%d]", k);
+            return CHECK_FAIL(path, "must be within [%g, %g] m of the link's origin (docs/scene-format.md, \"Bounds\"), "
+                              "got %g", -(double)TP_MAX_SIZE, (double)TP_MAX_SIZE, (double)d->anchor[k]);
+        }
     /* any finite direction but all zeros: the compiler normalizes lengths from 1e-45 to 3e38 (axis_unit) */
     if (is_one_dof(d->type) && d->axis[0] == 0.0f && d->axis[1] == 0.0f && d->axis[2] == 0.0f)
         return CHECK_FAIL("axis", "must not be of zero length");

@@ -984,3 +984,51 @@ Test(articulation_scenes, events_on_links_are_refused)
               "%s", tp_last_error());
     tp_builder_destroy(b);
 }
+
+/* ---------------------------------------------------------------- bounds */
+
+/* Joint positions and anchors whose first step can only fault the world (or
+ * whose angle overflows the int of tp_sin_cos's range reduction, undefined
+ * behaviour) are refused, as docs/scene-format.md "Bounds" refuses sizes and
+ * masses: q0 1e38 gave NaN link poses in every world, as did a target_q or
+ * rest of 1e38 with a drive or spring, or an anchor 1e38 m off its link. */
+Test(articulation, joint_positions_within_bounds)
+{
+    struct { const char *field; float value; } cases[] = {
+        {"q0", 1e38f}, {"q0", -2e6f}, {"target_q", 1e38f}, {"rest", 1e38f}, {"anchor[1]", 1e38f}, {"anchor[2]", -2e4f}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        tp_joint_def j = hinge(-1, 0, 0.0f);
+        const char *f = cases[i].field;
+        if (strcmp(f, "q0") == 0) j.q0 = cases[i].value;
+        if (strcmp(f, "target_q") == 0) {
+            j.drive = TP_DRIVE_POSITION;
+            j.kp = 10.0f;
+            j.target_q = cases[i].value;
+        }
+        if (strcmp(f, "rest") == 0) {
+            j.stiffness = 1.0f;
+            j.rest = cases[i].value;
+        }
+        if (strcmp(f, "anchor[1]") == 0) j.anchor[1] = cases[i].value;
+        if (strcmp(f, "anchor[2]") == 0) j.anchor[2] = cases[i].value;
+        char needle[64];
+        snprintf(needle, sizeof needle, "%s: must be within", f);
+        expect_finish_error(&j, 1, 1, needle);
+    }
+    /* in bounds: a wound-up hinge far from 0 still runs */
+    tp_joint_def j = hinge(-1, 0, 1e5f);
+    tp_model *m = pendulum_model(1e5f, &j, 4);
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 10);
+    cr_assert_eq(batch_view(b).faults[0], 0);
+    /* the same bound for joint_q and target_q writes of 1-dof joints; nothing changes */
+    int w = 0;
+    float big = 1e10f;
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, &w, 1, NULL, &big), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "joint_q row 0 [0] (joint0): must be within"), "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_TARGET_Q, &w, 1, NULL, &big), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "target_q row 0 [0] (joint0): must be within"), "%s", tp_last_error());
+    cr_assert_gt(fabsf(joint_q(b, 0, 0)), 9e4f);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
