@@ -1032,3 +1032,33 @@ Test(articulation, joint_positions_within_bounds)
     tp_batch_destroy(b);
     tp_model_destroy(m);
 }
+
+/* A hinge that starts past its upper limit (q0 1.5, limits [-1, 1]), with no
+ * gravity and nothing else acting, returns to the limit it violates and
+ * stays there: the push-back must not stay in qd as real velocity, which sent
+ * the joint across its whole range at 6 rad/s (96 rad/s from q0 3) until
+ * the other limit stopped it. */
+Test(articulation, violated_limit_returns_without_flying_across)
+{
+    tp_joint_def j = hinge(-1, 0, 1.5f);
+    j.has_limits = 1;
+    j.lower = -1.0f;
+    j.upper = 1.0f;
+    tp_model_def md = quiet_def(0.0f, 4);
+    tp_builder *b = builder_begin(&md);
+    tp_body_def bd = rod_def(0.0f, 0.0f, 2.0f);
+    j.child = builder_add(b, &bd);
+    add_joint(b, &j);
+    tp_model *m = builder_finish(b);
+    tp_batch *batch = make_batch(m, 1, 1);
+    float lowest = 1.5f;
+    for (int s = 0; s < 60; ++s) {
+        batch_steps(batch, 1);
+        lowest = fminf(lowest, joint_q(batch, 0, 0));
+    }
+    cr_assert_gt(lowest, 1.0f - 1e-3f, "the joint left its upper limit for %g rad", (double)lowest);
+    cr_assert_float_eq(joint_q(batch, 0, 0), 1.0f, 1e-3, "q %g", (double)joint_q(batch, 0, 0));
+    cr_assert_lt(fabsf(joint_qd(batch, 0, 0)), 1e-3f, "qd %g", (double)joint_qd(batch, 0, 0));
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
+}
