@@ -120,11 +120,27 @@ static tp_status check_q_row(const tp_artic_model *km, const float *row, int i)
         const tp_artic_joint *jt = &km->joints[j];
         int qo = jt->type == TP_AJ_BALL ? jt->q_start : jt->type == TP_AJ_FREE ? jt->q_start + 3 : -1;
         if (qo < 0) continue;
-        float l2 = 0.0f;
-        for (int k = 0; k < 4; ++k) l2 += row[qo + k] * row[qo + k];
-        if (!(l2 > 1e-12f))
+        /* only all zeros: any other finite quaternion is normalized safely (tp_q_normalize_any) */
+        if (row[qo] == 0.0f && row[qo + 1] == 0.0f && row[qo + 2] == 0.0f && row[qo + 3] == 0.0f)
             return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_set_joints: joint_q row %d: the quaternion at [%d, %d) "
-                                                    "has zero length", i, qo, qo + 4);
+                                                    "is zero", i, qo, qo + 4);
+    }
+    return TP_OK;
+}
+
+/* Positions of 1-dof joints in a joint_q row (at their q_start) or a target_q
+ * row (at their v_start) within TP_MAX_JOINT_Q. */
+static tp_status check_positions(const tp_artic_host *h, const float *row, int i, int target)
+{
+    const tp_artic_model *km = &h->km;
+    for (int j = 0; j < km->joint_count; ++j) {
+        const tp_artic_joint *jt = &km->joints[j];
+        if (jt->type != TP_AJ_REVOLUTE && jt->type != TP_AJ_PRISMATIC) continue;
+        int k = target ? jt->v_start : jt->q_start;
+        if (!(fabsf(row[k]) <= TP_MAX_JOINT_Q))
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_set_joints: %s row %d [%d] (%s): must be within [%g, %g] "
+                           "rad or m (TP_MAX_JOINT_Q), got %g", target ? "target_q" : "joint_q", i, k,
+                           h->dof_names[jt->v_start], -(double)TP_MAX_JOINT_Q, (double)TP_MAX_JOINT_Q, (double)row[k]);
     }
     return TP_OK;
 }
@@ -170,6 +186,9 @@ tp_status tp_batch_set_joints(tp_batch *b, tp_joint_array which, const int *worl
                 return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s row %d [%d] must be finite, got %g", call,
                                array_names[which], i, k, (double)row[k]);
         if (which == TP_JOINT_ARRAY_Q && (st = check_q_row(km, row, i))) return st;
+        if ((which == TP_JOINT_ARRAY_Q || which == TP_JOINT_ARRAY_TARGET_Q) &&
+            (st = check_positions(host_of(b), row, i, which == TP_JOINT_ARRAY_TARGET_Q)))
+            return st;
     }
     for (int i = 0; i < rows; ++i) {
         if (mask && !mask[i]) continue;
@@ -181,7 +200,7 @@ tp_status tp_batch_set_joints(tp_batch *b, tp_joint_array which, const int *worl
             for (int j = 0; j < km->joint_count; ++j) {
                 const tp_artic_joint *jt = &km->joints[j];
                 int qo = jt->type == TP_AJ_BALL ? jt->q_start : jt->type == TP_AJ_FREE ? jt->q_start + 3 : -1;
-                if (qo >= 0) tp_q_store(s.q + qo, tp_q_normalize(tp_q_load(s.q + qo)));
+                if (qo >= 0) tp_q_store(s.q + qo, tp_q_normalize_any(tp_q_load(s.q + qo))); /* 3e38 and 1e-20 too */
             }
         if (which == TP_JOINT_ARRAY_Q || which == TP_JOINT_ARRAY_QD) publish_world(b, w);
         if (which != TP_JOINT_ARRAY_F) wake_trees(b, w); /* joint_f wakes in the step (kernels/step.h, plan) */

@@ -4,6 +4,7 @@
 #include "error.h"
 #include "model.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,21 @@ static void visit(const tp_joint_def *defs, int count, int j, int *order, int *n
         if (defs[c].parent == defs[j].child) visit(defs, count, c, order, n);
 }
 
+/* The unit vector of a joint axis that is finite and not all zero (checked by
+ * tp_joint_def_check), whatever its length: where the float sum of squares
+ * would overflow or underflow ([1e30, 0, 0], [1e-20, 0, 0]) the axis is first
+ * divided by its largest |component|. In between, tp_normalize_or bit for bit. */
+static tp_vec3 axis_unit(const float *a)
+{
+    tp_vec3 v = tp_v3_load(a);
+    float l2 = tp_len_sq(v);
+    if (!(l2 > 1e-24f && l2 < 1e30f)) {
+        float m = fmaxf(fmaxf(fabsf(v.x), fabsf(v.y)), fabsf(v.z));
+        if (m > 0.0f && m < INFINITY) v = tp_v3(v.x / m, v.y / m, v.z / m); /* 1 / m overflows for 1e-45 */
+    }
+    return tp_normalize_or(v, tp_v3(0.0f, 0.0f, 1.0f));
+}
+
 /* Joint i's geometry at q = 0 from the scene's poses of its parent and child. */
 static void joint_geometry(const tp_joint_def *d, const tp_model *m, tp_artic_joint *j)
 {
@@ -53,7 +69,7 @@ static void joint_geometry(const tp_joint_def *d, const tp_model *m, tp_artic_jo
     tp_q_store(j->rel_quat, tp_q_normalize(tp_q_mul(tp_q_conj(pq), cq)));
     tp_v3_store(j->parent_anchor, tp_q_inv_rotate(pq, tp_sub(anchor, pp)));
     memcpy(j->child_anchor, d->anchor, sizeof j->child_anchor);
-    tp_v3_store(j->axis, tp_normalize_or(tp_v3_load(d->axis), tp_v3(0.0f, 0.0f, 1.0f)));
+    tp_v3_store(j->axis, axis_unit(d->axis));
 }
 
 static void fill_joint(const tp_joint_def *d, const tp_model *m, int parent_kernel, tp_artic_joint *j)

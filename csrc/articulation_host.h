@@ -39,6 +39,18 @@ int tp_joint_def_check(const tp_joint_def *def, int body_count, char *field, siz
 int tp_joint_tree_check(const tp_joint_def *defs, int count, const tp_body_def *bodies, int body_count, int *joint,
                         char *field, size_t field_len, char *reason, size_t reason_len);
 
+/* Index (as added) of the joint among defs[count] whose child is `body`, or -1. */
+int tp_joint_of_child(const tp_joint_def *defs, int count, int body);
+/* The same for a built model: the joint whose link `body` is, or -1. */
+int tp_model_link_joint(const struct tp_model *m, int body);
+/* Scripted events that would set a link's pose or velocity, give it an
+ * impulse or remove it: refused on links, whose motion follows joint_q and
+ * joint_qd (forces, wake and sleep act on them). */
+int tp_event_refused_on_link(tp_event_action action);
+/* Why a write of `what` cannot act on link `body` of joints[joint]: into reason. */
+void tp_link_write_reason(char *reason, size_t reason_len, int body, const char *body_name, int joint,
+                          const char *joint_name);
+
 tp_status tp_artic_builder_add(tp_artic_builder *ab, int body_count, const tp_joint_def *def, int *out_index);
 void tp_artic_builder_free(tp_artic_builder *ab);
 

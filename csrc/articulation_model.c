@@ -67,8 +67,22 @@ int tp_joint_def_check(const tp_joint_def *d, int body_count, char *field, size_
                            "max_effort", "target_q", "target_qd"};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; ++i)
         if (!isfinite(*vals[i])) return CHECK_FAIL(names[i], "must be a finite number, got %g", (double)*vals[i]);
-    float len2 = d->axis[0] * d->axis[0] + d->axis[1] * d->axis[1] + d->axis[2] * d->axis[2];
-    if (is_one_dof(d->type) && !(len2 > 1e-12f)) return CHECK_FAIL("axis", "must not be of zero length");
+    const float *bounded[] = {&d->q0, &d->rest, &d->target_q};
+    const char *b_names[] = {"q0", "rest", "target_q"};
+    for (int i = 0; i < 3; ++i)
+        if (!(fabsf(*bounded[i]) <= TP_MAX_JOINT_Q))
+            return CHECK_FAIL(b_names[i], "must be within [%g, %g] rad or m (TP_MAX_JOINT_Q), got %g",
+                              -(double)TP_MAX_JOINT_Q, (double)TP_MAX_JOINT_Q, (double)*bounded[i]);
+    for (int k = 0; k < 3; ++k)
+        if (!(fabsf(d->anchor[k]) <= TP_MAX_SIZE)) {
+            char path[16];
+            snprintf(path, sizeof path, "anchor[%d]", k);
+            return CHECK_FAIL(path, "must be within [%g, %g] m of the link's origin (docs/scene-format.md, \"Bounds\"), "
+                              "got %g", -(double)TP_MAX_SIZE, (double)TP_MAX_SIZE, (double)d->anchor[k]);
+        }
+    /* any finite direction but all zeros: the compiler normalizes lengths from 1e-45 to 3e38 (axis_unit) */
+    if (is_one_dof(d->type) && d->axis[0] == 0.0f && d->axis[1] == 0.0f && d->axis[2] == 0.0f)
+        return CHECK_FAIL("axis", "must not be of zero length");
     if (d->has_limits && !(d->lower <= d->upper))
         return CHECK_FAIL("limits", "lower must be <= upper, got lower %g > upper %g", (double)d->lower, (double)d->upper);
     const float *nonneg[] = {&d->damping, &d->friction, &d->armature, &d->stiffness, &d->kp, &d->kd, &d->max_effort};
@@ -89,6 +103,28 @@ static int joint_of_child(const tp_joint_def *defs, int count, int body)
     return -1;
 }
 
+int tp_joint_of_child(const tp_joint_def *defs, int count, int body) { return joint_of_child(defs, count, body); }
+
+int tp_model_link_joint(const tp_model *m, int body)
+{
+    if (!m || !m->artic) return -1;
+    return joint_of_child(m->artic->defs, m->artic->km.joint_count, body);
+}
+
+int tp_event_refused_on_link(tp_event_action a)
+{
+    return a == TP_EVENT_IMPULSE || a == TP_EVENT_ANGULAR_IMPULSE || a == TP_EVENT_SET_VELOCITY ||
+           a == TP_EVENT_SET_ANGULAR_VELOCITY || a == TP_EVENT_TELEPORT || a == TP_EVENT_REMOVE;
+}
+
+void tp_link_write_reason(char *reason, size_t reason_len, int body, const char *body_name, int joint,
+                          const char *joint_name)
+{
+    snprintf(reason, reason_len,
+             "body %d (%s) is the link of joints[%d] (%s): its pose and velocity follow joint_q and joint_qd; "
+             "write those (tp_batch_set_joints), or apply a force", body, body_name, joint, joint_name);
+}
+
 int tp_joint_tree_check(const tp_joint_def *defs, int count, const tp_body_def *bodies, int body_count, int *joint,
                         char *field, size_t field_len, char *reason, size_t reason_len)
 {
@@ -105,6 +141,13 @@ int tp_joint_tree_check(const tp_joint_def *defs, int count, const tp_body_def *
         if (d->parent >= 0 && joint_of_child(defs, count, d->parent) < 0)
             return CHECK_FAIL("parent", "body %d is not a link (no joint has it as child); use the world for a base",
                          d->parent);
+    }
+    /* Only once every parent is known to be a link can the walk to the root
+     * look up each parent's joint: before that, a joint whose ancestor has a
+     * parent that is no link sent the walk to defs[-1]. */
+    for (int i = 0; i < count; ++i) {
+        const tp_joint_def *d = &defs[i];
+        *joint = i;
         /* Walk to the root: more steps than joints means a loop. */
         int at = i, steps = 0;
         while (defs[at].parent >= 0) {

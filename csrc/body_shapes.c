@@ -61,6 +61,12 @@ static int shape_def_check(const tp_shape_def *s, const char *at, char *field, s
         return CHECK_FAIL(path, "%s", shape_reason);
     snprintf(path, sizeof path, "%s.pos", at);
     if (!all_finite(s->pos, 3)) return CHECK_FAIL(path, "must be finite");
+    for (int k = 0; k < 3; ++k) { /* a shape far out makes the bounding sphere (and its speed bound) infinite */
+        snprintf(path, sizeof path, "%s.pos[%d]", at, k);
+        if (!(fabsf(s->pos[k]) <= TP_MAX_SIZE))
+            return CHECK_FAIL(path, "must be within [%g, %g] m of the body frame (docs/scene-format.md, \"Bounds\"), got %g",
+                              -(double)TP_MAX_SIZE, (double)TP_MAX_SIZE, (double)s->pos[k]);
+    }
     snprintf(path, sizeof path, "%s.quat", at);
     if (!all_finite(s->quat, 4)) return CHECK_FAIL(path, "must be finite");
     if (s->quat[0] == 0.0f && s->quat[1] == 0.0f && s->quat[2] == 0.0f && s->quat[3] == 0.0f)

@@ -384,6 +384,29 @@ static void sort_events(tp_event_def *events, int n)
     }
 }
 
+/* Events that would move or remove a link (tp_event_refused_on_link), in the
+ * order they were added: joints may be added after the events that name their links. */
+static tp_status events_on_links_check(const tp_builder *b, const tp_model *m)
+{
+    for (int i = 0; i < b->event_count; ++i) {
+        const tp_event_def *e = &b->events[i];
+        int joint = tp_event_refused_on_link(e->action) ? tp_model_link_joint(m, e->body) : -1;
+        if (joint < 0) continue;
+        char reason[384];
+        tp_link_write_reason(reason, sizeof reason, e->body, m->body_names[e->body], joint,
+                             tp_model_joint_name(m, joint));
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (%s): body: %s", i, tp_event_action_name(e->action), reason);
+    }
+    return TP_OK;
+}
+
+int tp_builder_link_joint(const tp_builder *b, int body, const char **name)
+{
+    int joint = tp_joint_of_child(b->joints.defs, b->joints.count, body);
+    if (joint >= 0 && name) *name = b->joints.names[joint];
+    return joint;
+}
+
 tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
 {
     if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_finish: builder or out is NULL");
@@ -457,6 +480,7 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
     }
     sort_events(m->events, m->event_count);
     tp_status st = tp_artic_compile(&b->joints, m, b->def.solver.iterations);
+    if (st == TP_OK) st = events_on_links_check(b, m);
     if (st != TP_OK) {
         tp_model_destroy(m);
         return st;

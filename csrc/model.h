@@ -60,6 +60,9 @@ void tp_shape_model_from_def(const tp_shape_def *d, tp_shape_model *out);
 float tp_compound_bound_radius(const tp_body_def *def);
 /* `body_count` bounds event bodies; `worlds` is unknown at model time, so world
  * indices are only checked to be >= 0 here and against the batch at run time. */
+/* The joint (as added) whose child `body` is among a builder's joints so far,
+ * or -1; its name to *name (may be NULL). */
+int tp_builder_link_joint(const tp_builder *b, int body, const char **name);
 int tp_event_def_check(const tp_event_def *def, int body_count, const tp_body_def *bodies, char *field,
                        size_t field_len, char *reason, size_t reason_len);
 

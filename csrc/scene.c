@@ -480,6 +480,13 @@ static int read_event(scene *sc, const json_t *obj)
     char field[64], reason[256];
     if (!tp_event_def_check(&ev, sc->body_count, sc->bodies, field, sizeof field, reason, sizeof reason))
         return scene_fail_check(sc, field, reason, NULL, NULL);
+    const char *joint_name = NULL;
+    int joint = tp_event_refused_on_link(ev.action) ? tp_builder_link_joint(sc->builder, ev.body, &joint_name) : -1;
+    if (joint >= 0) { /* the joints were read before the events */
+        tp_link_write_reason(reason, sizeof reason, ev.body, json_string_value(json_object_get(obj, "body")), joint,
+                             joint_name);
+        return scene_fail_check(sc, "body", reason, NULL, NULL);
+    }
     tp_status status = tp_builder_add_event(sc->builder, &ev);
     if (status != TP_OK) return scene_fail_builder(sc, status);
     return 1;

@@ -6,6 +6,7 @@
 #include "articulation_host.h"
 #include "model.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,13 +46,29 @@ static const char *joint_key_of(const char *field)
     return field;
 }
 
-static int read_joint(scene *sc, const json_t *obj, tp_joint_def *def)
+/* `name` unique among the joints read before (defs[0 .. index)), reported at the key. */
+static int check_joint_name(scene *sc, const tp_joint_def *defs, int index)
+{
+    const char *name = defs[index].name;
+    if (!name) return 1;
+    for (int k = 0; k < index; ++k) {
+        char earlier[32];
+        snprintf(earlier, sizeof earlier, "joint%d", k); /* the default name of an unnamed joint */
+        if (strcmp(defs[k].name ? defs[k].name : earlier, name) != 0) continue;
+        scene_push_key(sc, "name");
+        return scene_pop(sc, scene_fail(sc, 0, "\"%s\" is already the name of joints[%d]", name, k));
+    }
+    return 1;
+}
+
+static int read_joint(scene *sc, const json_t *obj, tp_joint_def *def, const tp_joint_def *defs, int index)
 {
     if (!json_is_object(obj)) return scene_fail(sc, 0, "must be an object (a joint), got %s", scene_json_kind(obj));
     *def = tp_default_joint_def();
     if (!scene_read_fields(sc, obj, joint_fields, COUNT(joint_fields), def)) return 0;
     if (!json_object_get(obj, "child")) return scene_fail_missing(sc, "child");
     READ_KEY(sc, obj, "name", scene_as_name, &def->name);
+    if (!check_joint_name(sc, defs, index)) return 0;
     READ_KEY(sc, obj, "parent", as_parent, &def->parent);
     READ_KEY(sc, obj, "child", scene_as_body, &def->child);
     def->has_limits = json_object_get(obj, "limits") != NULL;
@@ -89,7 +106,7 @@ int scene_read_joints(scene *sc, const json_t *root)
     int ok = 1;
     for (int i = 0; i < n && ok; ++i) {
         scene_push_index(sc, i);
-        ok = scene_pop(sc, read_joint(sc, json_array_get(joints, i), &defs[i]));
+        ok = scene_pop(sc, read_joint(sc, json_array_get(joints, i), &defs[i], defs, i));
     }
     if (ok) ok = check_joint_tree(sc, defs, n);
     free(defs);

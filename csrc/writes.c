@@ -7,6 +7,7 @@
  * events use too. */
 #include "batch.h"
 
+#include "articulation_host.h"
 #include "body_ops.h"
 #include "error.h"
 
@@ -24,6 +25,19 @@ static tp_status check_body(const tp_batch *b, int world, int body, const char *
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: body %d (%s) is static and cannot be changed", call, body,
                        b->model->body_names[body]);
     return TP_OK;
+}
+
+/* An articulation link moves with its joints only: a write of its body's pose
+ * or velocity, an impulse (which its kinematic body in the rigid pipeline
+ * would ignore) or its removal is refused, naming the joint to write instead. */
+static tp_status check_not_link(const tp_batch *b, int body, const char *call)
+{
+    int joint = tp_model_link_joint(b->model, body);
+    if (joint < 0) return TP_OK;
+    char reason[384];
+    tp_link_write_reason(reason, sizeof reason, body, b->model->body_names[body], joint,
+                         tp_model_joint_name(b->model, joint));
+    return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s; nothing was changed", call, reason);
 }
 
 /* A vector argument must be present and finite. */
@@ -65,7 +79,7 @@ tp_status tp_batch_set_pose(tp_batch *b, int world, int body, const float pos[3]
 {
     const char *call = "tp_batch_set_pose";
     tp_status st;
-    if ((st = check_body(b, world, body, call, 1)) || (st = check_vec(pos, 3, call, "pos")) ||
+    if ((st = check_body(b, world, body, call, 1)) || (st = check_not_link(b, body, call)) || (st = check_vec(pos, 3, call, "pos")) ||
         (st = check_vec(quat, 4, call, "quat")))
         return st;
     if (is_zero(quat, 4)) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: quat is the zero quaternion", call);
@@ -77,7 +91,7 @@ tp_status tp_batch_set_velocity(tp_batch *b, int world, int body, const float v[
 {
     const char *call = "tp_batch_set_velocity";
     tp_status st;
-    if ((st = check_body(b, world, body, call, 1)) || (st = check_vec(v, 3, call, "v")) ||
+    if ((st = check_body(b, world, body, call, 1)) || (st = check_not_link(b, body, call)) || (st = check_vec(v, 3, call, "v")) ||
         (st = check_vec(w, 3, call, "w")))
         return st;
     if ((st = begin_body_write(b, world, body, call))) return st;
@@ -110,7 +124,7 @@ tp_status tp_batch_apply_impulse(tp_batch *b, int world, int body, const float i
 {
     const char *call = "tp_batch_apply_impulse";
     tp_status st;
-    if ((st = check_body(b, world, body, call, 1)) || (st = check_vec(impulse, 3, call, "impulse")) ||
+    if ((st = check_body(b, world, body, call, 1)) || (st = check_not_link(b, body, call)) || (st = check_vec(impulse, 3, call, "impulse")) ||
         (point && (st = check_vec(point, 3, call, "point"))))
         return st;
     if (is_zero(impulse, 3)) return TP_OK;
@@ -122,7 +136,7 @@ tp_status tp_batch_apply_angular_impulse(tp_batch *b, int world, int body, const
 {
     const char *call = "tp_batch_apply_angular_impulse";
     tp_status st;
-    if ((st = check_body(b, world, body, call, 1)) || (st = check_vec(impulse, 3, call, "impulse"))) return st;
+    if ((st = check_body(b, world, body, call, 1)) || (st = check_not_link(b, body, call)) || (st = check_vec(impulse, 3, call, "impulse"))) return st;
     if (is_zero(impulse, 3)) return TP_OK;
     if ((st = begin_body_write(b, world, body, call))) return st;
     return tp_op_add_angular_impulse(b, world, body, impulse);
@@ -160,7 +174,7 @@ tp_status tp_batch_get_gravity(const tp_batch *b, int world, float g[3])
 tp_status tp_batch_remove_body(tp_batch *b, int world, int body)
 {
     tp_status st = check_body(b, world, body, "tp_batch_remove_body", 0);
-    if (st) return st;
+    if (st || (st = check_not_link(b, body, "tp_batch_remove_body"))) return st;
     return tp_op_remove_body(b, world, body);
 }
 

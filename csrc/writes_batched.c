@@ -8,6 +8,7 @@
  * the CPU); write. The writes are those of the single-body calls
  * (csrc/body_ops.c), body by body, so a batched write and the same single
  * writes give the same bits. */
+#include "articulation_host.h"
 #include "batch.h"
 
 #include "batch_wake.h"
@@ -157,6 +158,7 @@ static tp_status apply_rows(tp_batch *b, const tp_world_select *s, apply_kind ki
             size_t k = (size_t)w * (size_t)b->bodies + (size_t)i;
             const float *xi = at(b, x, r, i, 3);
             if (is_zero3(xi) || !writable(b, k, i, 0)) continue; /* a zero force is no wake event */
+            if (kind == APPLY_IMPULSE && b->model->bodies[i].link) continue; /* links move by their joints */
             if ((st = apply_one(b, kind, w, i, xi, point ? at(b, point, r, i, 3) : NULL))) return st;
         }
     }
@@ -192,7 +194,8 @@ static tp_status write_state(tp_batch *b, const tp_world_select *s, const float 
         for (int i = 0; i < b->bodies; ++i) {
             size_t k = (size_t)wd * (size_t)b->bodies + (size_t)i;
             tp_status st = TP_OK;
-            if (!writable(b, k, i, 0)) continue;
+            /* links follow joint_q / joint_qd, as a reset left them: skipped like static rows */
+            if (!writable(b, k, i, 0) || b->model->bodies[i].link) continue;
             if (pos) st = tp_op_set_pose(b, wd, i, at(b, pos, r, i, 3), at(b, quat, r, i, 4));
             if (!st && (v || w))
                 st = tp_op_set_velocity(b, wd, i, v ? at(b, v, r, i, 3) : b->v + 3 * k, w ? at(b, w, r, i, 3) : b->w + 3 * k);
@@ -244,12 +247,33 @@ tp_status tp_batch_set_gravities(tp_batch *b, const tp_world_select *s, const fl
     return TP_OK;
 }
 
+/* The articulation integrates with the model's link inertias: a link row of
+ * a mass-scale write must be 1 (anything else would be silently ignored). */
+static tp_status check_link_scales(const tp_batch *b, const tp_world_select *s, const float *scale, const char *call)
+{
+    int rows = sel_rows(b, s);
+    for (int r = 0; r < rows; ++r) {
+        if (sel_world(s, r) < 0) continue;
+        for (int i = 0; i < b->bodies; ++i) {
+            int joint = b->model->bodies[i].link ? tp_model_link_joint(b->model, i) : -1;
+            if (joint < 0 || scale[(size_t)r * (size_t)b->bodies + (size_t)i] == 1.0f) continue;
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: scale[%d][%d] (world %d): body %d (%s) is the link of "
+                           "joints[%d] (%s), and mass scales do not apply to links yet (docs/articulations.md): give 1; "
+                           "nothing was changed", call, r, i, sel_world(s, r), i, b->model->body_names[i], joint,
+                           tp_model_joint_name(b->model, joint));
+        }
+    }
+    return TP_OK;
+}
+
 tp_status tp_batch_set_mass_scales(tp_batch *b, const tp_world_select *s, const float *scale)
 {
     const char *call = "tp_batch_set_mass_scales";
     tp_status st;
+    /* the bounds of randomize.mass_scale: within them a scaled mass keeps its inverse finite */
     if ((st = check_select(b, s, call)) ||
-        (st = check_values(b, s, scale, b->bodies, 1e-30f, INFINITY, call, "scale")) || (st = begin_writes(b, s)))
+        (st = check_values(b, s, scale, b->bodies, TP_MIN_MASS_SCALE, TP_MAX_MASS_SCALE, call, "scale")) ||
+        (st = check_link_scales(b, s, scale, call)) || (st = begin_writes(b, s)))
         return st;
     int rows = sel_rows(b, s);
     for (int r = 0; r < rows; ++r) {

@@ -460,7 +460,9 @@ tp_status tp_batch_counts(tp_batch *batch, tp_state_view *out);
 /* Writes of one body in one world. Every vector argument is required except
  * `point`, which may be NULL. Errors: TP_ERR_INVALID_ARGUMENT for a NULL
  * batch or vector, a world or body out of range, a non-finite value (named),
- * a static or removed body (only tp_batch_remove_body takes a static body);
+ * a static or removed body (only tp_batch_remove_body takes a static body), an
+ * articulation link for set_pose, set_velocity, the impulses and remove_body
+ * (its body moves with joint_q and joint_qd: tp_batch_set_joints);
  * TP_ERR_CUDA. On an error nothing changes. A write wakes the body's island.
  *
  * set_pose: pos (m, world frame) is the body's origin, the centre of its

@@ -26,7 +26,9 @@
  *
  * Every value of every selected row is checked before anything is written: a
  * non-finite number (or a value out of range) returns TP_ERR_INVALID_ARGUMENT
- * naming the row, body and component, and nothing changes. Rows of static
+ * naming the row, body and component, and nothing changes. Rows of articulation
+ * links (for poses, velocities and impulses: they move with joint_q / joint_qd,
+ * tp_batch_set_joints) and rows of static
  * bodies (for forces, torques, impulses, poses, velocities, mass scales) and of
  * removed bodies are checked but skipped, so a whole state array read back with
  * tp_batch_state can be written as it is. A write that changes a body wakes its
@@ -57,9 +59,11 @@ tp_status tp_batch_set_velocities(tp_batch *batch, const tp_world_select *select
 /* Gravity (m/s^2) [rows][3] per world, each component in [-500, 500]. A world
  * whose gravity changes wakes entirely. */
 tp_status tp_batch_set_gravities(tp_batch *batch, const tp_world_select *select, const float *gravity);
-/* Mass scale [rows][B] (finite, > 0) of each dynamic body: its mass and inertia
+/* Mass scale [rows][B] (in [TP_MIN_MASS_SCALE, TP_MAX_MASS_SCALE], the bounds
+ * of randomize.mass_scale) of each dynamic body: its mass and inertia
  * become the model's times the scale (replacing the randomized draw until the
- * next reset). Rows of static and kinematic bodies are skipped. */
+ * next reset). Rows of static and kinematic bodies are skipped. Articulation
+ * links take no mass scale yet: their rows must be 1. */
 tp_status tp_batch_set_mass_scales(tp_batch *batch, const tp_world_select *select, const float *scale);
 /* Friction coefficient [rows][B] (finite, >= 0) of every body, static ones
  * included (until the next reset). A changed static or kinematic body wakes

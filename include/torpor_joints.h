@@ -72,6 +72,13 @@ typedef struct tp_joint_def {
     float target_q, target_qd; /* initial drive targets */
 } tp_joint_def;
 
+/* Bound on a 1-dof joint's position, rad or m: q0, rest and target_q of a
+ * definition, and the joint_q and target_q a batch is given. Past it a first
+ * step can only fault the world (an angle of 1e38 has no sine in float32, and
+ * past about 3e9 rad the step's range reduction overflows its integer). An
+ * anchor lies within TP_MAX_SIZE (m, each component) of its link's origin. */
+#define TP_MAX_JOINT_Q 1e6f
+
 tp_joint_def tp_default_joint_def(void);
 const char *tp_joint_type_name(tp_joint_type type); /* "fixed", "revolute", ...; NULL if out of range */
 
@@ -118,7 +125,8 @@ typedef enum tp_joint_array {
  * [W], `values` [W][n], rows of unmasked worlds are not read); n is nq for
  * TP_JOINT_ARRAY_Q, nv otherwise. Non-finite values, a zero quaternion, a
  * world out of range or a repeated one: TP_ERR_INVALID_ARGUMENT, nothing
- * changes. Quaternions are normalized. Writing q or qd moves the links' bodies
+ * changes. Quaternions are normalized, however large or small (as
+ * tp_batch_set_pose does). Writing q or qd moves the links' bodies
  * at once. */
 tp_status tp_batch_set_joints(tp_batch *batch, tp_joint_array which, const int *worlds, int count, const uint8_t *mask,
                               const float *values);

@@ -152,8 +152,9 @@ TP_HD int tp_artic_add_row(tp_artic_scratch *x, int rows, int d, float target, f
 }
 
 /* Step 4: rows for limits about to be passed (speculative: the joint may reach
- * the limit this substep, not pass it; a violated one is pushed back by
- * TP_ARTIC_LIMIT_BETA of the violation), velocity motors and joint friction,
+ * the limit this substep, not pass it; a violated one may not go further in,
+ * and tp_artic_integrate_q moves it back by TP_ARTIC_LIMIT_BETA of the
+ * violation), velocity motors and joint friction,
  * written from row `rows` on (at most 3 per dof). qd holds the unconstrained
  * new velocities (tree-local). Returns the end of the tree's rows. */
 TP_HD int tp_artic_build_rows(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_world *s,
@@ -168,10 +169,10 @@ TP_HD int tp_artic_build_rows(const tp_artic_model *m, const tp_artic_tree *tr, 
                 float q = s->q[j->q_start], pred = q + h * qd[d];
                 if (pred < j->lower) {
                     float gap = j->lower - q;
-                    rows = tp_artic_add_row(x, rows, d, (gap > 0.0f ? TP_ARTIC_LIMIT_BETA * gap : gap) / h, 0.0f, big);
+                    rows = tp_artic_add_row(x, rows, d, gap > 0.0f ? 0.0f : gap / h, 0.0f, big);
                 } else if (pred > j->upper) {
                     float gap = j->upper - q;
-                    rows = tp_artic_add_row(x, rows, d, (gap < 0.0f ? TP_ARTIC_LIMIT_BETA * gap : gap) / h, -big, 0.0f);
+                    rows = tp_artic_add_row(x, rows, d, gap < 0.0f ? 0.0f : gap / h, -big, 0.0f);
                 }
             }
             if (j->drive == TP_AD_VELOCITY)
@@ -222,6 +223,13 @@ TP_HD void tp_artic_integrate_q(const tp_artic_model *m, const tp_artic_tree *tr
         const float *v = qd + j->v_start;
         if (j->type == TP_AJ_REVOLUTE || j->type == TP_AJ_PRISMATIC) {
             qj[0] += h * v[0];
+            /* A violated limit is corrected in position, not by a velocity
+             * target: a push-back velocity would stay in qd and carry the
+             * joint across its range (Baumgarte's energy gain; Box2D v3's
+             * relax pass removes it likewise). Reduced coordinates make this
+             * exact: nothing else in the tree moves. */
+            if (j->has_limits && qj[0] > j->upper) qj[0] -= TP_ARTIC_LIMIT_BETA * (qj[0] - j->upper);
+            else if (j->has_limits && qj[0] < j->lower) qj[0] += TP_ARTIC_LIMIT_BETA * (j->lower - qj[0]);
         } else if (j->type == TP_AJ_BALL) {
             tp_quat a = tp_q_load(qj), d = tp_q_mul(a, tp_q(v[0], v[1], v[2], 0.0f));
             float hh = 0.5f * h;

@@ -138,6 +138,14 @@ Test(batched, bad_values_change_nothing)
     for (int k = 0; k < W * B; ++k) s[k] = 1.0f;
     s[W * B - 1] = 0.0f;
     cr_assert_eq(tp_batch_set_mass_scales(a, NULL, s), TP_ERR_INVALID_ARGUMENT);
+    /* the bounds of randomize.mass_scale (docs/scene-format.md "Bounds"): a scale
+     * of 1e-20 took a 1e-9 kg body's inverse mass past the float range */
+    s[W * B - 1] = 1e-20f;
+    cr_assert_eq(tp_batch_set_mass_scales(a, NULL, s), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "within [0.01, 100]"), "message: %s", tp_last_error());
+    s[W * B - 1] = 1e3f;
+    cr_assert_eq(tp_batch_set_mass_scales(a, NULL, s), TP_ERR_INVALID_ARGUMENT);
+    s[W * B - 1] = 1.0f;
     s[W * B - 1] = -0.5f;
     cr_assert_eq(tp_batch_set_frictions(a, NULL, s), TP_ERR_INVALID_ARGUMENT);
     /* selections: out of range, repeated, negative count; nothing marked stays marked */

@@ -327,6 +327,11 @@ Test(compound_scenes, bad_shapes_name_the_place)
                  "3 numbers");
     expect_error("{\"version\": 2, \"bodies\": [\n {\"shapes\": [{\"density\": 0}]}]}",
                  "t.json:2:26: bodies[0].shapes[0].density: ", "> 0");
+    /* a shape 1e30 m from its body frame gave an infinite bounding sphere: every world faulted at its first step */
+    expect_error("{\"version\": 2, \"bodies\": [\n {\"shapes\": [{\"pos\": [0, 1e30, 0]}]}]}",
+                 "t.json:2:26: bodies[0].shapes[0].pos[1]: ", "must be within [-10000, 10000] m");
+    expect_error("{\"version\": 2, \"bodies\": [\n {\"static\": true, \"shapes\": [{\"pos\": [-2e4, 0, 0]}]}]}",
+                 "t.json:2:39: bodies[0].shapes[0].pos[0]: ", "Bounds");
 }
 
 /* The builder refuses bad shape lists with the field named, and keeps nothing. */

@@ -189,3 +189,23 @@ def test_build_compound_body():
     assert list(inertia) == [1, 2, 2.5, 0, 0, 0] and abs(com[0] - 0.1) < 1e-7
     with pytest.raises(torpor.InvalidArgumentError, match=r"shapes\[0\]\.size\[1\]"):
         torpor.Model.build([{"shapes": [{"size": [1, -1, 1]}]}])
+
+
+def test_build_refuses_wrong_lengths_and_names():
+    # a vector of the wrong length was taken in part (size [1, 1] kept the default z,
+    # inertia [1, 1, 1, 0.5] became a product of inertia xy = 0.5), an empty shape
+    # list built a plain box, and unknown names raised a bare KeyError
+    bad = [
+        ({"size": [1, 1]}, r"bodies\[0\]\.size: must have 3 numbers, got 2"),
+        ({"pos": [0, 0, 1, 0]}, r"bodies\[0\]\.pos: must have 3 numbers, got 4"),
+        ({"inertia": [1, 1, 1, 0.5]}, r"bodies\[0\]\.inertia: must have 3 numbers \(the diagonal\) or 6"),
+        ({"inertia": [1, 1, 1, 0, 0, 0, 0]}, r"bodies\[0\]\.inertia: must have 3"),
+        ({"shapes": []}, r"bodies\[0\]\.shapes: must hold 1 to 8 shapes, got 0"),
+        ({"shapes": [{"pos": [1, 1]}]}, r"bodies\[0\]\.shapes\[0\]\.pos: must have 3 numbers, got 2"),
+        ({"shapes": [{"shape": "cone"}]}, r"bodies\[0\]\.shapes\[0\]\.shape: unknown shape 'cone'"),
+        ({"type": "dynamc"}, r"bodies\[0\]\.type: unknown body type 'dynamc'"),
+        ({"shape": "cube"}, r"bodies\[0\]\.shape: unknown shape 'cube'"),
+    ]
+    for body, message in bad:
+        with pytest.raises(torpor.InvalidArgumentError, match=message):
+            torpor.Model.build([body])

@@ -123,9 +123,26 @@ class Model:
         gravity: m/s^2 [3]; dt: s; randomize: keys of ``tp_randomize_def``
         (``seed``, ``pos_noise`` m, ``yaw_noise_deg``, ``mass_scale`` [2],
         ``friction_range`` [2]); sleep: keys of ``tp_sleep_def``.
-        Raises InvalidArgumentError naming the bad value.
+        Raises InvalidArgumentError naming the bad value (a vector of the wrong
+        length, an unknown shape or type name included).
+        Joints are not built here yet: load a version 2 scene (Model.from_json).
         """
         keep = []  # C strings alive until the builder has copied them
+
+        def bad(path: str, why: str) -> InvalidArgumentError:
+            return InvalidArgumentError(int(lib.TP_ERR_INVALID_ARGUMENT), f"{path}: {why}; nothing was built")
+
+        def vec(value: Any, n: int, path: str) -> list:
+            # cffi would take a short list in part (the rest keeps its default)
+            v = [float(x) for x in value]
+            if len(v) != n:
+                raise bad(path, f"must have {n} numbers, got {len(v)}")
+            return v
+
+        def named(table: Mapping[str, int], value: Any, path: str, what: str) -> int:
+            if value not in table:
+                raise bad(path, f"unknown {what} {value!r}; expected one of {', '.join(map(repr, table))}")
+            return table[value]
 
         def cstr(s: str) -> Any:
             p = ffi.new("char[]", s.encode())
@@ -152,23 +169,26 @@ class Model:
                 if key == "name":
                     bd.name = cstr(value)
                 elif key == "type":
-                    bd.type = _BODY_TYPES[value]
+                    bd.type = named(_BODY_TYPES, value, f"bodies[{i}].type", "body type")
                 elif key == "shape":
-                    bd.shape = _SHAPES[value]
+                    bd.shape = named(_SHAPES, value, f"bodies[{i}].shape", "shape")
                 elif key in ("size", "pos", "quat", "vel", "ang_vel"):
-                    setattr(bd, key, [float(x) for x in value])
+                    setattr(bd, key, vec(value, 4 if key == "quat" else 3, f"bodies[{i}].{key}"))
                 elif key in ("density", "mass", "friction", "restitution"):
                     setattr(bd, key, float(value))
                 elif key == "shapes":
+                    if not 1 <= len(value) <= lib.TP_MAX_BODY_SHAPES:  # 0 would build a plain body
+                        raise bad(f"bodies[{i}].shapes", f"must hold 1 to {lib.TP_MAX_BODY_SHAPES} shapes, got {len(value)}")
                     shapes = ffi.new("tp_shape_def[]", len(value))
                     keep.append(shapes)
                     for j, sh in enumerate(value):
                         shapes[j] = lib.tp_default_shape_def()
                         for sk, sv in sh.items():
+                            at = f"bodies[{i}].shapes[{j}].{sk}"
                             if sk == "shape":
-                                shapes[j].shape = _SHAPES[sv]
+                                shapes[j].shape = named(_SHAPES, sv, at, "shape")
                             elif sk in ("size", "pos", "quat"):
-                                setattr(shapes[j], sk, [float(x) for x in sv])
+                                setattr(shapes[j], sk, vec(sv, 4 if sk == "quat" else 3, at))
                             elif sk == "density":
                                 shapes[j].density = float(sv)
                             else:
@@ -176,10 +196,14 @@ class Model:
                     bd.shapes = shapes
                     bd.shape_count = len(value)
                 elif key == "com":
-                    bd.com = [float(x) for x in value]
+                    bd.com = vec(value, 3, f"bodies[{i}].com")
                     bd.has_com = 1
                 elif key == "inertia":  # [xx, yy, zz] or all six
-                    bd.inertia = [float(x) for x in value] + [0.0] * (6 - len(value))
+                    v = [float(x) for x in value]
+                    if len(v) not in (3, 6):
+                        raise bad(f"bodies[{i}].inertia",
+                                  f"must have 3 numbers (the diagonal) or 6 (xx yy zz xy xz yz), got {len(v)}")
+                    bd.inertia = v + [0.0] * (6 - len(v))
                     bd.has_inertia = 1
                 else:
                     raise KeyError(f"bodies[{i}]: unknown key {key!r}")
@@ -497,7 +521,7 @@ class Batch:
         self._call(lib.tp_batch_set_gravities, worlds, (gravity, (3,), "gravity"))
 
     def set_mass_scale(self, scale: Any, worlds: WorldSelection = None) -> None:
-        """Mass scale [rows, B] (> 0) of the dynamic bodies, relative to the model's mass."""
+        """Mass scale [rows, B] (each in [0.01, 100]; 1 on articulation links) of the dynamic bodies, relative to the model's mass."""
         self._call(lib.tp_batch_set_mass_scales, worlds, (scale, (self.bodies,), "scale"))
 
     def set_friction(self, friction: Any, worlds: WorldSelection = None) -> None:
