@@ -33,19 +33,52 @@ tp_joint_def tp_default_joint_def(void)
 
 static int is_one_dof(tp_joint_type t) { return t == TP_JOINT_REVOLUTE || t == TP_JOINT_PRISMATIC; }
 
-/* Settings a joint type does not have must stay at their defaults. */
+/* The first of `n` settings that is not 0, or -1. */
+static int first_set(const float *const *vals, int n)
+{
+    for (int i = 0; i < n; ++i)
+        if (*vals[i] != 0.0f) return i;
+    return -1;
+}
+
+/* Settings a joint type or drive does not use must stay at their defaults:
+ * one given anyway would be silently ignored (kp without a drive leaves the
+ * joint limp). The field named is the one that was set. */
 static int check_unused(const tp_joint_def *d, char *field, size_t field_len, char *reason, size_t reason_len)
 {
     const char *t = joint_type_names[d->type];
+    int k;
     if (!is_one_dof(d->type)) {
         if (d->has_limits) return CHECK_FAIL("limits", "a %s joint has no limits (only revolute and prismatic)", t);
         if (d->drive != TP_DRIVE_NONE) return CHECK_FAIL("drive", "a %s joint has no drive (only revolute and prismatic)", t);
-        if (d->stiffness != 0.0f) return CHECK_FAIL("stiffness", "a %s joint has no spring (only revolute and prismatic)", t);
-        if (d->q0 != 0.0f || d->qd0 != 0.0f) return CHECK_FAIL("q0", "a %s joint has no scalar q0 / qd0", t);
+        const float *drive[] = {&d->kp, &d->kd, &d->max_effort, &d->target_q, &d->target_qd};
+        const char *drive_names[] = {"kp", "kd", "max_effort", "target_q", "target_qd"};
+        if ((k = first_set(drive, 5)) >= 0)
+            return CHECK_FAIL(drive_names[k], "a %s joint has no drive (only revolute and prismatic)", t);
+        const float *spring[] = {&d->stiffness, &d->rest};
+        const char *spring_names[] = {"stiffness", "rest"};
+        if ((k = first_set(spring, 2)) >= 0)
+            return CHECK_FAIL(spring_names[k], "a %s joint has no spring (only revolute and prismatic)", t);
+        const float *start[] = {&d->q0, &d->qd0};
+        const char *start_names[] = {"q0", "qd0"};
+        if ((k = first_set(start, 2)) >= 0) return CHECK_FAIL(start_names[k], "a %s joint has no scalar q0 / qd0", t);
+    } else if (d->drive == TP_DRIVE_NONE) {
+        const float *gains[] = {&d->kp, &d->kd, &d->max_effort};
+        const char *gain_names[] = {"kp", "kd", "max_effort"};
+        if ((k = first_set(gains, 3)) >= 0)
+            return CHECK_FAIL(gain_names[k], "has no effect without a drive; give \"drive\": \"position\" or \"velocity\"");
+    } else if (d->drive == TP_DRIVE_VELOCITY) {
+        const float *gains[] = {&d->kp, &d->kd};
+        const char *gain_names[] = {"kp", "kd"};
+        if ((k = first_set(gains, 2)) >= 0)
+            return CHECK_FAIL(gain_names[k], "a velocity motor takes no kp or kd (it holds target_qd with at most "
+                              "max_effort)");
     }
     if (d->type == TP_JOINT_FREE || d->type == TP_JOINT_FIXED) {
-        if (d->damping != 0.0f || d->friction != 0.0f || d->armature != 0.0f)
-            return CHECK_FAIL("damping", "a %s joint has no damping, friction or armature", t);
+        const float *passive[] = {&d->damping, &d->friction, &d->armature};
+        const char *passive_names[] = {"damping", "friction", "armature"};
+        if ((k = first_set(passive, 3)) >= 0)
+            return CHECK_FAIL(passive_names[k], "a %s joint has no damping, friction or armature", t);
     }
     return 1;
 }

@@ -706,6 +706,14 @@ Test(articulation_scenes, bad_joints_name_the_place)
                        "t.json:2:99: joints[2].name: \"j\" is already the name of joints[0]", "");
     expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\"}, {\"child\": \"b\", \"name\": \"joint0\"}]}",
                        "t.json:2:52: joints[1].name: \"joint0\" is already the name of joints[0]", "");
+    /* a setting the joint type or drive does not use is named where it stands (not silently ignored) */
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"ball\", \"qd0\": 1}]}", "t.json:2:51: joints[0].qd0: ", "a ball joint has no scalar q0 / qd0");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"free\", \"friction\": 1}]}", "t.json:2:56: joints[0].friction: ", "a free joint has no damping, friction or armature");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"ball\", \"kp\": 5}]}", "t.json:2:50: joints[0].kp: ", "a ball joint has no drive");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"fixed\", \"target_q\": 5}]}", "t.json:2:57: joints[0].target_q: ", "a fixed joint has no drive");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"ball\", \"rest\": 1}]}", "t.json:2:52: joints[0].rest: ", "a ball joint has no spring");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"kp\": 50}]}", "t.json:2:34: joints[0].kp: ", "has no effect without a drive");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"drive\": \"velocity\", \"max_effort\": 5, \"kd\": 1}]}", "t.json:2:72: joints[0].kd: ", "a velocity motor takes no kp or kd");
     expect_scene_error(TWO_BODIES " \"joints\": [{\"parent\": \"a\"}]}", "t.json:2:13: joints[0].child: ",
                        "required key is missing");
     expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"hinge\"}]}", "t.json:2:36: joints[0].type: ",
