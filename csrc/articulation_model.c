@@ -108,7 +108,7 @@ int tp_joint_def_check(const tp_joint_def *d, int body_count, char *field, size_
                               -(double)TP_MAX_JOINT_Q, (double)TP_MAX_JOINT_Q, (double)*bounded[i]);
     for (int k = 0; k < 3; ++k)
         if (!(fabsf(d->anchor[k]) <= TP_MAX_SIZE)) {
-            char path[16];
+            char path[32];
             snprintf(path, sizeof path, "anchor[%d]", k);
             return CHECK_FAIL(path, "must be within [%g, %g] m of the link's origin (docs/scene-format.md, \"Bounds\"), "
                               "got %g", -(double)TP_MAX_SIZE, (double)TP_MAX_SIZE, (double)d->anchor[k]);
