@@ -74,6 +74,8 @@ static int check_unused(const tp_joint_def *d, char *field, size_t field_len, ch
             return CHECK_FAIL(gain_names[k], "a velocity motor takes no kp or kd (it holds target_qd with at most "
                               "max_effort)");
     }
+    if (d->type == TP_JOINT_FREE && (d->anchor[0] != 0.0f || d->anchor[1] != 0.0f || d->anchor[2] != 0.0f))
+        return CHECK_FAIL("anchor", "a free joint has no anchor (its coordinates are the body origin and orientation)");
     if (d->type == TP_JOINT_FREE || d->type == TP_JOINT_FIXED) {
         const float *passive[] = {&d->damping, &d->friction, &d->armature};
         const char *passive_names[] = {"damping", "friction", "armature"};

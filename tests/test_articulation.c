@@ -559,6 +559,7 @@ Test(articulation, bad_joints_are_refused)
     expect_finish_error(twice, 2, 1, "already the child");
     tp_joint_def fr[2] = {hinge(-1, 0, 0.0f), hinge(0, 1, 0.0f)};
     fr[1].type = TP_JOINT_FREE;
+    fr[1].anchor[2] = 0.0f; /* a free joint has no anchor (refused first) */
     expect_finish_error(fr, 2, 2, "free joint must be the root");
     j = hinge(-1, 0, 0.0f);
     j.drive = TP_DRIVE_VELOCITY;
@@ -707,6 +708,7 @@ Test(articulation_scenes, bad_joints_name_the_place)
     expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\"}, {\"child\": \"b\", \"name\": \"joint0\"}]}",
                        "t.json:2:52: joints[1].name: \"joint0\" is already the name of joints[0]", "");
     /* a setting the joint type or drive does not use is named where it stands (not silently ignored) */
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"free\", \"anchor\": [0, 0, 1]}]}", "t.json:2:54: joints[0].anchor: ", "a free joint has no anchor");
     expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"ball\", \"qd0\": 1}]}", "t.json:2:51: joints[0].qd0: ", "a ball joint has no scalar q0 / qd0");
     expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"free\", \"friction\": 1}]}", "t.json:2:56: joints[0].friction: ", "a free joint has no damping, friction or armature");
     expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"ball\", \"kp\": 5}]}", "t.json:2:50: joints[0].kp: ", "a ball joint has no drive");
