@@ -555,6 +555,9 @@ Test(articulation, bad_joints_are_refused)
     /* the parent of an ancestor is no link: the walk to the root must not run off the tree */
     tp_joint_def dangling[2] = {hinge(1, 0, 0.0f), hinge(2, 1, 0.0f)};
     expect_finish_error(dangling, 2, 3, "joints[1] (joint1): parent: body 2 is not a link");
+    /* a root, a chain that reaches it, then a tail into a loop (bodies 3 <-> 4): the loop is found from the tail */
+    tp_joint_def tail[5] = {hinge(-1, 0, 0.0f), hinge(0, 1, 0.0f), hinge(3, 2, 0.0f), hinge(4, 3, 0.0f), hinge(3, 4, 0.0f)};
+    expect_finish_error(tail, 5, 5, "joints[2] (joint2): parent: the joints form a loop through body 2");
     tp_joint_def twice[2] = {hinge(-1, 0, 0.0f), hinge(-1, 0, 0.0f)};
     expect_finish_error(twice, 2, 1, "already the child");
     tp_joint_def fr[2] = {hinge(-1, 0, 0.0f), hinge(0, 1, 0.0f)};
