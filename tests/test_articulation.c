@@ -727,6 +727,17 @@ Test(articulation_scenes, bad_joints_name_the_place)
                        "joints need \"version\": 2");
 }
 
+/* "version": 2.0 is version 2 for joints as it is for compound bodies (the
+ * joints read the integer value of the JSON real, 0, and refused it). */
+Test(articulation_scenes, version_two_as_a_real)
+{
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string("{\"version\": 2.0, \"bodies\": [{\"name\": \"a\"}], \"joints\": [{\"child\": \"a\"}]}",
+                                      "t.json", &m), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_model_joint_count(m), 1);
+    tp_model_destroy(m);
+}
+
 /* A version 1 file loads as before; the same bodies in version 2 with no joints give the same model. */
 Test(articulation_scenes, version_one_unchanged)
 {
