@@ -115,6 +115,13 @@ int tp_body_shapes_check(const tp_body_def *def, char *field, size_t field_len, 
         if (!shape_def_check(&def->shapes[i], at, field, field_len, reason, reason_len)) return 0;
     }
     if (def->has_com && !all_finite(def->com, 3)) return CHECK_FAIL("com", "must be finite");
+    for (int k = 0; def->has_com && k < 3; ++k) /* as a shape's pos: a far centre turns any spin into a flight */
+        if (!(fabsf(def->com[k]) <= TP_MAX_SIZE)) {
+            char path[32];
+            snprintf(path, sizeof path, "com[%d]", k);
+            return CHECK_FAIL(path, "must be within [%g, %g] m of the body frame (docs/scene-format.md, \"Bounds\"), got %g",
+                              -(double)TP_MAX_SIZE, (double)TP_MAX_SIZE, (double)def->com[k]);
+        }
     if (def->has_inertia && !inertia_check(def->inertia, field, field_len, reason, reason_len)) return 0;
     return 1;
 }

@@ -96,8 +96,7 @@ int scene_read_joints(scene *sc, const json_t *root)
     const json_t *joints = json_object_get(root, "joints");
     if (!joints) return 1;
     scene_push_key(sc, "joints");
-    const json_t *version = json_object_get(root, "version");
-    if (!version || json_integer_value(version) < 2)
+    if (sc->version < 2) /* as read at the top level (2.0 included) */
         return scene_pop(sc, scene_fail(sc, 1, "joints need \"version\": 2 (docs/scene-format.md)"));
     if (!json_is_array(joints)) return scene_pop(sc, scene_fail(sc, 0, "must be an array of joints, got %s", scene_json_kind(joints)));
     int n = (int)json_array_size(joints);

@@ -555,10 +555,14 @@ Test(articulation, bad_joints_are_refused)
     /* the parent of an ancestor is no link: the walk to the root must not run off the tree */
     tp_joint_def dangling[2] = {hinge(1, 0, 0.0f), hinge(2, 1, 0.0f)};
     expect_finish_error(dangling, 2, 3, "joints[1] (joint1): parent: body 2 is not a link");
+    /* a root, a chain that reaches it, then a tail into a loop (bodies 3 <-> 4): the loop is found from the tail */
+    tp_joint_def tail[5] = {hinge(-1, 0, 0.0f), hinge(0, 1, 0.0f), hinge(3, 2, 0.0f), hinge(4, 3, 0.0f), hinge(3, 4, 0.0f)};
+    expect_finish_error(tail, 5, 5, "joints[2] (joint2): parent: the joints form a loop through body 2");
     tp_joint_def twice[2] = {hinge(-1, 0, 0.0f), hinge(-1, 0, 0.0f)};
     expect_finish_error(twice, 2, 1, "already the child");
     tp_joint_def fr[2] = {hinge(-1, 0, 0.0f), hinge(0, 1, 0.0f)};
     fr[1].type = TP_JOINT_FREE;
+    fr[1].anchor[2] = 0.0f; /* a free joint has no anchor (refused first) */
     expect_finish_error(fr, 2, 2, "free joint must be the root");
     j = hinge(-1, 0, 0.0f);
     j.drive = TP_DRIVE_VELOCITY;
@@ -706,12 +710,32 @@ Test(articulation_scenes, bad_joints_name_the_place)
                        "t.json:2:99: joints[2].name: \"j\" is already the name of joints[0]", "");
     expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\"}, {\"child\": \"b\", \"name\": \"joint0\"}]}",
                        "t.json:2:52: joints[1].name: \"joint0\" is already the name of joints[0]", "");
+    /* a setting the joint type or drive does not use is named where it stands (not silently ignored) */
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"free\", \"anchor\": [0, 0, 1]}]}", "t.json:2:54: joints[0].anchor: ", "a free joint has no anchor");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"ball\", \"qd0\": 1}]}", "t.json:2:51: joints[0].qd0: ", "a ball joint has no scalar q0 / qd0");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"free\", \"friction\": 1}]}", "t.json:2:56: joints[0].friction: ", "a free joint has no damping, friction or armature");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"ball\", \"kp\": 5}]}", "t.json:2:50: joints[0].kp: ", "a ball joint has no drive");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"fixed\", \"target_q\": 5}]}", "t.json:2:57: joints[0].target_q: ", "a fixed joint has no drive");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"ball\", \"rest\": 1}]}", "t.json:2:52: joints[0].rest: ", "a ball joint has no spring");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"kp\": 50}]}", "t.json:2:34: joints[0].kp: ", "has no effect without a drive");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"drive\": \"velocity\", \"max_effort\": 5, \"kd\": 1}]}", "t.json:2:72: joints[0].kd: ", "a velocity motor takes no kp or kd");
     expect_scene_error(TWO_BODIES " \"joints\": [{\"parent\": \"a\"}]}", "t.json:2:13: joints[0].child: ",
                        "required key is missing");
     expect_scene_error(TWO_BODIES " \"joints\": [{\"child\": \"a\", \"type\": \"hinge\"}]}", "t.json:2:36: joints[0].type: ",
                        "revolute");
     expect_scene_error("{\"bodies\": [{\"name\": \"a\"}], \"joints\": [{\"child\": \"a\"}]}", "t.json:1:29: joints: ",
                        "joints need \"version\": 2");
+}
+
+/* "version": 2.0 is version 2 for joints as it is for compound bodies (the
+ * joints read the integer value of the JSON real, 0, and refused it). */
+Test(articulation_scenes, version_two_as_a_real)
+{
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string("{\"version\": 2.0, \"bodies\": [{\"name\": \"a\"}], \"joints\": [{\"child\": \"a\"}]}",
+                                      "t.json", &m), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_model_joint_count(m), 1);
+    tp_model_destroy(m);
 }
 
 /* A version 1 file loads as before; the same bodies in version 2 with no joints give the same model. */

@@ -332,6 +332,9 @@ Test(compound_scenes, bad_shapes_name_the_place)
                  "t.json:2:26: bodies[0].shapes[0].pos[1]: ", "must be within [-10000, 10000] m");
     expect_error("{\"version\": 2, \"bodies\": [\n {\"static\": true, \"shapes\": [{\"pos\": [-2e4, 0, 0]}]}]}",
                  "t.json:2:39: bodies[0].shapes[0].pos[0]: ", "Bounds");
+    /* a centre of mass 1e30 m out: a spin of 1 mrad/s flung the body's origin 1.7e25 m in one step, unflagged */
+    expect_error("{\"version\": 2, \"bodies\": [\n {\"com\": [0, 1e30, 0]}]}", "t.json:2:14: bodies[0].com[1]: ",
+                 "must be within [-10000, 10000] m");
 }
 
 /* The builder refuses bad shape lists with the field named, and keeps nothing. */
