@@ -116,6 +116,8 @@ TP_HD tp_artic_world tp_artic_world_at(const tp_artic_model *m, float *q, float 
 typedef struct tp_artic_point {
     int32_t tree[2], link[2];   /* tree index and joint (kernel order) per side, or -1 */
     int32_t merged;             /* both links in one tree: tree[1] = -1, side 0 holds j_b - j_a */
+    int32_t chain[2];           /* per side: the tree-local dof whose root path holds the Jacobian's
+                                   non-zeros (-1: none), or -2: dense (merged) */
     float k_rigid[3];           /* the rigid sides' share of the inverse effective mass, n, t1, t2 (1/kg) */
     float mass[3];              /* effective masses of the rows n, t1, t2 this substep (kg) */
 } tp_artic_point;
@@ -129,12 +131,16 @@ typedef struct tp_artic_scratch {
     float *lv, *la, *lf;        /* [J][6] spatial velocity, bias acceleration, force */
     tp_sinertia *li, *lic;      /* [J] link and composite inertias about O */
     float *s_all;               /* [nv][6] motion subspace columns of every tree */
-    float *h_all;               /* [sum over trees of nv_t^2] each tree's factor of H~ */
+    float *h_all;               /* [sum over trees of nv_t^2] each tree's factor of H~ (tp_ltl_factor:
+                                   only the entries of dof pairs on one root path are used) */
     float *s, *h;               /* the current tree's slices of s_all, h_all */
+    const int32_t *par;         /* the current tree's slice of dof_parent */
     float *rhs, *qdd, *tmp;     /* [max_nv], [max_nv], [nv] */
     float *qd_free, *push_qd;   /* [nv] qd before the rows of a substep; pseudo velocities (split impulse) */
     float *o, *target;          /* [trees][3] reference point of the step; [trees][6] momentum target */
     int32_t *h_start;           /* [trees] offsets into h_all */
+    int32_t *dof_parent;        /* [nv] tree-local parent dof (the dof before it on its root path), -1 at a root */
+    int32_t *link_dof;          /* [J] tree-local last dof on link i's root path (its own or an ancestor's), -1 if none */
     int32_t *row_start;         /* [trees + 1] joint rows of each tree */
     float *cols;                /* [3 nv][max_nv] response columns of the joint rows */
     int32_t *row_dof;           /* [3 nv] tree-local dof */
@@ -157,6 +163,7 @@ TP_HD size_t tp_artic_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
     X(rhs, float, 2 * n + 3 * V)                                                                                     \
     X(o, float, 9 * T)                                                                                               \
     X(h_start, int32_t, 2 * T + 1)                                                                                   \
+    X(dof_parent, int32_t, V + J)                                                                                    \
     X(cols, float, 3 * V * n)                                                                                        \
     X(row_dof, int32_t, 3 * V)                                                                                       \
     X(row_target, float, 12 * V)                                                                                     \
@@ -193,11 +200,24 @@ TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, i
     x.row_start = x.h_start + T;
     x.row_lo = x.row_target + 3 * V; x.row_hi = x.row_lo + 3 * V; x.row_lambda = x.row_hi + 3 * V;
     x.resp = x.jac + 6 * C * n;
+    x.link_dof = x.dof_parent + V;
     x.capacity = capacity;
     int32_t at = 0;
-    for (int t = 0; t < m->tree_count; ++t) { x.h_start[t] = at; at += m->trees[t].nv * m->trees[t].nv; }
+    for (int t = 0; t < m->tree_count; ++t) {
+        const tp_artic_tree *tr = &m->trees[t];
+        x.h_start[t] = at;
+        at += tr->nv * tr->nv;
+        /* the tree's dof structure for the sparse factor (joints and dofs are in topological order) */
+        for (int i = tr->first; i < tr->end; ++i) {
+            const tp_artic_joint *j = &m->joints[i];
+            int up = j->parent >= 0 ? x.link_dof[j->parent] : -1, d0 = j->v_start - tr->v_start;
+            for (int k = 0; k < j->nv; ++k) x.dof_parent[tr->v_start + d0 + k] = k == 0 ? up : d0 + k - 1;
+            x.link_dof[i] = j->nv > 0 ? d0 + j->nv - 1 : up;
+        }
+    }
     x.s = x.s_all;
     x.h = x.h_all;
+    x.par = x.dof_parent;
     return x;
 }
 
@@ -206,6 +226,7 @@ TP_HD void tp_artic_use_tree(const tp_artic_model *m, tp_artic_scratch *x, int t
 {
     x->s = x->s_all + 6 * m->trees[t].v_start;
     x->h = x->h_all + x->h_start[t];
+    x->par = x->dof_parent + m->trees[t].v_start;
 }
 
 /* ---------------------------------------------------------------- kinematics */

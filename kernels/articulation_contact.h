@@ -116,6 +116,8 @@ TP_HD void tp_artic_solve_begin(tp_artic_solve *A, const tp_world *wd, const tp_
             if (p->tree[side] >= 0 && !tp_artic_tree_awake(m, wd, p->tree[side])) p->tree[side] = -1;
         p->merged = p->tree[0] >= 0 && p->tree[0] == p->tree[1];
         if (p->merged) p->tree[1] = -1; /* one Jacobian, on side 0 */
+        for (int side = 0; side < 2; ++side) p->chain[side] = p->tree[side] >= 0 ? x->link_dof[p->link[side]] : -1;
+        if (p->merged) p->chain[0] = -2;
         if (la < 0 && lb < 0) continue;
         tp_vec3 ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb);
         const tp_solver_body *SA = &sb[c->body_a], *SB = &sb[c->body_b];
@@ -126,16 +128,27 @@ TP_HD void tp_artic_solve_begin(tp_artic_solve *A, const tp_world *wd, const tp_
 }
 
 /* Jacobian row of link `joint` at point pr (relative to the tree's O) along d,
- * scaled by sign, added into out[tree-local dofs]. */
-TP_HD void tp_artic_add_jacobian(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_scratch *x,
-                                 int joint, tp_vec3 pr, tp_vec3 d, float sign, float *out)
+ * scaled by sign, added into out[tree-local dofs]: only the dofs on the link's
+ * root path (the others are zero). */
+TP_HD void tp_artic_add_jacobian(const tp_artic_tree *tr, const tp_artic_scratch *x, int joint, tp_vec3 pr,
+                                 tp_vec3 d, float sign, float *out)
 {
     tp_svec f = tp_sv(tp_cross(pr, d), d);
-    for (int a = joint; a >= 0; a = m->joints[a].parent) {
-        const tp_artic_joint *ja = &m->joints[a];
-        for (int k = 0; k < ja->nv; ++k)
-            out[ja->v_start + k - tr->v_start] += sign * tp_sv_dot(tp_sv_load(x->s_all + 6 * (ja->v_start + k)), f);
+    const int32_t *par = x->dof_parent + tr->v_start;
+    const float *s = x->s_all + 6 * tr->v_start;
+    for (int k = x->link_dof[joint]; k >= 0; k = par[k]) out[k] += sign * tp_sv_dot(tp_sv_load(s + 6 * k), f);
+}
+
+/* a . b over the dofs of a side's Jacobian: the root path of dof `chain`, or all n (chain -2). */
+TP_HD float tp_artic_chain_dot(const float *a, const float *b, int n, const int32_t *par, int chain)
+{
+    float s = 0.0f;
+    if (chain == -2) {
+        for (int k = 0; k < n; ++k) s += a[k] * b[k];
+    } else {
+        for (int k = chain; k >= 0; k = par[k]) s += a[k] * b[k];
     }
+    return s;
 }
 
 TP_HD float *tp_artic_jac(const tp_artic_scratch *x, const tp_artic_model *m, int point, int side, int dir)
@@ -146,13 +159,6 @@ TP_HD float *tp_artic_jac(const tp_artic_scratch *x, const tp_artic_model *m, in
 TP_HD float *tp_artic_resp(const tp_artic_scratch *x, const tp_artic_model *m, int point, int side, int dir)
 {
     return x->resp + ((size_t)point * 6 + (size_t)side * 3 + (size_t)dir) * (size_t)m->max_tree_nv;
-}
-
-TP_HD float tp_artic_dot(const float *a, const float *b, int n)
-{
-    float s = 0.0f;
-    for (int k = 0; k < n; ++k) s += a[k] * b[k];
-    return s;
 }
 
 /* Jacobians, responses and effective masses of contact point i at the
@@ -172,18 +178,23 @@ TP_HD void tp_artic_point_rows(tp_artic_solve *A, const tp_world *wd, const tp_c
         if (t < 0) continue;
         const tp_artic_tree *tr = &m->trees[t];
         tp_vec3 pr = tp_sub(mid, tp_v3_load(x->o + 3 * t));
+        const int32_t *par = x->dof_parent + tr->v_start;
+        const float *fac = x->h_all + x->h_start[t];
+        int chain = p->chain[side];
         for (int k = 0; k < 3; ++k) {
             float *j = tp_artic_jac(x, m, i, side, k), *v = tp_artic_resp(x, m, i, side, k);
             for (int d = 0; d < tr->nv; ++d) j[d] = 0.0f;
             if (p->merged) { /* two links of one tree: +j of body_b's link, -j of body_a's */
-                tp_artic_add_jacobian(m, tr, x, p->link[0], pr, dirs[k], -1.0f, j);
-                tp_artic_add_jacobian(m, tr, x, p->link[1], pr, dirs[k], 1.0f, j);
+                tp_artic_add_jacobian(tr, x, p->link[0], pr, dirs[k], -1.0f, j);
+                tp_artic_add_jacobian(tr, x, p->link[1], pr, dirs[k], 1.0f, j);
+                for (int d = 0; d < tr->nv; ++d) v[d] = j[d];
+                tp_ltl_solve(fac, tr->nv, par, v);
             } else {
-                tp_artic_add_jacobian(m, tr, x, p->link[side], pr, dirs[k], side == 0 ? -1.0f : 1.0f, j);
+                tp_artic_add_jacobian(tr, x, p->link[side], pr, dirs[k], side == 0 ? -1.0f : 1.0f, j);
+                for (int d = 0; d < tr->nv; ++d) v[d] = j[d];
+                tp_ltl_solve_chain(fac, tr->nv, par, chain, v);
             }
-            for (int d = 0; d < tr->nv; ++d) v[d] = j[d];
-            tp_ldl_solve(x->h_all + x->h_start[t], tr->nv, v);
-            p->mass[k] += tp_artic_dot(j, v, tr->nv);
+            p->mass[k] += tp_artic_chain_dot(j, v, tr->nv, par, chain);
         }
     }
     for (int k = 0; k < 3; ++k) p->mass[k] = p->mass[k] > 0.0f ? 1.0f / p->mass[k] : 0.0f;
@@ -239,7 +250,8 @@ TP_HD float tp_artic_row_speed(const tp_artic_solve *A, int i, int dir, const fl
         int t = p->tree[side];
         if (t < 0) continue;
         const tp_artic_tree *tr = &A->m->trees[t];
-        v += tp_artic_dot(tp_artic_jac(&A->x, A->m, i, side, dir), qd + tr->v_start, tr->nv);
+        v += tp_artic_chain_dot(tp_artic_jac(&A->x, A->m, i, side, dir), qd + tr->v_start, tr->nv,
+                                A->x.dof_parent + tr->v_start, p->chain[side]);
     }
     return v;
 }

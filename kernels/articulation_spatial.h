@@ -127,6 +127,72 @@ TP_HD void tp_ldl_solve(const float *a, int n, float *x)
         for (int k = i + 1; k < n; ++k) x[i] -= a[k * n + i] * x[k];
 }
 
+/* Sparse L^T D L factorisation of a tree's joint-space matrix H (n x n,
+ * row-major, stride n) in place, without fill-in: Featherstone, "Rigid Body
+ * Dynamics Algorithms" (2008), section 6.5 (table 6.3); MuJoCo's mj_factorM
+ * is the same. parent[k] is dof k's parent dof (-1 at a root), parent[k] < k.
+ * Only the entries H[k][i] with i = k or i an ancestor of k are read and
+ * written (the other entries of the buffer are never touched): on return
+ * H[k][k] = D_k and H[k][i] = L_ki of the unit lower-triangular L with
+ * H = L^T D L. A tree's H has non-zeros only there (branch-induced
+ * sparsity), so this costs sum over dofs of depth^2 instead of n^3 / 3. A
+ * pivot that is not positive is replaced by a tiny one so a singular tree
+ * still gives finite numbers. Returns 0 if a pivot had to be replaced. */
+TP_HD int tp_ltl_factor(float *a, int n, const int32_t *parent)
+{
+    int ok = 1;
+    for (int k = n - 1; k >= 0; --k) {
+        float *rk = a + k * n;
+        float d = rk[k];
+        if (!(d > 1e-12f)) { d = 1e-12f; rk[k] = d; ok = 0; }
+        for (int i = parent[k]; i >= 0; i = parent[i]) {
+            float l = rk[i] / d;
+            float *ri = a + i * n;
+            for (int j = i; j >= 0; j = parent[j]) ri[j] -= l * rk[j];
+            rk[i] = l;
+        }
+    }
+    return ok;
+}
+
+/* Solve (L^T D L) x = b in place (x = b on entry) with the factor of
+ * tp_ltl_factor, where b is zero outside the root path of dof `chain`
+ * (chain = n - 1 with dense b is not enough: use tp_ltl_solve). The first
+ * half (L^-T, then D^-1) only visits that path: x stays zero elsewhere until
+ * the last half (L^-1), which fills all of x. chain < 0: b = 0. */
+TP_HD void tp_ltl_solve_chain(const float *a, int n, const int32_t *parent, int chain, float *x)
+{
+    for (int k = chain; k >= 0; k = parent[k]) {
+        const float *rk = a + k * n;
+        float xk = x[k];
+        for (int i = parent[k]; i >= 0; i = parent[i]) x[i] -= rk[i] * xk;
+    }
+    for (int k = chain; k >= 0; k = parent[k]) x[k] /= a[k * n + k];
+    for (int k = 0; k < n; ++k) {
+        const float *rk = a + k * n;
+        float s = x[k];
+        for (int i = parent[k]; i >= 0; i = parent[i]) s -= rk[i] * x[i];
+        x[k] = s;
+    }
+}
+
+/* Solve (L^T D L) x = b in place for a dense b (x = b on entry). */
+TP_HD void tp_ltl_solve(const float *a, int n, const int32_t *parent, float *x)
+{
+    for (int k = n - 1; k >= 0; --k) {
+        const float *rk = a + k * n;
+        float xk = x[k];
+        for (int i = parent[k]; i >= 0; i = parent[i]) x[i] -= rk[i] * xk;
+    }
+    for (int k = 0; k < n; ++k) x[k] /= a[k * n + k];
+    for (int k = 0; k < n; ++k) {
+        const float *rk = a + k * n;
+        float s = x[k];
+        for (int i = parent[k]; i >= 0; i = parent[i]) s -= rk[i] * x[i];
+        x[k] = s;
+    }
+}
+
 /* Unit quaternion of a rotation by `angle` (rad) about unit axis `a`. */
 TP_HD tp_quat tp_q_axis_angle(tp_vec3 a, float angle)
 {
