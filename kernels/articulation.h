@@ -324,6 +324,20 @@ TP_HD void tp_artic_motion(const tp_artic_model *m, const tp_artic_tree *tr, con
     }
 }
 
+/* Link velocities only (tp_artic_motion without the bias accelerations):
+ * what publishing and the momentum need. */
+TP_HD void tp_artic_velocities(const tp_artic_model *m, const tp_artic_tree *tr, const float *qd, tp_artic_scratch *x)
+{
+    for (int i = tr->first; i < tr->end; ++i) {
+        const tp_artic_joint *j = &m->joints[i];
+        tp_svec v = j->parent >= 0 ? tp_sv_load(x->lv + 6 * j->parent) : tp_sv_zero();
+        const float *s = x->s + 6 * (j->v_start - tr->v_start);
+        tp_svec sq = tp_sv_zero();
+        for (int k = 0; k < j->nv; ++k) sq = tp_sv_add(sq, tp_sv_scale(tp_sv_load(s + 6 * k), qd[j->v_start + k]));
+        tp_sv_store(x->lv + 6 * i, tp_sv_add(v, sq));
+    }
+}
+
 /* Spatial momentum of a tree about O (h_O, p). */
 TP_HD tp_svec tp_artic_momentum(const tp_artic_tree *tr, const tp_artic_scratch *x)
 {

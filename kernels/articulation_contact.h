@@ -51,6 +51,8 @@ typedef struct tp_artic_solve {
     tp_artic_scratch x;
     tp_vec3 g;
     float h;
+    int kin_fresh; /* the scratch holds every awake tree's kinematics and motion at (q, qd): set by
+                      tp_artic_substep_end, so the next substep's velocity phase need not redo them */
 } tp_artic_solve;
 
 /* The solve context of one world: model, joint arrays, scratch (sized by
@@ -66,6 +68,7 @@ TP_HD tp_artic_solve tp_artic_solve_at(const tp_artic_model *m, tp_artic_world s
     A.x = tp_artic_scratch_at(scratch, m, capacity);
     A.g = tp_v3(wd->gravity[0], wd->gravity[1], wd->gravity[2]);
     A.h = h;
+    A.kin_fresh = 0; /* q, o or the scratch may have changed since the last step */
     return A;
 }
 
@@ -216,9 +219,10 @@ TP_HD void tp_artic_substep_velocity(tp_artic_solve *A, tp_world *wd, const tp_c
         x->row_start[t + 1] = row;
         if (!tp_artic_tree_awake(m, wd, t)) continue;
         tp_artic_use_tree(m, x, t);
-        tp_vec3 o = tp_v3_load(x->o + 3 * t);
-        tp_artic_fk(m, tr, s->q, o, x);
-        tp_artic_motion(m, tr, s->qd, A->g, x);
+        if (!A->kin_fresh) {
+            tp_artic_fk(m, tr, s->q, tp_v3_load(x->o + 3 * t), x);
+            tp_artic_motion(m, tr, s->qd, A->g, x);
+        }
         if (tr->free_root)
             tp_sv_store(x->target + 6 * t, tp_sv_add(tp_artic_momentum(tr, x),
                                                      tp_sv_scale(tp_artic_external(m, tr, s, x, A->g), h)));
@@ -232,7 +236,7 @@ TP_HD void tp_artic_substep_velocity(tp_artic_solve *A, tp_world *wd, const tp_c
         row = tp_artic_build_rows(m, tr, s, x, qd, h, row);
         x->row_start[t + 1] = row;
         tp_artic_row_columns(m, tr, x, x->row_start[t], row);
-        tp_artic_motion(m, tr, s->qd, A->g, x);
+        tp_artic_velocities(m, tr, s->qd, x);
         tp_artic_publish(m, tr, x, wd);
     }
     for (int i = 0; i < n && i < x->capacity; ++i)
@@ -400,17 +404,16 @@ TP_HD void tp_artic_substep_position(tp_artic_solve *A, tp_world *wd)
         int v0 = tr->v_start;
         if (tr->free_root) { /* x->li and x->s_all still hold the configuration of the velocity phase */
             for (int d = v0; d < v0 + tr->nv; ++d) x->tmp[d] = s->qd[d] - x->qd_free[d];
-            tp_artic_motion(m, tr, x->tmp, tp_v3(0.0f, 0.0f, 0.0f), x);
+            tp_artic_velocities(m, tr, x->tmp, x);
             tp_sv_store(x->target + 6 * t, tp_sv_add(tp_sv_load(x->target + 6 * t), tp_artic_momentum(tr, x)));
         }
         for (int d = v0; d < v0 + tr->nv; ++d) x->tmp[d] = s->qd[d] + x->push_qd[d];
         tp_artic_integrate_q(m, tr, s->q, x->tmp, A->h);
-        tp_vec3 o = tp_v3_load(x->o + 3 * t);
-        tp_artic_fk(m, tr, s->q, o, x);
-        tp_artic_motion(m, tr, s->qd, A->g, x);
+        tp_artic_fk(m, tr, s->q, tp_v3_load(x->o + 3 * t), x);
+        tp_artic_velocities(m, tr, s->qd, x);
         if (tr->free_root) {
             tp_artic_fix_momentum(m, tr, s, x, tp_sv_load(x->target + 6 * t));
-            tp_artic_motion(m, tr, s->qd, A->g, x);
+            tp_artic_velocities(m, tr, s->qd, x);
         }
         tp_artic_publish(m, tr, x, wd);
     }
@@ -427,6 +430,7 @@ TP_HD void tp_artic_substep_end(tp_artic_solve *A, tp_world *wd)
         tp_artic_motion(m, tr, A->s.qd, A->g, &A->x);
         tp_artic_publish(m, tr, &A->x, wd);
     }
+    A->kin_fresh = 1;
 }
 
 /* Plan of a step: a non-zero or non-finite joint_f on a dof of a sleeping
