@@ -142,16 +142,23 @@ TP_HD void tp_artic_add_jacobian(const tp_artic_tree *tr, const tp_artic_scratch
     for (int k = x->link_dof[joint]; k >= 0; k = par[k]) out[k] += sign * tp_sv_dot(tp_sv_load(s + 6 * k), f);
 }
 
-/* a . b over the dofs of a side's Jacobian: the root path of dof `chain`, or all n (chain -2). */
-TP_HD float tp_artic_chain_dot(const float *a, const float *b, int n, const int32_t *par, int chain)
+/* a . b over the dofs of a side's Jacobian: [0, chain] (the root path of dof
+ * `chain` ends there, dofs being in topological order; the entries off the
+ * path are zero), all n for chain -2 (merged), none for -1. Four partial
+ * sums in a fixed order (the compiler may run them as one vector: the same
+ * operations, so the same bits on every target). */
+TP_HD float tp_artic_chain_dot(const float *a, const float *b, int n, int chain)
 {
-    float s = 0.0f;
-    if (chain == -2) {
-        for (int k = 0; k < n; ++k) s += a[k] * b[k];
-    } else {
-        for (int k = chain; k >= 0; k = par[k]) s += a[k] * b[k];
+    int len = chain == -2 ? n : chain + 1, k = 0;
+    float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+    for (; k + 4 <= len; k += 4) {
+        s0 += a[k] * b[k];
+        s1 += a[k + 1] * b[k + 1];
+        s2 += a[k + 2] * b[k + 2];
+        s3 += a[k + 3] * b[k + 3];
     }
-    return s;
+    for (; k < len; ++k) s0 += a[k] * b[k];
+    return (s0 + s1) + (s2 + s3);
 }
 
 TP_HD float *tp_artic_jac(const tp_artic_scratch *x, const tp_artic_model *m, int point, int side, int dir)
@@ -183,22 +190,25 @@ TP_HD void tp_artic_point_rows(tp_artic_solve *A, const tp_world *wd, const tp_c
         tp_vec3 pr = tp_sub(mid, tp_v3_load(x->o + 3 * t));
         const int32_t *par = x->dof_parent + tr->v_start;
         const float *fac = x->h_all + x->h_start[t];
-        int chain = p->chain[side];
+        int chain = p->chain[side], n = tr->nv;
+        float *j[3], *v[3];
         for (int k = 0; k < 3; ++k) {
-            float *j = tp_artic_jac(x, m, i, side, k), *v = tp_artic_resp(x, m, i, side, k);
-            for (int d = 0; d < tr->nv; ++d) j[d] = 0.0f;
+            j[k] = tp_artic_jac(x, m, i, side, k);
+            v[k] = tp_artic_resp(x, m, i, side, k);
+            for (int d = 0; d < n; ++d) j[k][d] = 0.0f;
             if (p->merged) { /* two links of one tree: +j of body_b's link, -j of body_a's */
-                tp_artic_add_jacobian(tr, x, p->link[0], pr, dirs[k], -1.0f, j);
-                tp_artic_add_jacobian(tr, x, p->link[1], pr, dirs[k], 1.0f, j);
-                for (int d = 0; d < tr->nv; ++d) v[d] = j[d];
-                tp_ltl_solve(fac, tr->nv, par, v);
+                tp_artic_add_jacobian(tr, x, p->link[0], pr, dirs[k], -1.0f, j[k]);
+                tp_artic_add_jacobian(tr, x, p->link[1], pr, dirs[k], 1.0f, j[k]);
             } else {
-                tp_artic_add_jacobian(tr, x, p->link[side], pr, dirs[k], side == 0 ? -1.0f : 1.0f, j);
-                for (int d = 0; d < tr->nv; ++d) v[d] = j[d];
-                tp_ltl_solve_chain(fac, tr->nv, par, chain, v);
+                tp_artic_add_jacobian(tr, x, p->link[side], pr, dirs[k], side == 0 ? -1.0f : 1.0f, j[k]);
             }
-            p->mass[k] += tp_artic_chain_dot(j, v, tr->nv, par, chain);
+            for (int d = 0; d < n; ++d) v[k][d] = j[k][d];
         }
+        if (p->merged)
+            for (int k = 0; k < 3; ++k) tp_ltl_solve(fac, n, par, v[k]);
+        else
+            tp_ltl_solve_chain3(fac, n, par, chain, v[0], v[1], v[2]);
+        for (int k = 0; k < 3; ++k) p->mass[k] += tp_artic_chain_dot(j[k], v[k], n, chain);
     }
     for (int k = 0; k < 3; ++k) p->mass[k] = p->mass[k] > 0.0f ? 1.0f / p->mass[k] : 0.0f;
 }
@@ -254,8 +264,7 @@ TP_HD float tp_artic_row_speed(const tp_artic_solve *A, int i, int dir, const fl
         int t = p->tree[side];
         if (t < 0) continue;
         const tp_artic_tree *tr = &A->m->trees[t];
-        v += tp_artic_chain_dot(tp_artic_jac(&A->x, A->m, i, side, dir), qd + tr->v_start, tr->nv,
-                                A->x.dof_parent + tr->v_start, p->chain[side]);
+        v += tp_artic_chain_dot(tp_artic_jac(&A->x, A->m, i, side, dir), qd + tr->v_start, tr->nv, p->chain[side]);
     }
     return v;
 }

@@ -176,6 +176,42 @@ TP_HD void tp_ltl_solve_chain(const float *a, int n, const int32_t *parent, int 
     }
 }
 
+/* tp_ltl_solve_chain for three right-hand sides with the same root path at
+ * once (the three rows of a contact point): each gets exactly the operations
+ * of its own tp_ltl_solve_chain, the index walk is shared. */
+TP_HD void tp_ltl_solve_chain3(const float *a, int n, const int32_t *parent, int chain, float *x, float *y, float *z)
+{
+    for (int k = chain; k >= 0; k = parent[k]) {
+        const float *rk = a + k * n;
+        float xk = x[k], yk = y[k], zk = z[k];
+        for (int i = parent[k]; i >= 0; i = parent[i]) {
+            float l = rk[i];
+            x[i] -= l * xk;
+            y[i] -= l * yk;
+            z[i] -= l * zk;
+        }
+    }
+    for (int k = chain; k >= 0; k = parent[k]) {
+        float d = a[k * n + k];
+        x[k] /= d;
+        y[k] /= d;
+        z[k] /= d;
+    }
+    for (int k = 0; k < n; ++k) {
+        const float *rk = a + k * n;
+        float sx = x[k], sy = y[k], sz = z[k];
+        for (int i = parent[k]; i >= 0; i = parent[i]) {
+            float l = rk[i];
+            sx -= l * x[i];
+            sy -= l * y[i];
+            sz -= l * z[i];
+        }
+        x[k] = sx;
+        y[k] = sy;
+        z[k] = sz;
+    }
+}
+
 /* Solve (L^T D L) x = b in place for a dense b (x = b on entry). */
 TP_HD void tp_ltl_solve(const float *a, int n, const int32_t *parent, float *x)
 {
