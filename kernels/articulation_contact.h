@@ -345,14 +345,54 @@ TP_HD void tp_artic_normal_row(tp_artic_solve *A, tp_world *wd, const tp_solver_
     tp_artic_row_apply(A, i, 0, delta, A->s.qd);
 }
 
+/* The two friction rows' link-side speeds of point i at once: the same
+ * operations as two tp_artic_row_speed calls, one walk over the sides. */
+TP_HD void tp_artic_row_speed2(const tp_artic_solve *A, int i, const float *qd, float *v1, float *v2)
+{
+    const tp_artic_point *p = &A->x.pts[i];
+    float s1 = 0.0f, s2 = 0.0f;
+    for (int side = 0; side < 2; ++side) {
+        int t = p->tree[side];
+        if (t < 0) continue;
+        const tp_artic_tree *tr = &A->m->trees[t];
+        const float *q = qd + tr->v_start;
+        s1 += tp_artic_chain_dot(tp_artic_jac(&A->x, A->m, i, side, 1), q, tr->nv, p->chain[side]);
+        s2 += tp_artic_chain_dot(tp_artic_jac(&A->x, A->m, i, side, 2), q, tr->nv, p->chain[side]);
+    }
+    *v1 = s1;
+    *v2 = s2;
+}
+
+/* Impulses l1, l2 along the two friction rows of point i into qd: per
+ * element the operations of tp_artic_row_apply for row 1, then row 2. */
+TP_HD void tp_artic_row_apply2(const tp_artic_solve *A, int i, float l1, float l2, float *qd)
+{
+    if (l1 == 0.0f || l2 == 0.0f) {
+        tp_artic_row_apply(A, i, 1, l1, qd);
+        tp_artic_row_apply(A, i, 2, l2, qd);
+        return;
+    }
+    const tp_artic_point *p = &A->x.pts[i];
+    for (int side = 0; side < 2; ++side) {
+        int t = p->tree[side];
+        if (t < 0) continue;
+        const tp_artic_tree *tr = &A->m->trees[t];
+        const float *u = tp_artic_resp(&A->x, A->m, i, side, 1), *v = tp_artic_resp(&A->x, A->m, i, side, 2);
+        float *q = qd + tr->v_start;
+        for (int d = 0; d < tr->nv; ++d) q[d] = (q[d] + u[d] * l1) + v[d] * l2;
+    }
+}
+
 /* Friction rows of point i in the cone |(l1, l2)| <= mu ln. */
 TP_HD void tp_artic_friction_row(tp_artic_solve *A, tp_world *wd, const tp_solver_body *sb, int a, int b, int i,
                                  tp_contact *c, const tp_contact_row *r)
 {
     const tp_artic_point *p = &A->x.pts[i];
     tp_vec3 ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb), t1 = tp_v3_load(r->t1), t2 = tp_v3_load(r->t2);
-    float v1 = tp_artic_rigid_speed(wd, a, b, ra, rb, t1) + tp_artic_row_speed(A, i, 1, A->s.qd);
-    float v2 = tp_artic_rigid_speed(wd, a, b, ra, rb, t2) + tp_artic_row_speed(A, i, 2, A->s.qd);
+    float j1, j2;
+    tp_artic_row_speed2(A, i, A->s.qd, &j1, &j2);
+    float v1 = tp_artic_rigid_speed(wd, a, b, ra, rb, t1) + j1;
+    float v2 = tp_artic_rigid_speed(wd, a, b, ra, rb, t2) + j2;
     float l1 = c->tangent_impulse[0] - p->mass[1] * v1;
     float l2 = c->tangent_impulse[1] - p->mass[2] * v2;
     float limit = c->friction * c->normal_impulse, len2 = l1 * l1 + l2 * l2;
@@ -368,8 +408,7 @@ TP_HD void tp_artic_friction_row(tp_artic_solve *A, tp_world *wd, const tp_solve
     c->tangent_impulse[0] = l1;
     c->tangent_impulse[1] = l2;
     tp_apply_impulse_dw(wd->v, wd->w, 3, sb, a, b, imp, dwa, dwb);
-    tp_artic_row_apply(A, i, 1, d1, A->s.qd);
-    tp_artic_row_apply(A, i, 2, d2, A->s.qd);
+    tp_artic_row_apply2(A, i, d1, d2, A->s.qd);
 }
 
 /* One Gauss-Seidel pass over the rows of a constraint touching a link:
