@@ -20,7 +20,8 @@
  *      implicitly as MuJoCo does for damping (Todorov et al. 2012): with
  *      qd+ = qd + h qdd and q+ = q + h qd+,
  *        (H + diag(a + h d + h^2 k)) qdd = tau - C - k (q + h qd - q_ref) - d (qd - qd_ref)
- *      solved by a dense LDL^T factorisation, so a stiff drive (1e4 N m/rad on
+ *      solved by the sparse L^T D L factorisation of a tree's matrix
+ *      (Featherstone 2008, 6.5: no fill-in; tp_ltl_factor), so a stiff drive (1e4 N m/rad on
  *      a 1 kg link at dt 1/60 with the default 4 substeps) stays stable. A PD
  *      drive whose force would exceed its max effort is made explicit at
  *      +-max effort and the system is solved again;
@@ -241,12 +242,15 @@ TP_HD tp_vec3 tp_artic_reference(const tp_artic_model *m, const tp_artic_tree *t
     return tp_v3_load(j->parent_anchor);
 }
 
-/* Pose of link i from its parent's pose and its joint coordinates. */
-TP_HD void tp_artic_link_pose(const tp_artic_joint *j, tp_quat pq, tp_vec3 pp, const float *q, tp_quat *cq, tp_vec3 *cp)
+/* Pose of link i from its parent's pose and its joint coordinates; also the
+ * joint point in the world (*anchor; the free joint: its origin). */
+TP_HD void tp_artic_link_pose(const tp_artic_joint *j, tp_quat pq, tp_vec3 pp, const float *q, tp_quat *cq, tp_vec3 *cp,
+                              tp_vec3 *anchor_out)
 {
     if (j->type == TP_AJ_FREE) {
         *cp = tp_v3_load(q);
         *cq = tp_q_normalize(tp_q_load(q + 3));
+        *anchor_out = *cp;
         return;
     }
     tp_quat base = tp_q_mul(pq, tp_q_load(j->rel_quat));
@@ -257,10 +261,12 @@ TP_HD void tp_artic_link_pose(const tp_artic_joint *j, tp_quat pq, tp_vec3 pp, c
     else if (j->type == TP_AJ_PRISMATIC) anchor = tp_mad(anchor, tp_q_rotate(base, tp_v3_load(j->axis)), q[0]);
     *cq = c;
     *cp = tp_sub(anchor, tp_q_rotate(c, tp_v3_load(j->child_anchor)));
+    *anchor_out = anchor;
 }
 
 /* Forward kinematics of a tree: link poses, COMs relative to O, motion
- * subspace columns (world frame, about O) and link inertias about O. */
+ * subspace columns (world frame, about O) and link inertias about O. The
+ * link's rotation matrix serves every body-frame vector and the inertia. */
 TP_HD void tp_artic_fk(const tp_artic_model *m, const tp_artic_tree *tr, const float *q, tp_vec3 o, tp_artic_scratch *x)
 {
     for (int i = tr->first; i < tr->end; ++i) {
@@ -269,26 +275,26 @@ TP_HD void tp_artic_fk(const tp_artic_model *m, const tp_artic_tree *tr, const f
         tp_vec3 pp = tp_v3(0.0f, 0.0f, 0.0f);
         if (j->parent >= 0) { pq = tp_q_load(x->lq + 4 * j->parent); pp = tp_v3_load(x->lp + 3 * j->parent); }
         tp_quat cq;
-        tp_vec3 cp;
-        tp_artic_link_pose(j, pq, pp, q + j->q_start, &cq, &cp);
+        tp_vec3 cp, anchor;
+        tp_artic_link_pose(j, pq, pp, q + j->q_start, &cq, &cp, &anchor);
         tp_q_store(x->lq + 4 * i, cq);
         tp_v3_store(x->lp + 3 * i, cp);
-        tp_vec3 c = tp_sub(tp_add(cp, tp_q_rotate(cq, tp_v3_load(j->com))), o);
+        tp_mat3 r = tp_q_to_mat3(cq);
+        tp_vec3 c = tp_sub(tp_add(cp, tp_m3_mul_v(r, tp_v3_load(j->com))), o);
         tp_v3_store(x->lc + 3 * i, c);
         float ic[6];
-        tp_sym_rotate(cq, j->inertia, ic);
+        tp_sym_rotate_m(r, j->inertia, ic);
         x->li[i] = tp_si_body(j->mass, c, ic);
-        /* joint point on the child, relative to O */
-        tp_vec3 jp = tp_sub(tp_add(cp, tp_q_rotate(cq, tp_v3_load(j->child_anchor))), o);
+        tp_vec3 jp = tp_sub(anchor, o); /* joint point relative to O */
         float *s = x->s + 6 * (j->v_start - tr->v_start);
         if (j->type == TP_AJ_REVOLUTE) {
-            tp_vec3 a = tp_q_rotate(cq, tp_v3_load(j->axis));
+            tp_vec3 a = tp_m3_mul_v(r, tp_v3_load(j->axis));
             tp_sv_store(s, tp_sv(a, tp_cross(jp, a)));
         } else if (j->type == TP_AJ_PRISMATIC) {
-            tp_sv_store(s, tp_sv(tp_v3(0.0f, 0.0f, 0.0f), tp_q_rotate(cq, tp_v3_load(j->axis))));
+            tp_sv_store(s, tp_sv(tp_v3(0.0f, 0.0f, 0.0f), tp_m3_mul_v(r, tp_v3_load(j->axis))));
         } else if (j->type == TP_AJ_BALL) {
             for (int k = 0; k < 3; ++k) {
-                tp_vec3 e = tp_m3_col(tp_q_to_mat3(cq), k);
+                tp_vec3 e = tp_m3_col(r, k);
                 tp_sv_store(s + 6 * k, tp_sv(e, tp_cross(jp, e)));
             }
         } else if (j->type == TP_AJ_FREE) {

@@ -80,19 +80,22 @@ TP_HD tp_svec tp_si_mul(const tp_sinertia *I, tp_svec m)
     return tp_sv(ang, p);
 }
 
-/* World-frame rotational inertia R I R^T of a body-frame symmetric tensor. */
-TP_HD void tp_sym_rotate(tp_quat q, const float *local, float *out)
+/* World-frame rotational inertia R I R^T of a body-frame symmetric tensor,
+ * R given as a matrix; only the six entries of the symmetric result. */
+TP_HD void tp_sym_rotate_m(tp_mat3 r, const float *local, float *out)
 {
-    tp_mat3 r = tp_q_to_mat3(q), a = tp_m3_from_sym(local), t;
+    tp_mat3 a = tp_m3_from_sym(local), t;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
             t.m[i][j] = r.m[i][0] * a.m[0][j] + r.m[i][1] * a.m[1][j] + r.m[i][2] * a.m[2][j];
-    float o[3][3];
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) o[i][j] = t.m[i][0] * r.m[j][0] + t.m[i][1] * r.m[j][1] + t.m[i][2] * r.m[j][2];
-    out[0] = o[0][0]; out[1] = o[1][1]; out[2] = o[2][2];
-    out[3] = o[0][1]; out[4] = o[0][2]; out[5] = o[1][2];
+    for (int e = 0; e < 6; ++e) { /* xx yy zz xy xz yz */
+        int i = e < 3 ? e : (e == 5 ? 1 : 0), j = e < 3 ? e : (e == 3 ? 1 : 2);
+        out[e] = t.m[i][0] * r.m[j][0] + t.m[i][1] * r.m[j][1] + t.m[i][2] * r.m[j][2];
+    }
 }
+
+/* The same for a rotation given as a unit quaternion. */
+TP_HD void tp_sym_rotate(tp_quat q, const float *local, float *out) { tp_sym_rotate_m(tp_q_to_mat3(q), local, out); }
 
 /* In-place LDL^T factorisation of a symmetric positive-definite n x n matrix
  * (row-major, stride n; the lower triangle is read and overwritten with L's
