@@ -20,7 +20,8 @@
  *      implicitly as MuJoCo does for damping (Todorov et al. 2012): with
  *      qd+ = qd + h qdd and q+ = q + h qd+,
  *        (H + diag(a + h d + h^2 k)) qdd = tau - C - k (q + h qd - q_ref) - d (qd - qd_ref)
- *      solved by a dense LDL^T factorisation, so a stiff drive (1e4 N m/rad on
+ *      solved by the sparse L^T D L factorisation of a tree's matrix
+ *      (Featherstone 2008, 6.5: no fill-in; tp_ltl_factor), so a stiff drive (1e4 N m/rad on
  *      a 1 kg link at dt 1/60 with the default 4 substeps) stays stable. A PD
  *      drive whose force would exceed its max effort is made explicit at
  *      +-max effort and the system is solved again;
@@ -116,6 +117,8 @@ TP_HD tp_artic_world tp_artic_world_at(const tp_artic_model *m, float *q, float 
 typedef struct tp_artic_point {
     int32_t tree[2], link[2];   /* tree index and joint (kernel order) per side, or -1 */
     int32_t merged;             /* both links in one tree: tree[1] = -1, side 0 holds j_b - j_a */
+    int32_t chain[2];           /* per side: the tree-local dof whose root path holds the Jacobian's
+                                   non-zeros (-1: none), or -2: dense (merged) */
     float k_rigid[3];           /* the rigid sides' share of the inverse effective mass, n, t1, t2 (1/kg) */
     float mass[3];              /* effective masses of the rows n, t1, t2 this substep (kg) */
 } tp_artic_point;
@@ -129,12 +132,16 @@ typedef struct tp_artic_scratch {
     float *lv, *la, *lf;        /* [J][6] spatial velocity, bias acceleration, force */
     tp_sinertia *li, *lic;      /* [J] link and composite inertias about O */
     float *s_all;               /* [nv][6] motion subspace columns of every tree */
-    float *h_all;               /* [sum over trees of nv_t^2] each tree's factor of H~ */
+    float *h_all;               /* [sum over trees of nv_t^2] each tree's factor of H~ (tp_ltl_factor:
+                                   only the entries of dof pairs on one root path are used) */
     float *s, *h;               /* the current tree's slices of s_all, h_all */
+    const int32_t *par;         /* the current tree's slice of dof_parent */
     float *rhs, *qdd, *tmp;     /* [max_nv], [max_nv], [nv] */
     float *qd_free, *push_qd;   /* [nv] qd before the rows of a substep; pseudo velocities (split impulse) */
     float *o, *target;          /* [trees][3] reference point of the step; [trees][6] momentum target */
     int32_t *h_start;           /* [trees] offsets into h_all */
+    int32_t *dof_parent;        /* [nv] tree-local parent dof (the dof before it on its root path), -1 at a root */
+    int32_t *link_dof;          /* [J] tree-local last dof on link i's root path (its own or an ancestor's), -1 if none */
     int32_t *row_start;         /* [trees + 1] joint rows of each tree */
     float *cols;                /* [3 nv][max_nv] response columns of the joint rows */
     int32_t *row_dof;           /* [3 nv] tree-local dof */
@@ -157,6 +164,7 @@ TP_HD size_t tp_artic_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
     X(rhs, float, 2 * n + 3 * V)                                                                                     \
     X(o, float, 9 * T)                                                                                               \
     X(h_start, int32_t, 2 * T + 1)                                                                                   \
+    X(dof_parent, int32_t, V + J)                                                                                    \
     X(cols, float, 3 * V * n)                                                                                        \
     X(row_dof, int32_t, 3 * V)                                                                                       \
     X(row_target, float, 12 * V)                                                                                     \
@@ -193,11 +201,24 @@ TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, i
     x.row_start = x.h_start + T;
     x.row_lo = x.row_target + 3 * V; x.row_hi = x.row_lo + 3 * V; x.row_lambda = x.row_hi + 3 * V;
     x.resp = x.jac + 6 * C * n;
+    x.link_dof = x.dof_parent + V;
     x.capacity = capacity;
     int32_t at = 0;
-    for (int t = 0; t < m->tree_count; ++t) { x.h_start[t] = at; at += m->trees[t].nv * m->trees[t].nv; }
+    for (int t = 0; t < m->tree_count; ++t) {
+        const tp_artic_tree *tr = &m->trees[t];
+        x.h_start[t] = at;
+        at += tr->nv * tr->nv;
+        /* the tree's dof structure for the sparse factor (joints and dofs are in topological order) */
+        for (int i = tr->first; i < tr->end; ++i) {
+            const tp_artic_joint *j = &m->joints[i];
+            int up = j->parent >= 0 ? x.link_dof[j->parent] : -1, d0 = j->v_start - tr->v_start;
+            for (int k = 0; k < j->nv; ++k) x.dof_parent[tr->v_start + d0 + k] = k == 0 ? up : d0 + k - 1;
+            x.link_dof[i] = j->nv > 0 ? d0 + j->nv - 1 : up;
+        }
+    }
     x.s = x.s_all;
     x.h = x.h_all;
+    x.par = x.dof_parent;
     return x;
 }
 
@@ -206,6 +227,7 @@ TP_HD void tp_artic_use_tree(const tp_artic_model *m, tp_artic_scratch *x, int t
 {
     x->s = x->s_all + 6 * m->trees[t].v_start;
     x->h = x->h_all + x->h_start[t];
+    x->par = x->dof_parent + m->trees[t].v_start;
 }
 
 /* ---------------------------------------------------------------- kinematics */
@@ -220,12 +242,15 @@ TP_HD tp_vec3 tp_artic_reference(const tp_artic_model *m, const tp_artic_tree *t
     return tp_v3_load(j->parent_anchor);
 }
 
-/* Pose of link i from its parent's pose and its joint coordinates. */
-TP_HD void tp_artic_link_pose(const tp_artic_joint *j, tp_quat pq, tp_vec3 pp, const float *q, tp_quat *cq, tp_vec3 *cp)
+/* Pose of link i from its parent's pose and its joint coordinates; also the
+ * joint point in the world (*anchor; the free joint: its origin). */
+TP_HD void tp_artic_link_pose(const tp_artic_joint *j, tp_quat pq, tp_vec3 pp, const float *q, tp_quat *cq, tp_vec3 *cp,
+                              tp_vec3 *anchor_out)
 {
     if (j->type == TP_AJ_FREE) {
         *cp = tp_v3_load(q);
         *cq = tp_q_normalize(tp_q_load(q + 3));
+        *anchor_out = *cp;
         return;
     }
     tp_quat base = tp_q_mul(pq, tp_q_load(j->rel_quat));
@@ -236,10 +261,12 @@ TP_HD void tp_artic_link_pose(const tp_artic_joint *j, tp_quat pq, tp_vec3 pp, c
     else if (j->type == TP_AJ_PRISMATIC) anchor = tp_mad(anchor, tp_q_rotate(base, tp_v3_load(j->axis)), q[0]);
     *cq = c;
     *cp = tp_sub(anchor, tp_q_rotate(c, tp_v3_load(j->child_anchor)));
+    *anchor_out = anchor;
 }
 
 /* Forward kinematics of a tree: link poses, COMs relative to O, motion
- * subspace columns (world frame, about O) and link inertias about O. */
+ * subspace columns (world frame, about O) and link inertias about O. The
+ * link's rotation matrix serves every body-frame vector and the inertia. */
 TP_HD void tp_artic_fk(const tp_artic_model *m, const tp_artic_tree *tr, const float *q, tp_vec3 o, tp_artic_scratch *x)
 {
     for (int i = tr->first; i < tr->end; ++i) {
@@ -248,26 +275,26 @@ TP_HD void tp_artic_fk(const tp_artic_model *m, const tp_artic_tree *tr, const f
         tp_vec3 pp = tp_v3(0.0f, 0.0f, 0.0f);
         if (j->parent >= 0) { pq = tp_q_load(x->lq + 4 * j->parent); pp = tp_v3_load(x->lp + 3 * j->parent); }
         tp_quat cq;
-        tp_vec3 cp;
-        tp_artic_link_pose(j, pq, pp, q + j->q_start, &cq, &cp);
+        tp_vec3 cp, anchor;
+        tp_artic_link_pose(j, pq, pp, q + j->q_start, &cq, &cp, &anchor);
         tp_q_store(x->lq + 4 * i, cq);
         tp_v3_store(x->lp + 3 * i, cp);
-        tp_vec3 c = tp_sub(tp_add(cp, tp_q_rotate(cq, tp_v3_load(j->com))), o);
+        tp_mat3 r = tp_q_to_mat3(cq);
+        tp_vec3 c = tp_sub(tp_add(cp, tp_m3_mul_v(r, tp_v3_load(j->com))), o);
         tp_v3_store(x->lc + 3 * i, c);
         float ic[6];
-        tp_sym_rotate(cq, j->inertia, ic);
+        tp_sym_rotate_m(r, j->inertia, ic);
         x->li[i] = tp_si_body(j->mass, c, ic);
-        /* joint point on the child, relative to O */
-        tp_vec3 jp = tp_sub(tp_add(cp, tp_q_rotate(cq, tp_v3_load(j->child_anchor))), o);
+        tp_vec3 jp = tp_sub(anchor, o); /* joint point relative to O */
         float *s = x->s + 6 * (j->v_start - tr->v_start);
         if (j->type == TP_AJ_REVOLUTE) {
-            tp_vec3 a = tp_q_rotate(cq, tp_v3_load(j->axis));
+            tp_vec3 a = tp_m3_mul_v(r, tp_v3_load(j->axis));
             tp_sv_store(s, tp_sv(a, tp_cross(jp, a)));
         } else if (j->type == TP_AJ_PRISMATIC) {
-            tp_sv_store(s, tp_sv(tp_v3(0.0f, 0.0f, 0.0f), tp_q_rotate(cq, tp_v3_load(j->axis))));
+            tp_sv_store(s, tp_sv(tp_v3(0.0f, 0.0f, 0.0f), tp_m3_mul_v(r, tp_v3_load(j->axis))));
         } else if (j->type == TP_AJ_BALL) {
             for (int k = 0; k < 3; ++k) {
-                tp_vec3 e = tp_m3_col(tp_q_to_mat3(cq), k);
+                tp_vec3 e = tp_m3_col(r, k);
                 tp_sv_store(s + 6 * k, tp_sv(e, tp_cross(jp, e)));
             }
         } else if (j->type == TP_AJ_FREE) {
@@ -300,6 +327,20 @@ TP_HD void tp_artic_motion(const tp_artic_model *m, const tp_artic_tree *tr, con
             c = tp_sv_crm(v, sq);
         tp_sv_store(x->lv + 6 * i, v);
         tp_sv_store(x->la + 6 * i, tp_sv_add(ap, c));
+    }
+}
+
+/* Link velocities only (tp_artic_motion without the bias accelerations):
+ * what publishing and the momentum need. */
+TP_HD void tp_artic_velocities(const tp_artic_model *m, const tp_artic_tree *tr, const float *qd, tp_artic_scratch *x)
+{
+    for (int i = tr->first; i < tr->end; ++i) {
+        const tp_artic_joint *j = &m->joints[i];
+        tp_svec v = j->parent >= 0 ? tp_sv_load(x->lv + 6 * j->parent) : tp_sv_zero();
+        const float *s = x->s + 6 * (j->v_start - tr->v_start);
+        tp_svec sq = tp_sv_zero();
+        for (int k = 0; k < j->nv; ++k) sq = tp_sv_add(sq, tp_sv_scale(tp_sv_load(s + 6 * k), qd[j->v_start + k]));
+        tp_sv_store(x->lv + 6 * i, tp_sv_add(v, sq));
     }
 }
 

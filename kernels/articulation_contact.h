@@ -51,6 +51,8 @@ typedef struct tp_artic_solve {
     tp_artic_scratch x;
     tp_vec3 g;
     float h;
+    int kin_fresh; /* the scratch holds every awake tree's kinematics and motion at (q, qd): set by
+                      tp_artic_substep_end, so the next substep's velocity phase need not redo them */
 } tp_artic_solve;
 
 /* The solve context of one world: model, joint arrays, scratch (sized by
@@ -66,6 +68,7 @@ TP_HD tp_artic_solve tp_artic_solve_at(const tp_artic_model *m, tp_artic_world s
     A.x = tp_artic_scratch_at(scratch, m, capacity);
     A.g = tp_v3(wd->gravity[0], wd->gravity[1], wd->gravity[2]);
     A.h = h;
+    A.kin_fresh = 0; /* q, o or the scratch may have changed since the last step */
     return A;
 }
 
@@ -116,6 +119,8 @@ TP_HD void tp_artic_solve_begin(tp_artic_solve *A, const tp_world *wd, const tp_
             if (p->tree[side] >= 0 && !tp_artic_tree_awake(m, wd, p->tree[side])) p->tree[side] = -1;
         p->merged = p->tree[0] >= 0 && p->tree[0] == p->tree[1];
         if (p->merged) p->tree[1] = -1; /* one Jacobian, on side 0 */
+        for (int side = 0; side < 2; ++side) p->chain[side] = p->tree[side] >= 0 ? x->link_dof[p->link[side]] : -1;
+        if (p->merged) p->chain[0] = -2;
         if (la < 0 && lb < 0) continue;
         tp_vec3 ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb);
         const tp_solver_body *SA = &sb[c->body_a], *SB = &sb[c->body_b];
@@ -126,16 +131,34 @@ TP_HD void tp_artic_solve_begin(tp_artic_solve *A, const tp_world *wd, const tp_
 }
 
 /* Jacobian row of link `joint` at point pr (relative to the tree's O) along d,
- * scaled by sign, added into out[tree-local dofs]. */
-TP_HD void tp_artic_add_jacobian(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_scratch *x,
-                                 int joint, tp_vec3 pr, tp_vec3 d, float sign, float *out)
+ * scaled by sign, added into out[tree-local dofs]: only the dofs on the link's
+ * root path (the others are zero). */
+TP_HD void tp_artic_add_jacobian(const tp_artic_tree *tr, const tp_artic_scratch *x, int joint, tp_vec3 pr,
+                                 tp_vec3 d, float sign, float *out)
 {
     tp_svec f = tp_sv(tp_cross(pr, d), d);
-    for (int a = joint; a >= 0; a = m->joints[a].parent) {
-        const tp_artic_joint *ja = &m->joints[a];
-        for (int k = 0; k < ja->nv; ++k)
-            out[ja->v_start + k - tr->v_start] += sign * tp_sv_dot(tp_sv_load(x->s_all + 6 * (ja->v_start + k)), f);
+    const int32_t *par = x->dof_parent + tr->v_start;
+    const float *s = x->s_all + 6 * tr->v_start;
+    for (int k = x->link_dof[joint]; k >= 0; k = par[k]) out[k] += sign * tp_sv_dot(tp_sv_load(s + 6 * k), f);
+}
+
+/* a . b over the dofs of a side's Jacobian: [0, chain] (the root path of dof
+ * `chain` ends there, dofs being in topological order; the entries off the
+ * path are zero), all n for chain -2 (merged), none for -1. Four partial
+ * sums in a fixed order (the compiler may run them as one vector: the same
+ * operations, so the same bits on every target). */
+TP_HD float tp_artic_chain_dot(const float *a, const float *b, int n, int chain)
+{
+    int len = chain == -2 ? n : chain + 1, k = 0;
+    float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
+    for (; k + 4 <= len; k += 4) {
+        s0 += a[k] * b[k];
+        s1 += a[k + 1] * b[k + 1];
+        s2 += a[k + 2] * b[k + 2];
+        s3 += a[k + 3] * b[k + 3];
     }
+    for (; k < len; ++k) s0 += a[k] * b[k];
+    return (s0 + s1) + (s2 + s3);
 }
 
 TP_HD float *tp_artic_jac(const tp_artic_scratch *x, const tp_artic_model *m, int point, int side, int dir)
@@ -146,13 +169,6 @@ TP_HD float *tp_artic_jac(const tp_artic_scratch *x, const tp_artic_model *m, in
 TP_HD float *tp_artic_resp(const tp_artic_scratch *x, const tp_artic_model *m, int point, int side, int dir)
 {
     return x->resp + ((size_t)point * 6 + (size_t)side * 3 + (size_t)dir) * (size_t)m->max_tree_nv;
-}
-
-TP_HD float tp_artic_dot(const float *a, const float *b, int n)
-{
-    float s = 0.0f;
-    for (int k = 0; k < n; ++k) s += a[k] * b[k];
-    return s;
 }
 
 /* Jacobians, responses and effective masses of contact point i at the
@@ -172,19 +188,27 @@ TP_HD void tp_artic_point_rows(tp_artic_solve *A, const tp_world *wd, const tp_c
         if (t < 0) continue;
         const tp_artic_tree *tr = &m->trees[t];
         tp_vec3 pr = tp_sub(mid, tp_v3_load(x->o + 3 * t));
+        const int32_t *par = x->dof_parent + tr->v_start;
+        const float *fac = x->h_all + x->h_start[t];
+        int chain = p->chain[side], n = tr->nv;
+        float *j[3], *v[3];
         for (int k = 0; k < 3; ++k) {
-            float *j = tp_artic_jac(x, m, i, side, k), *v = tp_artic_resp(x, m, i, side, k);
-            for (int d = 0; d < tr->nv; ++d) j[d] = 0.0f;
+            j[k] = tp_artic_jac(x, m, i, side, k);
+            v[k] = tp_artic_resp(x, m, i, side, k);
+            for (int d = 0; d < n; ++d) j[k][d] = 0.0f;
             if (p->merged) { /* two links of one tree: +j of body_b's link, -j of body_a's */
-                tp_artic_add_jacobian(m, tr, x, p->link[0], pr, dirs[k], -1.0f, j);
-                tp_artic_add_jacobian(m, tr, x, p->link[1], pr, dirs[k], 1.0f, j);
+                tp_artic_add_jacobian(tr, x, p->link[0], pr, dirs[k], -1.0f, j[k]);
+                tp_artic_add_jacobian(tr, x, p->link[1], pr, dirs[k], 1.0f, j[k]);
             } else {
-                tp_artic_add_jacobian(m, tr, x, p->link[side], pr, dirs[k], side == 0 ? -1.0f : 1.0f, j);
+                tp_artic_add_jacobian(tr, x, p->link[side], pr, dirs[k], side == 0 ? -1.0f : 1.0f, j[k]);
             }
-            for (int d = 0; d < tr->nv; ++d) v[d] = j[d];
-            tp_ldl_solve(x->h_all + x->h_start[t], tr->nv, v);
-            p->mass[k] += tp_artic_dot(j, v, tr->nv);
+            for (int d = 0; d < n; ++d) v[k][d] = j[k][d];
         }
+        if (p->merged)
+            for (int k = 0; k < 3; ++k) tp_ltl_solve(fac, n, par, v[k]);
+        else
+            tp_ltl_solve_chain3(fac, n, par, chain, v[0], v[1], v[2]);
+        for (int k = 0; k < 3; ++k) p->mass[k] += tp_artic_chain_dot(j[k], v[k], n, chain);
     }
     for (int k = 0; k < 3; ++k) p->mass[k] = p->mass[k] > 0.0f ? 1.0f / p->mass[k] : 0.0f;
 }
@@ -205,9 +229,10 @@ TP_HD void tp_artic_substep_velocity(tp_artic_solve *A, tp_world *wd, const tp_c
         x->row_start[t + 1] = row;
         if (!tp_artic_tree_awake(m, wd, t)) continue;
         tp_artic_use_tree(m, x, t);
-        tp_vec3 o = tp_v3_load(x->o + 3 * t);
-        tp_artic_fk(m, tr, s->q, o, x);
-        tp_artic_motion(m, tr, s->qd, A->g, x);
+        if (!A->kin_fresh) {
+            tp_artic_fk(m, tr, s->q, tp_v3_load(x->o + 3 * t), x);
+            tp_artic_motion(m, tr, s->qd, A->g, x);
+        }
         if (tr->free_root)
             tp_sv_store(x->target + 6 * t, tp_sv_add(tp_artic_momentum(tr, x),
                                                      tp_sv_scale(tp_artic_external(m, tr, s, x, A->g), h)));
@@ -221,7 +246,7 @@ TP_HD void tp_artic_substep_velocity(tp_artic_solve *A, tp_world *wd, const tp_c
         row = tp_artic_build_rows(m, tr, s, x, qd, h, row);
         x->row_start[t + 1] = row;
         tp_artic_row_columns(m, tr, x, x->row_start[t], row);
-        tp_artic_motion(m, tr, s->qd, A->g, x);
+        tp_artic_velocities(m, tr, s->qd, x);
         tp_artic_publish(m, tr, x, wd);
     }
     for (int i = 0; i < n && i < x->capacity; ++i)
@@ -239,7 +264,7 @@ TP_HD float tp_artic_row_speed(const tp_artic_solve *A, int i, int dir, const fl
         int t = p->tree[side];
         if (t < 0) continue;
         const tp_artic_tree *tr = &A->m->trees[t];
-        v += tp_artic_dot(tp_artic_jac(&A->x, A->m, i, side, dir), qd + tr->v_start, tr->nv);
+        v += tp_artic_chain_dot(tp_artic_jac(&A->x, A->m, i, side, dir), qd + tr->v_start, tr->nv, p->chain[side]);
     }
     return v;
 }
@@ -320,14 +345,54 @@ TP_HD void tp_artic_normal_row(tp_artic_solve *A, tp_world *wd, const tp_solver_
     tp_artic_row_apply(A, i, 0, delta, A->s.qd);
 }
 
+/* The two friction rows' link-side speeds of point i at once: the same
+ * operations as two tp_artic_row_speed calls, one walk over the sides. */
+TP_HD void tp_artic_row_speed2(const tp_artic_solve *A, int i, const float *qd, float *v1, float *v2)
+{
+    const tp_artic_point *p = &A->x.pts[i];
+    float s1 = 0.0f, s2 = 0.0f;
+    for (int side = 0; side < 2; ++side) {
+        int t = p->tree[side];
+        if (t < 0) continue;
+        const tp_artic_tree *tr = &A->m->trees[t];
+        const float *q = qd + tr->v_start;
+        s1 += tp_artic_chain_dot(tp_artic_jac(&A->x, A->m, i, side, 1), q, tr->nv, p->chain[side]);
+        s2 += tp_artic_chain_dot(tp_artic_jac(&A->x, A->m, i, side, 2), q, tr->nv, p->chain[side]);
+    }
+    *v1 = s1;
+    *v2 = s2;
+}
+
+/* Impulses l1, l2 along the two friction rows of point i into qd: per
+ * element the operations of tp_artic_row_apply for row 1, then row 2. */
+TP_HD void tp_artic_row_apply2(const tp_artic_solve *A, int i, float l1, float l2, float *qd)
+{
+    if (l1 == 0.0f || l2 == 0.0f) {
+        tp_artic_row_apply(A, i, 1, l1, qd);
+        tp_artic_row_apply(A, i, 2, l2, qd);
+        return;
+    }
+    const tp_artic_point *p = &A->x.pts[i];
+    for (int side = 0; side < 2; ++side) {
+        int t = p->tree[side];
+        if (t < 0) continue;
+        const tp_artic_tree *tr = &A->m->trees[t];
+        const float *u = tp_artic_resp(&A->x, A->m, i, side, 1), *v = tp_artic_resp(&A->x, A->m, i, side, 2);
+        float *q = qd + tr->v_start;
+        for (int d = 0; d < tr->nv; ++d) q[d] = (q[d] + u[d] * l1) + v[d] * l2;
+    }
+}
+
 /* Friction rows of point i in the cone |(l1, l2)| <= mu ln. */
 TP_HD void tp_artic_friction_row(tp_artic_solve *A, tp_world *wd, const tp_solver_body *sb, int a, int b, int i,
                                  tp_contact *c, const tp_contact_row *r)
 {
     const tp_artic_point *p = &A->x.pts[i];
     tp_vec3 ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb), t1 = tp_v3_load(r->t1), t2 = tp_v3_load(r->t2);
-    float v1 = tp_artic_rigid_speed(wd, a, b, ra, rb, t1) + tp_artic_row_speed(A, i, 1, A->s.qd);
-    float v2 = tp_artic_rigid_speed(wd, a, b, ra, rb, t2) + tp_artic_row_speed(A, i, 2, A->s.qd);
+    float j1, j2;
+    tp_artic_row_speed2(A, i, A->s.qd, &j1, &j2);
+    float v1 = tp_artic_rigid_speed(wd, a, b, ra, rb, t1) + j1;
+    float v2 = tp_artic_rigid_speed(wd, a, b, ra, rb, t2) + j2;
     float l1 = c->tangent_impulse[0] - p->mass[1] * v1;
     float l2 = c->tangent_impulse[1] - p->mass[2] * v2;
     float limit = c->friction * c->normal_impulse, len2 = l1 * l1 + l2 * l2;
@@ -343,8 +408,7 @@ TP_HD void tp_artic_friction_row(tp_artic_solve *A, tp_world *wd, const tp_solve
     c->tangent_impulse[0] = l1;
     c->tangent_impulse[1] = l2;
     tp_apply_impulse_dw(wd->v, wd->w, 3, sb, a, b, imp, dwa, dwb);
-    tp_artic_row_apply(A, i, 1, d1, A->s.qd);
-    tp_artic_row_apply(A, i, 2, d2, A->s.qd);
+    tp_artic_row_apply2(A, i, d1, d2, A->s.qd);
 }
 
 /* One Gauss-Seidel pass over the rows of a constraint touching a link:
@@ -388,17 +452,16 @@ TP_HD void tp_artic_substep_position(tp_artic_solve *A, tp_world *wd)
         int v0 = tr->v_start;
         if (tr->free_root) { /* x->li and x->s_all still hold the configuration of the velocity phase */
             for (int d = v0; d < v0 + tr->nv; ++d) x->tmp[d] = s->qd[d] - x->qd_free[d];
-            tp_artic_motion(m, tr, x->tmp, tp_v3(0.0f, 0.0f, 0.0f), x);
+            tp_artic_velocities(m, tr, x->tmp, x);
             tp_sv_store(x->target + 6 * t, tp_sv_add(tp_sv_load(x->target + 6 * t), tp_artic_momentum(tr, x)));
         }
         for (int d = v0; d < v0 + tr->nv; ++d) x->tmp[d] = s->qd[d] + x->push_qd[d];
         tp_artic_integrate_q(m, tr, s->q, x->tmp, A->h);
-        tp_vec3 o = tp_v3_load(x->o + 3 * t);
-        tp_artic_fk(m, tr, s->q, o, x);
-        tp_artic_motion(m, tr, s->qd, A->g, x);
+        tp_artic_fk(m, tr, s->q, tp_v3_load(x->o + 3 * t), x);
+        tp_artic_velocities(m, tr, s->qd, x);
         if (tr->free_root) {
             tp_artic_fix_momentum(m, tr, s, x, tp_sv_load(x->target + 6 * t));
-            tp_artic_motion(m, tr, s->qd, A->g, x);
+            tp_artic_velocities(m, tr, s->qd, x);
         }
         tp_artic_publish(m, tr, x, wd);
     }
@@ -415,6 +478,7 @@ TP_HD void tp_artic_substep_end(tp_artic_solve *A, tp_world *wd)
         tp_artic_motion(m, tr, A->s.qd, A->g, &A->x);
         tp_artic_publish(m, tr, &A->x, wd);
     }
+    A->kin_fresh = 1;
 }
 
 /* Plan of a step: a non-zero or non-finite joint_f on a dof of a sleeping

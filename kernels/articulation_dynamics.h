@@ -26,11 +26,12 @@ TP_HD void tp_artic_bias(const tp_artic_model *m, const tp_artic_tree *tr, const
 
 /* Joint-space mass matrix H (n x n, tree-local) by the composite-rigid-body
  * algorithm: composite inertias towards the root, then H_kl = S_l . (Ic_i S_k)
- * for every dof l of link i and of its ancestors (Featherstone 2008, 6.2). */
+ * for every dof l of link i and of its ancestors (Featherstone 2008, 6.2).
+ * Only those entries, H[k][l] with l <= k on k's root path, are written: the
+ * others are zero and never read (tp_ltl_factor). */
 TP_HD void tp_artic_crba(const tp_artic_model *m, const tp_artic_tree *tr, tp_artic_scratch *x)
 {
     int n = tr->nv;
-    for (int k = 0; k < n * n; ++k) x->h[k] = 0.0f;
     for (int i = tr->first; i < tr->end; ++i) x->lic[i] = x->li[i];
     for (int i = tr->end - 1; i >= tr->first; --i) {
         int p = m->joints[i].parent;
@@ -46,9 +47,7 @@ TP_HD void tp_artic_crba(const tp_artic_model *m, const tp_artic_tree *tr, tp_ar
                 for (int l = 0; l < ja->nv; ++l) {
                     int dl = ja->v_start - tr->v_start + l;
                     if (a == i && dl > dk) continue;
-                    float hv = tp_sv_dot(tp_sv_load(x->s + 6 * dl), f);
-                    x->h[dk * n + dl] = hv;
-                    x->h[dl * n + dk] = hv;
+                    x->h[dk * n + dl] = tp_sv_dot(tp_sv_load(x->s + 6 * dl), f);
                 }
             }
         }
@@ -106,7 +105,7 @@ TP_HD void tp_artic_midpoint_bias(const tp_artic_model *m, const tp_artic_tree *
     for (int d = 0; d < n; ++d) x->rhs[d] = s->f[tr->v_start + d] - x->rhs[d];
     tp_artic_implicit_terms(m, tr, s, x, h, 0);
     for (int d = 0; d < n; ++d) x->qdd[d] = x->rhs[d];
-    tp_ldl_solve(x->h, n, x->qdd);
+    tp_ltl_solve(x->h, n, x->par, x->qdd);
 }
 
 /* Build and solve step 3 for x->qdd; PD drives that exceed their max effort
@@ -123,9 +122,9 @@ TP_HD void tp_artic_solve_accel(const tp_artic_model *m, const tp_artic_tree *tr
         tp_artic_bias(m, tr, s, x);
         for (int d = 0; d < n; ++d) x->rhs[d] = s->f[tr->v_start + d] - x->rhs[d];
         tp_artic_implicit_terms(m, tr, s, x, h, 1);
-        tp_ldl_factor(x->h, n);
+        tp_ltl_factor(x->h, n, x->par);
         for (int d = 0; d < n; ++d) x->qdd[d] = x->rhs[d];
-        tp_ldl_solve(x->h, n, x->qdd);
+        tp_ltl_solve(x->h, n, x->par, x->qdd);
         int more = 0;
         for (int i = tr->first; i < tr->end; ++i) {
             const tp_artic_joint *j = &m->joints[i];
@@ -192,7 +191,7 @@ TP_HD void tp_artic_row_columns(const tp_artic_model *m, const tp_artic_tree *tr
     for (int r = first; r < end; ++r) {
         float *col = x->cols + (size_t)r * (size_t)stride;
         for (int d = 0; d < n; ++d) col[d] = d == x->row_dof[r] ? 1.0f : 0.0f;
-        tp_ldl_solve(x->h, n, col);
+        tp_ltl_solve_chain(x->h, n, x->par, x->row_dof[r], col);
     }
 }
 

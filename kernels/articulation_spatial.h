@@ -80,19 +80,22 @@ TP_HD tp_svec tp_si_mul(const tp_sinertia *I, tp_svec m)
     return tp_sv(ang, p);
 }
 
-/* World-frame rotational inertia R I R^T of a body-frame symmetric tensor. */
-TP_HD void tp_sym_rotate(tp_quat q, const float *local, float *out)
+/* World-frame rotational inertia R I R^T of a body-frame symmetric tensor,
+ * R given as a matrix; only the six entries of the symmetric result. */
+TP_HD void tp_sym_rotate_m(tp_mat3 r, const float *local, float *out)
 {
-    tp_mat3 r = tp_q_to_mat3(q), a = tp_m3_from_sym(local), t;
+    tp_mat3 a = tp_m3_from_sym(local), t;
     for (int i = 0; i < 3; ++i)
         for (int j = 0; j < 3; ++j)
             t.m[i][j] = r.m[i][0] * a.m[0][j] + r.m[i][1] * a.m[1][j] + r.m[i][2] * a.m[2][j];
-    float o[3][3];
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) o[i][j] = t.m[i][0] * r.m[j][0] + t.m[i][1] * r.m[j][1] + t.m[i][2] * r.m[j][2];
-    out[0] = o[0][0]; out[1] = o[1][1]; out[2] = o[2][2];
-    out[3] = o[0][1]; out[4] = o[0][2]; out[5] = o[1][2];
+    for (int e = 0; e < 6; ++e) { /* xx yy zz xy xz yz */
+        int i = e < 3 ? e : (e == 5 ? 1 : 0), j = e < 3 ? e : (e == 3 ? 1 : 2);
+        out[e] = t.m[i][0] * r.m[j][0] + t.m[i][1] * r.m[j][1] + t.m[i][2] * r.m[j][2];
+    }
 }
+
+/* The same for a rotation given as a unit quaternion. */
+TP_HD void tp_sym_rotate(tp_quat q, const float *local, float *out) { tp_sym_rotate_m(tp_q_to_mat3(q), local, out); }
 
 /* In-place LDL^T factorisation of a symmetric positive-definite n x n matrix
  * (row-major, stride n; the lower triangle is read and overwritten with L's
@@ -125,6 +128,108 @@ TP_HD void tp_ldl_solve(const float *a, int n, float *x)
     for (int i = 0; i < n; ++i) x[i] /= a[i * n + i];
     for (int i = n - 1; i >= 0; --i)
         for (int k = i + 1; k < n; ++k) x[i] -= a[k * n + i] * x[k];
+}
+
+/* Sparse L^T D L factorisation of a tree's joint-space matrix H (n x n,
+ * row-major, stride n) in place, without fill-in: Featherstone, "Rigid Body
+ * Dynamics Algorithms" (2008), section 6.5 (table 6.3); MuJoCo's mj_factorM
+ * is the same. parent[k] is dof k's parent dof (-1 at a root), parent[k] < k.
+ * Only the entries H[k][i] with i = k or i an ancestor of k are read and
+ * written (the other entries of the buffer are never touched): on return
+ * H[k][k] = D_k and H[k][i] = L_ki of the unit lower-triangular L with
+ * H = L^T D L. A tree's H has non-zeros only there (branch-induced
+ * sparsity), so this costs sum over dofs of depth^2 instead of n^3 / 3. A
+ * pivot that is not positive is replaced by a tiny one so a singular tree
+ * still gives finite numbers. Returns 0 if a pivot had to be replaced. */
+TP_HD int tp_ltl_factor(float *a, int n, const int32_t *parent)
+{
+    int ok = 1;
+    for (int k = n - 1; k >= 0; --k) {
+        float *rk = a + k * n;
+        float d = rk[k];
+        if (!(d > 1e-12f)) { d = 1e-12f; rk[k] = d; ok = 0; }
+        for (int i = parent[k]; i >= 0; i = parent[i]) {
+            float l = rk[i] / d;
+            float *ri = a + i * n;
+            for (int j = i; j >= 0; j = parent[j]) ri[j] -= l * rk[j];
+            rk[i] = l;
+        }
+    }
+    return ok;
+}
+
+/* Solve (L^T D L) x = b in place (x = b on entry) with the factor of
+ * tp_ltl_factor, where b is zero outside the root path of dof `chain`
+ * (chain = n - 1 with dense b is not enough: use tp_ltl_solve). The first
+ * half (L^-T, then D^-1) only visits that path: x stays zero elsewhere until
+ * the last half (L^-1), which fills all of x. chain < 0: b = 0. */
+TP_HD void tp_ltl_solve_chain(const float *a, int n, const int32_t *parent, int chain, float *x)
+{
+    for (int k = chain; k >= 0; k = parent[k]) {
+        const float *rk = a + k * n;
+        float xk = x[k];
+        for (int i = parent[k]; i >= 0; i = parent[i]) x[i] -= rk[i] * xk;
+    }
+    for (int k = chain; k >= 0; k = parent[k]) x[k] /= a[k * n + k];
+    for (int k = 0; k < n; ++k) {
+        const float *rk = a + k * n;
+        float s = x[k];
+        for (int i = parent[k]; i >= 0; i = parent[i]) s -= rk[i] * x[i];
+        x[k] = s;
+    }
+}
+
+/* tp_ltl_solve_chain for three right-hand sides with the same root path at
+ * once (the three rows of a contact point): each gets exactly the operations
+ * of its own tp_ltl_solve_chain, the index walk is shared. */
+TP_HD void tp_ltl_solve_chain3(const float *a, int n, const int32_t *parent, int chain, float *x, float *y, float *z)
+{
+    for (int k = chain; k >= 0; k = parent[k]) {
+        const float *rk = a + k * n;
+        float xk = x[k], yk = y[k], zk = z[k];
+        for (int i = parent[k]; i >= 0; i = parent[i]) {
+            float l = rk[i];
+            x[i] -= l * xk;
+            y[i] -= l * yk;
+            z[i] -= l * zk;
+        }
+    }
+    for (int k = chain; k >= 0; k = parent[k]) {
+        float d = a[k * n + k];
+        x[k] /= d;
+        y[k] /= d;
+        z[k] /= d;
+    }
+    for (int k = 0; k < n; ++k) {
+        const float *rk = a + k * n;
+        float sx = x[k], sy = y[k], sz = z[k];
+        for (int i = parent[k]; i >= 0; i = parent[i]) {
+            float l = rk[i];
+            sx -= l * x[i];
+            sy -= l * y[i];
+            sz -= l * z[i];
+        }
+        x[k] = sx;
+        y[k] = sy;
+        z[k] = sz;
+    }
+}
+
+/* Solve (L^T D L) x = b in place for a dense b (x = b on entry). */
+TP_HD void tp_ltl_solve(const float *a, int n, const int32_t *parent, float *x)
+{
+    for (int k = n - 1; k >= 0; --k) {
+        const float *rk = a + k * n;
+        float xk = x[k];
+        for (int i = parent[k]; i >= 0; i = parent[i]) x[i] -= rk[i] * xk;
+    }
+    for (int k = 0; k < n; ++k) x[k] /= a[k * n + k];
+    for (int k = 0; k < n; ++k) {
+        const float *rk = a + k * n;
+        float s = x[k];
+        for (int i = parent[k]; i >= 0; i = parent[i]) s -= rk[i] * x[i];
+        x[k] = s;
+    }
 }
 
 /* Unit quaternion of a rotation by `angle` (rad) about unit axis `a`. */
