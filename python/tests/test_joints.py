@@ -149,6 +149,9 @@ def test_refusals_carry_the_c_message_and_change_nothing():
     # a valid target_q written first is put back when the qd after it is refused
     with pytest.raises(torpor.InvalidArgumentError, match="joint_qd row 0"):
         b.set_joints(target_q=[0.7, 0.0], qd=[np.inf, 0.0], worlds=[2])
+    # so is a q, which had moved the bodies (the state hash below covers them)
+    with pytest.raises(torpor.InvalidArgumentError, match="joint_qd row 2"):
+        b.set_joints(q=[0.3, 1.0], qd=qd[[0, 0, 1]], worlds=np.array([True, False, True]))
     with pytest.raises(torpor.InvalidArgumentError, match=r"target_q row 0 \[0\] \(slider\): must be within"):
         b.set_joints(target_q=[2e6, 0.0], worlds=np.array([True, False, False]))
     with pytest.raises(torpor.InvalidArgumentError, match="listed twice"):
