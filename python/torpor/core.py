@@ -683,7 +683,8 @@ class Batch:
             m = np.ascontiguousarray(a, dtype=np.uint8)
             return ffi.NULL, 0, ffi.cast("uint8_t *", m.ctypes.data), np.flatnonzero(a), [m]
         if a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
-            raise ValueError(f"worlds must be None, a bool mask or a 1-D array of world indices, got {a.dtype} {a.shape}")
+            raise ValueError("worlds must be None, a bool mask or a 1-D array of world indices, "
+                             f"got {a.dtype} {a.shape}")
         if a.size and (a.min() < 0 or a.max() >= W):  # before the cast to int32 could wrap it
             bad = int(a[(a < 0) | (a >= W)][0])
             raise InvalidArgumentError(1, f"worlds: index {bad} out of range [0, {W}); nothing was changed")
