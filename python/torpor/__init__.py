@@ -16,10 +16,10 @@ torpor.h): the C library is the one implementation. Quick start::
 Units are SI (m, kg, s, rad, N), z up, quaternions [x, y, z, w], float32.
 """
 from ._ffi import library_path
-from .core import (BackendError, Batch, InvalidArgumentError, Model, SceneError, State, TorporError, WorldSelection,
-                   cuda_built, cuda_device_count)
+from .core import (BackendError, Batch, InvalidArgumentError, JointState, Model, SceneError, State, TorporError,
+                   WorldSelection, cuda_built, cuda_device_count)
 
 __version__ = "0.1.0"
 
-__all__ = ["Batch", "Model", "State", "TorporError", "InvalidArgumentError", "SceneError", "BackendError",
+__all__ = ["Batch", "Model", "State", "JointState", "TorporError", "InvalidArgumentError", "SceneError", "BackendError",
            "WorldSelection", "cuda_built", "cuda_device_count", "library_path", "__version__"]

@@ -247,6 +247,58 @@ class Model:
             types.append(int(bd.type))
         return np.array(types, dtype=np.int32)
 
+    # -- joints (include/torpor_joints.h, docs/articulations.md)
+    @property
+    def joint_count(self) -> int:
+        """Joints per world (0 for a model without articulations)."""
+        return int(lib.tp_model_joint_count(self._ptr))
+
+    @property
+    def joint_q_count(self) -> int:
+        """nq: joint coordinates per world, the width of ``joint_q`` (revolute and
+        prismatic 1, ball 4, free 7, fixed 0)."""
+        return int(lib.tp_model_joint_q_count(self._ptr))
+
+    @property
+    def dof_count(self) -> int:
+        """nv: degrees of freedom per world, the width of ``joint_qd``, ``joint_f``
+        and the targets (revolute and prismatic 1, ball 3, free 6, fixed 0)."""
+        return int(lib.tp_model_joint_dof_count(self._ptr))
+
+    @property
+    def joint_names(self) -> list[str]:
+        """(joint_count,) names, in joint index order."""
+        return [ffi.string(lib.tp_model_joint_name(self._ptr, j)).decode() for j in range(self.joint_count)]
+
+    @property
+    def dof_names(self) -> list[str]:
+        """(nv,) names of the dofs: the joint's name for a 1-dof joint,
+        ``"<joint>.wx"`` ... for a ball, ``"<joint>.vx"`` ... ``".wz"`` for a free joint."""
+        return [ffi.string(lib.tp_model_dof_name(self._ptr, k)).decode() for k in range(self.dof_count)]
+
+    def find_joint(self, name: str) -> int:
+        """Index of the joint called ``name``, or -1."""
+        return int(lib.tp_model_find_joint(self._ptr, name.encode()))
+
+    def joint_type(self, joint: int) -> str:
+        """Type name of joint ``joint``: "fixed", "revolute", "prismatic", "ball" or "free"."""
+        jd = ffi.new("tp_joint_def *")
+        _check(lib.tp_model_get_joint_def(self._ptr, joint, jd))
+        return ffi.string(lib.tp_joint_type_name(jd.type)).decode()
+
+    def joint_slices(self, joint: Union[int, str]) -> tuple[slice, slice]:
+        """Where a joint (index or name) sits: (columns of ``joint_q``, columns
+        of ``joint_qd`` / ``joint_f`` / the targets). Raises InvalidArgumentError
+        for an index out of range, KeyError for an unknown name."""
+        if isinstance(joint, str):
+            j = self.find_joint(joint)
+            if j < 0:
+                raise KeyError(f"model {self.name!r} has no joint {joint!r}; joints: {self.joint_names}")
+            joint = j
+        out = ffi.new("int[4]")
+        _check(lib.tp_model_joint_slices(self._ptr, joint, out, out + 1, out + 2, out + 3))
+        return slice(out[0], out[0] + out[1]), slice(out[2], out[2] + out[3])
+
 
 # ---------------------------------------------------------------- state views
 
@@ -302,6 +354,38 @@ class State:
     faults: np.ndarray
 
 
+@dataclass(frozen=True)
+class JointState:
+    """Read-only NumPy views of a batch's joint arrays, without copies (tp_batch_joints).
+
+    W = worlds, nq = :attr:`Model.joint_q_count`, nv = :attr:`Model.dof_count`;
+    float32, world-major, columns in joint order (:meth:`Model.joint_slices`):
+
+    - q (W, nq): joint positions, rad or m (ball: quaternion [x, y, z, w]; free:
+      origin m then quaternion);
+    - qd (W, nv): joint velocities, rad/s or m/s (free: COM velocity then angular
+      velocity, world frame);
+    - f (W, nv): generalised forces for the next step, N m or N (the step clears them);
+    - target_q (W, nv): PD drive target positions (1-dof joints; other columns unused);
+    - target_qd (W, nv): PD target velocities or velocity-motor targets.
+
+    A model without joints gives (W, 0) arrays. Like :class:`State` they are the
+    batch's memory and show later steps and writes; writes go through
+    :meth:`Batch.set_joints`.
+    """
+
+    q: np.ndarray
+    qd: np.ndarray
+    f: np.ndarray
+    target_q: np.ndarray
+    target_qd: np.ndarray
+
+
+_JOINT_ARRAYS = {  # keyword of Batch.set_joints: (tp_joint_array, JointState field)
+    "q": (0, "q"), "qd": (1, "qd"), "f": (2, "f"), "target_q": (3, "target_q"), "target_qd": (4, "target_qd"),
+}
+
+
 # ---------------------------------------------------------------- batch
 
 
@@ -342,6 +426,7 @@ class Batch:
         self._view = ffi.new("tp_state_view *")
         self._state: Optional[State] = None
         self._select = ffi.new("tp_world_select *")
+        self._joints: Optional[JointState] = None
 
     # -- lifetime
     def close(self) -> None:
@@ -351,6 +436,7 @@ class Batch:
             ffi.gc(ptr, None)  # detach the finalizer, then free now
             lib.tp_batch_destroy(ptr)
             self._state = None
+            self._joints = None
 
     def __enter__(self) -> "Batch":
         return self
@@ -540,3 +626,114 @@ class Batch:
         B = self.bodies
         self._call(lib.tp_batch_reset_to_state, worlds, (pos, (B, 3), "pos"), (quat, (B, 4), "quat"),
                    (v, (B, 3), "v"), (w, (B, 3), "w"))
+
+    # -- joints (include/torpor_joints.h: tp_batch_joints, tp_batch_set_joints)
+    def joints(self) -> JointState:
+        """Read-only views of the joint arrays (see :class:`JointState`), no copy;
+        (W, 0) arrays for a model without joints."""
+        if self._joints is None:
+            view = ffi.new("tp_joint_view *")
+            _check(lib.tp_batch_joints(self._p(), view))
+            W, nq, nv = int(view.worlds), int(view.nq), int(view.nv)
+            arrays = {}
+            for name, width in (("q", nq), ("qd", nv), ("f", nv), ("target_q", nv), ("target_qd", nv)):
+                ptr = getattr(view, name)
+                if ptr == ffi.NULL:  # no joints: the C view has no arrays
+                    a = np.zeros((W, 0), np.float32)
+                    a.flags.writeable = False
+                else:
+                    a = np.asarray(_ArrayView(self, int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4", True))
+                arrays[name] = a
+            self._joints = JointState(**arrays)
+        return self._joints
+
+    @property
+    def joint_q(self) -> np.ndarray:
+        """(W, nq) joint positions, rad or m: ``joints().q``."""
+        return self.joints().q
+
+    @property
+    def joint_qd(self) -> np.ndarray:
+        """(W, nv) joint velocities, rad/s or m/s: ``joints().qd``."""
+        return self.joints().qd
+
+    @property
+    def joint_f(self) -> np.ndarray:
+        """(W, nv) generalised forces for the next step, N m or N: ``joints().f``."""
+        return self.joints().f
+
+    @property
+    def target_q(self) -> np.ndarray:
+        """(W, nv) PD drive target positions, rad or m: ``joints().target_q``."""
+        return self.joints().target_q
+
+    @property
+    def target_qd(self) -> np.ndarray:
+        """(W, nv) drive target velocities, rad/s or m/s: ``joints().target_qd``."""
+        return self.joints().target_qd
+
+    def _joint_selection(self, worlds: WorldSelection) -> tuple[Any, int, Any, np.ndarray, list]:
+        """(C world list or NULL, count, C mask or NULL, rows written (indices), arrays to keep alive)
+        for tp_batch_set_joints, which takes a list or a mask (None becomes a mask of every world)."""
+        W = self.worlds
+        a = np.ones(W, np.bool_) if worlds is None else np.asarray(worlds)
+        if a.dtype == np.bool_:
+            if a.shape != (W,):
+                raise ValueError(f"a world mask must have shape ({W},), got {a.shape}")
+            m = np.ascontiguousarray(a, dtype=np.uint8)
+            return ffi.NULL, 0, ffi.cast("uint8_t *", m.ctypes.data), np.flatnonzero(a), [m]
+        if a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
+            raise ValueError("worlds must be None, a bool mask or a 1-D array of world indices, "
+                             f"got {a.dtype} {a.shape}")
+        if a.size and (a.min() < 0 or a.max() >= W):  # before the cast to int32 could wrap it
+            bad = int(a[(a < 0) | (a >= W)][0])
+            raise InvalidArgumentError(1, f"worlds: index {bad} out of range [0, {W}); nothing was changed")
+        idx = np.ascontiguousarray(a, dtype=np.int32)
+        # an empty list is still a list (NULL would ask for a mask)
+        ptr = ffi.cast("int *", idx.ctypes.data) if idx.size else ffi.cast("int *", _EMPTY_LIST)
+        return ptr, int(idx.size), ffi.NULL, idx, [idx]
+
+    def set_joints(self, *, q: Any = None, qd: Any = None, f: Any = None, target_q: Any = None,
+                   target_qd: Any = None, worlds: WorldSelection = None) -> None:
+        """Write joint arrays of the selected worlds (tp_batch_set_joints), each given one:
+
+        q [rows, nq] rad or m (ball and free quaternions are normalized; a zero
+        one is refused); qd [rows, nv] rad/s or m/s; f [rows, nv] N m or N,
+        applied in the next step only; target_q [rows, nv] rad or m and
+        target_qd [rows, nv] rad/s or m/s, the drive targets. rows is the
+        length of an index list, W otherwise (rows of unmasked worlds are not
+        read); a value broadcasts to that shape. |q| and |target_q| of a 1-dof
+        joint are at most 1e6 (TP_MAX_JOINT_Q).
+
+        Writing q or qd moves the links' bodies (the state views) at once;
+        writing anything but f wakes the world's trees. A non-finite value, a
+        zero quaternion, a bad world list or a model without joints raises
+        InvalidArgumentError with the C message and nothing changes: the
+        arrays are written in the order above, each checked whole by the C
+        library, and one refused puts back those written before it (they may
+        have woken the trees).
+        """
+        given = [(k, v) for k, v in (("q", q), ("qd", qd), ("f", f), ("target_q", target_q),
+                                     ("target_qd", target_qd)) if v is not None]
+        ptr, count, mask, rows, keep = self._joint_selection(worlds)
+        n_rows = count if ptr != ffi.NULL else self.worlds
+        view = self.joints()
+        no_joints = view.q.shape[1] == 0 and view.qd.shape[1] == 0
+        prepared = []  # every shape is checked before anything is written
+        for key, value in given:
+            which, field = _JOINT_ARRAYS[key]
+            width = 0 if no_joints else getattr(view, field).shape[1]
+            data, arr = self._rows(value, n_rows, (width,), key)
+            keep.append(arr)
+            prepared.append((which, field, data))
+        written: list[tuple[int, np.ndarray]] = []  # (tp_joint_array, the old rows as they are passed)
+        try:
+            for which, field, data in prepared:
+                current = getattr(view, field)
+                old = np.array(current[rows] if ptr != ffi.NULL else current, dtype=np.float32, order="C")
+                _check(lib.tp_batch_set_joints(self._p(), which, ptr, count, mask, data))
+                written.append((which, old))
+        except TorporError:
+            for which, old in reversed(written):  # values that were there: accepted again
+                lib.tp_batch_set_joints(self._p(), which, ptr, count, mask, ffi.cast("float *", old.ctypes.data))
+            raise
