@@ -1,5 +1,5 @@
-/* shock.h - stage 8, the shock pass: after the sweeps of each phase of a
- * substep, the constraints again, level by level from the ground up, with the
+/* shock.h - stage 8, the shock pass: after the biased sweeps of a substep,
+ * before its position update, the constraints again, level by level from the ground up, with the
  * supporting body of each constraint held fixed (shock propagation: Guendelman,
  * Bridson and Fedkiw, "Nonconvex rigid bodies with stacking", SIGGRAPH 2003,
  * section 7, who order contacts by a contact graph's levels and give the lower
@@ -49,15 +49,16 @@
  *     pyramid's top cubes jittered at 1-2 cm/s and it slept after 3-8 s
  *     instead of 1 s); leaving friction out, the pass's normal impulses turned
  *     cubes on their supports, which then slid (a 3-D pyramid of 10 layers
- *     drifted 0.29 mm at the top in 10 s, against 0.08 mm now);
+ *     drifted 0.29 mm at the top in 10 s, against 0.11 mm now);
  *   - the velocities keep what the pass did; the accumulated impulses of held
  *     rows are put back as the sweeps left them. The pass acts on one side of
  *     a held row only, so its impulse has no reaction on the support: kept for
  *     the warm start, it pushed the light box of C17 down with the heavy box's
  *     weight, the body-body rows (solved before the ground's) let go of it,
  *     and the box was thrown out. So the warm start learns the load from the
- *     sweeps alone, over a few seconds at 1000:1 (contact forces within 0.5 %
- *     after 3 s, 0.02 % after 5 s); the shock pass holds the stack meanwhile.
+ *     sweeps alone, over a few seconds at 1000:1 (contact forces 15 % off
+ *     after 1 s, 0.5 % after 3 s, 0.014 % from 5 s on); the pass holds the stack
+ *     meanwhile.
  *
  * It runs only with warm starting on (kernels/solver.h): without it the sweeps
  * never learn the load the pass holds, and the reported forces stay short of
@@ -68,7 +69,7 @@
 #include "sweeps.h"
 
 /* Sweeps over each level in the shock pass (2 left the C17 light box 0.5 mm
- * sideways, 4 gives 0.1 mm; docs/solver.md). */
+ * sideways, 4 gives 0.14 mm; docs/solver.md). */
 #ifndef TP_SHOCK_INNER
 #define TP_SHOCK_INNER 4
 #endif
@@ -232,8 +233,8 @@ TP_HD void tp_shock_constraint(tp_world *wd, tp_solver_work *w, const tp_constra
     }
 }
 
-/* The shock pass of one phase (biased: with the split-impulse push-out, as
- * the biased sweeps; else as the relax sweeps), on one thread: its order
+/* The shock pass (biased: with the split-impulse push-out, as the biased
+ * sweeps; unbiased: as the relax sweeps, unused), on one thread: its order
  * crosses colors. Per level: the impulses saved, TP_SHOCK_INNER sweeps over
  * the level's constraints (alternating the order of the constraints and of
  * their points, as the sweeps do), the impulses of held constraints put back. */

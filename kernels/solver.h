@@ -6,7 +6,7 @@
  *   kernels/contact_rows.h   stage 8a: rows (arms, tangents, effective masses)
  *   kernels/integrate.h      velocity and position integration of each substep
  *   kernels/sweeps.h         warm start, biased and relax sweeps
- *   kernels/shock.h          the shock pass after each phase's sweeps (support held)
+ *   kernels/shock.h          the shock pass after the biased sweeps (support held)
  *   kernels/restitution.h    bounces, in the substep of the impact
  * docs/solver.md gives the method, its sources and the measurements. */
 #ifndef TP_SOLVER_H
@@ -64,8 +64,10 @@ TP_HD int tp_solver_color(tp_world *wd, tp_contact *contacts, int n, tp_solver_w
     return n_cons;
 }
 
-/* The shock pass after the sweeps of a phase (kernels/shock.h), with warm
- * starting only; thread 0 of the block runs it, the others wait. */
+/* The shock pass after the biased sweeps (kernels/shock.h), with warm
+ * starting only; thread 0 of the block runs it, the others wait. After the
+ * relax sweeps too it cost 30 % more instructions on the tower for little
+ * (docs/solver.md). */
 TP_HD void tp_solver_shock(tp_world *wd, tp_solver_work *w, tp_contact *contacts, const tp_solver_params *p,
                            float inv_h, int use_bias, int tid, int nth)
 {
@@ -74,8 +76,8 @@ TP_HD void tp_solver_shock(tp_world *wd, tp_solver_work *w, tp_contact *contacts
     TP_BARRIER(nth);
 }
 
-/* One substep s of length h: velocities, warm start, biased sweeps and their
- * shock pass, bounces, position update, relax sweeps and their shock pass. */
+/* One substep s of length h: velocities, warm start, biased sweeps and the
+ * shock pass, bounces, position update, relax sweeps. */
 TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w, const tp_solver_params *p,
                              int s, float h, float inv_h, int tid, int nth)
 {
@@ -110,7 +112,6 @@ TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solve
     tp_solver_update_separations(wd, contacts, w->rows, n, tid, nth);
     TP_BARRIER(nth);
     tp_solver_sweeps(wd, w, contacts, inv_h, 0, tp_relax_sweeps(p->iterations), tid, nth);
-    tp_solver_shock(wd, w, contacts, p, inv_h, 0, tid, nth);
     tp_solver_end_substep(wd, contacts, w->rows, n, tid, nth);
     TP_BARRIER(nth);
 }
