@@ -56,22 +56,43 @@ TP_HD float tp_row_mass(const tp_solver_body *A, const tp_solver_body *B, tp_vec
     return k > 0.0f ? 1.0f / k : 0.0f;
 }
 
+/* Effective mass of a row with direction d when only one body moves: its
+ * inverse mass, arm r and angular response dw = I^-1 (r x d). 0 if fixed. */
+TP_HD float tp_row_mass_one(float inv_m, tp_vec3 r, tp_vec3 d, tp_vec3 dw)
+{
+    float k = inv_m + tp_dot(tp_cross(r, d), dw);
+    return k > 0.0f ? 1.0f / k : 0.0f;
+}
+
+/* Which body of a row a sweep holds fixed (kernels/shock.h: in the shock
+ * pass the supporting body of a constraint takes no impulse). */
+#define TP_HOLD_NONE 0
+#define TP_HOLD_A 1
+#define TP_HOLD_B 2
+
 /* Apply impulse p (linear part) to A (negated) and B, whose angular velocity
  * changes are dwa and dwb (the row's responses times the impulse). v and w are
  * [bodies][stride] arrays: the velocities (stride 3, v and w apart) or the
  * pseudo velocities of the split impulse (stride 6, w after v). */
-TP_HD void tp_apply_impulse_dw(float *v, float *w, int stride, const tp_solver_body *sb, int a, int b, tp_vec3 p,
-                               tp_vec3 dwa, tp_vec3 dwb)
+TP_HD void tp_apply_impulse_held(float *v, float *w, int stride, const tp_solver_body *sb, int a, int b, tp_vec3 p,
+                                 tp_vec3 dwa, tp_vec3 dwb, int hold)
 {
     const tp_solver_body *A = &sb[a], *B = &sb[b];
-    if (A->simulated) {
+    if (A->simulated && hold != TP_HOLD_A) {
         tp_v3_store(v + stride * a, tp_sub(tp_v3_load(v + stride * a), tp_scale(p, A->inv_m)));
         tp_v3_store(w + stride * a, tp_sub(tp_v3_load(w + stride * a), dwa));
     }
-    if (B->simulated) {
+    if (B->simulated && hold != TP_HOLD_B) {
         tp_v3_store(v + stride * b, tp_add(tp_v3_load(v + stride * b), tp_scale(p, B->inv_m)));
         tp_v3_store(w + stride * b, tp_add(tp_v3_load(w + stride * b), dwb));
     }
+}
+
+/* As tp_apply_impulse_held with neither body held. */
+TP_HD void tp_apply_impulse_dw(float *v, float *w, int stride, const tp_solver_body *sb, int a, int b, tp_vec3 p,
+                               tp_vec3 dwa, tp_vec3 dwb)
+{
+    tp_apply_impulse_held(v, w, stride, sb, a, b, p, dwa, dwb, TP_HOLD_NONE);
 }
 
 /* Pseudo velocity of the point at arm r of body b. */

@@ -6,6 +6,7 @@
  *   kernels/contact_rows.h   stage 8a: rows (arms, tangents, effective masses)
  *   kernels/integrate.h      velocity and position integration of each substep
  *   kernels/sweeps.h         warm start, biased and relax sweeps
+ *   kernels/shock.h          the shock pass after the biased sweeps (support held)
  *   kernels/restitution.h    bounces, in the substep of the impact
  * docs/solver.md gives the method, its sources and the measurements. */
 #ifndef TP_SOLVER_H
@@ -13,6 +14,7 @@
 
 #include "integrate.h"
 #include "restitution.h"
+#include "shock.h"
 #include "sweeps.h"
 
 /* A step whose contact points are mostly new (a scene's first step, a reset)
@@ -55,14 +57,27 @@ TP_HD int tp_solver_color(tp_world *wd, tp_contact *contacts, int n, tp_solver_w
     tp_solver_prepare_bodies(wd, w->bodies);
     int n_cons = tp_build_constraints(wd, contacts, n, w->cons);
     tp_color_constraints(wd, w->cons, n_cons, p->serial, w->body_mask, w->order, w->color_start);
+    tp_shock_prepare(wd, contacts, w->cons, n_cons, w);
     int fresh = 0; /* points without a warm-start impulse */
     for (int i = 0; i < n; ++i) fresh += contacts[i].normal_impulse == 0.0f;
     *w->cold = p->warm_starting && 2 * fresh > n;
     return n_cons;
 }
 
-/* One substep s of length h: velocities, warm start, biased sweeps, bounces,
- * position update, relax sweeps. */
+/* The shock pass after the biased sweeps (kernels/shock.h), with warm
+ * starting only; thread 0 of the block runs it, the others wait. After the
+ * relax sweeps too it cost 30 % more instructions on the tower for little
+ * (docs/solver.md). */
+TP_HD void tp_solver_shock(tp_world *wd, tp_solver_work *w, tp_contact *contacts, const tp_solver_params *p,
+                           float inv_h, int use_bias, int tid, int nth)
+{
+    if (!p->warm_starting) return;
+    if (tid == 0) tp_solver_shock_pass(wd, w, contacts, inv_h, use_bias);
+    TP_BARRIER(nth);
+}
+
+/* One substep s of length h: velocities, warm start, biased sweeps and the
+ * shock pass, bounces, position update, relax sweeps. */
 TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w, const tp_solver_params *p,
                              int s, float h, float inv_h, int tid, int nth)
 {
@@ -84,6 +99,7 @@ TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solve
     TP_BARRIER(nth);
     int sweeps = p->iterations * (s == 0 && *w->cold ? TP_COLD_SWEEP_FACTOR : 1);
     tp_solver_sweeps(wd, w, contacts, inv_h, 1, sweeps, tid, nth);
+    tp_solver_shock(wd, w, contacts, p, inv_h, 1, tid, nth);
     /* Bounces start here, before the position update, so that the bodies
      * leave the impact with their rebound speed (kernels/restitution.h). */
     tp_restitution_targets(contacts, w->rows, n, h, p->restitution_threshold, tid, nth);

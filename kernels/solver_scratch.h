@@ -60,6 +60,11 @@ typedef struct tp_solver_work {
     tp_solver_body *bodies;     /* [bodies] */
     float *push;                /* [bodies][6] pseudo velocities v, w of the position correction */
     int32_t *cold;              /* [1] this step's points are mostly new (tp_solver_color) */
+    int32_t *depth;             /* [bodies] support depth (kernels/shock.h): 0 fixed, 1 on a fixed body, ... */
+    int32_t *shock_order;       /* [contact capacity] constraints by support depth (kernels/shock.h) */
+    int32_t *level_start;       /* [bodies + 2] scratch of the depth sort */
+    float *shock_saved;         /* [contact capacity][6] impulses and slips kept across the shock pass */
+    int32_t *carries;           /* [bodies] 1: held by the shock pass under some body (kernels/shock.h) */
     struct tp_artic_solve *artic; /* the world's articulations (kernels/articulation_contact.h), NULL if none */
 } tp_solver_work;
 
@@ -71,7 +76,10 @@ TP_HD size_t tp_solver_scratch_bytes(int bodies, int capacity)
     return tp_solver_align(c * sizeof(tp_contact_row)) + tp_solver_align(c * sizeof(tp_constraint)) +
            tp_solver_align(c * sizeof(int32_t)) + tp_solver_align((TP_MAX_COLORS + 2) * sizeof(int32_t)) +
            tp_solver_align(b * sizeof(uint32_t)) + tp_solver_align(b * sizeof(tp_solver_body)) +
-           tp_solver_align(6 * b * sizeof(float)) + tp_solver_align(sizeof(int32_t));
+           tp_solver_align(6 * b * sizeof(float)) + tp_solver_align(sizeof(int32_t)) +
+           tp_solver_align(b * sizeof(int32_t)) + tp_solver_align(c * sizeof(int32_t)) +
+           tp_solver_align((b + 2) * sizeof(int32_t)) + tp_solver_align(6 * c * sizeof(float)) +
+           tp_solver_align(b * sizeof(int32_t));
 }
 
 TP_HD tp_solver_work tp_solver_work_at(void *scratch, int bodies, int capacity)
@@ -86,7 +94,12 @@ TP_HD tp_solver_work tp_solver_work_at(void *scratch, int bodies, int capacity)
     w.body_mask = (uint32_t *)p; p += tp_solver_align(b * sizeof(uint32_t));
     w.bodies = (tp_solver_body *)p; p += tp_solver_align(b * sizeof(tp_solver_body));
     w.push = (float *)p; p += tp_solver_align(6 * b * sizeof(float));
-    w.cold = (int32_t *)p;
+    w.cold = (int32_t *)p; p += tp_solver_align(sizeof(int32_t));
+    w.depth = (int32_t *)p; p += tp_solver_align(b * sizeof(int32_t));
+    w.shock_order = (int32_t *)p; p += tp_solver_align(c * sizeof(int32_t));
+    w.level_start = (int32_t *)p; p += tp_solver_align((b + 2) * sizeof(int32_t));
+    w.shock_saved = (float *)p; p += tp_solver_align(6 * c * sizeof(float));
+    w.carries = (int32_t *)p;
     w.artic = NULL;
     return w;
 }

@@ -59,9 +59,10 @@ TP_HD void tp_warm_start_constraint(tp_world *wd, const tp_solver_body *sb, cons
 }
 
 /* Normal row of one point: split-impulse push-out (biased sweeps only), then
- * the velocity row with its target. */
+ * the velocity row with its target; `hold` (contact_rows.h) names a body that
+ * takes no impulse (the shock pass, kernels/shock.h), else TP_HOLD_NONE. */
 TP_HD void tp_solve_normal_row(tp_world *wd, const tp_solver_body *sb, int a, int b, tp_contact *c, tp_contact_row *r,
-                               float *push, float inv_h, int use_bias)
+                               float *push, float inv_h, int use_bias, int hold)
 {
     /* The unbiased sweeps leave alone a point that has not pushed in a biased
      * sweep of this step: a gap closing in on it is met by the next substep's
@@ -69,7 +70,9 @@ TP_HD void tp_solve_normal_row(tp_world *wd, const tp_solver_body *sb, int a, in
      * whole in one substep (restitution needs its approach speed). */
     if (!use_bias && r->max_normal_impulse == 0.0f) return;
     tp_vec3 n = tp_v3_load(c->normal), ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb);
-    float s = r->separation;
+    float s = r->separation, mass = r->normal_mass;
+    if (hold == TP_HOLD_A) mass = tp_row_mass_one(sb[b].inv_m, rb, n, tp_v3_load(r->wb_n));
+    if (hold == TP_HOLD_B) mass = tp_row_mass_one(sb[a].inv_m, ra, n, tp_v3_load(r->wa_n));
     float bias = s > 0.0f ? s * inv_h : 0.0f; /* speculative: may close the gap, no more */
     if (r->bounce_speed > 0.0f) bias = -r->bounce_speed;
     if (use_bias && s < -TP_LINEAR_SLOP) {
@@ -78,29 +81,38 @@ TP_HD void tp_solve_normal_row(tp_world *wd, const tp_solver_body *sb, int a, in
          * dropped, so correcting penetration adds no kinetic energy. */
         float push_bias = tp_maxf(TP_BAUMGARTE * inv_h * (s + TP_LINEAR_SLOP), -TP_MAX_PUSH_SPEED);
         float pn = tp_dot(tp_sub(tp_push_velocity(push, b, rb), tp_push_velocity(push, a, ra)), n);
-        float pl = tp_maxf(r->push_impulse - r->normal_mass * (pn + push_bias), 0.0f);
+        float pl = tp_maxf(r->push_impulse - mass * (pn + push_bias), 0.0f);
         float dp = pl - r->push_impulse;
-        tp_apply_impulse_dw(push, push + 3, 6, sb, a, b, tp_scale(n, dp), tp_scale(tp_v3_load(r->wa_n), dp),
-                            tp_scale(tp_v3_load(r->wb_n), dp));
+        tp_apply_impulse_held(push, push + 3, 6, sb, a, b, tp_scale(n, dp), tp_scale(tp_v3_load(r->wa_n), dp),
+                              tp_scale(tp_v3_load(r->wb_n), dp), hold);
         r->push_impulse = pl;
     }
     float vn = tp_dot(tp_sub(tp_point_velocity(wd, b, rb), tp_point_velocity(wd, a, ra)), n);
-    float lambda = tp_maxf(c->normal_impulse - r->normal_mass * (vn + bias), 0.0f);
+    float lambda = tp_maxf(c->normal_impulse - mass * (vn + bias), 0.0f);
     float delta = lambda - c->normal_impulse;
     c->normal_impulse = lambda;
     r->max_normal_impulse = tp_maxf(r->max_normal_impulse, lambda);
-    tp_apply_impulse_dw(wd->v, wd->w, 3, sb, a, b, tp_scale(n, delta), tp_scale(tp_v3_load(r->wa_n), delta),
-                        tp_scale(tp_v3_load(r->wb_n), delta));
+    tp_apply_impulse_held(wd->v, wd->w, 3, sb, a, b, tp_scale(n, delta), tp_scale(tp_v3_load(r->wa_n), delta),
+                          tp_scale(tp_v3_load(r->wb_n), delta), hold);
 }
 
-/* Friction rows of one point, in the cone |(l1, l2)| <= mu ln. */
+/* Friction rows of one point, in the cone |(l1, l2)| <= mu ln, aiming at slip
+ * speeds (s1, s2) along t1, t2 (0 but in the shock pass, kernels/shock.h). */
 TP_HD void tp_solve_friction_row(tp_world *wd, const tp_solver_body *sb, int a, int b, tp_contact *c,
-                                 const tp_contact_row *r)
+                                 const tp_contact_row *r, int hold, float s1, float s2)
 {
     tp_vec3 ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb), t1 = tp_v3_load(r->t1), t2 = tp_v3_load(r->t2);
     tp_vec3 dv = tp_sub(tp_point_velocity(wd, b, rb), tp_point_velocity(wd, a, ra));
-    float l1 = c->tangent_impulse[0] - r->tangent_mass[0] * tp_dot(dv, t1);
-    float l2 = c->tangent_impulse[1] - r->tangent_mass[1] * tp_dot(dv, t2);
+    float m1 = r->tangent_mass[0], m2 = r->tangent_mass[1];
+    if (hold == TP_HOLD_A) {
+        m1 = tp_row_mass_one(sb[b].inv_m, rb, t1, tp_v3_load(r->wb_t1));
+        m2 = tp_row_mass_one(sb[b].inv_m, rb, t2, tp_v3_load(r->wb_t2));
+    } else if (hold == TP_HOLD_B) {
+        m1 = tp_row_mass_one(sb[a].inv_m, ra, t1, tp_v3_load(r->wa_t1));
+        m2 = tp_row_mass_one(sb[a].inv_m, ra, t2, tp_v3_load(r->wa_t2));
+    }
+    float l1 = c->tangent_impulse[0] - m1 * (tp_dot(dv, t1) - s1);
+    float l2 = c->tangent_impulse[1] - m2 * (tp_dot(dv, t2) - s2);
     float limit = c->friction * c->normal_impulse, len2 = l1 * l1 + l2 * l2;
     if (len2 > limit * limit) {
         float scale = limit > 0.0f ? limit / sqrtf(len2) : 0.0f;
@@ -113,20 +125,20 @@ TP_HD void tp_solve_friction_row(tp_world *wd, const tp_solver_body *sb, int a, 
     tp_vec3 dwb = tp_add(tp_scale(tp_v3_load(r->wb_t1), d1), tp_scale(tp_v3_load(r->wb_t2), d2));
     c->tangent_impulse[0] = l1;
     c->tangent_impulse[1] = l2;
-    tp_apply_impulse_dw(wd->v, wd->w, 3, sb, a, b, p, dwa, dwb);
+    tp_apply_impulse_held(wd->v, wd->w, 3, sb, a, b, p, dwa, dwb, hold);
 }
 
 /* One Gauss-Seidel pass over the rows of a constraint: normal rows, then friction. */
 TP_HD void tp_solve_constraint(tp_world *wd, const tp_solver_body *sb, const tp_constraint *k, tp_contact *contacts,
-                               tp_contact_row *rows, float *push, float inv_h, int use_bias, int reverse)
+                               tp_contact_row *rows, float *push, float inv_h, int use_bias, int reverse, int hold)
 {
     for (int q = 0; q < k->count; ++q) {
         int i = k->first + (reverse ? k->count - 1 - q : q);
-        tp_solve_normal_row(wd, sb, k->body_a, k->body_b, &contacts[i], &rows[i], push, inv_h, use_bias);
+        tp_solve_normal_row(wd, sb, k->body_a, k->body_b, &contacts[i], &rows[i], push, inv_h, use_bias, hold);
     }
     for (int q = 0; q < k->count; ++q) {
         int i = k->first + (reverse ? k->count - 1 - q : q);
-        tp_solve_friction_row(wd, sb, k->body_a, k->body_b, &contacts[i], &rows[i]);
+        tp_solve_friction_row(wd, sb, k->body_a, k->body_b, &contacts[i], &rows[i], hold, 0.0f, 0.0f);
     }
 }
 
@@ -160,7 +172,8 @@ TP_HD void tp_solver_sweep_range(int pass, tp_world *wd, tp_solver_work *w, tp_c
             continue;
         }
         if (pass == TP_PASS_WARM_START) tp_warm_start_constraint(wd, w->bodies, k, contacts, w->rows);
-        else tp_solve_constraint(wd, w->bodies, k, contacts, w->rows, w->push, a->inv_h, a->use_bias, a->reverse);
+        else tp_solve_constraint(wd, w->bodies, k, contacts, w->rows, w->push, a->inv_h, a->use_bias, a->reverse,
+                                 TP_HOLD_NONE);
     }
 }
 

@@ -1,0 +1,262 @@
+/* shock.h - stage 8, the shock pass: after the biased sweeps of a substep,
+ * before its position update, the constraints again, level by level from the ground up, with the
+ * supporting body of each constraint held fixed (shock propagation: Guendelman,
+ * Bridson and Fedkiw, "Nonconvex rigid bodies with stacking", SIGGRAPH 2003,
+ * section 7, who order contacts by a contact graph's levels and give the lower
+ * body infinite mass; Erleben, "Stable, robust, and versatile multibody
+ * dynamics animation", PhD thesis 2005, ch. 5, discusses the same layering).
+ *
+ * Why. Projected Gauss-Seidel passes a correction from one body to the next in
+ * proportion to their masses: a 1000 kg box on a 1 kg box gets about
+ * m_light / m_heavy of its correction per sweep, so a cold step leaves it
+ * falling at 0.15 m/s and it sinks and squeezes the light box out (C17). And
+ * in a tower the unconverged sweeps let part of the closing speed of a rocking
+ * cube through to the next substep, so a push keeps the tower swaying for
+ * seconds (C19) where real blocks lose energy at every rocking impact (Housner,
+ * "The behavior of inverted pendulum structures during earthquakes", BSSA
+ * 1963). With the support held, the rows of one level couple only through the
+ * bodies of that level; a few sweeps over the level (TP_SHOCK_INNER) solve
+ * them, whatever the mass ratio to the support, so no cube leaves a substep
+ * closing in on its support.
+ *
+ * Support depth: bodies that are not simulated (static, kinematic, asleep)
+ * have depth 0; a simulated body that lies on a body of depth d (a contact
+ * point within TP_SHOCK_TOUCH, the normal within 60 degrees of gravity) has at
+ * most depth d + 1; with no gravity nothing is held. A constraint's level is
+ * the larger depth of its two bodies; levels are visited in increasing order,
+ * key order within a level. Bodies with no support (falling, or touching only
+ * along steep normals) come last.
+ *
+ * Which rows take part: those that hold a support (bodies of different
+ * depths, neither fixed), and the rows against fixed bodies (static,
+ * kinematic, asleep) of a body that is held under another: they are the base
+ * the held rows stand on (C17's light box on the ground). Rows between bodies
+ * of equal depth, and the ground rows of bodies that carry nothing, are left
+ * to the sweeps: solving them again here only weighted the solve toward them,
+ * and fallen dominoes (all on the ground, leaning on each other) kept popping
+ * for seconds before they slept.
+ *
+ * Held rows, and what is kept:
+ *   - normal rows (with the split-impulse push-out in the biased phase) are
+ *     solved with the support held;
+ *   - friction rows are solved with the support held too. Where the supported
+ *     body is at least TP_SHOCK_FRICTION_RATIO times heavier than its support
+ *     they aim at no slip, as in the sweeps: the light support cannot hold the
+ *     heavy body sideways (C17). Between comparable masses they aim at the
+ *     slip the sweeps left at the point (noted before the level's sweeps): the
+ *     pass then adds no slip of its own. Aiming at zero slip there forced a
+ *     cube resting on two supports to follow both at once (the 210-cube
+ *     pyramid's top cubes jittered at 1-2 cm/s and it slept after 3-8 s
+ *     instead of 1 s); leaving friction out, the pass's normal impulses turned
+ *     cubes on their supports, which then slid (a 3-D pyramid of 10 layers
+ *     drifted 0.29 mm at the top in 10 s, against 0.11 mm now);
+ *   - the velocities keep what the pass did; the accumulated impulses of held
+ *     rows are put back as the sweeps left them. The pass acts on one side of
+ *     a held row only, so its impulse has no reaction on the support: kept for
+ *     the warm start, it pushed the light box of C17 down with the heavy box's
+ *     weight, the body-body rows (solved before the ground's) let go of it,
+ *     and the box was thrown out. So the warm start learns the load from the
+ *     sweeps alone, over a few seconds at 1000:1 (contact forces 15 % off
+ *     after 1 s, 0.5 % after 3 s, 0.014 % from 5 s on); the pass holds the stack
+ *     meanwhile.
+ *
+ * It runs only with warm starting on (kernels/solver.h): without it the sweeps
+ * never learn the load the pass holds, and the reported forces stay short of
+ * the weights (a ten-cube stack read 30 N of 98 N on the ground). */
+#ifndef TP_SHOCK_H
+#define TP_SHOCK_H
+
+#include "sweeps.h"
+
+/* Sweeps over each level in the shock pass (2 left the C17 light box 0.5 mm
+ * sideways, 4 gives 0.14 mm; docs/solver.md). */
+#ifndef TP_SHOCK_INNER
+#define TP_SHOCK_INNER 4
+#endif
+/* Friction rows aim at no slip (else at the sweeps' slip) when the supported
+ * body is at least this many times heavier than its support (file comment). */
+/* A contact carries weight (counts for the support depth) when its normal is
+ * within 60 degrees of the vertical. */
+#ifndef TP_SHOCK_SUPPORT_COS
+#define TP_SHOCK_SUPPORT_COS 0.5f
+#endif
+/* A body counts as on another when a point of theirs is this close (m; the
+ * speculative margin, manifold.h). With the slop (0.5 mm) instead, the depth of
+ * fallen dominoes flickered as their corners lifted a fraction of a millimetre,
+ * holds switched from one step to the next and the dominoes popped. */
+#ifndef TP_SHOCK_TOUCH
+#define TP_SHOCK_TOUCH 0.02f
+#endif
+#ifndef TP_SHOCK_FRICTION_RATIO
+#define TP_SHOCK_FRICTION_RATIO 4.0f
+#endif
+
+/* 1 if constraint k can carry weight: some point is within TP_SHOCK_TOUCH and
+ * the normal is within TP_SHOCK_SUPPORT_COS of the gravity
+ * direction g (unit, or zero: then nothing is a support). */
+TP_HD int tp_constraint_supports(const tp_constraint *k, const tp_contact *contacts, tp_vec3 g)
+{
+    float up = tp_dot(tp_v3_load(contacts[k->first].normal), g);
+    if (tp_absf(up) < TP_SHOCK_SUPPORT_COS) return 0;
+    for (int i = k->first; i < k->first + k->count; ++i)
+        if (contacts[i].separation <= TP_SHOCK_TOUCH) return 1;
+    return 0;
+}
+
+/* Support depth of every body (see the file comment); bodies + 1 for a body
+ * with no support. Relaxed over the constraints in key order until nothing
+ * changes (at most `bodies` passes; a stack whose keys rise with height takes
+ * two), so the result depends on the contacts only. */
+TP_HD void tp_support_depth(const tp_world *wd, const tp_solver_body *sb, const tp_contact *contacts,
+                            const tp_constraint *cons, int n_cons, int32_t *depth)
+{
+    int unsupported = wd->bodies + 1;
+    tp_vec3 g = tp_v3_load(wd->gravity);
+    float g_len = tp_len(g);
+    g = g_len > 0.0f ? tp_scale(g, 1.0f / g_len) : tp_v3(0.0f, 0.0f, 0.0f);
+    for (int b = 0; b < wd->bodies; ++b) depth[b] = sb[b].simulated ? unsupported : 0;
+    for (int pass = 0; pass < wd->bodies; ++pass) {
+        int changed = 0;
+        for (int i = 0; i < n_cons; ++i) {
+            const tp_constraint *k = &cons[i];
+            int a = k->body_a, b = k->body_b;
+            if (depth[a] + 1 >= depth[b] && depth[b] + 1 >= depth[a]) continue;
+            if (!tp_constraint_supports(k, contacts, g)) continue;
+            if (depth[a] + 1 < depth[b]) depth[b] = depth[a] + 1;
+            else depth[a] = depth[b] + 1;
+            changed = 1;
+        }
+        if (!changed) break;
+    }
+}
+
+/* Level of a constraint: the larger depth of its two bodies (1 .. bodies + 1). */
+TP_HD int tp_constraint_level(const tp_constraint *k, const int32_t *depth)
+{
+    int da = depth[k->body_a], db = depth[k->body_b];
+    return da > db ? da : db;
+}
+
+/* order[0 .. n_cons): the constraints by level, key order within a level
+ * (stable counting sort). level_start: [bodies + 2] scratch. */
+TP_HD void tp_shock_order(const tp_world *wd, const tp_constraint *cons, int n_cons, const int32_t *depth,
+                          int32_t *order, int32_t *level_start)
+{
+    int levels = wd->bodies + 1; /* level L counts at L, starts at level_start[L - 1] */
+    for (int l = 0; l <= levels; ++l) level_start[l] = 0;
+    for (int i = 0; i < n_cons; ++i) level_start[tp_constraint_level(&cons[i], depth)]++;
+    for (int l = 0; l < levels; ++l) level_start[l + 1] += level_start[l];
+    for (int i = 0; i < n_cons; ++i) order[level_start[tp_constraint_level(&cons[i], depth) - 1]++] = i;
+}
+
+/* Which body of constraint k the shock pass holds: the one of smaller depth;
+ * none between equal depths, or when that body is fixed anyway (the ordinary
+ * row, with its precomputed mass, then does the same). */
+TP_HD int tp_shock_hold(const tp_constraint *k, const int32_t *depth)
+{
+    int da = depth[k->body_a], db = depth[k->body_b];
+    if (da == 0 || db == 0 || da == db) return TP_HOLD_NONE;
+    return da < db ? TP_HOLD_A : TP_HOLD_B;
+}
+
+/* Stage 7 part: support depths and the shock order of this step's constraints. */
+TP_HD void tp_shock_prepare(const tp_world *wd, const tp_contact *contacts, const tp_constraint *cons, int n_cons,
+                            tp_solver_work *w)
+{
+    tp_support_depth(wd, w->bodies, contacts, cons, n_cons, w->depth);
+    tp_shock_order(wd, cons, n_cons, w->depth, w->shock_order, w->level_start);
+    for (int b = 0; b < wd->bodies; ++b) w->carries[b] = 0;
+    for (int i = 0; i < n_cons; ++i) {
+        int hold = tp_shock_hold(&cons[i], w->depth);
+        if (hold == TP_HOLD_A) w->carries[cons[i].body_a] = 1;
+        if (hold == TP_HOLD_B) w->carries[cons[i].body_b] = 1;
+    }
+}
+
+/* 1 if constraint k takes part in the shock pass: it holds a support, or one
+ * of its bodies is fixed (depth 0: the ground rows are the base the held rows
+ * stand on). Rows between two bodies of equal depth are left to the sweeps. */
+TP_HD int tp_shock_takes_part(const tp_constraint *k, const int32_t *depth, const int32_t *carries)
+{
+    if (tp_shock_hold(k, depth) != TP_HOLD_NONE) return 1;
+    if (depth[k->body_a] == 0) return carries[k->body_b];
+    if (depth[k->body_b] == 0) return carries[k->body_a];
+    return 0;
+}
+
+/* 1 if the friction rows of k aim at no slip: the supported body is at least
+ * TP_SHOCK_FRICTION_RATIO times heavier than the held one. */
+TP_HD int tp_shock_no_slip(const tp_constraint *k, const tp_solver_body *sb, int hold)
+{
+    if (hold == TP_HOLD_A) return sb[k->body_b].inv_m * TP_SHOCK_FRICTION_RATIO <= sb[k->body_a].inv_m;
+    if (hold == TP_HOLD_B) return sb[k->body_a].inv_m * TP_SHOCK_FRICTION_RATIO <= sb[k->body_b].inv_m;
+    return 1;
+}
+
+/* The accumulated impulses of the points of constraint k: saved (save = 1)
+ * to, or put back (save = 0) from, saved[6 * point .. 6 * point + 4). Saving
+ * also notes each point's slip speeds along t1, t2 at saved[6 * point + 4, 5]. */
+TP_HD void tp_shock_keep(const tp_world *wd, const tp_constraint *k, tp_contact *contacts, tp_contact_row *rows,
+                         float *saved, int save)
+{
+    for (int i = k->first; i < k->first + k->count; ++i) {
+        float *m[4] = {&contacts[i].normal_impulse, &contacts[i].tangent_impulse[0], &contacts[i].tangent_impulse[1],
+                       &rows[i].push_impulse};
+        for (int q = 0; q < 4; ++q) {
+            if (save) saved[6 * i + q] = *m[q];
+            else *m[q] = saved[6 * i + q];
+        }
+        if (!save) continue;
+        tp_vec3 dv = tp_sub(tp_point_velocity(wd, k->body_b, tp_v3_load(rows[i].rb)),
+                            tp_point_velocity(wd, k->body_a, tp_v3_load(rows[i].ra)));
+        saved[6 * i + 4] = tp_dot(dv, tp_v3_load(rows[i].t1));
+        saved[6 * i + 5] = tp_dot(dv, tp_v3_load(rows[i].t2));
+    }
+}
+
+/* One sweep of constraint k in the shock pass: its normal rows, then its
+ * friction rows, aiming at no slip (tp_shock_no_slip, and ordinary rows) or
+ * at the slip the sweeps left, noted in saved[6 * point + 4, 5]. */
+TP_HD void tp_shock_constraint(tp_world *wd, tp_solver_work *w, const tp_constraint *k, tp_contact *contacts,
+                               float inv_h, int use_bias, int reverse)
+{
+    int hold = tp_shock_hold(k, w->depth), a = k->body_a, b = k->body_b;
+    int no_slip = tp_shock_no_slip(k, w->bodies, hold);
+    for (int q = 0; q < k->count; ++q) {
+        int i = k->first + (reverse ? k->count - 1 - q : q);
+        tp_solve_normal_row(wd, w->bodies, a, b, &contacts[i], &w->rows[i], w->push, inv_h, use_bias, hold);
+    }
+    for (int q = 0; q < k->count; ++q) {
+        int i = k->first + (reverse ? k->count - 1 - q : q);
+        float s1 = no_slip ? 0.0f : w->shock_saved[6 * i + 4], s2 = no_slip ? 0.0f : w->shock_saved[6 * i + 5];
+        tp_solve_friction_row(wd, w->bodies, a, b, &contacts[i], &w->rows[i], hold, s1, s2);
+    }
+}
+
+/* The shock pass (biased: with the split-impulse push-out, as the biased
+ * sweeps; unbiased: as the relax sweeps, unused), on one thread: its order
+ * crosses colors. Per level: the impulses saved, TP_SHOCK_INNER sweeps over
+ * the level's constraints (alternating the order of the constraints and of
+ * their points, as the sweeps do), the impulses of held constraints put back. */
+TP_HD void tp_solver_shock_pass(tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h, int use_bias)
+{
+    int n_cons = w->color_start[TP_OVERFLOW_COLOR + 1];
+    for (int begin = 0, end = 0; begin < n_cons; begin = end) {
+        int level = tp_constraint_level(&w->cons[w->shock_order[begin]], w->depth);
+        end = begin + 1;
+        while (end < n_cons && tp_constraint_level(&w->cons[w->shock_order[end]], w->depth) == level) ++end;
+        for (int i = begin; i < end; ++i) tp_shock_keep(wd, &w->cons[w->shock_order[i]], contacts, w->rows, w->shock_saved, 1);
+        for (int it = 0; it < TP_SHOCK_INNER; ++it)
+            for (int q = 0; q < end - begin; ++q) {
+                const tp_constraint *k = &w->cons[w->shock_order[(it & 1) ? end - 1 - q : begin + q]];
+                if (tp_shock_takes_part(k, w->depth, w->carries))
+                    tp_shock_constraint(wd, w, k, contacts, inv_h, use_bias, it & 1);
+            }
+        for (int i = begin; i < end; ++i) {
+            const tp_constraint *k = &w->cons[w->shock_order[i]];
+            if (tp_shock_hold(k, w->depth) != TP_HOLD_NONE) tp_shock_keep(wd, k, contacts, w->rows, w->shock_saved, 0);
+        }
+    }
+}
+
+#endif

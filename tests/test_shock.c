@@ -1,0 +1,136 @@
+/* test_shock.c - support depths and the order of the shock pass
+ * (kernels/shock.h), on hand-built constraints: the depths are what the
+ * contact graph says (a stack counts up from the ground whatever the order of
+ * its constraints), a side contact, a distant one or missing gravity gives no
+ * support, and the pass visits levels from the ground up, holding the lower
+ * body. C17 and C19 (tests/test_solver.c) test what the pass does. */
+#include "solver.h"
+
+#include <criterion/criterion.h>
+#include <string.h>
+
+#define MAX_BODIES 8
+
+typedef struct shock_fixture {
+    tp_world wd;
+    tp_solver_body sb[MAX_BODIES];
+    tp_contact contacts[MAX_BODIES];
+    tp_constraint cons[MAX_BODIES];
+    int32_t depth[MAX_BODIES], order[MAX_BODIES], level_start[MAX_BODIES + 2];
+    int n_cons;
+} shock_fixture;
+
+/* Body 0 fixed (a ground), bodies 1 .. bodies - 1 simulated; gravity along -z
+ * of magnitude g. */
+static void fixture_init(shock_fixture *f, int bodies, float g)
+{
+    memset(f, 0, sizeof *f);
+    f->wd.bodies = bodies;
+    f->wd.gravity[2] = -g;
+    for (int b = 1; b < bodies; ++b) f->sb[b].simulated = 1;
+}
+
+/* A one-point constraint between a and b (a < b), normal n, separation s. */
+static void add_constraint(shock_fixture *f, int a, int b, float nx, float ny, float nz, float s)
+{
+    int i = f->n_cons++;
+    tp_contact *c = &f->contacts[i];
+    c->body_a = a;
+    c->body_b = b;
+    c->normal[0] = nx;
+    c->normal[1] = ny;
+    c->normal[2] = nz;
+    c->separation = s;
+    f->cons[i].first = i;
+    f->cons[i].count = 1;
+    f->cons[i].body_a = a;
+    f->cons[i].body_b = b;
+}
+
+static void solve_depths(shock_fixture *f)
+{
+    tp_support_depth(&f->wd, f->sb, f->contacts, f->cons, f->n_cons, f->depth);
+    tp_shock_order(&f->wd, f->cons, f->n_cons, f->depth, f->order, f->level_start);
+}
+
+/* A ground and a stack of four, the constraints listed top first: the depths
+ * are 1 .. 4 from the bottom, the pass visits the constraints bottom first,
+ * and each body-body constraint holds its lower body (the ground row is an
+ * ordinary one). */
+Test(shock, a_stack_counts_up_from_the_ground)
+{
+    shock_fixture f;
+    fixture_init(&f, 5, 9.81f);
+    add_constraint(&f, 3, 4, 0, 0, 1, -1e-4f);
+    add_constraint(&f, 2, 3, 0, 0, 1, -1e-4f);
+    add_constraint(&f, 1, 2, 0, 0, 1, 0.0f);
+    add_constraint(&f, 0, 1, 0, 0, 1, -2e-4f);
+    solve_depths(&f);
+    for (int b = 0; b < 5; ++b) cr_expect_eq(f.depth[b], b, "body %d: depth %d, expected %d", b, f.depth[b], b);
+    for (int i = 0; i < 4; ++i) {
+        const tp_constraint *k = &f.cons[f.order[i]];
+        cr_expect_eq(k->body_a, i, "shock order %d: constraint %d-%d, expected %d-%d", i, k->body_a, k->body_b, i,
+                     i + 1);
+        cr_expect_eq(tp_shock_hold(k, f.depth), i == 0 ? TP_HOLD_NONE : TP_HOLD_A, "constraint %d-%d", k->body_a,
+                     k->body_b);
+    }
+}
+
+/* The normal points from A to B; a body resting under-side up (B below A,
+ * normal -z) is supported just the same, and its constraint holds B. */
+Test(shock, the_normal_may_point_down)
+{
+    shock_fixture f;
+    fixture_init(&f, 3, 9.81f);
+    add_constraint(&f, 0, 2, 0, 0, 1, -1e-4f);  /* body 2 on the ground */
+    add_constraint(&f, 1, 2, 0, 0, -1, -1e-4f); /* body 1 on body 2 */
+    solve_depths(&f);
+    cr_expect_eq(f.depth[2], 1);
+    cr_expect_eq(f.depth[1], 2);
+    cr_expect_eq(tp_shock_hold(&f.cons[1], f.depth), TP_HOLD_B);
+}
+
+/* No support: a body touching another only along a steep normal (a side
+ * face), one farther than TP_SHOCK_TOUCH, and every body when there is no
+ * gravity. Unsupported bodies get depth bodies + 1; a constraint between
+ * two of them holds nothing. */
+Test(shock, side_contacts_distant_contacts_and_no_gravity_support_nothing)
+{
+    shock_fixture f;
+    fixture_init(&f, 4, 9.81f);
+    add_constraint(&f, 0, 1, 0, 0, 1, 0.0f);                   /* on the ground */
+    add_constraint(&f, 1, 2, 1, 0, 0, -1e-4f);                 /* against body 1's side */
+    add_constraint(&f, 0, 3, 0, 0, 1, TP_SHOCK_TOUCH + 1e-3f); /* above the ground, apart */
+    solve_depths(&f);
+    cr_expect_eq(f.depth[1], 1);
+    cr_expect_eq(f.depth[2], 5, "a side contact supported body 2 (depth %d)", f.depth[2]);
+    cr_expect_eq(f.depth[3], 5, "a distant contact supported body 3 (depth %d)", f.depth[3]);
+    /* 60 degrees from the vertical is the limit (TP_SHOCK_SUPPORT_COS). */
+    fixture_init(&f, 3, 9.81f);
+    add_constraint(&f, 0, 1, 0.8571673f, 0, 0.5150381f, 0.0f); /* 59 degrees: supports */
+    add_constraint(&f, 0, 2, 0.8746197f, 0, 0.4848096f, 0.0f); /* 61 degrees: does not */
+    solve_depths(&f);
+    cr_expect_eq(f.depth[1], 1);
+    cr_expect_eq(f.depth[2], 4);
+    fixture_init(&f, 3, 0.0f);
+    add_constraint(&f, 0, 1, 0, 0, 1, -1e-4f);
+    add_constraint(&f, 1, 2, 0, 0, 1, -1e-4f);
+    solve_depths(&f);
+    cr_expect_eq(f.depth[1], 4, "no gravity, yet body 1 has depth %d", f.depth[1]);
+    cr_expect_eq(f.depth[2], 4, "no gravity, yet body 2 has depth %d", f.depth[2]);
+    cr_expect_eq(tp_shock_hold(&f.cons[1], f.depth), TP_HOLD_NONE);
+}
+
+/* A sleeping (not simulated) body is a support like the ground: depth 0, and
+ * a constraint against it holds nothing (its velocity is never written). */
+Test(shock, a_sleeping_body_is_a_fixed_support)
+{
+    shock_fixture f;
+    fixture_init(&f, 3, 9.81f);
+    f.sb[1].simulated = 0;
+    add_constraint(&f, 1, 2, 0, 0, 1, -1e-4f);
+    solve_depths(&f);
+    cr_expect_eq(f.depth[1], 0);
+    cr_expect_eq(f.depth[2], 1);
+    cr_expect_eq(tp_shock_hold(&f.cons[0], f.depth), TP_HOLD_NONE);
+}
