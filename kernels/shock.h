@@ -130,11 +130,16 @@ TP_HD void tp_support_depth(const tp_world *wd, const tp_solver_body *sb, const 
     }
 }
 
-/* Level of a constraint: the larger depth of its two bodies (1 .. bodies + 1). */
+/* Level of a constraint: the larger depth of its two bodies (1 .. bodies + 1).
+ * A constraint between two bodies of depth 0 (an articulation link, which the
+ * rigid solver does not simulate, against the ground or another link) takes
+ * level 1, with the other rows on fixed bodies: tp_shock_order counts levels
+ * from 1 (level 0 would index level_start[-1]). */
 TP_HD int tp_constraint_level(const tp_constraint *k, const int32_t *depth)
 {
     int da = depth[k->body_a], db = depth[k->body_b];
-    return da > db ? da : db;
+    int level = da > db ? da : db;
+    return level > 0 ? level : 1;
 }
 
 /* order[0 .. n_cons): the constraints by level, key order within a level
@@ -233,6 +238,15 @@ TP_HD void tp_shock_constraint(tp_world *wd, tp_solver_work *w, const tp_constra
     }
 }
 
+/* 1 if the shock pass leaves constraint k alone: a link of an articulation
+ * is one of its bodies. Its rows take the tree's response
+ * (kernels/articulation_contact.h), not the rigid effective masses this pass
+ * uses, which are never computed for them; the sweeps solve them. */
+TP_HD int tp_shock_skips(const tp_world *wd, const tp_solver_work *w, const tp_constraint *k)
+{
+    return w->artic && tp_artic_pair(wd, k->body_a, k->body_b);
+}
+
 /* The shock pass (biased: with the split-impulse push-out, as the biased
  * sweeps; unbiased: as the relax sweeps, unused), on one thread: its order
  * crosses colors. Per level: the impulses saved, TP_SHOCK_INNER sweeps over
@@ -245,16 +259,20 @@ TP_HD void tp_solver_shock_pass(tp_world *wd, tp_solver_work *w, tp_contact *con
         int level = tp_constraint_level(&w->cons[w->shock_order[begin]], w->depth);
         end = begin + 1;
         while (end < n_cons && tp_constraint_level(&w->cons[w->shock_order[end]], w->depth) == level) ++end;
-        for (int i = begin; i < end; ++i) tp_shock_keep(wd, &w->cons[w->shock_order[i]], contacts, w->rows, w->shock_saved, 1);
+        for (int i = begin; i < end; ++i) {
+            const tp_constraint *k = &w->cons[w->shock_order[i]];
+            if (!tp_shock_skips(wd, w, k)) tp_shock_keep(wd, k, contacts, w->rows, w->shock_saved, 1);
+        }
         for (int it = 0; it < TP_SHOCK_INNER; ++it)
             for (int q = 0; q < end - begin; ++q) {
                 const tp_constraint *k = &w->cons[w->shock_order[(it & 1) ? end - 1 - q : begin + q]];
-                if (tp_shock_takes_part(k, w->depth, w->carries))
+                if (tp_shock_takes_part(k, w->depth, w->carries) && !tp_shock_skips(wd, w, k))
                     tp_shock_constraint(wd, w, k, contacts, inv_h, use_bias, it & 1);
             }
         for (int i = begin; i < end; ++i) {
             const tp_constraint *k = &w->cons[w->shock_order[i]];
-            if (tp_shock_hold(k, w->depth) != TP_HOLD_NONE) tp_shock_keep(wd, k, contacts, w->rows, w->shock_saved, 0);
+            if (tp_shock_hold(k, w->depth) != TP_HOLD_NONE && !tp_shock_skips(wd, w, k))
+                tp_shock_keep(wd, k, contacts, w->rows, w->shock_saved, 0);
         }
     }
 }

@@ -134,3 +134,30 @@ Test(shock, a_sleeping_body_is_a_fixed_support)
     cr_expect_eq(f.depth[2], 1);
     cr_expect_eq(tp_shock_hold(&f.cons[0], f.depth), TP_HOLD_NONE);
 }
+
+/* Two fixed bodies in one constraint (an articulation link, which the rigid
+ * solver does not simulate, resting on the ground): depth 0 on both sides.
+ * The constraint takes level 1 and the order still lists every constraint
+ * once (level 0 used to index level_start[-1]). */
+Test(shock, a_constraint_between_fixed_bodies_is_ordered_once)
+{
+    shock_fixture f;
+    fixture_init(&f, 4, 9.81f);
+    f.sb[1].simulated = 0;                        /* body 1: a link */
+    add_constraint(&f, 0, 1, 0, 0, 1, 0.0f);      /* link on the ground */
+    add_constraint(&f, 1, 2, 0, 0, 1, 0.0f);      /* a cube on the link */
+    add_constraint(&f, 2, 3, 0, 0, 1, 0.0f);      /* a cube on that cube */
+    for (int i = 0; i < MAX_BODIES + 2; ++i) f.level_start[i] = -12345; /* as uninitialised scratch */
+    solve_depths(&f);
+    cr_assert_eq(f.depth[1], 0);
+    cr_assert_eq(f.depth[2], 1);
+    cr_assert_eq(f.depth[3], 2);
+    cr_assert_eq(tp_constraint_level(&f.cons[0], f.depth), 1);
+    int seen[3] = {0, 0, 0};
+    for (int i = 0; i < f.n_cons; ++i) {
+        cr_assert(f.order[i] >= 0 && f.order[i] < f.n_cons, "order[%d] = %d", i, f.order[i]);
+        seen[f.order[i]]++;
+    }
+    for (int i = 0; i < f.n_cons; ++i) cr_assert_eq(seen[i], 1, "constraint %d listed %d times", i, seen[i]);
+    cr_assert_eq(f.order[f.n_cons - 1], 2, "the top constraint comes last");
+}
