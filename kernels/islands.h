@@ -147,6 +147,8 @@ TP_HD void tp_islands_build_lanes(tp_world *wd, const tp_contact *contacts, int 
     for (int b = tid; b < wd->bodies; b += nth)
         if (tp_body_in_islands(wd, b) && wd->sleep_state[b] == TP_SLEEPING && wd->island[b] >= 0)
             tp_uf_union_lanes(vp, b, wd->island[b]);
+    for (int b = tid; b < wd->bodies; b += nth) /* the links of a tree are one island */
+        if (wd->model[b].link && tp_body_in_islands(wd, b)) tp_uf_union_lanes(vp, b, wd->model[b].link_root - 1);
     for (int i = tid; i < n; i += nth) {
         const tp_contact *c = &contacts[i];
         int da = tp_body_in_islands(wd, c->body_a), db = tp_body_in_islands(wd, c->body_b);
@@ -170,6 +172,9 @@ TP_HD void tp_islands_build_lanes(tp_world *wd, const tp_contact *contacts, int 
         if (sa && tp_body_in_islands(wd, c->body_b)) root_flags[wd->island[c->body_b]] |= TP_ISLAND_SUPPORTED;
         if (sb && tp_body_in_islands(wd, c->body_a)) root_flags[wd->island[c->body_a]] |= TP_ISLAND_SUPPORTED;
     }
+    for (int b = 0; b < wd->bodies; ++b) /* a fixed base is attached to the world: it supports */
+        if ((wd->model[b].link_flags & TP_LINK_FIXED_BASE) && tp_body_in_islands(wd, b))
+            root_flags[wd->island[b]] |= TP_ISLAND_SUPPORTED;
     for (int i = 0; i < n; ++i) tp_kinematic_wake_flag(wd, &contacts[i], horizon, root_flags);
 }
 
