@@ -1,6 +1,7 @@
 /* articulation_batch.c - a batch's joint arrays: creation, reset, the CPU
  * step hooks, the joint view and batched writes. */
 #include "articulation_host.h"
+#include "articulation_impulse.h"
 #include "batch.h"
 #include "error.h"
 #include "wake.h"
@@ -67,6 +68,25 @@ static void publish_world(tp_batch *b, int w)
     tp_artic_world s = tp_artic_batch_world(b, w);
     tp_world wd = tp_batch_world(b, w);
     tp_artic_world_publish(&host_of(b)->km, &s, &wd, b->artic->scratch + (size_t)w * b->artic->scratch_bytes);
+}
+
+void tp_artic_batch_impulse(tp_batch *b, int w, int body, const float p[3], const float point[3], const float L[3])
+{
+    tp_artic_world s = tp_artic_batch_world(b, w);
+    tp_vec3 zero = tp_v3(0.0f, 0.0f, 0.0f);
+    tp_artic_apply_impulse(&host_of(b)->km, &s, b->artic->scratch + (size_t)w * b->artic->scratch_bytes,
+                           b->model->bodies[body].link - 1, p ? tp_v3_load(p) : zero, point ? tp_v3_load(point) : zero,
+                           point == NULL, L ? tp_v3_load(L) : zero);
+    publish_world(b, w);
+}
+
+const char *tp_artic_link_joint_name(const tp_model *m, int body)
+{
+    const tp_artic_host *h = m->artic;
+    int k = m->bodies[body].link - 1;
+    for (int j = 0; h && j < h->km.joint_count; ++j)
+        if (h->kernel_of[j] == k) return h->names[j];
+    return "?";
 }
 
 /* A write of a world's joint state or targets wakes every tree of it (and

@@ -65,5 +65,13 @@ void tp_artic_batch_destroy(struct tp_batch *b);
 /* World w's joints at their initial values, links published. */
 void tp_artic_batch_init_world(struct tp_batch *b, int w);
 tp_artic_world tp_artic_batch_world(struct tp_batch *b, int w);
+/* An impulse p (N s, world) at world point `point` (m; NULL: the centre of
+ * mass) plus an angular impulse L (N m s, world; NULL: none) on link `body`
+ * of world w acts on its tree at once: joint_qd += H^-1 J^T (L + r x p, p)
+ * (kernels/articulation_impulse.h), links published. Wakes nothing. */
+void tp_artic_batch_impulse(struct tp_batch *b, int w, int body, const float p[3], const float point[3],
+                            const float L[3]);
+/* Name of the joint whose child is link `body` (a body with model.link set). */
+const char *tp_artic_link_joint_name(const struct tp_model *m, int body);
 
 #endif

@@ -7,6 +7,7 @@
  * events use too. */
 #include "batch.h"
 
+#include "articulation_host.h"
 #include "body_ops.h"
 #include "error.h"
 
@@ -24,6 +25,17 @@ static tp_status check_body(const tp_batch *b, int world, int body, const char *
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: body %d (%s) is static and cannot be changed", call, body,
                        b->model->body_names[body]);
     return TP_OK;
+}
+
+/* A link's pose and velocity follow its tree's joint_q / joint_qd (the step
+ * overwrites them), so writing them is refused rather than lost. */
+static tp_status check_not_link(const tp_batch *b, int body, const char *call, const char *what)
+{
+    if (!b->model->bodies[body].link) return TP_OK;
+    return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: body %d (%s) is an articulation link (the child of joint \"%s\"): its "
+                   "%s follows the tree's joint coordinates; write joint_q / joint_qd with tp_batch_set_joints; "
+                   "nothing was changed", call, body, b->model->body_names[body],
+                   tp_artic_link_joint_name(b->model, body), what);
 }
 
 /* A vector argument must be present and finite. */
@@ -65,7 +77,8 @@ tp_status tp_batch_set_pose(tp_batch *b, int world, int body, const float pos[3]
 {
     const char *call = "tp_batch_set_pose";
     tp_status st;
-    if ((st = check_body(b, world, body, call, 1)) || (st = check_vec(pos, 3, call, "pos")) ||
+    if ((st = check_body(b, world, body, call, 1)) || (st = check_not_link(b, body, call, "pose")) ||
+        (st = check_vec(pos, 3, call, "pos")) ||
         (st = check_vec(quat, 4, call, "quat")))
         return st;
     if (is_zero(quat, 4)) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: quat is the zero quaternion", call);
@@ -77,7 +90,8 @@ tp_status tp_batch_set_velocity(tp_batch *b, int world, int body, const float v[
 {
     const char *call = "tp_batch_set_velocity";
     tp_status st;
-    if ((st = check_body(b, world, body, call, 1)) || (st = check_vec(v, 3, call, "v")) ||
+    if ((st = check_body(b, world, body, call, 1)) || (st = check_not_link(b, body, call, "velocity")) ||
+        (st = check_vec(v, 3, call, "v")) ||
         (st = check_vec(w, 3, call, "w")))
         return st;
     if ((st = begin_body_write(b, world, body, call))) return st;

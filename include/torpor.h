@@ -467,7 +467,10 @@ tp_status tp_batch_counts(tp_batch *batch, tp_state_view *out);
  * shape's box; quat [x, y, z, w] any finite quaternion but all zeros, stored
  * normalized (divided by its largest component first, so that huge and tiny
  * ones normalize too). set_velocity: v (m/s) of the centre of mass and w
- * (rad/s), both in the world frame. */
+ * (rad/s), both in the world frame. An articulation link's pose and velocity
+ * follow its tree's joint_q / joint_qd: both calls refuse a link
+ * (TP_ERR_INVALID_ARGUMENT naming the body and its joint; write the joint
+ * arrays with tp_batch_set_joints). */
 tp_status tp_batch_set_pose(tp_batch *batch, int world, int body, const float pos[3], const float quat[4]);
 tp_status tp_batch_set_velocity(tp_batch *batch, int world, int body, const float v[3], const float w[3]);
 /* Force (N, world frame) for the next step only, at a world point (m) or at
@@ -479,10 +482,15 @@ tp_status tp_batch_apply_force(tp_batch *batch, int world, int body, const float
 tp_status tp_batch_apply_torque(tp_batch *batch, int world, int body, const float torque[3]);
 /* Impulse (N s, world frame) applied at once to the velocity (dv = J / m), at
  * a world point (m; then also dw = I^-1 ((point - centre of mass) x J)) or at
- * the centre of mass if point is NULL. */
+ * the centre of mass if point is NULL. On an articulation link it acts on the
+ * link's tree with the tree's response: joint_qd += H^-1 J_p^T (r x J, J),
+ * H the tree's joint-space inertia (with armature), J_p the link's point
+ * Jacobian about the tree's reference point, r the point relative to it
+ * (kernels/articulation_impulse.h); the links' published velocities follow. */
 tp_status tp_batch_apply_impulse(tp_batch *batch, int world, int body, const float impulse[3], const float point[3]);
 /* Angular impulse (N m s, world frame) applied at once: dw = I^-1 L with the
- * body's world-frame inverse inertia. */
+ * body's world-frame inverse inertia; on an articulation link, through its
+ * tree as for tp_batch_apply_impulse (spatial impulse (L, 0)). */
 tp_status tp_batch_apply_angular_impulse(tp_batch *batch, int world, int body, const float impulse[3]);
 /* Gravity (m/s^2, each component in [-500, 500]) of one world, or of every
  * world if world == -1 (set only; get needs one world). Errors:
