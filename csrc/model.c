@@ -384,6 +384,22 @@ static void sort_events(tp_event_def *events, int n)
     }
 }
 
+/* Events that set a body's velocity or pose cannot act on an articulation
+ * link (its tree's joint state poses it; the step would overwrite them). */
+static tp_status check_link_events(const tp_builder *b, const tp_model *m)
+{
+    for (int i = 0; i < b->event_count; ++i) {
+        const tp_event_def *e = &b->events[i];
+        int sets = e->action == TP_EVENT_SET_VELOCITY || e->action == TP_EVENT_SET_ANGULAR_VELOCITY ||
+                   e->action == TP_EVENT_TELEPORT;
+        if (sets && e->body >= 0 && e->body < m->body_count && m->bodies[e->body].link)
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "events[%d]: body %d (%s) is an articulation link: its pose and "
+                           "velocity follow its tree's joint coordinates, so an event cannot set them (an impulse, "
+                           "force or wake event can act on it)", i, e->body, m->body_names[e->body]);
+    }
+    return TP_OK;
+}
+
 tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
 {
     if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_finish: builder or out is NULL");
@@ -457,6 +473,7 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
     }
     sort_events(m->events, m->event_count);
     tp_status st = tp_artic_compile(&b->joints, m, b->def.solver.iterations);
+    if (st == TP_OK) st = check_link_events(b, m);
     if (st != TP_OK) {
         tp_model_destroy(m);
         return st;

@@ -308,3 +308,54 @@ Test(articulation_writes, batched_writes_refuse_a_changed_link_row_and_change_no
     tp_batch_destroy(bt);
     tp_model_destroy(m);
 }
+
+/* A scripted event that would set a link's velocity or pose is refused when
+ * the model is built; an impulse event on a link is accepted and acts on the
+ * tree (p d / I at the tip, as above, when it fires). */
+Test(articulation_writes, events_setting_a_link_are_refused_impulses_act)
+{
+    tp_event_action bad[3] = {TP_EVENT_SET_VELOCITY, TP_EVENT_SET_ANGULAR_VELOCITY, TP_EVENT_TELEPORT};
+    for (int k = 0; k < 3; ++k) {
+        tp_model_def md = tp_default_model_def();
+        tp_builder *b = builder_begin(&md);
+        tp_body_def bd = rod_def(0.0f, 2.0f, "rod");
+        int rod = builder_add(b, &bd);
+        tp_joint_def j = hinge(-1, rod, "pivot");
+        add_joint(b, &j);
+        tp_event_def e = tp_default_event_def();
+        e.time = 0.1;
+        e.action = bad[k];
+        e.body = rod;
+        e.value[1] = 1.0f;
+        e.pos[2] = 1.0f;
+        cr_assert_eq(tp_builder_add_event(b, &e), TP_OK, "%s", tp_last_error());
+        tp_model *m = NULL;
+        cr_assert_eq(tp_builder_finish(b, &m), TP_ERR_INVALID_ARGUMENT, "event %s on a link accepted",
+                     tp_event_action_name(bad[k]));
+        cr_assert(strstr(tp_last_error(), "events[0]") && strstr(tp_last_error(), "articulation link"), "%s",
+                  tp_last_error());
+        tp_builder_destroy(b);
+    }
+    tp_model_def md = tp_default_model_def();
+    md.gravity[2] = 0.0f;
+    md.sleep.enabled = 0;
+    tp_builder *b = builder_begin(&md);
+    tp_body_def bd = rod_def(0.0f, 2.0f, "rod");
+    int rod = builder_add(b, &bd);
+    tp_joint_def j = hinge(-1, rod, "pivot");
+    add_joint(b, &j);
+    tp_event_def e = tp_default_event_def();
+    e.time = 0.0;
+    e.action = TP_EVENT_IMPULSE; /* at the centre of mass, 0.5 m below the hinge */
+    e.body = rod;
+    e.value[1] = 0.4f;
+    cr_assert_eq(tp_builder_add_event(b, &e), TP_OK, "%s", tp_last_error());
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 1, 1);
+    batch_steps(bt, 1);
+    double want = 0.4 * 0.5 / rod_pivot_inertia();
+    cr_assert(fabs(joint_qd0(bt, 0) - want) < 1e-4 * want, "qd %.7f after the impulse event, expected %.7f",
+              joint_qd0(bt, 0), want);
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
