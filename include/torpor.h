@@ -423,11 +423,11 @@ typedef struct tp_state_view {
     const uint8_t *body_awake;      /* [W][B]     1 awake, 0 sleeping; sleep-checking: 1 under the
                                                  island policy (simulated), 0 under the assembly
                                                  policy (held); static, kinematic, removed: 0;
-                                                 articulation links (island policy): as dynamic bodies */
+                                                 articulation links: as dynamic bodies */
     const uint8_t *sleep_state;     /* [W][B]     tp_sleep_state */
     const float *quiet_timer;       /* [W][B]     s */
     const uint8_t *removed;         /* [W][B]     1 once removed by tp_batch_remove_body */
-    const int32_t *awake_count;     /* [W]        dynamic bodies (and, island policy, articulation links)
+    const int32_t *awake_count;     /* [W]        dynamic bodies and articulation links
                                                  with body_awake 1 (island policy: sleep-checking ones
                                                  included; assembly: not) */
     const int32_t *sleeping_count;  /* [W]        sleeping dynamic bodies and links */
