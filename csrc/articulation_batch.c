@@ -46,6 +46,13 @@ tp_status tp_artic_batch_create(tp_batch *b)
     return TP_OK;
 }
 
+size_t tp_artic_batch_bytes_per_world(const tp_batch *b)
+{
+    if (!b->artic) return 0;
+    const tp_artic_model *km = &host_of(b)->km;
+    return ((size_t)km->nq + 4 * (size_t)km->nv) * sizeof(float) + b->artic->scratch_bytes;
+}
+
 void tp_artic_batch_destroy(tp_batch *b)
 {
     tp_artic_batch *a = b->artic;

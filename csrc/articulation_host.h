@@ -62,6 +62,8 @@ struct tp_batch;
  * CUDA) and add them to the batch's layout. */
 tp_status tp_artic_batch_create(struct tp_batch *b);
 void tp_artic_batch_destroy(struct tp_batch *b);
+/* Host bytes per world of the joint arrays and the articulation scratch (0 without joints). */
+size_t tp_artic_batch_bytes_per_world(const struct tp_batch *b);
 /* World w's joints at their initial values, links published. */
 void tp_artic_batch_init_world(struct tp_batch *b, int w);
 tp_artic_world tp_artic_batch_world(struct tp_batch *b, int w);

@@ -246,7 +246,8 @@ size_t tp_batch_memory_bytes(const tp_batch *b)
     size_t W = (size_t)b->worlds;
     size_t shared = (size_t)b->threads * (b->scratch_bytes + sizeof(void *)) +
                     ((size_t)b->model->event_count + 1) * sizeof *b->schedule;
-    return batch_bytes_per_world(b->bodies, b->contact_capacity) + (shared + W - 1) / W;
+    return batch_bytes_per_world(b->bodies, b->contact_capacity) + tp_artic_batch_bytes_per_world(b) +
+           (shared + W - 1) / W;
 }
 
 size_t tp_batch_device_memory_bytes(const tp_batch *b)

@@ -391,7 +391,8 @@ double tp_batch_time(const tp_batch *batch);      /* steps x dt, seconds */
 const tp_model *tp_batch_model(const tp_batch *batch);
 
 /* Host memory of a batch per world, in bytes: everything tp_batch_create
- * allocated (state arrays, per-world parameters, both contact buffers, event
+ * allocated (state arrays, per-world parameters, both contact buffers, joint
+ * arrays and the articulation scratch, event
  * schedule, and the CPU threads' scratch, which all worlds share) divided by
  * the number of worlds. A CUDA batch holds about as much again on the device.
  * 0 for NULL. */
