@@ -29,13 +29,18 @@ tp_status tp_artic_batch_create(tp_batch *b)
     a->f = calloc(W * nv + 1, sizeof(float));
     a->target_q = calloc(W * nv + 1, sizeof(float));
     a->target_qd = calloc(W * nv + 1, sizeof(float));
-    a->scratch_bytes = tp_artic_align(tp_artic_scratch_bytes(&h->km, b->contact_capacity));
+    /* link points: the batch's, or 8 per link + 16 (a box link on the ground
+     * has a manifold of 4), never more than the contact capacity */
+    a->km = h->km;
+    int points = b->link_point_capacity > 0 ? b->link_point_capacity : 8 * h->km.joint_count + 16;
+    a->km.point_capacity = points < b->contact_capacity ? points : b->contact_capacity;
+    a->scratch_bytes = tp_artic_align(tp_artic_scratch_bytes(&a->km, b->contact_capacity));
     a->scratch = aligned_alloc(16, W * a->scratch_bytes);
     if (!(a->q && a->qd && a->f && a->target_q && a->target_qd && a->scratch))
         return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays (%d worlds, %zu "
                                              "bytes of scratch each)", b->worlds, a->scratch_bytes);
     tp_layout *L = &b->layout;
-    L->artic = &h->km;
+    L->artic = &a->km;
     L->joint_q = a->q;
     L->joint_qd = a->qd;
     L->joint_f = a->f;

@@ -52,6 +52,7 @@ void tp_artic_host_free(tp_artic_host *h);
  * per-world scratch [W][scratch_bytes] (per world, as the CUDA backend gives
  * every world its own step scratch). The batch's layout points at them. */
 typedef struct tp_artic_batch {
+    tp_artic_model km; /* the model's, with this batch's link-point capacity (the layout points here) */
     float *q, *qd, *f, *target_q, *target_qd;
     char *scratch;
     size_t scratch_bytes;

@@ -348,6 +348,11 @@ typedef struct tp_batch_def {
     int threads;                /* CPU threads over worlds; 0 = OpenMP default (default 0) */
     int contact_capacity;       /* contact points per world; 0 = default (16 x dynamic bodies + 32).
                                    Points that do not fit are counted in contact_overflow. */
+    int link_point_capacity;    /* contact points per world with an articulation link on a side (their
+                                   Jacobians and responses are kept per world: 12 x the largest tree's
+                                   dofs floats each); 0 = default (8 x links + 16, at most
+                                   contact_capacity). Points beyond it get no rows in that step and are
+                                   counted in contact_overflow. Ignored without joints. */
     int has_seed;               /* if set, `seed` replaces the model's randomize seed */
     uint64_t seed;
     int profile_stages;         /* CPU backend: time each stage (tp_batch_stage_seconds); default 0 */
