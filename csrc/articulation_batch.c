@@ -1,6 +1,7 @@
 /* articulation_batch.c - a batch's joint arrays: creation, reset, the CPU
  * step hooks, the joint view and batched writes. */
 #include "articulation_host.h"
+#include "articulation_impulse.h"
 #include "batch.h"
 #include "error.h"
 #include "wake.h"
@@ -28,13 +29,18 @@ tp_status tp_artic_batch_create(tp_batch *b)
     a->f = calloc(W * nv + 1, sizeof(float));
     a->target_q = calloc(W * nv + 1, sizeof(float));
     a->target_qd = calloc(W * nv + 1, sizeof(float));
-    a->scratch_bytes = tp_artic_align(tp_artic_scratch_bytes(&h->km, b->contact_capacity));
+    /* link points: the batch's, or 8 per link + 16 (a box link on the ground
+     * has a manifold of 4), never more than the contact capacity */
+    a->km = h->km;
+    int points = b->link_point_capacity > 0 ? b->link_point_capacity : 8 * h->km.joint_count + 16;
+    a->km.point_capacity = points < b->contact_capacity ? points : b->contact_capacity;
+    a->scratch_bytes = tp_artic_align(tp_artic_scratch_bytes(&a->km, b->contact_capacity));
     a->scratch = aligned_alloc(16, W * a->scratch_bytes);
     if (!(a->q && a->qd && a->f && a->target_q && a->target_qd && a->scratch))
         return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays (%d worlds, %zu "
                                              "bytes of scratch each)", b->worlds, a->scratch_bytes);
     tp_layout *L = &b->layout;
-    L->artic = &h->km;
+    L->artic = &a->km;
     L->joint_q = a->q;
     L->joint_qd = a->qd;
     L->joint_f = a->f;
@@ -43,6 +49,13 @@ tp_status tp_artic_batch_create(tp_batch *b)
     L->artic_scratch = a->scratch;
     L->artic_scratch_bytes = a->scratch_bytes;
     return TP_OK;
+}
+
+size_t tp_artic_batch_bytes_per_world(const tp_batch *b)
+{
+    if (!b->artic) return 0;
+    const tp_artic_model *km = &host_of(b)->km;
+    return ((size_t)km->nq + 4 * (size_t)km->nv) * sizeof(float) + b->artic->scratch_bytes;
 }
 
 void tp_artic_batch_destroy(tp_batch *b)
@@ -67,6 +80,25 @@ static void publish_world(tp_batch *b, int w)
     tp_artic_world s = tp_artic_batch_world(b, w);
     tp_world wd = tp_batch_world(b, w);
     tp_artic_world_publish(&host_of(b)->km, &s, &wd, b->artic->scratch + (size_t)w * b->artic->scratch_bytes);
+}
+
+void tp_artic_batch_impulse(tp_batch *b, int w, int body, const float p[3], const float point[3], const float L[3])
+{
+    tp_artic_world s = tp_artic_batch_world(b, w);
+    tp_vec3 zero = tp_v3(0.0f, 0.0f, 0.0f);
+    tp_artic_apply_impulse(&host_of(b)->km, &s, b->artic->scratch + (size_t)w * b->artic->scratch_bytes,
+                           b->model->bodies[body].link - 1, p ? tp_v3_load(p) : zero, point ? tp_v3_load(point) : zero,
+                           point == NULL, L ? tp_v3_load(L) : zero);
+    publish_world(b, w);
+}
+
+const char *tp_artic_link_joint_name(const tp_model *m, int body)
+{
+    const tp_artic_host *h = m->artic;
+    int k = m->bodies[body].link - 1;
+    for (int j = 0; h && j < h->km.joint_count; ++j)
+        if (h->kernel_of[j] == k) return h->names[j];
+    return "?";
 }
 
 /* A write of a world's joint state or targets wakes every tree of it (and

@@ -64,6 +64,7 @@ void tp_artic_host_free(tp_artic_host *h);
  * per-world scratch [W][scratch_bytes] (per world, as the CUDA backend gives
  * every world its own step scratch). The batch's layout points at them. */
 typedef struct tp_artic_batch {
+    tp_artic_model km; /* the model's, with this batch's link-point capacity (the layout points here) */
     float *q, *qd, *f, *target_q, *target_qd;
     char *scratch;
     size_t scratch_bytes;
@@ -74,8 +75,18 @@ struct tp_batch;
  * CUDA) and add them to the batch's layout. */
 tp_status tp_artic_batch_create(struct tp_batch *b);
 void tp_artic_batch_destroy(struct tp_batch *b);
+/* Host bytes per world of the joint arrays and the articulation scratch (0 without joints). */
+size_t tp_artic_batch_bytes_per_world(const struct tp_batch *b);
 /* World w's joints at their initial values, links published. */
 void tp_artic_batch_init_world(struct tp_batch *b, int w);
 tp_artic_world tp_artic_batch_world(struct tp_batch *b, int w);
+/* An impulse p (N s, world) at world point `point` (m; NULL: the centre of
+ * mass) plus an angular impulse L (N m s, world; NULL: none) on link `body`
+ * of world w acts on its tree at once: joint_qd += H^-1 J^T (L + r x p, p)
+ * (kernels/articulation_impulse.h), links published. Wakes nothing. */
+void tp_artic_batch_impulse(struct tp_batch *b, int w, int body, const float p[3], const float point[3],
+                            const float L[3]);
+/* Name of the joint whose child is link `body` (a body with model.link set). */
+const char *tp_artic_link_joint_name(const struct tp_model *m, int body);
 
 #endif

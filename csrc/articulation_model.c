@@ -149,16 +149,17 @@ int tp_model_link_joint(const tp_model *m, int body)
 
 int tp_event_refused_on_link(tp_event_action a)
 {
-    return a == TP_EVENT_IMPULSE || a == TP_EVENT_ANGULAR_IMPULSE || a == TP_EVENT_SET_VELOCITY ||
-           a == TP_EVENT_SET_ANGULAR_VELOCITY || a == TP_EVENT_TELEPORT || a == TP_EVENT_REMOVE;
+    return a == TP_EVENT_SET_VELOCITY || a == TP_EVENT_SET_ANGULAR_VELOCITY || a == TP_EVENT_TELEPORT ||
+           a == TP_EVENT_REMOVE;
 }
 
 void tp_link_write_reason(char *reason, size_t reason_len, int body, const char *body_name, int joint,
                           const char *joint_name)
 {
     snprintf(reason, reason_len,
-             "body %d (%s) is the link of joints[%d] (%s): its pose and velocity follow joint_q and joint_qd; "
-             "write those (tp_batch_set_joints), or apply a force", body, body_name, joint, joint_name);
+             "body %d (%s) is the link of joints[%d] (%s), an articulation link: its pose and velocity follow "
+             "joint_q and joint_qd; write those (tp_batch_set_joints), or apply a force or an impulse",
+             body, body_name, joint, joint_name);
 }
 
 /* The checks of tp_joint_tree_check with of_child[body] (the first joint whose

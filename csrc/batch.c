@@ -183,6 +183,9 @@ tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_bat
                        d.worlds);
     if (d.threads < 0 || d.threads > 4096)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "batch definition: threads: must be in [0, 4096], got %d", d.threads);
+    if (d.link_point_capacity < 0)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "batch definition: link_point_capacity: must be >= 0, got %d",
+                       d.link_point_capacity);
     if (d.contact_capacity < 0)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "batch definition: contact_capacity: must be >= 0, got %d",
                        d.contact_capacity);
@@ -200,6 +203,7 @@ tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_bat
     /* links collide like dynamic bodies (dynamic_count counts them as kinematic) */
     int links = model->artic ? model->artic->km.joint_count : 0;
     b->contact_capacity = d.contact_capacity > 0 ? d.contact_capacity : 16 * (model->dynamic_count + links) + 32;
+    b->link_point_capacity = d.link_point_capacity;
     b->seed = d.has_seed ? d.seed : model->def.randomize.seed;
     b->profile_stages = d.profile_stages != 0;
     if (!batch_alloc_arrays(b)) {
@@ -246,7 +250,8 @@ size_t tp_batch_memory_bytes(const tp_batch *b)
     size_t W = (size_t)b->worlds;
     size_t shared = (size_t)b->threads * (b->scratch_bytes + sizeof(void *)) +
                     ((size_t)b->model->event_count + 1) * sizeof *b->schedule;
-    return batch_bytes_per_world(b->bodies, b->contact_capacity) + (shared + W - 1) / W;
+    return batch_bytes_per_world(b->bodies, b->contact_capacity) + tp_artic_batch_bytes_per_world(b) +
+           (shared + W - 1) / W;
 }
 
 size_t tp_batch_device_memory_bytes(const tp_batch *b)

@@ -19,6 +19,7 @@ struct tp_batch {
     tp_backend backend;
     int worlds, bodies, threads;
     int contact_capacity;         /* contact points per world */
+    int link_point_capacity;      /* tp_batch_def's (0 = default, csrc/articulation_batch.c) */
     uint64_t seed;
     int64_t step_count;
 

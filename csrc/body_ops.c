@@ -3,6 +3,7 @@
  * wake event (DESIGN.md section 7). */
 #include "body_ops.h"
 
+#include "articulation_host.h"
 #include "backend.h"
 #include "batch_wake.h"
 
@@ -87,6 +88,11 @@ tp_status tp_op_add_impulse(tp_batch *b, int world, int body, const float impuls
     if (is_zero(impulse, 3)) return TP_OK;
     tp_status st = tp_batch_begin_write(b, world, world);
     if (st) return st;
+    if (b->model->bodies[body].link) { /* a link's inverse mass here is 0: the impulse acts on its tree */
+        tp_artic_batch_impulse(b, world, body, impulse, point, NULL);
+        tp_wake_body(b, world, body);
+        return TP_OK;
+    }
     size_t k = idx(b, world, body);
     float im = b->inv_mass[k];
     tp_v3_store(b->v + 3 * k, tp_mad(tp_v3_load(b->v + 3 * k), tp_v3_load(impulse), im));
@@ -104,7 +110,8 @@ tp_status tp_op_add_angular_impulse(tp_batch *b, int world, int body, const floa
     if (is_zero(impulse, 3)) return TP_OK;
     tp_status st = tp_batch_begin_write(b, world, world);
     if (st) return st;
-    add_angular_impulse(b, idx(b, world, body), impulse);
+    if (b->model->bodies[body].link) tp_artic_batch_impulse(b, world, body, NULL, NULL, impulse);
+    else add_angular_impulse(b, idx(b, world, body), impulse);
     tp_wake_body(b, world, body);
     return TP_OK;
 }

@@ -28,8 +28,9 @@ static tp_status check_body(const tp_batch *b, int world, int body, const char *
 }
 
 /* An articulation link moves with its joints only: a write of its body's pose
- * or velocity, an impulse (which its kinematic body in the rigid pipeline
- * would ignore) or its removal is refused, naming the joint to write instead. */
+ * or velocity (the step would overwrite it) or its removal is refused, naming
+ * the joint to write instead. Impulses act on the link's tree
+ * (kernels/articulation_impulse.h). */
 static tp_status check_not_link(const tp_batch *b, int body, const char *call)
 {
     int joint = tp_model_link_joint(b->model, body);
@@ -124,7 +125,7 @@ tp_status tp_batch_apply_impulse(tp_batch *b, int world, int body, const float i
 {
     const char *call = "tp_batch_apply_impulse";
     tp_status st;
-    if ((st = check_body(b, world, body, call, 1)) || (st = check_not_link(b, body, call)) || (st = check_vec(impulse, 3, call, "impulse")) ||
+    if ((st = check_body(b, world, body, call, 1)) || (st = check_vec(impulse, 3, call, "impulse")) ||
         (point && (st = check_vec(point, 3, call, "point"))))
         return st;
     if (is_zero(impulse, 3)) return TP_OK;
@@ -136,7 +137,7 @@ tp_status tp_batch_apply_angular_impulse(tp_batch *b, int world, int body, const
 {
     const char *call = "tp_batch_apply_angular_impulse";
     tp_status st;
-    if ((st = check_body(b, world, body, call, 1)) || (st = check_not_link(b, body, call)) || (st = check_vec(impulse, 3, call, "impulse"))) return st;
+    if ((st = check_body(b, world, body, call, 1)) || (st = check_vec(impulse, 3, call, "impulse"))) return st;
     if (is_zero(impulse, 3)) return TP_OK;
     if ((st = begin_body_write(b, world, body, call))) return st;
     return tp_op_add_angular_impulse(b, world, body, impulse);

@@ -8,9 +8,9 @@
  * the CPU); write. The writes are those of the single-body calls
  * (csrc/body_ops.c), body by body, so a batched write and the same single
  * writes give the same bits. */
-#include "articulation_host.h"
 #include "batch.h"
 
+#include "articulation_host.h"
 #include "batch_wake.h"
 #include "body_ops.h"
 #include "error.h"
@@ -158,7 +158,6 @@ static tp_status apply_rows(tp_batch *b, const tp_world_select *s, apply_kind ki
             size_t k = (size_t)w * (size_t)b->bodies + (size_t)i;
             const float *xi = at(b, x, r, i, 3);
             if (is_zero3(xi) || !writable(b, k, i, 0)) continue; /* a zero force is no wake event */
-            if (kind == APPLY_IMPULSE && b->model->bodies[i].link) continue; /* links move by their joints */
             if ((st = apply_one(b, kind, w, i, xi, point ? at(b, point, r, i, 3) : NULL))) return st;
         }
     }
@@ -182,6 +181,44 @@ tp_status tp_batch_apply_impulses(tp_batch *b, const tp_world_select *s, const f
 
 /* ---------------------------------------------------------------- poses, velocities */
 
+static int differs(const float *a, const float *b, int n)
+{
+    for (int i = 0; i < n; ++i)
+        if (a[i] != b[i]) return 1;
+    return 0;
+}
+
+/* Articulation links' rows (worlds current on the host): a link's pose and
+ * velocity follow its tree's joint_q / joint_qd, so a row that would change
+ * one is refused, naming it; a row equal to the link's present value (a state
+ * array read back and written as it is) is skipped. */
+static tp_status check_link_rows(const tp_batch *b, const tp_world_select *s, const float *pos, const float *quat,
+                                 const float *v, const float *w, const char *call)
+{
+    if (!b->artic) return TP_OK;
+    int rows = sel_rows(b, s);
+    for (int r = 0; r < rows; ++r) {
+        int wd = sel_world(s, r);
+        if (wd < 0) continue;
+        for (int i = 0; i < b->bodies; ++i) {
+            size_t k = (size_t)wd * (size_t)b->bodies + (size_t)i;
+            if (!b->model->bodies[i].link || (b->flags[k] & TP_FLAG_REMOVED)) continue;
+            const char *what = NULL;
+            if (pos && differs(at(b, pos, r, i, 3), b->pos + 3 * k, 3)) what = "pos";
+            else if (quat && differs(at(b, quat, r, i, 4), b->quat + 4 * k, 4)) what = "quat";
+            else if (v && differs(at(b, v, r, i, 3), b->v + 3 * k, 3)) what = "v";
+            else if (w && differs(at(b, w, r, i, 3), b->w + 3 * k, 3)) what = "w";
+            if (what)
+                return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s[%d][%d] (world %d): body %d (%s) is an articulation "
+                               "link (the child of joint \"%s\"): its pose and velocity follow the tree's joint "
+                               "coordinates; write joint_q / joint_qd with tp_batch_set_joints (a row equal to the "
+                               "link's present value is accepted and skipped); nothing was changed", call, what, r, i,
+                               wd, i, b->model->body_names[i], tp_artic_link_joint_name(b->model, i));
+        }
+    }
+    return TP_OK;
+}
+
 /* Write poses (if pos) and velocities (if v or w; the other keeps its value)
  * of the selected rows, waking each body written. Values checked by the caller. */
 static tp_status write_state(tp_batch *b, const tp_world_select *s, const float *pos, const float *quat,
@@ -194,8 +231,7 @@ static tp_status write_state(tp_batch *b, const tp_world_select *s, const float 
         for (int i = 0; i < b->bodies; ++i) {
             size_t k = (size_t)wd * (size_t)b->bodies + (size_t)i;
             tp_status st = TP_OK;
-            /* links follow joint_q / joint_qd, as a reset left them: skipped like static rows */
-            if (!writable(b, k, i, 0) || b->model->bodies[i].link) continue;
+            if (!writable(b, k, i, 0) || b->model->bodies[i].link) continue; /* links: check_link_rows */
             if (pos) st = tp_op_set_pose(b, wd, i, at(b, pos, r, i, 3), at(b, quat, r, i, 4));
             if (!st && (v || w))
                 st = tp_op_set_velocity(b, wd, i, v ? at(b, v, r, i, 3) : b->v + 3 * k, w ? at(b, w, r, i, 3) : b->w + 3 * k);
@@ -210,7 +246,8 @@ tp_status tp_batch_set_poses(tp_batch *b, const tp_world_select *s, const float 
     const char *call = "tp_batch_set_poses";
     tp_status st;
     if ((st = check_select(b, s, call)) || (st = check_vectors(b, s, pos, 3, call, "pos")) ||
-        (st = check_quats(b, s, quat, call)) || (st = begin_writes(b, s)))
+        (st = check_quats(b, s, quat, call)) || (st = begin_writes(b, s)) ||
+        (st = check_link_rows(b, s, pos, quat, NULL, NULL, call)))
         return st;
     return write_state(b, s, pos, quat, NULL, NULL);
 }
@@ -220,7 +257,8 @@ tp_status tp_batch_set_velocities(tp_batch *b, const tp_world_select *s, const f
     const char *call = "tp_batch_set_velocities";
     tp_status st;
     if ((st = check_select(b, s, call)) || (st = check_vectors(b, s, v, 3, call, "v")) ||
-        (st = check_vectors(b, s, w, 3, call, "w")) || (st = begin_writes(b, s)))
+        (st = check_vectors(b, s, w, 3, call, "w")) || (st = begin_writes(b, s)) ||
+        (st = check_link_rows(b, s, NULL, NULL, v, w, call)))
         return st;
     return write_state(b, s, NULL, NULL, v, w);
 }

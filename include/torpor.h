@@ -348,6 +348,11 @@ typedef struct tp_batch_def {
     int threads;                /* CPU threads over worlds; 0 = OpenMP default (default 0) */
     int contact_capacity;       /* contact points per world; 0 = default (16 x dynamic bodies + 32).
                                    Points that do not fit are counted in contact_overflow. */
+    int link_point_capacity;    /* contact points per world with an articulation link on a side (their
+                                   Jacobians and responses are kept per world: 12 x the largest tree's
+                                   dofs floats each); 0 = default (8 x links + 16, at most
+                                   contact_capacity). Points beyond it get no rows in that step and are
+                                   counted in contact_overflow. Ignored without joints. */
     int has_seed;               /* if set, `seed` replaces the model's randomize seed */
     uint64_t seed;
     int profile_stages;         /* CPU backend: time each stage (tp_batch_stage_seconds); default 0 */
@@ -391,7 +396,8 @@ double tp_batch_time(const tp_batch *batch);      /* steps x dt, seconds */
 const tp_model *tp_batch_model(const tp_batch *batch);
 
 /* Host memory of a batch per world, in bytes: everything tp_batch_create
- * allocated (state arrays, per-world parameters, both contact buffers, event
+ * allocated (state arrays, per-world parameters, both contact buffers, joint
+ * arrays and the articulation scratch, event
  * schedule, and the CPU threads' scratch, which all worlds share) divided by
  * the number of worlds. A CUDA batch holds about as much again on the device.
  * 0 for NULL. */
@@ -423,11 +429,11 @@ typedef struct tp_state_view {
     const uint8_t *body_awake;      /* [W][B]     1 awake, 0 sleeping; sleep-checking: 1 under the
                                                  island policy (simulated), 0 under the assembly
                                                  policy (held); static, kinematic, removed: 0;
-                                                 articulation links (island policy): as dynamic bodies */
+                                                 articulation links: as dynamic bodies */
     const uint8_t *sleep_state;     /* [W][B]     tp_sleep_state */
     const float *quiet_timer;       /* [W][B]     s */
     const uint8_t *removed;         /* [W][B]     1 once removed by tp_batch_remove_body */
-    const int32_t *awake_count;     /* [W]        dynamic bodies (and, island policy, articulation links)
+    const int32_t *awake_count;     /* [W]        dynamic bodies and articulation links
                                                  with body_awake 1 (island policy: sleep-checking ones
                                                  included; assembly: not) */
     const int32_t *sleeping_count;  /* [W]        sleeping dynamic bodies and links */
@@ -461,15 +467,19 @@ tp_status tp_batch_counts(tp_batch *batch, tp_state_view *out);
  * `point`, which may be NULL. Errors: TP_ERR_INVALID_ARGUMENT for a NULL
  * batch or vector, a world or body out of range, a non-finite value (named),
  * a static or removed body (only tp_batch_remove_body takes a static body), an
- * articulation link for set_pose, set_velocity, the impulses and remove_body
- * (its body moves with joint_q and joint_qd: tp_batch_set_joints);
+ * articulation link for set_pose, set_velocity and remove_body (its body
+ * moves with joint_q and joint_qd: tp_batch_set_joints; impulses on a link act
+ * on its tree);
  * TP_ERR_CUDA. On an error nothing changes. A write wakes the body's island.
  *
  * set_pose: pos (m, world frame) is the body's origin, the centre of its
  * shape's box; quat [x, y, z, w] any finite quaternion but all zeros, stored
  * normalized (divided by its largest component first, so that huge and tiny
  * ones normalize too). set_velocity: v (m/s) of the centre of mass and w
- * (rad/s), both in the world frame. */
+ * (rad/s), both in the world frame. An articulation link's pose and velocity
+ * follow its tree's joint_q / joint_qd: both calls refuse a link
+ * (TP_ERR_INVALID_ARGUMENT naming the body and its joint; write the joint
+ * arrays with tp_batch_set_joints). */
 tp_status tp_batch_set_pose(tp_batch *batch, int world, int body, const float pos[3], const float quat[4]);
 tp_status tp_batch_set_velocity(tp_batch *batch, int world, int body, const float v[3], const float w[3]);
 /* Force (N, world frame) for the next step only, at a world point (m) or at
@@ -481,10 +491,15 @@ tp_status tp_batch_apply_force(tp_batch *batch, int world, int body, const float
 tp_status tp_batch_apply_torque(tp_batch *batch, int world, int body, const float torque[3]);
 /* Impulse (N s, world frame) applied at once to the velocity (dv = J / m), at
  * a world point (m; then also dw = I^-1 ((point - centre of mass) x J)) or at
- * the centre of mass if point is NULL. */
+ * the centre of mass if point is NULL. On an articulation link it acts on the
+ * link's tree with the tree's response: joint_qd += H^-1 J_p^T (r x J, J),
+ * H the tree's joint-space inertia (with armature), J_p the link's point
+ * Jacobian about the tree's reference point, r the point relative to it
+ * (kernels/articulation_impulse.h); the links' published velocities follow. */
 tp_status tp_batch_apply_impulse(tp_batch *batch, int world, int body, const float impulse[3], const float point[3]);
 /* Angular impulse (N m s, world frame) applied at once: dw = I^-1 L with the
- * body's world-frame inverse inertia. */
+ * body's world-frame inverse inertia; on an articulation link, through its
+ * tree as for tp_batch_apply_impulse (spatial impulse (L, 0)). */
 tp_status tp_batch_apply_angular_impulse(tp_batch *batch, int world, int body, const float impulse[3]);
 /* Gravity (m/s^2, each component in [-500, 500]) of one world, or of every
  * world if world == -1 (set only; get needs one world). Errors:

@@ -26,9 +26,11 @@
  *
  * Every value of every selected row is checked before anything is written: a
  * non-finite number (or a value out of range) returns TP_ERR_INVALID_ARGUMENT
- * naming the row, body and component, and nothing changes. Rows of articulation
- * links (for poses, velocities and impulses: they move with joint_q / joint_qd,
- * tp_batch_set_joints) and rows of static
+ * naming the row, body and component, and nothing changes. A pose or velocity
+ * row of an articulation link is accepted only if it equals the link's present
+ * value, and skipped (links move with joint_q / joint_qd, tp_batch_set_joints);
+ * a changed one refuses the whole call. Impulses on links act on their trees.
+ * Rows of static
  * bodies (for forces, torques, impulses, poses, velocities, mass scales) and of
  * removed bodies are checked but skipped, so a whole state array read back with
  * tp_batch_state can be written as it is. A write that changes a body wakes its
@@ -48,13 +50,19 @@ tp_status tp_batch_apply_forces(tp_batch *batch, const tp_world_select *select, 
 /* Torques (N m, world frame) [rows][B][3] for the next step. */
 tp_status tp_batch_apply_torques(tp_batch *batch, const tp_world_select *select, const float *torque);
 /* Impulses (N s) [rows][B][3] applied at once, at world points [rows][B][3] or
- * at the centres of mass (point NULL). */
+ * at the centres of mass (point NULL). An articulation link's impulse acts on
+ * its tree with the tree's response (tp_batch_apply_impulse). */
 tp_status tp_batch_apply_impulses(tp_batch *batch, const tp_world_select *select, const float *impulse,
                                   const float *point);
 /* Poses: positions (m) [rows][B][3] and quaternions [x, y, z, w] [rows][B][4]
- * (non-zero; normalized when written). */
+ * (non-zero; normalized when written). Articulation links follow their trees'
+ * joint_q: a link's row must equal the link's present pose (it is then
+ * skipped, so a state read back can be written as it is); a row that differs
+ * is refused with TP_ERR_INVALID_ARGUMENT naming row, body and joint, and
+ * nothing changes (write joint_q with tp_batch_set_joints). */
 tp_status tp_batch_set_poses(tp_batch *batch, const tp_world_select *select, const float *pos, const float *quat);
-/* Velocities: linear v (m/s) [rows][B][3] and angular w (rad/s) [rows][B][3]. */
+/* Velocities: linear v (m/s) [rows][B][3] and angular w (rad/s) [rows][B][3].
+ * Articulation links' rows as for tp_batch_set_poses (joint_qd). */
 tp_status tp_batch_set_velocities(tp_batch *batch, const tp_world_select *select, const float *v, const float *w);
 /* Gravity (m/s^2) [rows][3] per world, each component in [-500, 500]. A world
  * whose gravity changes wakes entirely. */
@@ -84,7 +92,9 @@ tp_status tp_batch_reset_select(tp_batch *batch, const tp_world_select *select);
  * write the given poses [rows][B][3] + [rows][B][4] and, unless NULL,
  * velocities [rows][B][3] + [rows][B][3] of their dynamic and kinematic
  * bodies: a reset to a state the caller supplies. Every value is checked first;
- * on a bad one nothing is reset. */
+ * on a bad one nothing is reset. Articulation links' rows are checked but not
+ * written: a reset puts every tree at its initial joint state; write joint_q /
+ * joint_qd with tp_batch_set_joints after it. */
 tp_status tp_batch_reset_to_state(tp_batch *batch, const tp_world_select *select, const float *pos, const float *quat,
                                   const float *v, const float *w);
 

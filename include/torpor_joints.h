@@ -38,9 +38,12 @@
  * the island sleep policy a tree's links are one island, a fixed base
  * supports it, trees with drive gains, velocity motors or springs never
  * sleep, and a non-zero joint_f or a write of joint_q / joint_qd / targets
- * wakes (docs/articulations.md). What does not work yet: the CUDA backend
- * refuses models with joints (TP_ERR_BACKEND); articulations never sleep under
- * the assembly policy. */
+ * wakes (docs/articulations.md). Under the assembly policy a tree is one
+ * assembly: its links sleep and wake together (drives and springs use the
+ * actuated thresholds). An impulse on a link acts on its tree (joint_qd +=
+ * H^-1 J^T p); a link's pose and velocity cannot be written (write joint_q /
+ * joint_qd). What does not work yet: the CUDA backend refuses models with
+ * joints (TP_ERR_BACKEND). */
 
 typedef enum tp_joint_type {
     TP_JOINT_FIXED = 0, TP_JOINT_REVOLUTE = 1, TP_JOINT_PRISMATIC = 2, TP_JOINT_BALL = 3, TP_JOINT_FREE = 4,

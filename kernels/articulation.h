@@ -79,6 +79,7 @@ typedef struct tp_artic_tree { int32_t first, end, v_start, nv, free_root; } tp_
 
 typedef struct tp_artic_model {
     int joint_count, tree_count, nq, nv, max_tree_nv, iterations;
+    int point_capacity;            /* contact points with a link side per world (a batch's copy sets it) */
     const tp_artic_joint *joints;  /* [joint_count] */
     const tp_artic_tree *trees;    /* [tree_count] */
 } tp_artic_model;
@@ -123,7 +124,9 @@ typedef struct tp_artic_point {
     float mass[3];              /* effective masses of the rows n, t1, t2 this substep (kg) */
 } tp_artic_point;
 
-/* Views of one world's scratch (sized by the model and the contact capacity).
+/* Views of one world's scratch (sized by the model, the contact capacity and
+ * the link-point capacity m->point_capacity: only contact points with a link
+ * side keep Jacobians, in slots given in contact order).
  * Per tree (x->s, x->h point into s_all, h_all at the tree's slice): the
  * kinematics; per world: what the contact solve of a step needs of every tree
  * at once. */
@@ -148,14 +151,16 @@ typedef struct tp_artic_scratch {
     float *row_target, *row_lo, *row_hi, *row_lambda; /* [3 nv] */
     uint8_t *saturated;         /* [max_nv] */
     int capacity;               /* contact points */
-    tp_artic_point *pts;        /* [capacity] per contact point (index as in the sorted contacts) */
-    float *jac, *resp;          /* [capacity][2 sides][3 rows][max_nv] signed Jacobians and H~^-1 J^T */
+    int32_t *slot;              /* [capacity] per contact point (sorted order): its link point, or -1 */
+    int points, used, overflow; /* link points: capacity (m->point_capacity), used and dropped this step */
+    tp_artic_point *pts;        /* [points] per link point */
+    float *jac, *resp;          /* [points][2 sides][3 rows][max_nv] signed Jacobians and H~^-1 J^T */
 } tp_artic_scratch;
 
 TP_HD size_t tp_artic_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
 
 /* The parts of the scratch, in order: (count, element size). */
-#define TP_ARTIC_SCRATCH_PARTS(X, J, n, V, T, C)                                                                      \
+#define TP_ARTIC_SCRATCH_PARTS(X, J, n, V, T, C, P)                                                                   \
     X(lq, float, J * 10)                                                                                             \
     X(lv, float, J * 18)                                                                                             \
     X(li, tp_sinertia, 2 * J)                                                                                        \
@@ -169,15 +174,17 @@ TP_HD size_t tp_artic_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
     X(row_dof, int32_t, 3 * V)                                                                                       \
     X(row_target, float, 12 * V)                                                                                     \
     X(saturated, uint8_t, n)                                                                                         \
-    X(pts, tp_artic_point, C)                                                                                        \
-    X(jac, float, 12 * C * n)
+    X(slot, int32_t, C)                                                                                              \
+    X(pts, tp_artic_point, P)                                                                                        \
+    X(jac, float, 12 * P * n)
 
 TP_HD size_t tp_artic_scratch_bytes(const tp_artic_model *m, int capacity)
 {
     size_t J = (size_t)m->joint_count, n = (size_t)(m->max_tree_nv > 0 ? m->max_tree_nv : 1);
     size_t V = (size_t)(m->nv > 0 ? m->nv : 1), T = (size_t)m->tree_count, C = (size_t)capacity, bytes = 0;
+    size_t P = (size_t)m->point_capacity;
 #define TP_ARTIC_PART_BYTES(name, type, count) bytes += tp_artic_align((count) * sizeof(type));
-    TP_ARTIC_SCRATCH_PARTS(TP_ARTIC_PART_BYTES, J, n, V, T, C)
+    TP_ARTIC_SCRATCH_PARTS(TP_ARTIC_PART_BYTES, J, n, V, T, C, P)
 #undef TP_ARTIC_PART_BYTES
     return bytes;
 }
@@ -186,12 +193,13 @@ TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, i
 {
     size_t J = (size_t)m->joint_count, n = (size_t)(m->max_tree_nv > 0 ? m->max_tree_nv : 1);
     size_t V = (size_t)(m->nv > 0 ? m->nv : 1), T = (size_t)m->tree_count, C = (size_t)capacity;
+    size_t P = (size_t)m->point_capacity;
     char *p = (char *)mem;
     tp_artic_scratch x;
 #define TP_ARTIC_PART_AT(name, type, count)                                                                            \
     x.name = (type *)p;                                                                                                \
     p += tp_artic_align((count) * sizeof(type));
-    TP_ARTIC_SCRATCH_PARTS(TP_ARTIC_PART_AT, J, n, V, T, C)
+    TP_ARTIC_SCRATCH_PARTS(TP_ARTIC_PART_AT, J, n, V, T, C, P)
 #undef TP_ARTIC_PART_AT
     x.lp = x.lq + 4 * J; x.lc = x.lp + 3 * J;
     x.la = x.lv + 6 * J; x.lf = x.la + 6 * J;
@@ -200,9 +208,12 @@ TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, i
     x.target = x.o + 3 * T;
     x.row_start = x.h_start + T;
     x.row_lo = x.row_target + 3 * V; x.row_hi = x.row_lo + 3 * V; x.row_lambda = x.row_hi + 3 * V;
-    x.resp = x.jac + 6 * C * n;
+    x.resp = x.jac + 6 * P * n;
     x.link_dof = x.dof_parent + V;
     x.capacity = capacity;
+    x.points = m->point_capacity;
+    x.used = 0;
+    x.overflow = 0;
     int32_t at = 0;
     for (int t = 0; t < m->tree_count; ++t) {
         const tp_artic_tree *tr = &m->trees[t];

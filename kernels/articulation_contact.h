@@ -98,7 +98,9 @@ TP_HD float tp_artic_rigid_k(const tp_solver_body *A, const tp_solver_body *B, t
 }
 
 /* Start of a step's solve, after the rows are prepared: each tree's reference
- * point for the step, each contact point's sides and rigid share of mass. */
+ * point for the step; each contact point with a link side gets a link point
+ * (slots in contact order; beyond x->points it gets none, no rows this step,
+ * and counts in x->overflow) with its sides and rigid share of mass. */
 TP_HD void tp_artic_solve_begin(tp_artic_solve *A, const tp_world *wd, const tp_solver_body *sb,
                                 const tp_contact *contacts, const tp_contact_row *rows, int n)
 {
@@ -106,11 +108,20 @@ TP_HD void tp_artic_solve_begin(tp_artic_solve *A, const tp_world *wd, const tp_
     tp_artic_scratch *x = &A->x;
     for (int t = 0; t < m->tree_count; ++t)
         tp_v3_store(x->o + 3 * t, tp_artic_reference(m, &m->trees[t], A->s.q));
+    x->used = 0;
+    x->overflow = 0;
     for (int i = 0; i < n && i < x->capacity; ++i) {
         const tp_contact *c = &contacts[i];
         const tp_contact_row *r = &rows[i];
-        tp_artic_point *p = &x->pts[i];
         int la = tp_body_link(wd, c->body_a), lb = tp_body_link(wd, c->body_b);
+        x->slot[i] = -1;
+        if (la < 0 && lb < 0) continue;
+        if (x->used == x->points) {
+            x->overflow++;
+            continue;
+        }
+        x->slot[i] = x->used++;
+        tp_artic_point *p = &x->pts[x->slot[i]];
         p->link[0] = la;
         p->link[1] = lb;
         p->tree[0] = la >= 0 ? tp_artic_tree_of(m, la) : -1;
@@ -121,7 +132,6 @@ TP_HD void tp_artic_solve_begin(tp_artic_solve *A, const tp_world *wd, const tp_
         if (p->merged) p->tree[1] = -1; /* one Jacobian, on side 0 */
         for (int side = 0; side < 2; ++side) p->chain[side] = p->tree[side] >= 0 ? x->link_dof[p->link[side]] : -1;
         if (p->merged) p->chain[0] = -2;
-        if (la < 0 && lb < 0) continue;
         tp_vec3 ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb);
         const tp_solver_body *SA = &sb[c->body_a], *SB = &sb[c->body_b];
         p->k_rigid[0] = tp_artic_rigid_k(SA, SB, ra, rb, tp_v3_load(c->normal));
@@ -161,14 +171,15 @@ TP_HD float tp_artic_chain_dot(const float *a, const float *b, int n, int chain)
     return (s0 + s1) + (s2 + s3);
 }
 
+/* Row `dir` of side `side` of contact point `point`'s Jacobian (the point has a link point). */
 TP_HD float *tp_artic_jac(const tp_artic_scratch *x, const tp_artic_model *m, int point, int side, int dir)
 {
-    return x->jac + ((size_t)point * 6 + (size_t)side * 3 + (size_t)dir) * (size_t)m->max_tree_nv;
+    return x->jac + ((size_t)x->slot[point] * 6 + (size_t)side * 3 + (size_t)dir) * (size_t)m->max_tree_nv;
 }
 
 TP_HD float *tp_artic_resp(const tp_artic_scratch *x, const tp_artic_model *m, int point, int side, int dir)
 {
-    return x->resp + ((size_t)point * 6 + (size_t)side * 3 + (size_t)dir) * (size_t)m->max_tree_nv;
+    return x->resp + ((size_t)x->slot[point] * 6 + (size_t)side * 3 + (size_t)dir) * (size_t)m->max_tree_nv;
 }
 
 /* Jacobians, responses and effective masses of contact point i at the
@@ -178,7 +189,7 @@ TP_HD void tp_artic_point_rows(tp_artic_solve *A, const tp_world *wd, const tp_c
 {
     const tp_artic_model *m = A->m;
     tp_artic_scratch *x = &A->x;
-    tp_artic_point *p = &x->pts[i];
+    tp_artic_point *p = &x->pts[x->slot[i]];
     tp_vec3 mid = tp_scale(tp_add(tp_body_point(wd, c->body_a, c->local_a), tp_body_point(wd, c->body_b, c->local_b)),
                            0.5f);
     tp_vec3 dirs[3] = {tp_v3_load(c->normal), tp_v3_load(r->t1), tp_v3_load(r->t2)};
@@ -250,7 +261,7 @@ TP_HD void tp_artic_substep_velocity(tp_artic_solve *A, tp_world *wd, const tp_c
         tp_artic_publish(m, tr, x, wd);
     }
     for (int i = 0; i < n && i < x->capacity; ++i)
-        if (x->pts[i].link[0] >= 0 || x->pts[i].link[1] >= 0) /* (a sleeping tree's side: masses only) */
+        if (x->slot[i] >= 0) /* (a sleeping tree's side: masses only) */
             tp_artic_point_rows(A, wd, &contacts[i], &rows[i], i);
 }
 
@@ -258,7 +269,7 @@ TP_HD void tp_artic_substep_velocity(tp_artic_solve *A, tp_world *wd, const tp_c
  * velocities qd (the joint velocities or the pseudo velocities). */
 TP_HD float tp_artic_row_speed(const tp_artic_solve *A, int i, int dir, const float *qd)
 {
-    const tp_artic_point *p = &A->x.pts[i];
+    const tp_artic_point *p = &A->x.pts[A->x.slot[i]];
     float v = 0.0f;
     for (int side = 0; side < 2; ++side) {
         int t = p->tree[side];
@@ -273,7 +284,7 @@ TP_HD float tp_artic_row_speed(const tp_artic_solve *A, int i, int dir, const fl
 TP_HD void tp_artic_row_apply(const tp_artic_solve *A, int i, int dir, float lambda, float *qd)
 {
     if (lambda == 0.0f) return;
-    const tp_artic_point *p = &A->x.pts[i];
+    const tp_artic_point *p = &A->x.pts[A->x.slot[i]];
     for (int side = 0; side < 2; ++side) {
         int t = p->tree[side];
         if (t < 0) continue;
@@ -300,6 +311,7 @@ TP_HD void tp_artic_warm_start_constraint(tp_artic_solve *A, tp_world *wd, const
                                           const tp_contact_row *rows)
 {
     for (int i = first; i < first + count; ++i) {
+        if (A->x.slot[i] < 0) continue; /* over the link-point capacity: no rows */
         const tp_contact *c = &contacts[i];
         const tp_contact_row *r = &rows[i];
         float ln = c->normal_impulse, l1 = c->tangent_impulse[0], l2 = c->tangent_impulse[1];
@@ -318,7 +330,7 @@ TP_HD void tp_artic_normal_row(tp_artic_solve *A, tp_world *wd, const tp_solver_
                                tp_contact *c, tp_contact_row *r, float *push, float inv_h, int use_bias)
 {
     if (!use_bias && r->max_normal_impulse == 0.0f) return;
-    const tp_artic_point *p = &A->x.pts[i];
+    const tp_artic_point *p = &A->x.pts[A->x.slot[i]];
     tp_vec3 n = tp_v3_load(c->normal), ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb);
     float s = r->separation;
     float bias = s > 0.0f ? s * inv_h : 0.0f;
@@ -349,7 +361,7 @@ TP_HD void tp_artic_normal_row(tp_artic_solve *A, tp_world *wd, const tp_solver_
  * operations as two tp_artic_row_speed calls, one walk over the sides. */
 TP_HD void tp_artic_row_speed2(const tp_artic_solve *A, int i, const float *qd, float *v1, float *v2)
 {
-    const tp_artic_point *p = &A->x.pts[i];
+    const tp_artic_point *p = &A->x.pts[A->x.slot[i]];
     float s1 = 0.0f, s2 = 0.0f;
     for (int side = 0; side < 2; ++side) {
         int t = p->tree[side];
@@ -372,7 +384,7 @@ TP_HD void tp_artic_row_apply2(const tp_artic_solve *A, int i, float l1, float l
         tp_artic_row_apply(A, i, 2, l2, qd);
         return;
     }
-    const tp_artic_point *p = &A->x.pts[i];
+    const tp_artic_point *p = &A->x.pts[A->x.slot[i]];
     for (int side = 0; side < 2; ++side) {
         int t = p->tree[side];
         if (t < 0) continue;
@@ -387,7 +399,7 @@ TP_HD void tp_artic_row_apply2(const tp_artic_solve *A, int i, float l1, float l
 TP_HD void tp_artic_friction_row(tp_artic_solve *A, tp_world *wd, const tp_solver_body *sb, int a, int b, int i,
                                  tp_contact *c, const tp_contact_row *r)
 {
-    const tp_artic_point *p = &A->x.pts[i];
+    const tp_artic_point *p = &A->x.pts[A->x.slot[i]];
     tp_vec3 ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb), t1 = tp_v3_load(r->t1), t2 = tp_v3_load(r->t2);
     float j1, j2;
     tp_artic_row_speed2(A, i, A->s.qd, &j1, &j2);
@@ -419,11 +431,11 @@ TP_HD void tp_artic_solve_constraint(tp_artic_solve *A, tp_world *wd, const tp_s
 {
     for (int q = 0; q < count; ++q) {
         int i = first + (reverse ? count - 1 - q : q);
-        tp_artic_normal_row(A, wd, sb, a, b, i, &contacts[i], &rows[i], push, inv_h, use_bias);
+        if (A->x.slot[i] >= 0) tp_artic_normal_row(A, wd, sb, a, b, i, &contacts[i], &rows[i], push, inv_h, use_bias);
     }
     for (int q = 0; q < count; ++q) {
         int i = first + (reverse ? count - 1 - q : q);
-        tp_artic_friction_row(A, wd, sb, a, b, i, &contacts[i], &rows[i]);
+        if (A->x.slot[i] >= 0) tp_artic_friction_row(A, wd, sb, a, b, i, &contacts[i], &rows[i]);
     }
 }
 

@@ -37,7 +37,8 @@ TP_HD void tp_world_count(tp_world *wd, int32_t *awake, int32_t *sleeping, int32
 {
     int32_t a = 0, s = 0, c = 0;
     for (int b = 0; b < wd->bodies; ++b) {
-        int counted = tp_body_in_islands(wd, b); /* dynamic bodies and (island policy) links */
+        int counted = tp_body_in_islands(wd, b) || /* dynamic bodies and links (never checking) */
+                      (wd->model[b].link && !(wd->flags[b] & TP_FLAG_REMOVED));
         uint8_t st = wd->sleep_state[b];
         int is_awake = st != TP_SLEEPING && !(wd->assembly && st == TP_CHECKING);
         wd->body_awake[b] = (uint8_t)(counted && is_awake);

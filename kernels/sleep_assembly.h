@@ -36,8 +36,9 @@
 #include "tp_world.h"
 #include "wake.h"
 
-/* Per-body flags of the sleep decision (scratch [bodies]). */
-enum { TP_ASM_STAYS_AWAKE = 1, TP_ASM_TOUCHES_AWAKE = 2 };
+/* Per-body flags of the sleep decision (scratch [bodies]); a tree's are on
+ * its root link's entry. */
+enum { TP_ASM_STAYS_AWAKE = 1, TP_ASM_TOUCHES_AWAKE = 2, TP_ASM_TREE_BUSY = 4, TP_ASM_TREE_TOUCHES = 8 };
 
 /* A body that is simulated as moving: awake dynamic, or a moving kinematic. */
 TP_HD int tp_assembly_moving(const tp_world *wd, int b)
@@ -52,9 +53,14 @@ TP_HD float tp_assembly_rot_speed(const tp_world *wd, int b, const float *w)
     return tp_len(tp_v3_load(w + 3 * b)) * wd->model[b].bound_radius;
 }
 
-/* Wake body b (awake, quiet timer reset); its neighbours are left alone. */
+/* Wake body b (awake, quiet timer reset); its neighbours are left alone. A
+ * link wakes its whole tree. */
 TP_HD void tp_assembly_wake_body(tp_world *wd, int b)
 {
+    if (wd->model[b].link) {
+        if (!(wd->flags[b] & TP_FLAG_REMOVED)) tp_tree_set_state(wd, b, TP_AWAKE);
+        return;
+    }
     if (!tp_body_in_islands(wd, b)) return;
     wd->sleep_state[b] = TP_AWAKE;
     wd->quiet_timer[b] = 0.0f;
@@ -70,9 +76,13 @@ TP_HD void tp_assembly_wake_sphere(tp_world *wd, tp_vec3 center, float radius)
     }
 }
 
-/* Put body b to sleep alone (tp_batch_sleep). */
+/* Put body b to sleep alone (tp_batch_sleep); a link, its whole tree. */
 TP_HD void tp_assembly_sleep_body(tp_world *wd, int b)
 {
+    if (wd->model[b].link) {
+        if (!(wd->flags[b] & TP_FLAG_REMOVED)) tp_tree_set_state(wd, b, TP_SLEEPING);
+        return;
+    }
     if (!tp_body_in_islands(wd, b)) return;
     wd->sleep_state[b] = TP_SLEEPING;
     for (int k = 0; k < 3; ++k) wd->v[3 * b + k] = wd->w[3 * b + k] = 0.0f;
@@ -87,10 +97,25 @@ TP_HD int tp_assembly_reaches(const tp_world *wd, const tp_contact *c, int y, fl
     return c->separation - tp_closing_reach(wd, y, tp_v3_load(c->normal), toward, horizon) <= TP_TOUCH_DISTANCE;
 }
 
-/* One side of a contact before the solve: x (not awake) met by y (moving). */
+/* Links x and y of one tree? */
+TP_HD int tp_assembly_same_tree(const tp_world *wd, int x, int y)
+{
+    return wd->model[x].link && wd->model[x].link_root == wd->model[y].link_root;
+}
+
+/* One side of a contact before the solve: x (not awake) met by y (moving).
+ * A sleeping tree has no held state: a moving body that reaches one of its
+ * links wakes it whole, at any speed (as an island wakes). */
 TP_HD int tp_assembly_met(tp_world *wd, const tp_contact *c, int x, int y, float toward, const tp_assembly_def *a,
                           float horizon)
 {
+    if (wd->model[x].link) {
+        if ((wd->flags[x] & TP_FLAG_REMOVED) || wd->sleep_state[x] != TP_SLEEPING || tp_assembly_same_tree(wd, x, y) ||
+            !tp_assembly_moving(wd, y) || !tp_assembly_reaches(wd, c, y, toward, horizon))
+            return 0;
+        tp_tree_set_state(wd, x, TP_AWAKE);
+        return 1;
+    }
     if (!tp_body_in_islands(wd, x) || wd->sleep_state[x] == TP_AWAKE || !tp_assembly_moving(wd, y)) return 0;
     if (!tp_assembly_reaches(wd, c, y, toward, horizon)) return 0;
     int was_sleeping = wd->sleep_state[x] == TP_SLEEPING;
@@ -118,21 +143,71 @@ TP_HD int tp_assembly_contact_wakes(tp_world *wd, const tp_contact *contacts, in
     return changed;
 }
 
+/* Is body b at rest this step by the awake -> sleeping thresholds (velocity
+ * thresholds x f)? v0, w0: its velocities at the start of the step. */
+TP_HD int tp_assembly_quiet(const tp_world *wd, int b, const tp_assembly_def *a, float dt, tp_vec3 v0, tp_vec3 w0,
+                            float f)
+{
+    float r = wd->model[b].bound_radius, inv_dt = 1.0f / dt;
+    tp_vec3 v = tp_v3_load(wd->v + 3 * b), w = tp_v3_load(wd->w + 3 * b);
+    float lin_a = tp_len(tp_sub(v, v0)) * inv_dt, rot_a = tp_len(tp_sub(w, w0)) * r * inv_dt;
+    return tp_len(v) < a->linear_velocity * f && tp_len(w) * r < a->rotational_velocity * f &&
+           lin_a < a->linear_acceleration && rot_a < a->rotational_acceleration;
+}
+
 /* Pass 1 for body b, awake or checking: does it stay (or become) awake on its
  * own velocity and acceleration? v0, w0: its velocities at the start of the
  * step. Updates the quiet timer of an awake body. */
 TP_HD int tp_assembly_body_awake(tp_world *wd, int b, const tp_assembly_def *a, float dt, tp_vec3 v0, tp_vec3 w0)
 {
-    float r = wd->model[b].bound_radius, inv_dt = 1.0f / dt;
-    tp_vec3 v = tp_v3_load(wd->v + 3 * b), w = tp_v3_load(wd->w + 3 * b);
-    float lin_a = tp_len(tp_sub(v, v0)) * inv_dt, rot_a = tp_len(tp_sub(w, w0)) * r * inv_dt;
-    if (wd->sleep_state[b] == TP_CHECKING)
+    if (wd->sleep_state[b] == TP_CHECKING) {
+        float r = wd->model[b].bound_radius, inv_dt = 1.0f / dt;
+        tp_vec3 v = tp_v3_load(wd->v + 3 * b), w = tp_v3_load(wd->w + 3 * b);
+        float lin_a = tp_len(tp_sub(v, v0)) * inv_dt, rot_a = tp_len(tp_sub(w, w0)) * r * inv_dt;
         return lin_a > a->wake_linear_acceleration || rot_a > a->wake_rotational_acceleration;
-    float f = wd->model[b].actuated ? a->actuated_factor : 1.0f;
-    int quiet = tp_len(v) < a->linear_velocity * f && tp_len(w) * r < a->rotational_velocity * f &&
-                lin_a < a->linear_acceleration && rot_a < a->rotational_acceleration;
+    }
+    int quiet = tp_assembly_quiet(wd, b, a, dt, v0, w0, wd->model[b].actuated ? a->actuated_factor : 1.0f);
     wd->quiet_timer[b] = quiet ? wd->quiet_timer[b] + dt : 0.0f;
     return !quiet || !(wd->quiet_timer[b] >= a->quiet_time);
+}
+
+/* ---------------------------------------------------------------- trees
+ *
+ * Under this policy an articulation tree is one assembly (a unit of sleep):
+ * its links are awake or sleeping together, never held (no sleep-checking
+ * state: a tree's response is its joints', which a held state would drop).
+ * It falls asleep when every link passes the awake -> sleeping test (the
+ * velocity thresholds x actuated_factor for a tree with drives of non-zero
+ * gains or passive springs, the source's actuated joints) for quiet_time, and
+ * no link touches a body that stays awake (so nothing awake leans on it); a
+ * moving body reaching a link wakes it whole (tp_assembly_met), as do the host
+ * wakes of any of its links. Its decision is taken on its root link's flags. */
+
+/* Tree pass 1 for link b of an awake tree: a link not at rest makes its tree busy. */
+TP_HD void tp_assembly_link_quiet(const tp_world *wd, int b, const tp_assembly_def *a, float dt, tp_vec3 v0,
+                                  tp_vec3 w0, uint8_t *flags)
+{
+    int driven = (wd->model[b].link_flags & TP_LINK_DRIVEN) || wd->model[b].actuated;
+    if (!tp_assembly_quiet(wd, b, a, dt, v0, w0, driven ? a->actuated_factor : 1.0f))
+        flags[wd->model[b].link_root - 1] |= TP_ASM_TREE_BUSY;
+}
+
+/* Does link x's tree stay awake on its own (flags of tree pass 1)? */
+TP_HD int tp_assembly_tree_stays(const tp_world *wd, int x, const uint8_t *flags)
+{
+    return (flags[wd->model[x].link_root - 1] & TP_ASM_STAYS_AWAKE) != 0;
+}
+
+/* Tree pass 2 on one side of a touching contact: link x (of an awake tree)
+ * touches y, which stays awake (pass 1 of bodies and trees) or is a moving
+ * kinematic body. */
+TP_HD void tp_assembly_tree_touch(const tp_world *wd, int x, int y, uint8_t *flags)
+{
+    if (!wd->model[x].link || wd->sleep_state[x] == TP_SLEEPING || tp_assembly_same_tree(wd, x, y)) return;
+    int moving = wd->model[y].link ? wd->sleep_state[y] != TP_SLEEPING && tp_assembly_tree_stays(wd, y, flags)
+                                   : tp_body_is_moving_kinematic(wd, y) ||
+                                         (tp_body_in_islands(wd, y) && (flags[y] & TP_ASM_STAYS_AWAKE));
+    if (moving) flags[wd->model[x].link_root - 1] |= TP_ASM_TREE_TOUCHES;
 }
 
 /* Pass 2 on one side of a touching contact: checking body x wakes when y,
@@ -146,9 +221,10 @@ TP_HD void tp_assembly_neighbour(const tp_world *wd, int x, int y, const tp_asse
         flags[x] |= TP_ASM_STAYS_AWAKE;
 }
 
-/* Does body b end this step moving (pass 3)? */
+/* Does body b end this step moving (pass 3)? A link: if its tree stays awake. */
 TP_HD int tp_assembly_ends_moving(const tp_world *wd, int b, const uint8_t *flags)
 {
+    if (wd->model[b].link) return wd->sleep_state[b] != TP_SLEEPING && tp_assembly_tree_stays(wd, b, flags);
     if (tp_body_is_moving_kinematic(wd, b)) return 1;
     return tp_body_in_islands(wd, b) && (flags[b] & TP_ASM_STAYS_AWAKE);
 }
@@ -170,18 +246,32 @@ TP_HD void tp_assembly_apply(tp_world *wd, int b, const uint8_t *flags)
 TP_HD void tp_assembly_sleep_update(tp_world *wd, const tp_assembly_def *a, float dt, const float *v_start,
                                     const float *w_start, const tp_contact *contacts, int n, uint8_t *flags)
 {
+    for (int b = 0; b < wd->bodies; ++b) flags[b] = 0;
     for (int b = 0; b < wd->bodies; ++b) {
-        flags[b] = 0;
+        tp_vec3 v0 = tp_v3_load(v_start + 3 * b), w0 = tp_v3_load(w_start + 3 * b);
+        if (wd->model[b].link) { /* trees: below */
+            if (!(wd->flags[b] & TP_FLAG_REMOVED) && wd->sleep_state[b] != TP_SLEEPING)
+                tp_assembly_link_quiet(wd, b, a, dt, v0, w0, flags);
+            continue;
+        }
         if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
-        if (tp_assembly_body_awake(wd, b, a, dt, tp_v3_load(v_start + 3 * b), tp_v3_load(w_start + 3 * b)))
-            flags[b] = TP_ASM_STAYS_AWAKE;
+        if (tp_assembly_body_awake(wd, b, a, dt, v0, w0)) flags[b] = TP_ASM_STAYS_AWAKE;
     }
+    for (int b = 0; b < wd->bodies; ++b) /* a tree's quiet timer, on its root link */
+        if (wd->model[b].link_root == b + 1 && !(wd->flags[b] & TP_FLAG_REMOVED) && wd->sleep_state[b] != TP_SLEEPING) {
+            wd->quiet_timer[b] = (flags[b] & TP_ASM_TREE_BUSY) ? 0.0f : wd->quiet_timer[b] + dt;
+            if ((flags[b] & TP_ASM_TREE_BUSY) || !(wd->quiet_timer[b] >= a->quiet_time)) flags[b] |= TP_ASM_STAYS_AWAKE;
+        }
     for (int i = 0; i < n; ++i) {
         const tp_contact *c = &contacts[i];
         if (c->separation > TP_TOUCH_DISTANCE) continue;
         tp_assembly_neighbour(wd, c->body_a, c->body_b, a, flags);
         tp_assembly_neighbour(wd, c->body_b, c->body_a, a, flags);
+        tp_assembly_tree_touch(wd, c->body_a, c->body_b, flags);
+        tp_assembly_tree_touch(wd, c->body_b, c->body_a, flags);
     }
+    for (int b = 0; b < wd->bodies; ++b) /* a tree touching what stays awake stays awake */
+        if (flags[b] & TP_ASM_TREE_TOUCHES) flags[b] |= TP_ASM_STAYS_AWAKE;
     for (int i = 0; i < n; ++i) {
         const tp_contact *c = &contacts[i];
         if (c->separation > TP_TOUCH_DISTANCE) continue;
@@ -190,6 +280,12 @@ TP_HD void tp_assembly_sleep_update(tp_world *wd, const tp_assembly_def *a, floa
     }
     for (int b = 0; b < wd->bodies; ++b)
         if (tp_body_in_islands(wd, b) && wd->sleep_state[b] != TP_SLEEPING) tp_assembly_apply(wd, b, flags);
+    for (int b = 0; b < wd->bodies; ++b) { /* trees: asleep whole, or the root's timer on every link */
+        int root = wd->model[b].link_root - 1;
+        if (!wd->model[b].link || (wd->flags[b] & TP_FLAG_REMOVED) || wd->sleep_state[b] == TP_SLEEPING) continue;
+        if (flags[root] & TP_ASM_STAYS_AWAKE) wd->quiet_timer[b] = wd->quiet_timer[root];
+        else if (b == root) tp_tree_set_state(wd, b, TP_SLEEPING);
+    }
 }
 
 #endif

@@ -307,7 +307,10 @@ TP_HD void tp_stage_solve(tp_world_step *s, const tp_step_params *p, int tid, in
         s->solver.artic = &artic;
     }
     tp_solver_substeps_block(&s->wd, s->contacts, *s->contact_count, &s->solver, &p->solver, tid, nth);
-    if (s->artic) s->solver.artic = NULL; /* the view dies with this call */
+    if (s->artic) {
+        if (tid == 0) *s->contact_overflow += artic.x.overflow; /* link points over their capacity: no rows */
+        s->solver.artic = NULL; /* the view dies with this call */
+    }
 }
 
 /* Articulations after the solve that stepped them: joint_f cleared (it

@@ -147,8 +147,27 @@ TP_HD int tp_islands_touched(const tp_world *wd, const uint8_t *root_flags)
 
 /* Wake body b of a world between steps: its island (as the last step's labels
  * left it), or the body alone if it has not been through a step yet. */
+/* Set every link of the tree of link b (the links with b's root) to `state`,
+ * quiet timers 0, velocities 0 when put to sleep: under the assembly policy a
+ * tree sleeps and wakes whole (kernels/sleep_assembly.h). */
+TP_HD void tp_tree_set_state(tp_world *wd, int b, uint8_t state)
+{
+    int32_t root = wd->model[b].link_root;
+    for (int i = 0; i < wd->bodies; ++i) {
+        if (wd->model[i].link_root != root || (wd->flags[i] & TP_FLAG_REMOVED)) continue;
+        wd->sleep_state[i] = state;
+        wd->quiet_timer[i] = 0.0f;
+        if (state == TP_SLEEPING)
+            for (int k = 0; k < 3; ++k) wd->v[3 * i + k] = wd->w[3 * i + k] = 0.0f;
+    }
+}
+
 TP_HD void tp_wake_body_in(tp_world *wd, int b)
 {
+    if (wd->assembly && wd->model[b].link) { /* (the island policy wakes a tree as an island) */
+        tp_tree_set_state(wd, b, TP_AWAKE);
+        return;
+    }
     if (!tp_body_in_islands(wd, b)) return;
     if (wd->island[b] >= 0) tp_island_wake(wd, wd->island[b]);
     wd->sleep_state[b] = TP_AWAKE;

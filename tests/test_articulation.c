@@ -913,9 +913,10 @@ static void expect_link_refusal(tp_status st, const char *call)
 }
 
 /* A link's pose and velocity follow joint_q and joint_qd: a write of its body
- * pose, velocity or an impulse (which a kinematic body in the rigid pipeline
- * ignores) would be shown until the next step overwrote it, or be lost, so
- * each is refused and nothing changes. A force still acts (docs/articulations.md). */
+ * pose or velocity would be shown until the next step overwrote it, and its
+ * removal would leave the tree simulating a body out of collision, so each is
+ * refused and nothing changes. Forces and impulses act on the tree
+ * (docs/articulations.md; impulses: tests/test_articulation_writes.c). */
 Test(articulation, writes_to_links_are_refused)
 {
     tp_model *m = pendulum_model(0.3f, NULL, 4);
@@ -927,8 +928,6 @@ Test(articulation, writes_to_links_are_refused)
     float p[3] = {5.0f, 5.0f, 5.0f}, q[4] = {0.0f, 0.0f, 0.0f, 1.0f}, v[3] = {1.0f, 0.0f, 0.0f}, z[3] = {0.0f, 0.0f, 0.0f};
     expect_link_refusal(tp_batch_set_pose(b, 0, 0, p, q), "tp_batch_set_pose");
     expect_link_refusal(tp_batch_set_velocity(b, 0, 0, v, z), "tp_batch_set_velocity");
-    expect_link_refusal(tp_batch_apply_impulse(b, 0, 0, v, NULL), "tp_batch_apply_impulse");
-    expect_link_refusal(tp_batch_apply_angular_impulse(b, 0, 0, v), "tp_batch_apply_angular_impulse");
     expect_link_refusal(tp_batch_remove_body(b, 0, 0), "tp_batch_remove_body");
     s = batch_view(b);
     for (int k = 0; k < 3; ++k) cr_assert_eq(s.pos[k], pos0[k], "a refused write moved the link");
@@ -939,10 +938,10 @@ Test(articulation, writes_to_links_are_refused)
     tp_model_destroy(m);
 }
 
-/* Batched writes skip the rows of links as they skip those of static bodies,
- * so a whole state read back can be written as it is; tp_batch_reset_to_state
- * then leaves every link where the reset joint_q puts it. */
-Test(articulation, batched_writes_skip_links)
+/* tp_batch_reset_to_state reads no link rows, so a whole state read back can
+ * be written as it is and every link stays where the reset joint_q puts it;
+ * a batched pose write that would move a link is refused whole. */
+Test(articulation, batched_writes_and_links)
 {
     tp_model *m = pendulum_model(0.3f, NULL, 4);
     tp_batch *b = make_batch(m, 1, 1);
@@ -963,9 +962,12 @@ Test(articulation, batched_writes_skip_links)
     cr_assert_float_eq(joint_q(b, 0, 0), 0.3f, 0.0f);
     for (int k = 0; k < 3; ++k) cr_assert_eq(s.pos[k], pos0[k], "pos[%d] %g: the link left q0's place", k, (double)s.pos[k]);
     for (int k = 0; k < 4; ++k) cr_assert_eq(s.quat[k], quat0[k], "quat[%d]", k);
-    float p[3] = {5.0f, 5.0f, 5.0f}, q[4] = {0.0f, 0.0f, 0.0f, 1.0f}, imp[3] = {0.0f, 3.0f, 0.0f};
-    cr_assert_eq(tp_batch_set_poses(b, NULL, p, q), TP_OK, "%s", tp_last_error());
-    cr_assert_eq(tp_batch_apply_impulses(b, NULL, imp, NULL), TP_OK, "%s", tp_last_error());
+    /* a changed link row refuses the whole batched write (the link would not
+     * follow it); nothing moves. Impulses act on the tree:
+     * tests/test_articulation_writes.c. */
+    float p[3] = {5.0f, 5.0f, 5.0f}, q[4] = {0.0f, 0.0f, 0.0f, 1.0f};
+    cr_assert_eq(tp_batch_set_poses(b, NULL, p, q), TP_ERR_INVALID_ARGUMENT, "a moved link row was accepted");
+    cr_assert(strstr(tp_last_error(), "articulation link"), "%s", tp_last_error());
     s = batch_view(b);
     for (int k = 0; k < 3; ++k) cr_assert_eq(s.pos[k], pos0[k], "set_poses moved the link");
     cr_assert_eq(s.v[1], 0.0f);

@@ -666,3 +666,53 @@ Test(articulation_contact, a_tree_is_one_body_for_coloring)
     cr_assert_eq(cons[0].color, cons[1].color, "rigid rows without a common body took colors %d and %d",
                  cons[0].color, cons[1].color);
 }
+
+/* ---------------------------------------------------------------- the link-point capacity */
+
+/* The rod at rest on two static balls (x = 0.4 and 0.8 m): two contact
+ * points with a link side per step (a ball meets the rod's face in one point).
+ * With link_point_capacity 1 the second gets no rows and each step counts one
+ * lost point in contact_overflow; with 2, or the default (8 x 1 link + 16),
+ * none. Memory: each link point keeps a Jacobian and a response of 2 sides
+ * x 3 rows x the largest tree's dofs (1 here): 12 floats, plus its record, so
+ * 100 more points cost between 100 x 48 bytes and 100 x (48 + 64) + 64 (the
+ * record is under 64 bytes; parts are aligned to 16). The capacity never
+ * exceeds the contact capacity (200 here, so 102 points fit). */
+static tp_batch *rod_on_two_balls(tp_model **m, int link_points)
+{
+    tp_model_def md = contact_def(-9.81f, 0);
+    tp_builder *b = builder_begin(&md);
+    add_hinged_rod(b, 0.5f, 0.0f);
+    float z = (float)(HINGE_Z - 0.5 * ROD_W - 0.5 * BALL_D);
+    add_ball(b, TP_BODY_STATIC, 0.4f, z, 0.0f, 0.5f);
+    add_ball(b, TP_BODY_STATIC, 0.8f, z, 0.0f, 0.5f);
+    *m = builder_finish(b);
+    tp_batch_def bd = tp_default_batch_def();
+    bd.link_point_capacity = link_points;
+    bd.contact_capacity = 200;
+    tp_batch *batch = NULL;
+    cr_assert_eq(tp_batch_create(*m, &bd, &batch), TP_OK, "%s", tp_last_error());
+    return batch;
+}
+
+Test(articulation_contact, link_points_over_capacity_are_counted)
+{
+    int caps[4] = {1, 2, 0, 102};
+    size_t mem[4];
+    for (int k = 0; k < 4; ++k) {
+        tp_model *m = NULL;
+        tp_batch *b = rod_on_two_balls(&m, caps[k]);
+        mem[k] = tp_batch_memory_bytes(b);
+        batch_steps(b, 10);
+        tp_state_view s = batch_view(b);
+        int want = caps[k] == 1 ? 10 : 0;
+        cr_assert_eq(s.contact_overflow[0], want, "capacity %d: %d lost points after 10 steps, expected %d", caps[k],
+                     s.contact_overflow[0], want);
+        tp_batch_destroy(b);
+        tp_model_destroy(m);
+    }
+    size_t d = mem[3] - mem[1];
+    cr_assert(d >= 100 * 48 && d <= 100 * (48 + 64) + 64, "100 link points cost %zu bytes", d);
+    cr_assert(mem[2] > mem[1] && mem[2] < mem[3], "the default (24 points) between: %zu, %zu, %zu", mem[1], mem[2],
+              mem[3]);
+}

@@ -427,3 +427,162 @@ Test(articulation_sleep, sleep_call_freezes_a_swinging_tree)
     tp_batch_destroy(batch);
     tp_model_destroy(m);
 }
+
+/* ---------------------------------------------------------------- the assembly policy */
+
+/* Under the assembly policy a tree is one assembly (kernels/sleep_assembly.h,
+ * "trees"): its links sleep and wake together, never held. */
+static tp_model *assembly_arm_model(int kind, int *links, int *cube, float cube_z)
+{
+    tp_model_def md = sleepy_def();
+    md.sleep.policy = TP_SLEEP_ASSEMBLY;
+    tp_builder *b = builder_begin(&md);
+    add_arm_on_table(b, kind, links);
+    if (cube) *cube = add_box(b, 0.75f, 0.0f, cube_z, 0.1f);
+    return builder_finish(b);
+}
+
+/* Step until both links sleep; fails if one link ever sleeps without the other. */
+static int steps_until_tree_asleep(tp_batch *batch, const int *links, int steps)
+{
+    for (int step = 1; step <= steps; ++step) {
+        batch_steps(batch, 1);
+        tp_state_view s = batch_view(batch);
+        cr_assert_eq(s.sleep_state[links[0]], s.sleep_state[links[1]], "step %d: links in states %d and %d", step,
+                     s.sleep_state[links[0]], s.sleep_state[links[1]]);
+        cr_assert_neq(s.sleep_state[links[0]], TP_CHECKING, "step %d: a tree is never held", step);
+        if (s.sleep_state[links[0]] == TP_SLEEPING) return step;
+    }
+    return -1;
+}
+
+/* The undriven arm at rest on the table is quiet from the start: asleep after
+ * the policy's quiet time (0.3 s = 18 steps) plus a few steps of settling,
+ * counted as two sleeping bodies, frozen bit for bit with joint_qd 0. An
+ * impulse on its second link wakes the whole tree, which falls asleep again. */
+Test(articulation_sleep, assembly_policy_arm_sleeps_whole_and_wakes_whole)
+{
+    int links[2];
+    tp_model *m = assembly_arm_model(ARM_FREE, links, NULL, 0.0f);
+    tp_batch *b = make_batch(m, 1, 1);
+    int at = steps_until_tree_asleep(b, links, 120);
+    cr_assert(at >= 18 && at <= 40, "the arm fell asleep at step %d (expected 18 to 40)", at);
+    tp_state_view s = batch_view(b);
+    cr_assert_eq(s.sleeping_count[0], 2);
+    cr_assert_eq(s.awake_count[0], 0);
+    cr_assert(s.body_awake[links[0]] == 0 && s.body_awake[links[1]] == 0);
+    tp_joint_view v;
+    cr_assert_eq(tp_batch_joints(b, &v), TP_OK);
+    float q[2] = {v.q[0], v.q[1]};
+    cr_assert(v.qd[0] == 0.0f && v.qd[1] == 0.0f, "asleep with joint_qd %g %g", v.qd[0], v.qd[1]);
+    uint64_t h = batch_state_hash(b);
+    batch_steps(b, 60);
+    cr_assert_eq(batch_state_hash(b), h, "a sleeping tree changed");
+    cr_assert_eq(tp_batch_joints(b, &v), TP_OK);
+    cr_assert(memcmp(q, v.q, sizeof q) == 0, "joint_q changed while asleep");
+    /* an upward impulse on the second link's far end wakes both links */
+    const float up[3] = {0.0f, 0.0f, 0.5f}, tip[3] = {2.0f * LINK_L, 0.0f, HINGE_Z};
+    cr_assert_eq(tp_batch_apply_impulse(b, 0, links[1], up, tip), TP_OK, "%s", tp_last_error());
+    s = batch_view(b);
+    cr_assert(s.sleep_state[links[0]] == TP_AWAKE && s.sleep_state[links[1]] == TP_AWAKE,
+              "the impulse woke states %d, %d", s.sleep_state[links[0]], s.sleep_state[links[1]]);
+    /* the response of the two-link chain at q = 0 (links m = 1 kg, L = 0.5 m,
+     * I_c = m (L^2 + W^2) / 12 about y): H = [[2 I_c + m L^2/4 + 9 m L^2/4,
+     * I_c + 3 m L^2/4], [., I_c + m L^2/4]] = [[0.668333, 0.209167], [., 0.084167]],
+     * J^T p = -(2L, L) p = (-0.5, -0.25) N m s: qd = H^-1 J^T p = (0.81667, -5.0)
+     * rad/s; the first link turns down, the second up */
+    cr_assert_eq(tp_batch_joints(b, &v), TP_OK);
+    cr_assert(fabsf(v.qd[0] - 0.81667f) < 0.01f * 0.81667f && fabsf(v.qd[1] + 5.0f) < 0.01f * 5.0f,
+              "impulse response qd = (%g, %g), expected (0.81667, -5.0)", v.qd[0], v.qd[1]);
+    at = steps_until_tree_asleep(b, links, 300);
+    cr_assert(at > 18, "the lifted arm fell back and slept again at step %d (expected after > 18 steps)", at);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* A cube dropped from 2 m above the second link lands (about 0.6 s, after the
+ * arm slept): a moving body reaching a link wakes the whole tree in that step. */
+Test(articulation_sleep, assembly_policy_falling_cube_wakes_the_tree)
+{
+    int links[2], cube;
+    tp_model *m = assembly_arm_model(ARM_FREE, links, &cube, HINGE_Z + 2.0f);
+    tp_batch *b = make_batch(m, 1, 1);
+    int at = steps_until_tree_asleep(b, links, 30);
+    cr_assert(at > 0, "the arm did not sleep before the cube arrived");
+    int woke = -1;
+    for (int step = at + 1; step <= 90 && woke < 0; ++step) {
+        batch_steps(b, 1);
+        tp_state_view s = batch_view(b);
+        cr_assert_eq(s.sleep_state[links[0]], s.sleep_state[links[1]], "step %d: the links disagree", step);
+        if (s.sleep_state[links[0]] == TP_AWAKE) {
+            woke = step;
+            cr_assert(s.pos[3 * cube + 2] < HINGE_Z + 0.5f * LINK_W + 0.06f + 0.2f,
+                      "the tree woke with the cube at %g m, far from it", s.pos[3 * cube + 2]);
+        }
+    }
+    cr_assert(woke > 0, "the landing cube did not wake the tree");
+    /* the cube now rests on the arm; both sleep again, the tree never before the cube stops */
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* A PD-driven arm (targets at its pose) is actuated: the stricter threshold
+ * (x actuated_factor) still lets it sleep at rest; writing a new target wakes
+ * it and the drive moves it (the source's actuated joints and its wake on a
+ * changed constraint property). */
+Test(articulation_sleep, assembly_policy_driven_arm_sleeps_and_a_target_wakes_it)
+{
+    int links[2];
+    tp_model *m = assembly_arm_model(ARM_PD, links, NULL, 0.0f);
+    tp_batch *b = make_batch(m, 1, 1);
+    int at = steps_until_tree_asleep(b, links, 240);
+    cr_assert(at > 0, "the driven arm at rest never slept");
+    float target[2] = {-0.5f, 0.0f}; /* lift the first link off the table */
+    int w = 0;
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_TARGET_Q, &w, 1, NULL, target), TP_OK, "%s", tp_last_error());
+    tp_state_view s = batch_view(b);
+    cr_assert(s.sleep_state[links[0]] == TP_AWAKE && s.sleep_state[links[1]] == TP_AWAKE, "a target write wakes");
+    batch_steps(b, 30);
+    tp_joint_view v;
+    cr_assert_eq(tp_batch_joints(b, &v), TP_OK);
+    cr_assert(v.q[0] < -0.1f, "the drive did not lift the arm: q %g", v.q[0]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* The falling-cube scene under the assembly policy (the tree sleeps, is woken
+ * by the cube, sleeps again with the cube on it; joint_f -60 N m then lifts it
+ * from sleep): bitwise the same over runs, thread counts and world counts. */
+static void assembly_hashes(int worlds, int threads, uint64_t *w0, uint64_t *all)
+{
+    int links[2], cube;
+    tp_model *m = assembly_arm_model(ARM_FREE, links, &cube, HINGE_Z + 2.0f);
+    tp_batch *b = make_batch(m, worlds, threads);
+    batch_steps(b, 150);
+    tp_state_view s = batch_view(b);
+    cr_assert_eq(s.sleep_state[links[0]], TP_SLEEPING, "the arm and cube did not settle asleep in 2.5 s");
+    float f[2] = {-60.0f, 0.0f};
+    for (int w = 0; w < worlds; ++w)
+        cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_F, &w, 1, NULL, f), TP_OK, "%s", tp_last_error());
+    batch_steps(b, 1);
+    s = batch_view(b);
+    cr_assert_eq(s.sleep_state[links[0]], TP_AWAKE, "joint_f did not wake the tree under the assembly policy");
+    batch_steps(b, 30);
+    *w0 = batch_world_hash(b, 0);
+    *all = batch_state_hash(b);
+    for (int w = 1; w < worlds; ++w) cr_assert_eq(batch_world_hash(b, w), *w0, "world %d differs from world 0", w);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+Test(articulation_sleep, assembly_policy_deterministic_runs_threads_worlds)
+{
+    uint64_t a0, aa, b0, ba, c0, ca, d0, da;
+    assembly_hashes(3, 1, &a0, &aa);
+    assembly_hashes(3, 1, &b0, &ba);
+    assembly_hashes(3, 2, &c0, &ca);
+    assembly_hashes(1, 1, &d0, &da);
+    cr_assert_eq(aa, ba, "two runs differ");
+    cr_assert_eq(aa, ca, "thread count changes the result");
+    cr_assert_eq(a0, d0, "world 0 depends on the world count");
+}
