@@ -407,18 +407,11 @@ TP_HD void tp_artic_friction_row(tp_artic_solve *A, tp_world *wd, const tp_solve
     float v2 = tp_artic_rigid_speed(wd, a, b, ra, rb, t2) + j2;
     float l1 = c->tangent_impulse[0] - p->mass[1] * v1;
     float l2 = c->tangent_impulse[1] - p->mass[2] * v2;
-    float limit = c->friction * c->normal_impulse, len2 = l1 * l1 + l2 * l2;
-    if (len2 > limit * limit) {
-        float scale = limit > 0.0f ? limit / sqrtf(len2) : 0.0f;
-        l1 *= scale;
-        l2 *= scale;
-    }
-    float d1 = l1 - c->tangent_impulse[0], d2 = l2 - c->tangent_impulse[1];
+    float d1, d2;
+    tp_friction_cone(c, l1, l2, &d1, &d2);
     tp_vec3 imp = tp_add(tp_scale(t1, d1), tp_scale(t2, d2));
     tp_vec3 dwa = tp_add(tp_scale(tp_v3_load(r->wa_t1), d1), tp_scale(tp_v3_load(r->wa_t2), d2));
     tp_vec3 dwb = tp_add(tp_scale(tp_v3_load(r->wb_t1), d1), tp_scale(tp_v3_load(r->wb_t2), d2));
-    c->tangent_impulse[0] = l1;
-    c->tangent_impulse[1] = l2;
     tp_apply_impulse_dw(wd->v, wd->w, 3, sb, a, b, imp, dwa, dwb);
     tp_artic_row_apply2(A, i, d1, d2, A->s.qd);
 }

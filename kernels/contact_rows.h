@@ -165,4 +165,22 @@ TP_HD void tp_solver_update_separations(const tp_world *wd, const tp_contact *co
     }
 }
 
+/* The friction rows' new accumulated impulses (l1, l2) of point c projected
+ * on its friction cone |(l1, l2)| <= mu * normal impulse (radially, keeping
+ * the direction), then the change (d1, d2) from the stored ones, which are
+ * replaced: the step both rigid and articulated friction rows share. */
+TP_HD void tp_friction_cone(tp_contact *c, float l1, float l2, float *d1, float *d2)
+{
+    float limit = c->friction * c->normal_impulse, len2 = l1 * l1 + l2 * l2;
+    if (len2 > limit * limit) {
+        float scale = limit > 0.0f ? limit / sqrtf(len2) : 0.0f;
+        l1 *= scale;
+        l2 *= scale;
+    }
+    *d1 = l1 - c->tangent_impulse[0];
+    *d2 = l2 - c->tangent_impulse[1];
+    c->tangent_impulse[0] = l1;
+    c->tangent_impulse[1] = l2;
+}
+
 #endif

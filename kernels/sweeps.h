@@ -113,18 +113,11 @@ TP_HD void tp_solve_friction_row(tp_world *wd, const tp_solver_body *sb, int a, 
     }
     float l1 = c->tangent_impulse[0] - m1 * (tp_dot(dv, t1) - s1);
     float l2 = c->tangent_impulse[1] - m2 * (tp_dot(dv, t2) - s2);
-    float limit = c->friction * c->normal_impulse, len2 = l1 * l1 + l2 * l2;
-    if (len2 > limit * limit) {
-        float scale = limit > 0.0f ? limit / sqrtf(len2) : 0.0f;
-        l1 *= scale;
-        l2 *= scale;
-    }
-    float d1 = l1 - c->tangent_impulse[0], d2 = l2 - c->tangent_impulse[1];
+    float d1, d2;
+    tp_friction_cone(c, l1, l2, &d1, &d2);
     tp_vec3 p = tp_add(tp_scale(t1, d1), tp_scale(t2, d2));
     tp_vec3 dwa = tp_add(tp_scale(tp_v3_load(r->wa_t1), d1), tp_scale(tp_v3_load(r->wa_t2), d2));
     tp_vec3 dwb = tp_add(tp_scale(tp_v3_load(r->wb_t1), d1), tp_scale(tp_v3_load(r->wb_t2), d2));
-    c->tangent_impulse[0] = l1;
-    c->tangent_impulse[1] = l2;
     tp_apply_impulse_held(wd->v, wd->w, 3, sb, a, b, p, dwa, dwb, hold);
 }
 
