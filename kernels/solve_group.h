@@ -219,7 +219,7 @@ TP_HD void tp_solve_group_leave(tp_world_step *s, const tp_solve_plan *P, const 
  * as lane `lane` of the plan's lanes; for the solve, `shared` is this world's
  * part of the block's shared memory (the other group stages use none). Every
  * lane of the group calls it with the same s and P. */
-TP_HD void tp_solve_group_run(int stage, tp_world_step *s, const tp_step_params *p, const tp_solve_plan *P,
+TP_HD_DISPATCH void tp_solve_group_run(int stage, tp_world_step *s, const tp_step_params *p, const tp_solve_plan *P,
                               char *shared, int lane)
 {
     if (stage != TP_STEP_SOLVE) {

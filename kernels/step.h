@@ -378,7 +378,7 @@ TP_HD int tp_stage_launch(int stage)
 }
 
 /* Run `stage` of one world (as thread tid of nth for a block stage). */
-TP_HD void tp_stage_run(int stage, tp_world_step *s, const tp_step_params *p, int tid, int nth)
+TP_HD_DISPATCH void tp_stage_run(int stage, tp_world_step *s, const tp_step_params *p, int tid, int nth)
 {
     switch (stage) {
 #define TP_STAGE_CALL(NAME, name, runs, launch)                                                                        \

@@ -15,6 +15,18 @@
 #define TP_HD static inline
 #endif
 
+/* TP_HD for a dispatcher whose first argument picks a stage (kernels/step.h,
+ * tp_stage_run): inlined always, so that in a kernel that passes a constant
+ * only the chosen stage is compiled into it. Left to nvcc's choice, the
+ * dispatcher stayed a call and every kernel carried the stack of the deepest
+ * stage (the narrowphase's polytopes: 13 KiB on the solve kernel, whose
+ * stage needs none). */
+#ifdef __CUDACC__
+#define TP_HD_DISPATCH __host__ __device__ static __forceinline__
+#else
+#define TP_HD_DISPATCH static inline
+#endif
+
 /* A barrier between the phases of a stage that a group of `nth` threads runs
  * together (the solver's substeps, kernels/solver.h; the groups are laid out
  * by kernels/solve_group.h). With one thread (the CPU backend, or any
