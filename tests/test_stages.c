@@ -135,6 +135,7 @@ typedef struct emu {
     int32_t *pair_first;            /* [W + 1] the packed pairs' offsets per listed world */
     int pair_slots;
     long pair_worlds, whole_worlds; /* collide launches by pairs, and worlds collided whole (too many pairs) */
+    long again_worlds;              /* worlds that collided again in the wake stage (tp_wake_again_kernel) */
     int32_t *busy_list;             /* [W] the busy worlds, as tp_busy_list_kernel makes it */
     int32_t *perm;                  /* [capacity] one world's sorted slots (block sort) */
     int busy_count;
@@ -161,6 +162,7 @@ static void emu_init(emu *e, const tp_batch *b, int lanes)
     cr_assert(e->polys && e->pairs && e->pair_count && e->pair_first);
     tp_build_body_polys(b->layout.model, b->bodies, e->polys);
     e->pair_worlds = e->whole_worlds = 0;
+    e->again_worlds = 0;
     size_t W = (size_t)b->worlds, items = W * (size_t)b->contact_capacity;
     size_t buf = items > TP_SORT_BLOCK_MAX ? items : TP_SORT_BLOCK_MAX; /* a block sort's tile fits too */
     e->scratch_bytes = tp_solver_align(tp_step_scratch_bytes(b->bodies, b->contact_capacity));
@@ -326,6 +328,27 @@ static void launch_pairs(tp_batch *b, emu *e, const tp_step_params *p)
     }
 }
 
+/* TP_LAUNCH_WAKE (tp_wake_begin_kernel, tp_wake_again_kernel): every listed
+ * world's contact wakes, then, in a second launch, every listed world in
+ * which something woke collides again. */
+static void launch_wake(tp_batch *b, emu *e, const tp_step_params *p)
+{
+    for (int i = 0; i < b->worlds; ++i) {
+        int w = world_of_item(b, e, TP_STEP_WAKE, i);
+        if (w < 0) continue;
+        tp_world_step s = step_of(b, e, w);
+        if (s.rec->work == TP_WORK_BUSY) tp_stage_wake_begin(&s, p);
+    }
+    for (int i = 0; i < b->worlds; ++i) {
+        int w = world_of_item(b, e, TP_STEP_WAKE, i);
+        if (w < 0) continue;
+        tp_world_step s = step_of(b, e, w);
+        if (s.rec->work != TP_WORK_BUSY || !s.rec->again) continue;
+        e->again_worlds++;
+        tp_stage_wake_again(&s, p);
+    }
+}
+
 /* TP_LAUNCH_SORT, per world (capacity <= TP_SORT_BLOCK_MAX;
  * tp_block_sort_kernel): a block per listed world sorts its own tile, the
  * n keys then UINT64_MAX up to the tile, with slots 0 .. tile - 1, stably over
@@ -405,6 +428,7 @@ static void emu_step(tp_batch *b, emu *e)
         case TP_LAUNCH_GROUP: launch_group(b, e, stage, &p); break;
         case TP_LAUNCH_PAIRS: launch_pairs(b, e, &p); break;
         case TP_LAUNCH_SORT: launch_sort(b, e); break;
+        case TP_LAUNCH_WAKE: launch_wake(b, e, &p); break;
         default: cr_assert_fail("stage %d: unknown launch", stage);
         }
     }
@@ -415,6 +439,8 @@ static void emu_step(tp_batch *b, emu *e)
 static long staged_points, global_points;
 /* Collide launches of the last compare by pairs, and worlds among them collided whole. */
 static long pair_worlds, whole_worlds;
+/* Worlds of the last compare that collided again in the wake stage. */
+static long again_worlds;
 
 /* `steps` steps of `scene` in `worlds` worlds, by tp_batch_step and by the
  * stage emulation with nth lanes per world in the solve (0: the device's
@@ -422,13 +448,39 @@ static long pair_worlds, whole_worlds;
  * capacity: contacts per world (0: the default). kick_step >= 0: before that
  * step, an upward impulse of 1 N s on the last body of worlds 1 and
  * worlds - 2 in both batches. Returns the overflow count. */
-static long compare_kicked(const char *scene, int worlds, int steps, int nth, int capacity, int kick_step)
+/* Load `scene` (a path under the source folder); with `assembly`,
+ * "sleep": {"policy": "assembly"} put in front of its bodies (the scene has no
+ * sleep section of its own), as tests/test_sleep_assembly.c does. */
+static tp_model *load_scene(const char *scene, int assembly)
 {
-    long overflow = 0;
     char path[512];
     snprintf(path, sizeof path, "%s/%s", TP_SOURCE_DIR, scene);
     tp_model *m = NULL;
-    cr_assert_eq(tp_model_load(path, &m), TP_OK, "%s", tp_last_error());
+    if (!assembly) {
+        cr_assert_eq(tp_model_load(path, &m), TP_OK, "%s", tp_last_error());
+        return m;
+    }
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    static char text[1 << 16], out[(1 << 16) + 64];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    cr_assert_null(strstr(text, "\"sleep\""), "%s has its own sleep section", path);
+    char *bodies = strstr(text, "\"bodies\"");
+    cr_assert(bodies, "%s has no bodies", path);
+    snprintf(out, sizeof out, "%.*s\"sleep\": {\"policy\": \"assembly\"}, %s", (int)(bodies - text), text, bodies);
+    cr_assert_eq(tp_model_load_string(out, path, &m), TP_OK, "%s", tp_last_error());
+    return m;
+}
+
+/* compare_kicked loads its scenes with the assembly policy while this is set. */
+static int assembly_policy;
+
+static long compare_kicked(const char *scene, int worlds, int steps, int nth, int capacity, int kick_step)
+{
+    long overflow = 0;
+    tp_model *m = load_scene(scene, assembly_policy);
     tp_batch_def bd = tp_default_batch_def();
     bd.worlds = worlds;
     bd.threads = 1;
@@ -472,6 +524,7 @@ static long compare_kicked(const char *scene, int worlds, int steps, int nth, in
     staged_points = e.staged_points;
     pair_worlds = e.pair_worlds;
     whole_worlds = e.whole_worlds;
+    again_worlds = e.again_worlds;
     global_points = e.global_points;
     emu_free(&e);
     tp_batch_destroy(ref);
@@ -521,11 +574,33 @@ Test(stages, compound_bodies_collide_whole)
     compare("tests/scenes/compound_pile.json", 3, 240, 0, 0);
 }
 
+/* tests/scenes/contact_wake.json: a cube dropped from 8 m onto a stack of two
+ * that has fallen asleep (after 0.5 s) wakes it by contact on landing
+ * (t = 1.2 s), so its worlds collide again in the wake stage's second launch
+ * (tp_wake_again_kernel). */
 Test(stages, sleep_and_wake_events)
 {
+    compare("tests/scenes/contact_wake.json", 3, 100, 0, 0);
+    cr_expect_gt(again_worlds, 0, "no world collided again in the wake stage");
     compare("tests/scenes/sleep/c08_impulse.json", 2, 240, 0, 0);
     compare("tests/scenes/sleep/c05_remove_support.json", 2, 240, 0, 0);
     compare("tests/scenes/sleep/c09_pass_by.json", 2, 240, 2, 0);
+}
+
+/* The same scenes under the assembly policy, whose wake stage applies its own
+ * contact rules before it collides again. */
+Test(stages, assembly_policy_wakes)
+{
+    assembly_policy = 1;
+    long again = 0;
+    const char *scenes[] = {"tests/scenes/contact_wake.json", "tests/scenes/sleep/c08_impulse.json", "tests/scenes/sleep/c05_remove_support.json",
+                            "tests/scenes/sleep/c09_pass_by.json", "tests/scenes/sleep/c04_tower.json"};
+    for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) {
+        compare(scenes[i], 2, 240, 0, 0);
+        again += again_worlds;
+    }
+    assembly_policy = 0;
+    cr_expect_gt(again, 0, "no world collided again in the wake stage under the assembly policy");
 }
 
 /* Contact capacity above TP_SORT_BLOCK_MAX: the sort stage takes the global

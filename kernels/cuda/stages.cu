@@ -13,6 +13,10 @@
  *                    a thread per world gathers them in the CPU's order, and
  *                    a thread per world with more pairs than slots collides
  *                    it whole (kernels/collide_pairs.h)
+ *   TP_LAUNCH_WAKE   the wake stage: a thread per world applies the
+ *                    contact wakes, and a thread per world in which
+ *                    something woke collides again (kernels/step.h,
+ *                    tp_stage_wake_begin / tp_stage_wake_again)
  *   TP_LAUNCH_SORT   the contact sort: up to TP_SORT_BLOCK_MAX contacts
  *                    per world, a block per busy world sorting its own keys
  *                    (CUB BlockRadixSort, cub_sort.cu); above, the global
@@ -164,6 +168,31 @@ __global__ void tp_pairs_whole_kernel(tp_dev d, int current, tp_step_params p)
     tp_stage_run(TP_STEP_COLLIDE, &s, &p, 0, 1);
 }
 
+/* The wake stage (TP_LAUNCH_WAKE), cut as kernels/step.h cuts it. 1: a
+ * thread per listed world applies the contact wakes (tp_stage_wake_begin): a
+ * few operations per body and contact, every busy step. */
+__global__ void tp_wake_begin_kernel(tp_dev d, int current, tp_step_params p)
+{
+    int w = world_of_item<TP_STEP_WAKE>(d, blockIdx.x * blockDim.x + threadIdx.x);
+    if (w < 0) return;
+    tp_world_step s = world_step_of(d, w, current);
+    if (s.rec->work != TP_WORK_BUSY) return;
+    tp_stage_wake_begin(&s, &p);
+}
+
+/* 2: a listed world in which something woke collides again, one thread
+ * (tp_stage_wake_again: the narrowphase, rare; in a launch of its own so
+ * that the begin kernel stays small, as tp_pairs_whole_kernel is for the
+ * collide stage). */
+__global__ void tp_wake_again_kernel(tp_dev d, int current, tp_step_params p)
+{
+    int w = world_of_item<TP_STEP_WAKE>(d, blockIdx.x * blockDim.x + threadIdx.x);
+    if (w < 0) return;
+    tp_world_step s = world_step_of(d, w, current);
+    if (s.rec->work != TP_WORK_BUSY || !s.rec->again) return;
+    tp_stage_wake_again(&s, &p);
+}
+
 /* The global sort, before: busy world w's keys into its segment. */
 __global__ void tp_sort_export_kernel(tp_dev d, int current)
 {
@@ -278,6 +307,16 @@ static cudaError_t launch_pairs(tp_cuda_batch *c, int current, cudaStream_t s)
     return cudaGetLastError();
 }
 
+static cudaError_t launch_wake(tp_cuda_batch *c, int current, cudaStream_t s)
+{
+    const tp_dev &d = c->d;
+    tp_wake_begin_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current, c->step);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+    tp_wake_again_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current, c->step);
+    return cudaGetLastError();
+}
+
 static cudaError_t launch_sort(tp_cuda_batch *c, int current, cudaStream_t s)
 {
     const tp_dev &d = c->d;
@@ -300,6 +339,8 @@ template <int S, int LAUNCH> static cudaError_t launch_as(tp_cuda_batch *c, int 
         return launch_sort(c, current, s);
     } else if constexpr (LAUNCH == TP_LAUNCH_PAIRS) {
         return launch_pairs(c, current, s);
+    } else if constexpr (LAUNCH == TP_LAUNCH_WAKE) {
+        return launch_wake(c, current, s);
     } else if constexpr (LAUNCH == TP_LAUNCH_GROUP) {
         const tp_solve_plan &P = c->solve_plan;
         unsigned int blocks = (unsigned int)((d.L.worlds + P.worlds_per_block - 1) / P.worlds_per_block);
