@@ -78,7 +78,7 @@ TP_HD int tp_collide_list_pairs_lanes(const tp_world *wd, void *work, tp_pair_sl
  * several worlds per block of at most TP_LIST_BLOCK_THREADS, the lanes
  * barrier as the solve's do (kernels/tp_hd.h), each world's work area in the
  * block's shared memory when one world's fits the device's shared memory per
- * block, otherwise (`shared` 0: worlds of more than about 5,000 bodies on
+ * block, otherwise (`shared` 0: worlds of more than 5,923 bodies on
  * sm_90) in a global array of world_bytes per world, the same code through
  * another pointer (docs/cuda.md, "Large worlds"). */
 #define TP_LIST_BLOCK_THREADS 128
