@@ -16,7 +16,12 @@
  * The sweep is an iterator (tp_broadphase_next) so the caller needs no pair
  * buffer; the pair order is deterministic, but nothing may depend on it
  * (collision.h sorts the contacts by key). The caller passes scratch of
- * tp_broadphase_scratch_bytes(bodies) bytes, 8-byte aligned. */
+ * tp_broadphase_scratch_bytes(bodies) bytes, 8-byte aligned.
+ *
+ * tp_broadphase_pairs_lanes (at the end) finds the same pairs in the same
+ * order with a group of lanes sharing one work area (the CUDA backend's
+ * collide stage, its boxes in shared memory): a bitonic sort instead of the
+ * radix sort, the sweep counted, scanned and written. */
 #ifndef TP_BROADPHASE_H
 #define TP_BROADPHASE_H
 

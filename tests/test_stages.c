@@ -5,7 +5,11 @@
  * thread per world; for the solve a group of lanes per world, several worlds
  * per block, the world's hot data staged in "shared memory" as
  * kernels/solve_group.h plans it, and the islands stage in the same groups;
- * the collide stage by candidate pairs, kernels/collide_pairs.h; the contact
+ * the collide stage by candidate pairs, kernels/collide_pairs.h, its pairs
+ * listed by a group of lanes per world as kernels/broadphase.h's
+ * tp_broadphase_pairs_lanes and checked pair by pair against the CPU's sweep;
+ * the wake stage as its two launches, the contact wakes and the re-collision
+ * of the worlds that woke; the contact
  * sort, a block per world up to TP_SORT_BLOCK_MAX contacts and otherwise one
  * sort of every world's keys at once), with the busy-only stages skipped when no world is busy (the
  * conditional node) and otherwise launched over the compacted list of busy
