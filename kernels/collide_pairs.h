@@ -6,9 +6,11 @@
  * found). On the device that loop is cut in three launches
  * (kernels/cuda/stages.cu, TP_LAUNCH_PAIRS), each calling one function here:
  *
- *   1. tp_collide_list_pairs, a thread per busy world: the broadphase's
- *      candidate pairs, in the order tp_broadphase_next gives them, into the
- *      world's pair slots (at most tp_pair_capacity of them);
+ *   1. tp_collide_list_pairs_lanes, a group of lanes per busy world, its
+ *      work area in shared memory (tp_list_plan): the broadphase's candidate
+ *      pairs, in the order tp_broadphase_next gives them
+ *      (tp_broadphase_pairs_lanes, kernels/broadphase.h), into the world's
+ *      pair slots (at most tp_pair_capacity of them);
  *   2. tp_collide_pair_slot, a thread per candidate pair of the busy worlds,
  *      packed end to end (tp_pair_item_world): the pair's manifold, with the
  *      polytopes of the model's bodies built once per batch (tp_poly_build
@@ -48,30 +50,67 @@ typedef struct tp_pair_slot {
  * pair gives 1-4 points), at least 16. */
 TP_HD int tp_pair_capacity(int capacity) { return capacity / 4 > 16 ? capacity / 4 : 16; }
 
-/* Step 1: the world's candidate pairs into slots[0 .. slot_count); returns how
- * many there are (more than slot_count: only the first slot_count are
- * written, and step 3 collides the world whole). scratch: the collide
- * scratch (its broadphase part).
+/* Step 1: the world's candidate pairs into slots[0 .. slot_count), by lane tid
+ * of a group of nth (kernels/broadphase.h, tp_broadphase_pairs_lanes: the
+ * sort-and-sweep's pairs in the order tp_broadphase_next gives them); returns
+ * how many there are, the same in every lane (more than slot_count: only the
+ * first slot_count are written, and step 3 collides the world whole). work:
+ * tp_broadphase_lanes_bytes(wd->bodies, nth) bytes shared by the group (the
+ * device: its part of the block's shared memory, tp_list_plan).
  *
  * A compound body (kernels/compound.h) collides shape pair by shape pair
  * (tp_collide_compound_pair), which one slot's manifold cannot hold: a world
  * with a compound candidate pair reports slot_count + 1 pairs, so it is
  * collided whole by the CPU's own function, the same bits at one thread's
  * speed (docs/cuda.md). */
-TP_HD int tp_collide_list_pairs(const tp_world *wd, void *scratch, tp_pair_slot *slots, int slot_count)
+TP_HD int tp_collide_list_pairs_lanes(const tp_world *wd, void *work, tp_pair_slot *slots, int slot_count, int tid,
+                                      int nth)
 {
-    tp_broadphase bp;
-    tp_broadphase_begin(&bp, wd, TP_CONTACT_MARGIN, scratch);
-    int n = 0, a, b, compound = 0;
-    while (tp_broadphase_next(&bp, &a, &b)) {
-        if (n < slot_count) {
-            slots[n].a = a;
-            slots[n].b = b;
-        }
-        compound |= tp_body_is_compound(wd, a) || tp_body_is_compound(wd, b);
-        ++n;
-    }
+    int compound = 0;
+    /* a slot is (a, b, manifold): pair k's bodies are the first two words of slot k */
+    int n = tp_broadphase_pairs_lanes(wd, TP_CONTACT_MARGIN, work, &slots->a,
+                                      (int)(sizeof(tp_pair_slot) / sizeof(int32_t)), slot_count, &compound, tid, nth);
     return compound && n <= slot_count ? slot_count + 1 : n;
+}
+
+/* How the device lists the pairs (kernels/cuda/stages.cu,
+ * tp_pairs_list_kernel): a group of `lanes` threads per listed world,
+ * several worlds per block of at most TP_LIST_BLOCK_THREADS, the lanes
+ * barrier as the solve's do (kernels/tp_hd.h), each world's work area in the
+ * block's shared memory when one world's fits the device's shared memory per
+ * block, otherwise (`shared` 0: worlds of more than 5,923 bodies on
+ * sm_90) in a global array of world_bytes per world, the same code through
+ * another pointer (docs/cuda.md, "Large worlds"). */
+#define TP_LIST_BLOCK_THREADS 128
+#define TP_LIST_MAX_LANES 128
+
+typedef struct tp_list_plan {
+    int lanes;            /* per world: the smallest power of two >= the bodies, at most TP_LIST_MAX_LANES */
+    int worlds_per_block; /* groups per block */
+    int block_threads;    /* lanes x worlds_per_block */
+    int shared;           /* 1: work areas in shared memory; 0: in global memory */
+    size_t world_bytes;   /* one world's work area (tp_broadphase_lanes_bytes, a 16-byte multiple) */
+    size_t block_bytes;   /* the launch's dynamic shared memory (0 when not shared) */
+} tp_list_plan;
+
+/* The plan for worlds of `bodies` bodies; lanes 0: the device's choice;
+ * max_block_bytes: the device's shared memory per block (with the opt-in). */
+TP_HD tp_list_plan tp_list_plan_make(int bodies, int lanes, size_t max_block_bytes)
+{
+    tp_list_plan P;
+    if (lanes <= 0) {
+        lanes = 1;
+        while (lanes < bodies && lanes < TP_LIST_MAX_LANES) lanes *= 2;
+    }
+    P.lanes = lanes;
+    P.worlds_per_block = lanes >= TP_LIST_BLOCK_THREADS ? 1 : TP_LIST_BLOCK_THREADS / lanes;
+    P.world_bytes = (tp_broadphase_lanes_bytes(bodies, lanes) + 15u) & ~(size_t)15u;
+    while (P.worlds_per_block > 1 && P.world_bytes * (size_t)P.worlds_per_block > max_block_bytes)
+        P.worlds_per_block /= 2;
+    P.shared = P.world_bytes <= max_block_bytes;
+    P.block_threads = P.worlds_per_block * lanes;
+    P.block_bytes = P.shared ? P.world_bytes * (size_t)P.worlds_per_block : 0;
+    return P;
 }
 
 /* Pairs a world hands to step 2: its candidate pairs when they fit its

@@ -49,6 +49,8 @@
 #define TP_LAUNCH_SORT 2  /* a block per world sorting its keys (stable); over kernels/cuda/cub_sort.h's
                              TP_SORT_BLOCK_MAX contacts: keys exported, one stable sort of all, permuted */
 #define TP_LAUNCH_PAIRS 3 /* the collide stage cut for a thread per candidate pair (kernels/collide_pairs.h) */
+#define TP_LAUNCH_WAKE 4  /* the wake stage cut in two: tp_stage_wake_begin, a light thread per world, then
+                             tp_stage_wake_again, a thread per world that woke (the narrowphase's registers) */
 
 /*       NAME        name        runs on        CUDA launch */
 #define TP_STEP_STAGES(X)                                                                                              \
@@ -56,7 +58,7 @@
     X(COLLIDE,    collide,    TP_RUN_BUSY,   TP_LAUNCH_PAIRS) /* broadphase and narrowphase, unsorted */               \
     X(SORT,       sort,       TP_RUN_BUSY,   TP_LAUNCH_SORT)  /* contacts in key order */                              \
     X(ISLANDS,    islands,    TP_RUN_BUSY,   TP_LAUNCH_GROUP) /* union-find islands, overflow wake */                  \
-    X(WAKE,       wake,       TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* contact wakes, collide again where woken */           \
+    X(WAKE,       wake,       TP_RUN_BUSY,   TP_LAUNCH_WAKE)  /* contact wakes, collide again where woken */           \
     X(WARM_START, warm_start, TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* last step's impulses */                               \
     X(COLOR,      color,      TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* constraints and coloring */                           \
     X(SOLVE,      solve,      TP_RUN_BUSY,   TP_LAUNCH_GROUP) /* substeps: integrate, sweeps, relax, restitution */    \
@@ -83,7 +85,7 @@ typedef struct tp_step_record {
     int32_t work;     /* TP_WORK_* */
     int32_t overflow; /* contact points of this step that did not fit */
     int32_t woke;     /* the islands stage woke bodies (overflow): collide again */
-    int32_t pad;
+    int32_t again;    /* tp_stage_wake_begin found a wake: tp_stage_wake_again collides again */
 } tp_step_record;
 
 /* Settings of a step, from the model. */
@@ -235,43 +237,66 @@ TP_HD void tp_stage_islands(tp_world_step *s, const tp_step_params *p, int tid, 
                            s->parent, s->root_flags, tid, nth);
 }
 
-/* The assembly policy's wake stage: the contact rules of
- * kernels/sleep_assembly.h; where a sleeping body changed state, collide again
- * (its pairs were skipped) and apply them again, until nothing changes. */
-TP_HD void tp_stage_wake_assembly(tp_world_step *s, const tp_step_params *p)
+/* The wake stage, in two phases that every backend runs in this order (the
+ * CUDA backend as two launches, TP_LAUNCH_WAKE, so that the launch that runs
+ * on every busy world does not carry the narrowphase's registers; docs/cuda.md):
+ *
+ *   tp_stage_wake_begin: the contact wakes of this step's contacts (island
+ *     policy: does an island hold awake and sleeping bodies? assembly policy:
+ *     its contact rules, which change sleep states). Nothing woke (the usual
+ *     case): the stage is done. Something woke: rec->again = 1;
+ *   tp_stage_wake_again, only where rec->again: a woken island had its own
+ *     pairs skipped by the broadphase (all asleep), so the world collides
+ *     again (sorted) and its islands are rebuilt; a woken island may in turn
+ *     reach another sleeper, so repeat until nothing more wakes (at most once
+ *     per island, at most bodies + 1 passes).
+ *
+ * The two together are the loop
+ *     for (pass = 0; pass <= bodies; ++pass) { woke |= wakes(); if (!woke) break; woke = 0; collide ...; }
+ * with its first test (pass 0) in begin and the rest in again: the same
+ * operations on the same data in the same order. */
+
+/* Phase 1: returns rec->again (1 if the world must collide again). */
+TP_HD int tp_stage_wake_begin(tp_world_step *s, const tp_step_params *p)
 {
-    int woke = s->rec->woke, n = *s->contact_count, again = 0;
+    int woke = s->rec->woke;
+    if (p->assembly) /* its rules wake bodies themselves */
+        woke |= tp_assembly_contact_wakes(&s->wd, s->contacts, *s->contact_count, &p->assembly_def,
+                                          tp_link_horizon(p->solver.dt, p->solver.substeps));
+    else
+        woke |= tp_islands_touched(&s->wd, s->root_flags);
+    s->rec->again = woke != 0;
+    if (!woke) *s->contact_overflow += s->rec->overflow;
+    return s->rec->again;
+}
+
+/* Phase 2 of the assembly policy: its pass 0 woke something (begin). */
+TP_HD void tp_stage_wake_again_assembly(tp_world_step *s, const tp_step_params *p)
+{
+    int n = *s->contact_count;
     float horizon = tp_link_horizon(p->solver.dt, p->solver.substeps);
     for (int pass = 0; pass <= s->wd.bodies; ++pass) {
-        woke |= tp_assembly_contact_wakes(&s->wd, s->contacts, n, &p->assembly_def, horizon);
-        if (!woke) break;
-        woke = 0;
-        again = 1;
+        if (pass > 0 && !tp_assembly_contact_wakes(&s->wd, s->contacts, n, &p->assembly_def, horizon)) break;
         int more = 0;
         n = tp_collide_world(&s->wd, s->collide_scratch, s->contacts, s->capacity, &more);
         s->rec->overflow = more;
     }
-    if (again) tp_islands_build(&s->wd, s->contacts, n, horizon, s->parent, s->root_flags);
+    tp_islands_build(&s->wd, s->contacts, n, horizon, s->parent, s->root_flags);
     *s->contact_count = n;
     *s->contact_overflow += s->rec->overflow;
 }
 
-/* An island woken here had its own pairs skipped by the broadphase (all
- * asleep), so the world collides again (sorted) and its islands are rebuilt;
- * a woken island may in turn reach another sleeper, so repeat until nothing
- * more wakes (at most once per island). */
-TP_HD void tp_stage_wake(tp_world_step *s, const tp_step_params *p, int tid, int nth)
+/* Phase 2: an island touched or a world woken whole (begin): wake, collide,
+ * rebuild, until nothing more wakes. */
+TP_HD void tp_stage_wake_again(tp_world_step *s, const tp_step_params *p)
 {
-    (void)tid, (void)nth;
     if (p->assembly) {
-        tp_stage_wake_assembly(s, p);
+        tp_stage_wake_again_assembly(s, p);
         return;
     }
-    int woke = s->rec->woke, n = *s->contact_count;
+    int n = *s->contact_count;
     for (int pass = 0; pass <= s->wd.bodies; ++pass) {
-        woke |= tp_islands_touched(&s->wd, s->root_flags);
-        if (!woke) break;
-        woke = 0;
+        if (pass > 0 && !tp_islands_touched(&s->wd, s->root_flags)) break;
         tp_islands_wake_touched(&s->wd, s->root_flags);
         int more = 0;
         n = tp_collide_world(&s->wd, s->collide_scratch, s->contacts, s->capacity, &more);
@@ -281,6 +306,12 @@ TP_HD void tp_stage_wake(tp_world_step *s, const tp_step_params *p, int tid, int
     }
     *s->contact_count = n;
     *s->contact_overflow += s->rec->overflow;
+}
+
+TP_HD void tp_stage_wake(tp_world_step *s, const tp_step_params *p, int tid, int nth)
+{
+    (void)tid, (void)nth;
+    if (tp_stage_wake_begin(s, p)) tp_stage_wake_again(s, p);
 }
 
 TP_HD void tp_stage_warm_start(tp_world_step *s, const tp_step_params *p, int tid, int nth)

@@ -5,7 +5,7 @@
 # cub_sort.cu once more with the build's flags plus -Xptxas -v into a
 # temporary folder (a few minutes on two cores).
 #
-#   bash scripts/ptxas_table.sh [tower_shared_bytes]
+#   bash scripts/ptxas_table.sh [tower_solve_shared_bytes [tower_list_shared_bytes]]
 #   PTXAS_LOGS=dir bash scripts/ptxas_table.sh   (reuse dir/stages.log, dir/cub_sort.log; with
 #                                                 KEEP=1 a run leaves them in /tmp/ptxas_logs)
 #
@@ -14,11 +14,13 @@
 # blocks (32 per SM) and shared memory (228 KiB per SM, 1 KiB reserved per
 # block). The launch sizes are the ones kernels/cuda/ uses; the solve's
 # dynamic shared memory is the tower's plan (kernels/solve_group.h: 8 worlds
-# of 7,056 bytes), or the argument.
+# of 7,056 bytes), or the first argument; the pair listing's the tower's
+# (kernels/collide_pairs.h, tp_list_plan: 8 worlds of 608 bytes), or the second.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 NVCC=${NVCC:-/usr/local/cuda/bin/nvcc}
 SOLVE_SHARED=${1:-56448}
+LIST_SHARED=${2:-4864}
 out=${PTXAS_LOGS:-}   # a folder of earlier stages.log / cub_sort.log: parse those, compile nothing
 if [ -z "$out" ]; then
     out=$(mktemp -d)
@@ -30,10 +32,10 @@ for f in stages cub_sort; do
     [ -n "${PTXAS_LOGS:-}" ] && break
     nice "$NVCC" "${flags[@]}" -x cu -c "kernels/cuda/$f.cu" -o "$out/$f.o" 2>"$out/$f.log"
 done
-python3 - "$SOLVE_SHARED" "$out"/stages.log "$out"/cub_sort.log <<'EOF'
+python3 - "$SOLVE_SHARED" "$LIST_SHARED" "$out"/stages.log "$out"/cub_sort.log <<'EOF'
 import re, subprocess, sys
-solve_shared = int(sys.argv[1])
-text = "".join(open(f).read() for f in sys.argv[2:])
+solve_shared, list_shared = int(sys.argv[1]), int(sys.argv[2])
+text = "".join(open(f).read() for f in sys.argv[3:])
 rows, name, stack, spill = [], None, 0, 0
 for line in text.splitlines():
     m = re.search(r"Compiling entry function '(\S+)' for 'sm_90'", line)
@@ -59,11 +61,12 @@ def launch(n):
     if m: return 128, 0, "`tp_group_stage_kernel<%s>` (%s)" % (m.group(1), STAGES[int(m.group(1))])
     m = re.match(r"void tp_block_sort_kernel<(\d+), (\d+)>", n)
     if m: return int(m.group(1)), 0, "`tp_block_sort_kernel<%s, %s>` (sort)" % (m.group(1), m.group(2))
+    if "tp_pairs_list_kernel" in n: return 128, list_shared, "`tp_pairs_list_kernel` (tower plan)"
     for k, t in (("tp_pairs_narrow_kernel", 128), ("tp_busy_list_kernel", 1024), ("tp_pairs_scan_kernel", 1024),
                  ("tp_sort_init_kernel", 256)):
         if k in n: return t, 0, "`%s`" % k
-    for k in ("tp_pairs_list_kernel", "tp_pairs_gather_kernel", "tp_pairs_whole_kernel", "tp_reset_kernel",
-              "tp_sort_permute_kernel",
+    for k in ("tp_wake_begin_kernel", "tp_wake_again_kernel", "tp_pairs_gather_kernel", "tp_pairs_whole_kernel",
+              "tp_reset_kernel", "tp_sort_permute_kernel",
               "tp_sort_export_kernel"):
         if k in n: return 64, 0, "`%s`" % k
     return None

@@ -35,6 +35,8 @@ struct tp_dev {
     int32_t *pair_count;             /* [W] candidate pairs of the world this step */
     int32_t *pair_first;             /* [W + 1] per listed world, its first packed pair; [busy_count]: the total */
     int pair_slots;                  /* tp_pair_capacity(capacity) */
+    char *list_work;                 /* [W][list_plan.world_bytes] the listing's work areas when they do not fit
+                                        shared memory (list_plan.shared == 0), else NULL */
 };
 
 /* One allocation: where its device pointer lives, its host twin (NULL for a
@@ -63,6 +65,7 @@ struct tp_cuda_batch {
     int span_pinned;
     tp_poly *host_polys;             /* the polytopes' host copy, uploaded at creation */
     tp_solve_plan solve_plan;        /* the group stages' lanes and shared memory (kernels/solve_group.h) */
+    tp_list_plan list_plan;          /* the collide stage's listing: lanes and shared memory (collide_pairs.h) */
     size_t pinned_bytes;             /* host mirror bytes page-locked (memory.cu, pin_host_arrays) */
     cudaStream_t stream, body_stream;
     cudaGraph_t graph[2];            /* one per double-buffer parity */
@@ -86,8 +89,8 @@ tp_status tp_cuda_fail(tp_cuda_batch *c, cudaError_t err, const char *what);
 /* stages.cu: launch `stage` of the list for every world on stream s, as its
  * launch column says (kernels/step.h). */
 cudaError_t tp_launch_stage(tp_cuda_batch *c, int stage, int current, cudaStream_t s);
-/* stages.cu: let every group stage's kernel use `bytes` of dynamic shared
- * memory (cudaFuncSetAttribute; needed above 48 KiB). */
+/* stages.cu: let every group stage's kernel and the pair listing use `bytes`
+ * of dynamic shared memory (cudaFuncSetAttribute; needed above 48 KiB). */
 cudaError_t tp_group_stages_allow_shared(size_t bytes);
 /* stages.cu: one block compacts the busy flags into d.busy_list and
  * d.busy_count and sets the IF node's condition (some world is busy). */

@@ -113,6 +113,9 @@ static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     add_array(c, (void **)&c->d.pairs, NULL, (size_t)H->worlds * (size_t)c->d.pair_slots * sizeof(tp_pair_slot), 0);
     add_array(c, (void **)&c->d.pair_count, NULL, (size_t)H->worlds * i32, 0);
     add_array(c, (void **)&c->d.pair_first, NULL, ((size_t)H->worlds + 1) * i32, 0);
+    c->d.list_work = NULL;
+    if (!c->list_plan.shared)
+        add_array(c, (void **)&c->d.list_work, NULL, (size_t)H->worlds * c->list_plan.world_bytes, 0);
     add_array(c, (void **)&c->d.keys_in, NULL, items * sizeof(uint64_t), 0);
     add_array(c, (void **)&c->d.keys_out, NULL, items * sizeof(uint64_t), 0);
     add_array(c, (void **)&c->d.slots_in, NULL, items * i32, 0);
@@ -255,6 +258,9 @@ static tp_status size_group_shared(tp_cuda_batch *c, const tp_layout *H)
         return TP_ERR_CAPACITY;
     }
     c->solve_plan = P;
+    /* The collide stage's listing (kernels/collide_pairs.h): its work areas in
+     * shared memory, or in d.list_work (list_arrays) for worlds too large. */
+    c->list_plan = tp_list_plan_make(H->bodies, 0, (size_t)optin);
     /* The attribute is the kernel's, for every batch of the process: set to
      * the device's limit, not to this batch's need, so a later batch with
      * smaller worlds does not lower it under an earlier one's launches. It is

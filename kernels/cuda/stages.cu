@@ -7,12 +7,17 @@
  *                    a few), several worlds per block, the stage run as
  *                    lane tid of nth, the world's hot data in shared memory
  *                    (kernels/solve_group.h): tp_group_stage_kernel<stage>
- *   TP_LAUNCH_PAIRS  the collide stage: a thread per world lists its
- *                    candidate pairs, one block packs them end to end, a
+ *   TP_LAUNCH_PAIRS  the collide stage: a group of lanes per world lists
+ *                    its candidate pairs (the world's boxes in shared
+ *                    memory), one block packs them end to end, a
  *                    thread per pair computes a manifold,
  *                    a thread per world gathers them in the CPU's order, and
  *                    a thread per world with more pairs than slots collides
  *                    it whole (kernels/collide_pairs.h)
+ *   TP_LAUNCH_WAKE   the wake stage: a thread per world applies the
+ *                    contact wakes, and a thread per world in which
+ *                    something woke collides again (kernels/step.h,
+ *                    tp_stage_wake_begin / tp_stage_wake_again)
  *   TP_LAUNCH_SORT   the contact sort: up to TP_SORT_BLOCK_MAX contacts
  *                    per world, a block per busy world sorting its own keys
  *                    (CUB BlockRadixSort, cub_sort.cu); above, the global
@@ -75,16 +80,24 @@ __global__ void __launch_bounds__(TP_SOLVE_BLOCK_THREADS) tp_group_stage_kernel(
 }
 
 /* The collide stage, cut for a thread per candidate pair
- * (kernels/collide_pairs.h). 1: a thread per listed world lists its
- * candidate pairs. */
-__global__ void tp_pairs_list_kernel(tp_dev d, int current)
+ * (kernels/collide_pairs.h). 1: a group of P.lanes threads per listed world
+ * lists its candidate pairs (tp_collide_list_pairs_lanes: boxes, bitonic
+ * sort and sweep, kernels/broadphase.h), P.worlds_per_block worlds per
+ * block, each world's work area in the block's shared memory or, for worlds
+ * too large for it (P.shared == 0), in d.list_work. Group g of block k works
+ * on item k * worlds_per_block + g of the busy list. */
+__global__ void __launch_bounds__(TP_LIST_BLOCK_THREADS) tp_pairs_list_kernel(tp_dev d, int current, tp_list_plan P)
 {
-    int w = world_of_item<TP_STEP_COLLIDE>(d, blockIdx.x * blockDim.x + threadIdx.x);
-    if (w < 0) return;
+    extern __shared__ __align__(16) char tp_list_shared[];
+    int group = (int)threadIdx.x / P.lanes, lane = (int)threadIdx.x % P.lanes;
+    int w = world_of_item<TP_STEP_COLLIDE>(d, (int)blockIdx.x * P.worlds_per_block + group);
+    if (w < 0) return; /* the whole group leaves together */
     tp_world_step s = world_step_of(d, w, current);
-    if (s.rec->work != TP_WORK_BUSY) return;
-    d.pair_count[w] = tp_collide_list_pairs(&s.wd, s.collide_scratch, d.pairs + (size_t)w * (size_t)d.pair_slots,
-                                            d.pair_slots);
+    if (s.rec->work != TP_WORK_BUSY) return; /* the whole group leaves together */
+    char *work = P.shared ? tp_list_shared + (size_t)group * P.world_bytes : d.list_work + (size_t)w * P.world_bytes;
+    int n = tp_collide_list_pairs_lanes(&s.wd, work, d.pairs + (size_t)w * (size_t)d.pair_slots, d.pair_slots, lane,
+                                        P.lanes);
+    if (lane == 0) d.pair_count[w] = n;
 }
 
 /* 1': one block packs the listed worlds' pairs end to end: pair_first[k] =
@@ -162,6 +175,31 @@ __global__ void tp_pairs_whole_kernel(tp_dev d, int current, tp_step_params p)
     tp_world_step s = world_step_of(d, w, current);
     if (s.rec->work != TP_WORK_BUSY || d.pair_count[w] <= d.pair_slots) return;
     tp_stage_run(TP_STEP_COLLIDE, &s, &p, 0, 1);
+}
+
+/* The wake stage (TP_LAUNCH_WAKE), cut as kernels/step.h cuts it. 1: a
+ * thread per listed world applies the contact wakes (tp_stage_wake_begin): a
+ * few operations per body and contact, every busy step. */
+__global__ void tp_wake_begin_kernel(tp_dev d, int current, tp_step_params p)
+{
+    int w = world_of_item<TP_STEP_WAKE>(d, blockIdx.x * blockDim.x + threadIdx.x);
+    if (w < 0) return;
+    tp_world_step s = world_step_of(d, w, current);
+    if (s.rec->work != TP_WORK_BUSY) return;
+    tp_stage_wake_begin(&s, &p);
+}
+
+/* 2: a listed world in which something woke collides again, one thread
+ * (tp_stage_wake_again: the narrowphase, rare; in a launch of its own so
+ * that the begin kernel stays small, as tp_pairs_whole_kernel is for the
+ * collide stage). */
+__global__ void tp_wake_again_kernel(tp_dev d, int current, tp_step_params p)
+{
+    int w = world_of_item<TP_STEP_WAKE>(d, blockIdx.x * blockDim.x + threadIdx.x);
+    if (w < 0) return;
+    tp_world_step s = world_step_of(d, w, current);
+    if (s.rec->work != TP_WORK_BUSY || !s.rec->again) return;
+    tp_stage_wake_again(&s, &p);
 }
 
 /* The global sort, before: busy world w's keys into its segment. */
@@ -263,7 +301,9 @@ static unsigned int world_blocks(int worlds) { return (unsigned int)((worlds + T
 static cudaError_t launch_pairs(tp_cuda_batch *c, int current, cudaStream_t s)
 {
     const tp_dev &d = c->d;
-    tp_pairs_list_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current);
+    const tp_list_plan &L = c->list_plan;
+    tp_pairs_list_kernel<<<(unsigned int)((d.L.worlds + L.worlds_per_block - 1) / L.worlds_per_block),
+                           (unsigned int)L.block_threads, L.block_bytes, s>>>(d, current, L);
     cudaError_t err = cudaGetLastError();
     if (err != cudaSuccess) return err;
     tp_pairs_scan_kernel<<<1, TP_SCAN_THREADS, 0, s>>>(d);
@@ -275,6 +315,16 @@ static cudaError_t launch_pairs(tp_cuda_batch *c, int current, cudaStream_t s)
     tp_pairs_gather_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current);
     if ((err = cudaGetLastError()) != cudaSuccess) return err;
     tp_pairs_whole_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current, c->step);
+    return cudaGetLastError();
+}
+
+static cudaError_t launch_wake(tp_cuda_batch *c, int current, cudaStream_t s)
+{
+    const tp_dev &d = c->d;
+    tp_wake_begin_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current, c->step);
+    cudaError_t err = cudaGetLastError();
+    if (err != cudaSuccess) return err;
+    tp_wake_again_kernel<<<world_blocks(d.L.worlds), TP_WORLD_THREADS, 0, s>>>(d, current, c->step);
     return cudaGetLastError();
 }
 
@@ -300,6 +350,8 @@ template <int S, int LAUNCH> static cudaError_t launch_as(tp_cuda_batch *c, int 
         return launch_sort(c, current, s);
     } else if constexpr (LAUNCH == TP_LAUNCH_PAIRS) {
         return launch_pairs(c, current, s);
+    } else if constexpr (LAUNCH == TP_LAUNCH_WAKE) {
+        return launch_wake(c, current, s);
     } else if constexpr (LAUNCH == TP_LAUNCH_GROUP) {
         const tp_solve_plan &P = c->solve_plan;
         unsigned int blocks = (unsigned int)((d.L.worlds + P.worlds_per_block - 1) / P.worlds_per_block);
@@ -332,6 +384,9 @@ template <int S, int LAUNCH> static cudaError_t allow_shared_as(size_t bytes)
 
 cudaError_t tp_group_stages_allow_shared(size_t bytes)
 {
+    if (cudaError_t err = cudaFuncSetAttribute(tp_pairs_list_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)bytes))
+        return err;
 #define TP_ALLOW_CASE(NAME, name, runs, launch)                                                                        \
     if (cudaError_t err = allow_shared_as<TP_STEP_##NAME, launch>(bytes)) return err;
     TP_STEP_STAGES(TP_ALLOW_CASE)
