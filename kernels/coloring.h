@@ -160,13 +160,6 @@ typedef struct tp_color_lanes_scratch {
     } while (0)
 #endif
 
-/* Lane t's share [*lo, *hi) of n items cut into `parts` contiguous ranges in order. */
-TP_HD void tp_lanes_range(int n, int t, int parts, int *lo, int *hi)
-{
-    *lo = (int)((int64_t)n * t / parts);
-    *hi = (int)((int64_t)n * (t + 1) / parts);
-}
-
 /* Does contacts[i] begin a constraint (a new body pair that takes a color)? */
 TP_HD int tp_constraint_begins(const tp_world *wd, const tp_contact *contacts, int i)
 {

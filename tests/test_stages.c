@@ -825,3 +825,14 @@ Test(stages, every_scene_colors_in_lanes, .timeout = 600)
     compare("scenes/pyramid3d.json", 1, 4, 0, 0);
     cr_expect_gt(color_cons, 0, "pyramid3d: no constraint colored");
 }
+
+/* The sleep stage in lanes (kernels/sleep.h, tp_sleep_update_lanes; the
+ * counts, tp_world_count_lanes) under the assembly policy, which runs on lane
+ * 0 while the counts run in lanes: the tower of scenes/tower.json with
+ * "policy": "assembly" settles and sleeps as tp_batch_step has it (all ten
+ * boxes of all three worlds asleep at step 240: `torpor run
+ * tests/scenes/tower_assembly.json --worlds 3 --steps 240`, awake.csv). */
+Test(stages, assembly_policy_sleeps_in_groups)
+{
+    compare("tests/scenes/tower_assembly.json", 3, 240, 0, 0);
+}
