@@ -232,44 +232,6 @@ TP_HD void tp_constraint_units(const tp_world *wd, const tp_constraint *c, int *
     *ub = sb && !(sa && a == b) ? b : -1;
 }
 
-/* tp_color_constraints in lanes, with the greedy's result exactly.
- *
- * The greedy gives constraint i (key order) the lowest free color of
- * mask[ua] | mask[ub] (the highest: tp_constraint_units' from_top), where the
- * masks hold the colors of the constraints before i on those units. This is
- * Jones and Plassmann's parallel coloring ("A parallel graph coloring
- * heuristic", SIAM J. Sci. Comput. 14(3), 1993) with the key order as the
- * priority: run with a fixed priority order it colors exactly as the serial
- * greedy in that order (Hasenplaugh, Kaler, Schardl and Leiserson, "Ordering
- * heuristics for parallel graph coloring", SPAA 2014). Rounds, until no
- * constraint is pending:
- *   (a) every pending constraint resets the tickets of its units (lanes may
- *       write the same INT32_MAX to one ticket);
- *   (b) every pending constraint i takes ticket[u] = min(ticket[u], i) on
- *       each of its units (an integer min: atomicMin on the device, the result
- *       independent of order), and marks the round as having work;
- *   (c) constraint i is ready if it holds the ticket of each of its units:
- *       it picks its color from the masks as the greedy does (the overflow
- *       color if none is free, masks then unchanged) and sets its bits.
- * Why the colors are the greedy's: at (c) of a round, ticket[u] == i means no
- * pending constraint before i is on u, so every constraint before i on u is
- * colored already; and none after i on u is, since while i was pending
- * ticket[u] <= i in every earlier round, so no later constraint held u then.
- * So mask[u] holds exactly the colors of the constraints before i on u, as
- * in the greedy, and by induction over i every color is the greedy's. Two
- * ready constraints never share a unit (each holds its units' tickets), so
- * the mask reads and writes of (c) are race-free. The smallest pending
- * constraint is always ready, so every round colors one at least. The number
- * of rounds is the longest chain of constraints in key order each sharing a
- * unit with the next (a tower of 10 on the ground: 10, one per storey).
- *
- * Then the stable counting sort by color (tp_color_sort_lanes). With nth = 1
- * it is the greedy, O(rounds x n) instead of O(n). Scratch: S; body_mask
- * [bodies]; order [n] serves as scratch until the sort writes it. */
-TP_HD void tp_color_constraints_lanes(const tp_world *wd, tp_constraint *cons, int n, int serial, uint32_t *body_mask,
-                                      const tp_color_lanes_scratch *S, int32_t *order, int32_t *color_start, int tid,
-                                      int nth);
-
 /* The stable counting sort of tp_color_constraints in lanes: counting lane t
  * counts the colors of its contiguous range of constraints, lane c of the
  * bins turns column c into per-lane offsets (the lanes before) and its total,
@@ -311,6 +273,42 @@ TP_HD void tp_color_sort_lanes(const tp_constraint *cons, int n, const tp_color_
     }
 }
 
+/* tp_color_constraints in lanes, with the greedy's result exactly.
+ *
+ * The greedy gives constraint i (key order) the lowest free color of
+ * mask[ua] | mask[ub] (the highest: tp_constraint_units' from_top), where the
+ * masks hold the colors of the constraints before i on those units. This is
+ * Jones and Plassmann's parallel coloring ("A parallel graph coloring
+ * heuristic", SIAM J. Sci. Comput. 14(3), 1993) with the key order as the
+ * priority: run with a fixed priority order it colors exactly as the serial
+ * greedy in that order (Hasenplaugh, Kaler, Schardl and Leiserson, "Ordering
+ * heuristics for parallel graph coloring", SPAA 2014). Rounds, until no
+ * constraint is pending:
+ *   (a) every pending constraint resets the tickets of its units (lanes may
+ *       write the same INT32_MAX to one ticket);
+ *   (b) every pending constraint i takes ticket[u] = min(ticket[u], i) on
+ *       each of its units (an integer min: atomicMin on the device, the result
+ *       independent of order), and marks the round as having work;
+ *   (c) constraint i is ready if it holds the ticket of each of its units:
+ *       it picks its color from the masks as the greedy does (the overflow
+ *       color if none is free, masks then unchanged) and sets its bits.
+ * Why the colors are the greedy's: at (c) of a round, ticket[u] == i means no
+ * pending constraint before i is on u, so every constraint before i on u is
+ * colored already; and none after i on u is, since while i was pending
+ * ticket[u] <= i in every earlier round, so no later constraint held u then.
+ * So mask[u] holds exactly the colors of the constraints before i on u, as
+ * in the greedy, and by induction over i every color is the greedy's. Two
+ * ready constraints never share a unit (each holds its units' tickets), so
+ * the mask reads and writes of (c) are race-free. The smallest pending
+ * constraint is always ready, so every round colors one at least. The number
+ * of rounds is the longest chain of constraints in key order each sharing a
+ * unit with the next (a tower of 10 on the ground: 10, one per storey; the
+ * 20-row pyramid: 111 for its 590 constraints; docs/cuda.md).
+ *
+ * Then the stable counting sort by color (tp_color_sort_lanes). With nth = 1
+ * it gives the greedy's colors at O(rounds x n) instead of O(n), so the CPU
+ * runs tp_color_constraints itself (tp_solver_color_lanes). Scratch: S; body_mask
+ * [bodies]; order [n] serves as scratch until the sort writes it. */
 TP_HD void tp_color_constraints_lanes(const tp_world *wd, tp_constraint *cons, int n, int serial, uint32_t *body_mask,
                                       const tp_color_lanes_scratch *S, int32_t *order, int32_t *color_start, int tid,
                                       int nth)

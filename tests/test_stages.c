@@ -4,7 +4,8 @@
  * every world, then the next, each as the list's launch column says (a
  * thread per world; for the solve a group of lanes per world, several worlds
  * per block, the world's hot data staged in "shared memory" as
- * kernels/solve_group.h plans it, and the islands stage in the same groups;
+ * kernels/solve_group.h plans it, and the islands, color and sleep stages in
+ * the same groups;
  * the collide stage by candidate pairs, kernels/collide_pairs.h; the contact
  * sort, a block per world up to TP_SORT_BLOCK_MAX contacts and otherwise one
  * sort of every world's keys at once), with the busy-only stages skipped when no world is busy (the
