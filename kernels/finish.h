@@ -32,7 +32,8 @@ TP_HD int tp_world_is_sane(const tp_world *wd)
 
 /* body_awake and the awake / sleeping / checking counts of present dynamic
  * bodies. A checking body is awake under the island policy (simulated, its
- * timer running) and not under the assembly policy (held in place). */
+ * timer running) and not under the assembly policy (held in place). Body b's
+ * part: its body_awake, and its count added to *a, *s or *c. */
 TP_HD void tp_body_count(tp_world *wd, int b, int32_t *a, int32_t *s, int32_t *c)
 {
     int counted = tp_body_in_islands(wd, b) || /* dynamic bodies and links (never checking) */
@@ -46,6 +47,7 @@ TP_HD void tp_body_count(tp_world *wd, int b, int32_t *a, int32_t *s, int32_t *c
     *c += st == TP_CHECKING;
 }
 
+/* ... of every body of the world. */
 TP_HD void tp_world_count(tp_world *wd, int32_t *awake, int32_t *sleeping, int32_t *checking)
 {
     int32_t a = 0, s = 0, c = 0;
