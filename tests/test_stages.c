@@ -401,6 +401,10 @@ static void emu_step(tp_batch *b, emu *e)
         }
     }
     b->current = 1 - b->current;
+    /* A step of one world has an even number of group launches (islands,
+     * color, solve, sleep), which would give each stage the same lane order
+     * at every step: one more flip lets every stage see both orders. */
+    e->reverse = !e->reverse;
 }
 
 /* Group runs of the last compare with the contacts and rows in shared memory, and without. */
