@@ -101,16 +101,20 @@ TP_HD tp_vec3 tp_push_velocity(const float *push, int b, tp_vec3 r)
     return tp_add(tp_v3_load(push + 6 * b), tp_cross(tp_v3_load(push + 6 * b + 3), r));
 }
 
-/* Inverse mass and world inverse inertia of every body for this step. */
-TP_HD void tp_solver_prepare_bodies(const tp_world *wd, tp_solver_body *sb)
+/* Inverse mass and world inverse inertia of body b for this step. */
+TP_HD void tp_solver_prepare_bodies_one(const tp_world *wd, tp_solver_body *sb, int b)
 {
     const float zero6[6] = {0, 0, 0, 0, 0, 0};
-    for (int b = 0; b < wd->bodies; ++b) {
-        int sim = tp_body_is_simulated(wd, b);
-        sb[b].simulated = sim;
-        sb[b].inv_m = sim ? wd->inv_mass[b] : 0.0f;
-        sb[b].inv_i = tp_inv_inertia_world(tp_q_load(wd->quat + 4 * b), sim ? wd->inv_inertia + 6 * b : zero6);
-    }
+    int sim = tp_body_is_simulated(wd, b);
+    sb[b].simulated = sim;
+    sb[b].inv_m = sim ? wd->inv_mass[b] : 0.0f;
+    sb[b].inv_i = tp_inv_inertia_world(tp_q_load(wd->quat + 4 * b), sim ? wd->inv_inertia + 6 * b : zero6);
+}
+
+/* ... of every body. */
+TP_HD void tp_solver_prepare_bodies(const tp_world *wd, tp_solver_body *sb)
+{
+    for (int b = 0; b < wd->bodies; ++b) tp_solver_prepare_bodies_one(wd, sb, b);
 }
 
 /* Arms, tangent basis, effective masses and normal speed of one point. */

@@ -32,21 +32,49 @@ TP_HD int tp_world_is_sane(const tp_world *wd)
 
 /* body_awake and the awake / sleeping / checking counts of present dynamic
  * bodies. A checking body is awake under the island policy (simulated, its
- * timer running) and not under the assembly policy (held in place). */
+ * timer running) and not under the assembly policy (held in place). Body b's
+ * part: its body_awake, and its count added to *a, *s or *c. */
+TP_HD void tp_body_count(tp_world *wd, int b, int32_t *a, int32_t *s, int32_t *c)
+{
+    int counted = tp_body_in_islands(wd, b) || /* dynamic bodies and links (never checking) */
+                  (wd->model[b].link && !(wd->flags[b] & TP_FLAG_REMOVED));
+    uint8_t st = wd->sleep_state[b];
+    int is_awake = st != TP_SLEEPING && !(wd->assembly && st == TP_CHECKING);
+    wd->body_awake[b] = (uint8_t)(counted && is_awake);
+    if (!counted) return;
+    *a += is_awake;
+    *s += st == TP_SLEEPING;
+    *c += st == TP_CHECKING;
+}
+
+/* ... of every body of the world. */
 TP_HD void tp_world_count(tp_world *wd, int32_t *awake, int32_t *sleeping, int32_t *checking)
 {
     int32_t a = 0, s = 0, c = 0;
-    for (int b = 0; b < wd->bodies; ++b) {
-        int counted = tp_body_in_islands(wd, b) || /* dynamic bodies and links (never checking) */
-                      (wd->model[b].link && !(wd->flags[b] & TP_FLAG_REMOVED));
-        uint8_t st = wd->sleep_state[b];
-        int is_awake = st != TP_SLEEPING && !(wd->assembly && st == TP_CHECKING);
-        wd->body_awake[b] = (uint8_t)(counted && is_awake);
-        if (!counted) continue;
-        a += is_awake;
-        s += st == TP_SLEEPING;
-        c += st == TP_CHECKING;
+    for (int b = 0; b < wd->bodies; ++b) tp_body_count(wd, b, &a, &s, &c);
+    *awake = a;
+    *sleeping = s;
+    *checking = c;
+}
+
+/* tp_world_count as lane tid of nth: each of the first `parts` lanes (at
+ * most `slots`) writes body_awake of its contiguous range of bodies and
+ * counts them into partial[3 x tid ..], lane 0 adds the counts up (integers:
+ * the same sums in any order). partial: [3 x slots] scratch. */
+TP_HD void tp_world_count_lanes(tp_world *wd, int32_t *awake, int32_t *sleeping, int32_t *checking, int32_t *partial,
+                                int slots, int tid, int nth)
+{
+    int parts = nth < slots ? nth : slots, lo, hi;
+    if (tid < parts) {
+        int32_t a = 0, s = 0, c = 0;
+        tp_lanes_range(wd->bodies, tid, parts, &lo, &hi);
+        for (int b = lo; b < hi; ++b) tp_body_count(wd, b, &a, &s, &c);
+        partial[3 * tid] = a, partial[3 * tid + 1] = s, partial[3 * tid + 2] = c;
     }
+    TP_BARRIER(nth);
+    if (tid != 0) return;
+    int32_t a = 0, s = 0, c = 0;
+    for (int t = 0; t < parts; ++t) a += partial[3 * t], s += partial[3 * t + 1], c += partial[3 * t + 2];
     *awake = a;
     *sleeping = s;
     *checking = c;

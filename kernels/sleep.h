@@ -89,6 +89,16 @@ TP_HD void tp_island_sleep(tp_world *wd, int label)
     }
 }
 
+/* Body b's quiet timer after this step (an awake body of an island); returns
+ * 1 if it keeps its island awake (not yet quiet for the quiet time). */
+TP_HD int tp_body_sleep_timer(tp_world *wd, const tp_sleep_params *p, const float *v_start, int b)
+{
+    /* a link of a driven or sprung tree is never quiet: such trees stay awake (002) */
+    int quiet = !(wd->model[b].link_flags & TP_LINK_DRIVEN) && tp_body_quiet_run(wd, b, p, tp_v3_load(v_start + 3 * b));
+    wd->quiet_timer[b] = tp_quiet_timer_next(wd->quiet_timer[b], quiet, p->dt);
+    return !(wd->quiet_timer[b] >= p->quiet_time);
+}
+
 /* Timers, then the decision per island. root_flags from tp_islands_build;
  * v_start [bodies][3]: velocities at the start of the step. */
 TP_HD void tp_sleep_update(tp_world *wd, const tp_sleep_params *p, const float *v_start, uint8_t *root_flags)
@@ -96,10 +106,7 @@ TP_HD void tp_sleep_update(tp_world *wd, const tp_sleep_params *p, const float *
     if (!p->enabled) return;
     for (int b = 0; b < wd->bodies; ++b) {
         if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
-        /* a link of a driven or sprung tree is never quiet: such trees stay awake (002) */
-        int quiet = !(wd->model[b].link_flags & TP_LINK_DRIVEN) && tp_body_quiet_run(wd, b, p, tp_v3_load(v_start + 3 * b));
-        wd->quiet_timer[b] = tp_quiet_timer_next(wd->quiet_timer[b], quiet, p->dt);
-        if (!(wd->quiet_timer[b] >= p->quiet_time)) root_flags[wd->island[b]] |= TP_ISLAND_RESTLESS;
+        if (tp_body_sleep_timer(wd, p, v_start, b)) root_flags[wd->island[b]] |= TP_ISLAND_RESTLESS;
     }
     int free_fall_ok = !p->require_support || tp_gravity_is_zero(wd);
     /* One pass over the bodies, each reading its island's decision from its
@@ -119,6 +126,46 @@ TP_HD void tp_sleep_update(tp_world *wd, const tp_sleep_params *p, const float *
         if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
         wd->sleep_state[b] = wd->quiet_timer[b] > 0.0f ? TP_CHECKING : TP_AWAKE;
     }
+}
+
+/* tp_sleep_update as lane tid of nth (CUDA: a group of lanes per world),
+ * the same timers, states, velocities and root flags. Three phases between
+ * barriers: (1) each lane updates the timers of its bodies and marks the
+ * island of a body not yet quiet for the quiet time as restless
+ * (restless[root] = 1: lanes may store the same 1 to one word; an OR of
+ * flags, so no order of the lanes matters); (2) each body reads its island's
+ * decision from its root's flags and the mark, sleeps or becomes awake /
+ * checking (the serial loops two and three, which look at body b only);
+ * (3) each root's mark is folded into its flags as TP_ISLAND_RESTLESS, as
+ * the serial loop leaves them. O(bodies / nth) per lane. restless: [bodies]
+ * scratch (the union-find's parent array, free after the islands stage). */
+TP_HD void tp_sleep_update_lanes(tp_world *wd, const tp_sleep_params *p, const float *v_start, uint8_t *root_flags,
+                                 int32_t *restless, int tid, int nth)
+{
+    if (!p->enabled) return;
+    for (int b = tid; b < wd->bodies; b += nth) restless[b] = 0;
+    TP_BARRIER(nth);
+    for (int b = tid; b < wd->bodies; b += nth) {
+        if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
+        if (tp_body_sleep_timer(wd, p, v_start, b)) ((volatile int32_t *)restless)[wd->island[b]] = 1;
+    }
+    TP_BARRIER(nth);
+    int free_fall_ok = !p->require_support || tp_gravity_is_zero(wd);
+    for (int b = tid; b < wd->bodies; b += nth) {
+        int r = wd->island[b];
+        if (r >= 0) {
+            uint8_t f = root_flags[r];
+            if ((f & TP_ISLAND_HAS_AWAKE) && !restless[r] && ((f & TP_ISLAND_SUPPORTED) || free_fall_ok)) {
+                wd->sleep_state[b] = TP_SLEEPING;
+                for (int k = 0; k < 3; ++k) wd->v[3 * b + k] = wd->w[3 * b + k] = 0.0f;
+            }
+        }
+        if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
+        wd->sleep_state[b] = wd->quiet_timer[b] > 0.0f ? TP_CHECKING : TP_AWAKE;
+    }
+    TP_BARRIER(nth);
+    for (int r = tid; r < wd->bodies; r += nth)
+        if (restless[r]) root_flags[r] |= TP_ISLAND_RESTLESS;
 }
 
 #endif

@@ -215,7 +215,7 @@ TP_HD void tp_solve_group_leave(tp_world_step *s, const tp_solve_plan *P, const 
     *s = g->global;
 }
 
-/* Stage `stage` (a TP_LAUNCH_GROUP stage: islands or the solve) of one world
+/* Stage `stage` (a TP_LAUNCH_GROUP stage: islands, color, solve, sleep) of one world
  * as lane `lane` of the plan's lanes; for the solve, `shared` is this world's
  * part of the block's shared memory (the other group stages use none). Every
  * lane of the group calls it with the same s and P. */

@@ -64,6 +64,30 @@ TP_HD int tp_solver_color(tp_world *wd, tp_contact *contacts, int n, tp_solver_w
     return n_cons;
 }
 
+/* tp_solver_color as lane tid of nth (the CUDA backend's group of lanes per
+ * world; kernels/coloring.h's lane forms): the bodies, the constraints, their
+ * colors and order in lanes, the same bits as tp_solver_color; the support
+ * depths and shock order (tp_shock_prepare, a breadth-first walk) on lane 0.
+ * With one lane it is tp_solver_color itself (the CPU; see docs/cuda.md for
+ * why). Returns the number of constraints (every lane). */
+TP_HD int tp_solver_color_lanes(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w,
+                                const tp_solver_params *p, int tid, int nth)
+{
+    if (nth == 1) return tp_solver_color(wd, contacts, n, w, p);
+    for (int b = tid; b < wd->bodies; b += nth) tp_solver_prepare_bodies_one(wd, w->bodies, b);
+    int fresh = 0;
+    int n_cons = tp_build_constraints_lanes(wd, contacts, n, w->cons, &w->color, &fresh, tid, nth);
+    TP_BARRIER(nth); /* every lane has read the count before the coloring reuses the scratch */
+    tp_color_constraints_lanes(wd, w->cons, n_cons, p->serial, w->body_mask, &w->color, w->order, w->color_start,
+                               tid, nth);
+    TP_BARRIER(nth);
+    if (tid == 0) {
+        tp_shock_prepare(wd, contacts, w->cons, n_cons, w);
+        *w->cold = p->warm_starting && 2 * fresh > n;
+    }
+    return n_cons;
+}
+
 /* The shock pass after the biased sweeps (kernels/shock.h), with warm
  * starting only; thread 0 of the block runs it, the others wait. After the
  * relax sweeps too it cost 30 % more instructions on the tower for little

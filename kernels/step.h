@@ -60,11 +60,11 @@
     X(ISLANDS,    islands,    TP_RUN_BUSY,   TP_LAUNCH_GROUP) /* union-find islands, overflow wake */                  \
     X(WAKE,       wake,       TP_RUN_BUSY,   TP_LAUNCH_WAKE)  /* contact wakes, collide again where woken */           \
     X(WARM_START, warm_start, TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* last step's impulses */                               \
-    X(COLOR,      color,      TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* constraints and coloring */                           \
+    X(COLOR,      color,      TP_RUN_BUSY,   TP_LAUNCH_GROUP) /* constraints and coloring */                           \
     X(SOLVE,      solve,      TP_RUN_BUSY,   TP_LAUNCH_GROUP) /* substeps: integrate, sweeps, relax, restitution */    \
     X(ARTICULATIONS, articulations, TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* joint_f cleared, joint state checked */     \
     X(FINISH,     finish,     TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* contact forces, applied forces cleared, faults */     \
-    X(SLEEP,      sleep,      TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* the sleep policy, counts */
+    X(SLEEP,      sleep,      TP_RUN_ALWAYS, TP_LAUNCH_GROUP) /* the sleep policy, counts */
 
 /* Stage numbers in list order; include/torpor.h's tp_stage must match them
  * (checked in csrc/step.c). */
@@ -320,10 +320,10 @@ TP_HD void tp_stage_warm_start(tp_world_step *s, const tp_step_params *p, int ti
     if (p->solver.warm_starting) tp_match_impulses(s->contacts, *s->contact_count, s->previous, s->prev_count);
 }
 
+/* As lane tid of nth (CUDA: a group of lanes per world; kernels/coloring.h). */
 TP_HD void tp_stage_color(tp_world_step *s, const tp_step_params *p, int tid, int nth)
 {
-    (void)tid, (void)nth;
-    tp_solver_color(&s->wd, s->contacts, *s->contact_count, &s->solver, &p->solver);
+    tp_solver_color_lanes(&s->wd, s->contacts, *s->contact_count, &s->solver, &p->solver, tid, nth);
 }
 
 /* The rigid solve and, interleaved with its substeps, the articulations
@@ -367,10 +367,32 @@ TP_HD void tp_stage_finish(tp_world_step *s, const tp_step_params *p, int tid, i
     if (!tp_world_is_sane(&s->wd)) *s->fault = 1;
 }
 
+/* As lane tid of nth (CUDA: a group of lanes per world): the island policy
+ * and the counts in lanes (kernels/sleep.h, finish.h), the assembly policy
+ * and the articulations' freeze on lane 0. One lane (the CPU): the serial
+ * forms below. */
+TP_HD void tp_stage_sleep_lanes(tp_world_step *s, const tp_step_params *p, int tid, int nth)
+{
+    if (s->rec->work == TP_WORK_BUSY) { /* the same for every lane */
+        if (!p->assembly)
+            tp_sleep_update_lanes(&s->wd, &p->sleep, s->v_start, s->root_flags, s->parent, tid, nth);
+        else if (tid == 0)
+            tp_assembly_sleep_update(&s->wd, &p->assembly_def, p->sleep.dt, s->v_start, s->w_start, s->contacts,
+                                     *s->contact_count, s->root_flags);
+        TP_BARRIER(nth);
+        if (s->artic && tid == 0) tp_artic_freeze_sleeping(s->artic, &s->joints, &s->wd); /* qd only */
+    }
+    tp_world_count_lanes(&s->wd, s->awake_count, s->sleeping_count, s->checking_count, s->solver.color.counts,
+                         s->solver.color.slots, tid, nth);
+}
+
 TP_HD void tp_stage_sleep(tp_world_step *s, const tp_step_params *p, int tid, int nth)
 {
-    (void)tid, (void)nth;
     if (s->rec->work == TP_WORK_FAULTED) return;
+    if (nth > 1) {
+        tp_stage_sleep_lanes(s, p, tid, nth);
+        return;
+    }
     if (s->rec->work == TP_WORK_BUSY) {
         if (p->assembly)
             tp_assembly_sleep_update(&s->wd, &p->assembly_def, p->sleep.dt, s->v_start, s->w_start, s->contacts,

@@ -59,6 +59,14 @@ __device__ static inline void tp_group_barrier(int nth)
 #define TP_BARRIER(nth) ((void)(nth))
 #endif
 
+/* Lane t's share [*lo, *hi) of n items cut into `parts` contiguous ranges
+ * in order (the counting phases of kernels/coloring.h and kernels/sleep.h). */
+TP_HD void tp_lanes_range(int n, int t, int parts, int *lo, int *hi)
+{
+    *lo = (int)((long long)n * t / parts);
+    *hi = (int)((long long)n * (t + 1) / parts);
+}
+
 /* Compare-and-swap of a 32-bit integer shared by the lanes of a group
  * (kernels/islands.h, the lane-parallel union-find): *p becomes v if it was
  * `expect`; returns what *p was. On the device atomicCAS; on the host the
