@@ -1,0 +1,337 @@
+/* solver_simd.c - the CPU's wide contact sweeps: which width runs, the packing
+ * of a phase's constraints into lanes, and the passes that drive the lane code
+ * (csrc/solver_simd_wide.h). docs/solver.md, "Wide sweeps on the CPU", gives
+ * the design and the argument that the bits are the scalar sweeps'.
+ *
+ * A phase (the warm start, or the `count` sweeps of one tp_solver_sweeps call)
+ * packs the constraints of each color into groups of `lanes` (key order, lane
+ * l taking the color's l-th, (l + lanes)-th, ... rigid constraint) in a
+ * structure-of-arrays layout (Box2D v3's contact_solver.c does the same in
+ * 2-D), sweeps them, and writes the impulses back to the contacts and rows,
+ * which the shock pass, restitution and the forces read. Constraints on
+ * articulation links and those with more than 4 points stay scalar (solved
+ * before the color's groups: the order within a color does not change the
+ * bits), as do the overflow color and the articulations' joint rows. */
+#include "solver_simd.h"
+
+#include "error.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+static atomic_ullong simd_wide_total;
+
+unsigned long long tp_simd_wide_constraints(void) { return atomic_load(&simd_wide_total); }
+
+/* ---------------------------------------------------------------- choosing the width */
+
+const char *tp_simd_name(tp_simd s)
+{
+    switch (s) {
+    case TP_SIMD_OFF: return "off";
+    case TP_SIMD_SSE2: return "sse2";
+    case TP_SIMD_AVX2: return "avx2";
+    default: return "auto";
+    }
+}
+
+static int cpu_has(tp_simd s)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_cpu_init();
+    if (s == TP_SIMD_SSE2) return __builtin_cpu_supports("sse2");
+    if (s == TP_SIMD_AVX2) return __builtin_cpu_supports("avx2");
+#endif
+    return s == TP_SIMD_OFF;
+}
+
+tp_status tp_simd_resolve(tp_simd requested, tp_simd *out)
+{
+    const char *from = "batch definition: simd";
+    if ((unsigned)requested > TP_SIMD_AVX2)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: unknown value %d (auto, off, sse2, avx2)", from, (int)requested);
+    if (requested == TP_SIMD_AUTO) {
+        const char *env = getenv("TORPOR_SIMD");
+        from = "environment variable TORPOR_SIMD";
+        if (env && *env) {
+            if (!strcmp(env, "off")) requested = TP_SIMD_OFF;
+            else if (!strcmp(env, "sse2")) requested = TP_SIMD_SSE2;
+            else if (!strcmp(env, "avx2")) requested = TP_SIMD_AVX2;
+            else if (strcmp(env, "auto"))
+                return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: unknown value \"%s\" (auto, off, sse2, avx2)", from, env);
+        }
+    }
+    if (requested == TP_SIMD_AUTO) {
+        *out = cpu_has(TP_SIMD_AVX2) ? TP_SIMD_AVX2 : cpu_has(TP_SIMD_SSE2) ? TP_SIMD_SSE2 : TP_SIMD_OFF;
+        return TP_OK;
+    }
+    if (!cpu_has(requested))
+        return tp_fail(TP_ERR_BACKEND, "%s: %s asked for, but this CPU does not have %s", from, tp_simd_name(requested),
+                       tp_simd_name(requested));
+    *out = requested;
+    return TP_OK;
+}
+
+static const tp_simd_kernels *kernels_of(tp_simd kind)
+{
+    return kind == TP_SIMD_AVX2 ? &tp_simd_kernels_avx2 : kind == TP_SIMD_SSE2 ? &tp_simd_kernels_sse2 : NULL;
+}
+
+/* ---------------------------------------------------------------- scratch */
+
+typedef struct simd_ctx {
+    tp_solver_simd hooks; /* first: the kernels' view */
+    const tp_simd_kernels *k;
+    tp_simd_pack pack;
+} simd_ctx;
+
+static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
+
+/* Groups: full ones hold `lanes` constraints, and each color ends at most one
+ * partial group. Slots: a group has as many as its largest constraint has
+ * points (at most 4), so at most 4 per constraint in full groups. */
+static void caps(int lanes, int capacity, int *groups, int *slots)
+{
+    *groups = capacity / lanes + TP_MAX_COLORS + 1;
+    *slots = 4 * (capacity / lanes + 1) + 4 * (TP_MAX_COLORS + 1);
+}
+
+size_t tp_simd_scratch_bytes(tp_simd kind, int capacity)
+{
+    const tp_simd_kernels *k = kernels_of(kind);
+    if (!k) return 0;
+    int g, s;
+    caps(k->lanes, capacity, &g, &s);
+    return align64(sizeof(simd_ctx)) + align64((size_t)g * sizeof(tp_simd_group)) +
+           align64((size_t)s * TP_SIMD_FIELDS * (size_t)k->lanes * sizeof(float)) +
+           align64((size_t)capacity * sizeof(int32_t));
+}
+
+static void simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
+                        int use_bias, int count);
+static void simd_warm_start(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts);
+
+tp_solver_simd *tp_simd_bind(tp_simd kind, void *scratch, int capacity)
+{
+    const tp_simd_kernels *k = kernels_of(kind);
+    if (!k) return NULL;
+    char *p = (char *)scratch;
+    simd_ctx *c = (simd_ctx *)p;
+    p += align64(sizeof(simd_ctx));
+    c->hooks.sweeps = simd_sweeps;
+    c->hooks.warm_start = simd_warm_start;
+    c->k = k;
+    tp_simd_pack *P = &c->pack;
+    P->lanes = k->lanes;
+    caps(k->lanes, capacity, &P->group_cap, &P->slot_cap);
+    P->groups = (tp_simd_group *)p;
+    p += align64((size_t)P->group_cap * sizeof(tp_simd_group));
+    P->slots = (float *)p;
+    p += align64((size_t)P->slot_cap * TP_SIMD_FIELDS * (size_t)k->lanes * sizeof(float));
+    P->scalar = (int32_t *)p;
+    return &c->hooks;
+}
+
+/* ---------------------------------------------------------------- packing */
+
+static void put3(float *slot, int field, int lanes, int l, const float *x)
+{
+    slot[field * lanes + l] = x[0];
+    slot[(field + 1) * lanes + l] = x[1];
+    slot[(field + 2) * lanes + l] = x[2];
+}
+
+/* Point i of contacts/rows into lane l of a slot: the fields the sweeps read,
+ * with the velocity target and the split impulse's computed as
+ * tp_solve_normal_row computes them (the same expressions, so the same bits). */
+static void pack_point(float *S, int lanes, int l, const tp_contact *c, const tp_contact_row *r, float inv_h,
+                       int use_bias)
+{
+    union { uint32_t u; float f; } ones = {0xffffffffu}, none = {0u};
+    put3(S, TP_SF_N, lanes, l, c->normal);
+    put3(S, TP_SF_RA, lanes, l, r->ra);
+    put3(S, TP_SF_RB, lanes, l, r->rb);
+    put3(S, TP_SF_T1, lanes, l, r->t1);
+    put3(S, TP_SF_T2, lanes, l, r->t2);
+    put3(S, TP_SF_WA_N, lanes, l, r->wa_n);
+    put3(S, TP_SF_WB_N, lanes, l, r->wb_n);
+    put3(S, TP_SF_WA_T1, lanes, l, r->wa_t1);
+    put3(S, TP_SF_WB_T1, lanes, l, r->wb_t1);
+    put3(S, TP_SF_WA_T2, lanes, l, r->wa_t2);
+    put3(S, TP_SF_WB_T2, lanes, l, r->wb_t2);
+    S[TP_SF_NORMAL_MASS * lanes + l] = r->normal_mass;
+    S[TP_SF_TANGENT_MASS1 * lanes + l] = r->tangent_mass[0];
+    S[TP_SF_TANGENT_MASS2 * lanes + l] = r->tangent_mass[1];
+    S[TP_SF_FRICTION * lanes + l] = c->friction;
+    float s = r->separation;
+    float bias = s > 0.0f ? s * inv_h : 0.0f;
+    if (r->bounce_speed > 0.0f) bias = -r->bounce_speed;
+    S[TP_SF_BIAS * lanes + l] = bias;
+    int push_on = use_bias && s < -TP_LINEAR_SLOP;
+    S[TP_SF_PUSH_BIAS * lanes + l] =
+        push_on ? tp_maxf(TP_BAUMGARTE * inv_h * (s + TP_LINEAR_SLOP), -TP_MAX_PUSH_SPEED) : 0.0f;
+    S[TP_SF_PUSH_ON * lanes + l] = push_on ? ones.f : none.f;
+    S[TP_SF_VALID * lanes + l] = ones.f;
+    S[TP_SF_NORMAL_IMPULSE * lanes + l] = c->normal_impulse;
+    S[TP_SF_TANGENT_IMPULSE1 * lanes + l] = c->tangent_impulse[0];
+    S[TP_SF_TANGENT_IMPULSE2 * lanes + l] = c->tangent_impulse[1];
+    S[TP_SF_PUSH_IMPULSE * lanes + l] = r->push_impulse;
+    S[TP_SF_MAX_NORMAL_IMPULSE * lanes + l] = r->max_normal_impulse;
+}
+
+/* Close group G: its slots, one per point of its largest constraint; empty
+ * lanes of a slot stay zero with their masks clear. 0 if the slots do not fit. */
+static int pack_group(tp_simd_pack *P, tp_simd_group *G, int *slot_used, const tp_solver_work *w,
+                      const tp_contact *contacts, float inv_h, int use_bias)
+{
+    int L = P->lanes, slots = 0;
+    for (int l = 0; l < G->used; ++l) slots = G->count[l] > slots ? G->count[l] : slots;
+    if (*slot_used + slots > P->slot_cap) return 0;
+    G->slot0 = *slot_used;
+    G->slots = slots;
+    *slot_used += slots;
+    size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
+    float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
+    memset(S0, 0, (size_t)slots * slot_floats * sizeof(float));
+    for (int l = 0; l < G->used; ++l)
+        for (int q = 0; q < G->count[l]; ++q) {
+            int i = G->first[l] + q;
+            pack_point(S0 + (size_t)q * slot_floats, L, l, &contacts[i], &w->rows[i], inv_h, use_bias);
+        }
+    return 1;
+}
+
+/* Pack every color's constraints; 0 if they do not fit (the phase then runs
+ * the scalar sweeps, which give the same bits). */
+static int pack_phase(tp_simd_pack *P, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts,
+                      float inv_h, int use_bias)
+{
+    int L = P->lanes, groups = 0, slot_used = 0, n_scalar = 0;
+    P->wide = 0;
+    for (int c = 0; c < TP_MAX_COLORS; ++c) {
+        P->color_group[c] = groups;
+        P->color_scalar[c] = n_scalar;
+        tp_simd_group *G = NULL;
+        for (int i = w->color_start[c]; i < w->color_start[c + 1]; ++i) {
+            const tp_constraint *k = &w->cons[w->order[i]];
+            if ((w->artic && tp_artic_pair(wd, k->body_a, k->body_b)) || k->count > TP_SIMD_MAX_POINTS) {
+                P->scalar[n_scalar++] = i;
+                continue;
+            }
+            if (!G) {
+                if (groups == P->group_cap) return 0;
+                G = &P->groups[groups++];
+                memset(G, 0, sizeof *G);
+                for (int l = 0; l < TP_SIMD_MAX_LANES; ++l) {
+                    G->a[l] = k->body_a;
+                    G->b[l] = k->body_b;
+                }
+            }
+            int l = G->used++;
+            const tp_solver_body *A = &w->bodies[k->body_a], *B = &w->bodies[k->body_b];
+            G->a[l] = k->body_a;
+            G->b[l] = k->body_b;
+            G->sim_a[l] = A->simulated ? 0xffffffffu : 0u;
+            G->sim_b[l] = B->simulated ? 0xffffffffu : 0u;
+            G->inv_m_a[l] = A->inv_m;
+            G->inv_m_b[l] = B->inv_m;
+            G->first[l] = k->first;
+            G->count[l] = k->count;
+            if (G->used == L) {
+                if (!pack_group(P, G, &slot_used, w, contacts, inv_h, use_bias)) return 0;
+                G = NULL;
+            }
+        }
+        if (G && !pack_group(P, G, &slot_used, w, contacts, inv_h, use_bias)) return 0;
+    }
+    P->color_group[TP_MAX_COLORS] = groups;
+    P->color_scalar[TP_MAX_COLORS] = n_scalar;
+    for (int g = 0; g < groups; ++g) P->wide += P->groups[g].used;
+    return 1;
+}
+
+/* The impulses the sweeps changed, back to the contacts and rows. */
+static void unpack_phase(const tp_simd_pack *P, tp_solver_work *w, tp_contact *contacts)
+{
+    int L = P->lanes;
+    size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
+    for (int g = 0; g < P->color_group[TP_MAX_COLORS]; ++g) {
+        const tp_simd_group *G = &P->groups[g];
+        const float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
+        for (int l = 0; l < G->used; ++l)
+            for (int q = 0; q < G->count[l]; ++q) {
+                const float *S = S0 + (size_t)q * slot_floats;
+                int i = G->first[l] + q;
+                contacts[i].normal_impulse = S[TP_SF_NORMAL_IMPULSE * L + l];
+                contacts[i].tangent_impulse[0] = S[TP_SF_TANGENT_IMPULSE1 * L + l];
+                contacts[i].tangent_impulse[1] = S[TP_SF_TANGENT_IMPULSE2 * L + l];
+                w->rows[i].push_impulse = S[TP_SF_PUSH_IMPULSE * L + l];
+                w->rows[i].max_normal_impulse = S[TP_SF_MAX_NORMAL_IMPULSE * L + l];
+            }
+    }
+}
+
+/* ---------------------------------------------------------------- the passes */
+
+/* tp_solver_pass with nth = 1: per color its scalar constraints, then its
+ * groups; the overflow color; the joint rows. */
+static void simd_pass(simd_ctx *C, int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts,
+                      const tp_pass_args *a)
+{
+    const tp_simd_pack *P = &C->pack;
+    for (int c = 0; c < TP_MAX_COLORS; ++c) {
+        for (int j = P->color_scalar[c]; j < P->color_scalar[c + 1]; ++j)
+            tp_solver_sweep_range(pass, wd, w, contacts, P->scalar[j], P->scalar[j] + 1, a, 0, 1);
+        int g0 = P->color_group[c], g1 = P->color_group[c + 1];
+        if (g0 == g1) continue;
+        if (pass == TP_PASS_WARM_START) C->k->warm_start(P, g0, g1, wd->v, wd->w);
+        else C->k->sweep(P, g0, g1, wd->v, wd->w, w->push, a->use_bias, a->reverse);
+    }
+    int begin = w->color_start[TP_OVERFLOW_COLOR], end = w->color_start[TP_OVERFLOW_COLOR + 1];
+    if (begin < end) tp_solver_sweep_range(pass, wd, w, contacts, begin, end, a, 0, 1);
+    if (w->artic && pass == TP_PASS_SWEEP) tp_artic_sweep_joint_rows(w->artic);
+}
+
+/* The scalar code for a phase whose constraints do not fit the scratch. */
+static void scalar_phase(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
+                         int use_bias, int count, int warm)
+{
+    w->simd = NULL;
+    if (warm) tp_solver_warm_start(wd, w, contacts, 0, 1);
+    else tp_solver_sweeps(wd, w, contacts, inv_h, use_bias, count, 0, 1);
+    w->simd = self;
+}
+
+static void simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
+                        int use_bias, int count)
+{
+    simd_ctx *C = (simd_ctx *)self;
+    if (!pack_phase(&C->pack, wd, w, contacts, inv_h, use_bias)) {
+        scalar_phase(self, wd, w, contacts, inv_h, use_bias, count, 0);
+        return;
+    }
+    tp_pass_args a;
+    a.inv_h = inv_h;
+    a.use_bias = use_bias;
+    for (int it = 0; it < count; ++it) {
+        a.reverse = it & 1;
+        simd_pass(C, TP_PASS_SWEEP, wd, w, contacts, &a);
+    }
+    unpack_phase(&C->pack, w, contacts);
+    if (count > 0) atomic_fetch_add(&simd_wide_total, (unsigned long long)C->pack.wide * (unsigned long long)count);
+}
+
+static void simd_warm_start(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts)
+{
+    simd_ctx *C = (simd_ctx *)self;
+    if (!pack_phase(&C->pack, wd, w, contacts, 0.0f, 0)) {
+        scalar_phase(self, wd, w, contacts, 0.0f, 0, 0, 1);
+        return;
+    }
+    tp_pass_args a;
+    a.inv_h = 0.0f;
+    a.use_bias = a.reverse = 0;
+    simd_pass(C, TP_PASS_WARM_START, wd, w, contacts, &a);
+    atomic_fetch_add(&simd_wide_total, (unsigned long long)C->pack.wide);
+}

@@ -1,0 +1,158 @@
+/* test_simd.c - the CPU's wide contact sweeps (csrc/solver_simd.c, SSE2 and
+ * AVX2 lanes) give the scalar sweeps' bits: the state and every contact's
+ * forces hashed after N steps with TP_SIMD_OFF, SSE2 and AVX2 on every scene of
+ * scenes/ (but many_pyramids, which is 64 pyramids: slow and nothing new) and
+ * tests/scenes, sleep on and off, two worlds; edge cases of the lane masks in a
+ * scene made for them, compared step by step; and a proof that the wide path
+ * ran (its counter of wide constraints), so the equality cannot hold vacuously. */
+#include "helpers.h"
+#include "solver_simd.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <time.h>
+
+static double seconds(void) { return (double)clock() / CLOCKS_PER_SEC; }
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* State hash, then each world's contact points (key, forces): test_golden.c's. */
+static uint64_t full_hash(tp_batch *b)
+{
+    uint64_t state = 0, h = 0xcbf29ce484222325ull;
+    cr_assert_eq(tp_batch_state_hash(b, &state), TP_OK, "%s", tp_last_error());
+    h = fnv1a(h, &state, sizeof state);
+    for (int w = 0; w < tp_batch_worlds(b); ++w) {
+        int n = 0;
+        cr_assert_eq(tp_batch_contacts(b, w, NULL, 0, &n), TP_OK);
+        tp_contact_info *c = malloc(sizeof *c * (size_t)(n > 0 ? n : 1));
+        cr_assert_eq(tp_batch_contacts(b, w, c, n, &n), TP_OK);
+        h = fnv1a(h, &n, sizeof n);
+        for (int i = 0; i < n; ++i) {
+            h = fnv1a(h, &c[i].key, sizeof c[i].key);
+            h = fnv1a(h, &c[i].normal_force, sizeof c[i].normal_force);
+            h = fnv1a(h, c[i].friction_force, sizeof c[i].friction_force);
+        }
+        free(c);
+    }
+    return h;
+}
+
+/* A scene file with sleep forced on (1) or off (0), as `torpor run --sleep`. */
+static tp_model *load_scene(const char *rel, int sleep)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", TP_SOURCE_DIR, rel);
+    json_error_t err;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    cr_assert(root, "%s: %s", path, err.text);
+    json_t *s = json_object_get(root, "sleep");
+    if (!json_is_object(s)) {
+        s = json_object();
+        json_object_set_new(root, "sleep", s);
+    }
+    json_object_set_new(s, "enabled", json_boolean(sleep));
+    char *text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(text, path, &m), TP_OK, "%s", tp_last_error());
+    free(text);
+    return m;
+}
+
+static tp_batch *simd_batch(const tp_model *m, tp_simd simd, int worlds)
+{
+    tp_batch_def bd = tp_default_batch_def();
+    bd.worlds = worlds;
+    bd.threads = 1;
+    bd.simd = simd;
+    tp_batch *b = NULL;
+    cr_assert_eq(tp_batch_create(m, &bd, &b), TP_OK, "%s", tp_last_error());
+    return b;
+}
+
+static int have_avx2(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+}
+
+/* The widths to compare with the scalar sweeps on this CPU. */
+static int wide_modes(tp_simd *out)
+{
+    int n = 0;
+    out[n++] = TP_SIMD_SSE2;
+    if (have_avx2()) out[n++] = TP_SIMD_AVX2;
+    else cr_log_warn("this CPU has no AVX2: only SSE2 compared");
+    return n;
+}
+
+/* Hash after `steps` steps of each width against the scalar sweeps'; the wide
+ * runs must solve some constraints in lanes. */
+static void compare_scene(const char *rel, int steps, int worlds, int expect_lanes)
+{
+    tp_simd modes[2];
+    int n_modes = wide_modes(modes);
+    for (int sleep = 0; sleep <= 1; ++sleep) {
+        tp_model *m = load_scene(rel, sleep);
+        tp_batch *b = simd_batch(m, TP_SIMD_OFF, worlds);
+        unsigned long long before = tp_simd_wide_constraints();
+        batch_steps(b, steps);
+        cr_assert_eq(tp_simd_wide_constraints(), before, "%s: the scalar run solved constraints in lanes", rel);
+        uint64_t ref = full_hash(b);
+        tp_batch_destroy(b);
+        for (int i = 0; i < n_modes; ++i) {
+            b = simd_batch(m, modes[i], worlds);
+            before = tp_simd_wide_constraints();
+            batch_steps(b, steps);
+            unsigned long long wide = tp_simd_wide_constraints() - before;
+            uint64_t h = full_hash(b);
+            tp_batch_destroy(b);
+            cr_expect_eq(h, ref, "%s, sleep %s, %d worlds, %d steps: %s hash %016llx, scalar %016llx", rel,
+                         sleep ? "on" : "off", worlds, steps, tp_simd_name(modes[i]), (unsigned long long)h,
+                         (unsigned long long)ref);
+            if (expect_lanes)
+                cr_expect(wide > 0, "%s, sleep %s: %s solved no constraint in lanes", rel, sleep ? "on" : "off",
+                          tp_simd_name(modes[i]));
+        }
+        tp_model_destroy(m);
+    }
+}
+
+Test(simd, scenes_dir)
+{
+    /* lanes 0: every contact is on an articulation link (scalar rows), or none */
+    static const struct { const char *scene; int steps, lanes; } rows[] = {
+        {"scenes/tower.json", 120, 1},    {"scenes/tower_push.json", 120, 1}, {"scenes/pyramid.json", 30, 1},
+        {"scenes/pyramid3d.json", 3, 1},  {"scenes/card_house.json", 90, 1},  {"scenes/dominoes.json", 90, 1},
+        {"scenes/heap.json", 40, 1},      {"scenes/jenga.json", 40, 1},       {"scenes/ring_tower.json", 40, 1},
+        {"scenes/walker.json", 60, 0},    {"scenes/arm_tower.json", 60, 1},   {"scenes/cartpole.json", 30, 0},
+        {"scenes/pendulum.json", 30, 0},  {"scenes/double_pendulum.json", 30, 0},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+        double t0 = seconds();
+        compare_scene(rows[i].scene, rows[i].steps, 2, rows[i].lanes);
+        cr_log_info("%s: %.2f s", rows[i].scene, seconds() - t0);
+    }
+}
+
+Test(simd, test_scenes)
+{
+    /* worlds: as many as the scene's events name */
+    static const struct { const char *scene; int worlds, lanes; } rows[] = {
+        {"tests/scenes/compound_pile.json", 2, 1},          {"tests/scenes/heap20.json", 2, 1},
+        {"tests/scenes/good.json", 4, 0},                   {"tests/scenes/sleep/c04_tower.json", 2, 1},
+        {"tests/scenes/sleep/c08_impulse.json", 4, 1},      {"tests/scenes/sleep/c02_throw.json", 2, 1},
+        {"tests/scenes/sleep/c05_remove_support.json", 2, 1}, {"tests/scenes/sleep/c13_slide.json", 6, 1},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+        double t0 = seconds();
+        compare_scene(rows[i].scene, 120, rows[i].worlds, rows[i].lanes);
+        cr_log_info("%s: %.2f s", rows[i].scene, seconds() - t0);
+    }
+}
