@@ -83,6 +83,7 @@ static const tp_simd_kernels *kernels_of(tp_simd kind)
 typedef struct simd_ctx {
     tp_solver_simd hooks; /* first: the kernels' view */
     const tp_simd_kernels *k;
+    int fits;             /* this step's constraints fit the pack */
     tp_simd_pack pack;
 } simd_ctx;
 
@@ -121,6 +122,8 @@ tp_solver_simd *tp_simd_bind(tp_simd kind, void *scratch, int capacity)
     p += align64(sizeof(simd_ctx));
     c->hooks.sweeps = simd_sweeps;
     c->hooks.warm_start = simd_warm_start;
+    c->hooks.rows_changed = 1;
+    c->fits = 0;
     c->k = k;
     tp_simd_pack *P = &c->pack;
     P->lanes = k->lanes;
@@ -142,13 +145,34 @@ static void put3(float *slot, int field, int lanes, int l, const float *x)
     slot[(field + 2) * lanes + l] = x[2];
 }
 
-/* Point i of contacts/rows into lane l of a slot: the fields the sweeps read,
- * with the velocity target and the split impulse's computed as
- * tp_solve_normal_row computes them (the same expressions, so the same bits). */
+/* The fields of point i that change between the phases of a step: the
+ * velocity target and the split impulse's (computed with tp_solve_normal_row's
+ * expressions, so the same bits) and the accumulated impulses. */
+static void pack_point_phase(float *S, int lanes, int l, const tp_contact *c, const tp_contact_row *r, float inv_h,
+                             int use_bias)
+{
+    union { uint32_t u; float f; } ones = {0xffffffffu}, none = {0u};
+    float s = r->separation;
+    float bias = s > 0.0f ? s * inv_h : 0.0f;
+    if (r->bounce_speed > 0.0f) bias = -r->bounce_speed;
+    S[TP_SF_BIAS * lanes + l] = bias;
+    int push_on = use_bias && s < -TP_LINEAR_SLOP;
+    S[TP_SF_PUSH_BIAS * lanes + l] =
+        push_on ? tp_maxf(TP_BAUMGARTE * inv_h * (s + TP_LINEAR_SLOP), -TP_MAX_PUSH_SPEED) : 0.0f;
+    S[TP_SF_PUSH_ON * lanes + l] = push_on ? ones.f : none.f;
+    S[TP_SF_NORMAL_IMPULSE * lanes + l] = c->normal_impulse;
+    S[TP_SF_TANGENT_IMPULSE1 * lanes + l] = c->tangent_impulse[0];
+    S[TP_SF_TANGENT_IMPULSE2 * lanes + l] = c->tangent_impulse[1];
+    S[TP_SF_PUSH_IMPULSE * lanes + l] = r->push_impulse;
+    S[TP_SF_MAX_NORMAL_IMPULSE * lanes + l] = r->max_normal_impulse;
+}
+
+/* Point i into lane l of a slot: the fields fixed for the step, then the
+ * phase's. */
 static void pack_point(float *S, int lanes, int l, const tp_contact *c, const tp_contact_row *r, float inv_h,
                        int use_bias)
 {
-    union { uint32_t u; float f; } ones = {0xffffffffu}, none = {0u};
+    union { uint32_t u; float f; } ones = {0xffffffffu};
     put3(S, TP_SF_N, lanes, l, c->normal);
     put3(S, TP_SF_RA, lanes, l, r->ra);
     put3(S, TP_SF_RB, lanes, l, r->rb);
@@ -164,20 +188,26 @@ static void pack_point(float *S, int lanes, int l, const tp_contact *c, const tp
     S[TP_SF_TANGENT_MASS1 * lanes + l] = r->tangent_mass[0];
     S[TP_SF_TANGENT_MASS2 * lanes + l] = r->tangent_mass[1];
     S[TP_SF_FRICTION * lanes + l] = c->friction;
-    float s = r->separation;
-    float bias = s > 0.0f ? s * inv_h : 0.0f;
-    if (r->bounce_speed > 0.0f) bias = -r->bounce_speed;
-    S[TP_SF_BIAS * lanes + l] = bias;
-    int push_on = use_bias && s < -TP_LINEAR_SLOP;
-    S[TP_SF_PUSH_BIAS * lanes + l] =
-        push_on ? tp_maxf(TP_BAUMGARTE * inv_h * (s + TP_LINEAR_SLOP), -TP_MAX_PUSH_SPEED) : 0.0f;
-    S[TP_SF_PUSH_ON * lanes + l] = push_on ? ones.f : none.f;
     S[TP_SF_VALID * lanes + l] = ones.f;
-    S[TP_SF_NORMAL_IMPULSE * lanes + l] = c->normal_impulse;
-    S[TP_SF_TANGENT_IMPULSE1 * lanes + l] = c->tangent_impulse[0];
-    S[TP_SF_TANGENT_IMPULSE2 * lanes + l] = c->tangent_impulse[1];
-    S[TP_SF_PUSH_IMPULSE * lanes + l] = r->push_impulse;
-    S[TP_SF_MAX_NORMAL_IMPULSE * lanes + l] = r->max_normal_impulse;
+    pack_point_phase(S, lanes, l, c, r, inv_h, use_bias);
+}
+
+/* A later phase of the same step: the groups and the fixed fields stand,
+ * only the phase's fields are read again. */
+static void refresh_phase(tp_simd_pack *P, const tp_solver_work *w, const tp_contact *contacts, float inv_h,
+                          int use_bias)
+{
+    int L = P->lanes;
+    size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
+    for (int g = 0; g < P->color_group[TP_MAX_COLORS]; ++g) {
+        const tp_simd_group *G = &P->groups[g];
+        float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
+        for (int l = 0; l < G->used; ++l)
+            for (int q = 0; q < G->count[l]; ++q) {
+                int i = G->first[l] + q;
+                pack_point_phase(S0 + (size_t)q * slot_floats, L, l, &contacts[i], &w->rows[i], inv_h, use_bias);
+            }
+    }
 }
 
 /* Close group G: its slots, one per point of its largest constraint; empty
@@ -303,11 +333,25 @@ static void scalar_phase(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, 
     w->simd = self;
 }
 
+/* Pack a phase: everything after the rows were prepared, else the phase's
+ * fields only. 0: the constraints do not fit (scalar sweeps this step). */
+static int pack(simd_ctx *C, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts, float inv_h,
+                int use_bias)
+{
+    if (C->hooks.rows_changed) {
+        C->hooks.rows_changed = 0;
+        C->fits = pack_phase(&C->pack, wd, w, contacts, inv_h, use_bias);
+    } else if (C->fits) {
+        refresh_phase(&C->pack, w, contacts, inv_h, use_bias);
+    }
+    return C->fits;
+}
+
 static void simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
                         int use_bias, int count)
 {
     simd_ctx *C = (simd_ctx *)self;
-    if (!pack_phase(&C->pack, wd, w, contacts, inv_h, use_bias)) {
+    if (!pack(C, wd, w, contacts, inv_h, use_bias)) {
         scalar_phase(self, wd, w, contacts, inv_h, use_bias, count, 0);
         return;
     }
@@ -325,7 +369,7 @@ static void simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, t
 static void simd_warm_start(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts)
 {
     simd_ctx *C = (simd_ctx *)self;
-    if (!pack_phase(&C->pack, wd, w, contacts, 0.0f, 0)) {
+    if (!pack(C, wd, w, contacts, 0.0f, 0)) {
         scalar_phase(self, wd, w, contacts, 0.0f, 0, 0, 1);
         return;
     }

@@ -5,6 +5,7 @@
  * tests/scenes, sleep on and off, two worlds; edge cases of the lane masks in a
  * scene made for them, compared step by step; and a proof that the wide path
  * ran (its counter of wide constraints), so the equality cannot hold vacuously. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "helpers.h"
 #include "solver_simd.h"
 
@@ -155,4 +156,90 @@ Test(simd, test_scenes)
         compare_scene(rows[i].scene, 120, rows[i].worlds, rows[i].lanes);
         cr_log_info("%s: %.2f s", rows[i].scene, seconds() - t0);
     }
+}
+
+/* Lane masks: on one static ground (a body every lane of the ground color
+ * reads, none writes) rest manifolds of 1 (ball), 2 (capsule on its side) and
+ * 4 points (boxes) and a cylinder, so one color mixes point counts and holds
+ * fewer constraints than lanes; a box on a box is alone in its color; a ball
+ * of restitution 0.9 dropped from 1 m gives restitution rows (bounce speed >
+ * 0); falling bodies are speculative points (separation > 0) before they
+ * land. Compared with the scalar sweeps after every step. */
+static const char edge_scene[] =
+    "{\"format\": \"torpor-scene\", \"version\": 2, \"name\": \"simd-edges\", \"substeps\": 4,"
+    " \"solver\": {\"iterations\": 8, \"mode\": \"colored\"},"
+    " \"sleep\": {\"enabled\": %s},"
+    " \"bodies\": ["
+    "  {\"name\": \"ground\", \"shape\": \"box\", \"size\": [20, 20, 1], \"pos\": [0, 0, -0.5], \"static\": true},"
+    "  {\"name\": \"ball\", \"shape\": \"ball\", \"size\": [0.5, 0.5, 0.5], \"pos\": [0, 0, 0.26]},"
+    "  {\"name\": \"capsule\", \"shape\": \"capsule\", \"size\": [1.2, 0.3, 0.3], \"pos\": [2, 0, 0.16]},"
+    "  {\"name\": \"box\", \"shape\": \"box\", \"size\": [0.5, 0.5, 0.5], \"pos\": [-2, 0, 0.3]},"
+    "  {\"name\": \"on_box\", \"shape\": \"box\", \"size\": [0.4, 0.4, 0.4], \"pos\": [-2, 0.02, 0.8]},"
+    "  {\"name\": \"cylinder\", \"shape\": \"cylinder\", \"size\": [0.4, 0.4, 0.6], \"pos\": [0, 2, 0.32]},"
+    "  {\"name\": \"bouncer\", \"shape\": \"ball\", \"size\": [0.5, 0.5, 0.5], \"pos\": [0, -2, 1.25],"
+    "   \"restitution\": 0.9},"
+    "  {\"name\": \"tilted\", \"shape\": \"box\", \"size\": [0.5, 0.5, 0.5], \"pos\": [2, 2, 0.6],"
+    "   \"quat\": [0.1, 0.2, 0, 1]}"
+    " ]}";
+
+static tp_model *edge_model(int sleep)
+{
+    char text[sizeof edge_scene + 16];
+    snprintf(text, sizeof text, edge_scene, sleep ? "true" : "false");
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(text, "simd-edges", &m), TP_OK, "%s", tp_last_error());
+    return m;
+}
+
+Test(simd, lane_masks)
+{
+    tp_simd modes[3] = {TP_SIMD_OFF};
+    int n = 1 + wide_modes(modes + 1);
+    for (int sleep = 0; sleep <= 1; ++sleep)
+        for (int worlds = 1; worlds <= 3; worlds += 2) {
+            tp_model *m = edge_model(sleep);
+            tp_batch *b[3];
+            for (int i = 0; i < n; ++i) b[i] = simd_batch(m, modes[i], worlds);
+            float top_vz = 0.0f; /* the bouncer's largest upward speed after its first landing */
+            unsigned long long before = tp_simd_wide_constraints();
+            for (int s = 0; s < 150; ++s) {
+                uint64_t h[3];
+                for (int i = 0; i < n; ++i) {
+                    batch_steps(b[i], 1);
+                    h[i] = full_hash(b[i]);
+                }
+                for (int i = 1; i < n; ++i)
+                    cr_assert_eq(h[i], h[0], "sleep %d, %d worlds, step %d: %s differs from the scalar sweeps", sleep,
+                                 worlds, s + 1, tp_simd_name(modes[i]));
+                tp_state_view v = batch_view(b[0]);
+                float vz = v.v[3 * 6 + 2];
+                if (vz > top_vz) top_vz = vz;
+            }
+            /* a bounce: 0.9 of the 4.4 m/s impact at the first landing (well above the 1 m/s threshold) */
+            cr_expect_gt(top_vz, 2.0f, "the bouncer never bounced (largest upward speed %g m/s)", (double)top_vz);
+            cr_expect_gt(tp_simd_wide_constraints(), before, "no constraint was solved in lanes");
+            for (int i = 0; i < n; ++i) tp_batch_destroy(b[i]);
+            tp_model_destroy(m);
+        }
+}
+
+/* Asking for a width by the environment: a bad value is an error naming it. */
+Test(simd, bad_environment_value)
+{
+    setenv("TORPOR_SIMD", "avx9", 1);
+    tp_model *m = edge_model(0);
+    tp_batch_def bd = tp_default_batch_def();
+    tp_batch *b = NULL;
+    cr_expect_eq(tp_batch_create(m, &bd, &b), TP_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(tp_last_error(), "TORPOR_SIMD") && strstr(tp_last_error(), "avx9"), "message: %s",
+              tp_last_error());
+    unsetenv("TORPOR_SIMD");
+    bd.simd = (tp_simd)7;
+    cr_expect_eq(tp_batch_create(m, &bd, &b), TP_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(tp_last_error(), "simd"), "message: %s", tp_last_error());
+    if (!have_avx2()) {
+        bd.simd = TP_SIMD_AVX2;
+        cr_expect_eq(tp_batch_create(m, &bd, &b), TP_ERR_BACKEND);
+    }
+    tp_model_destroy(m);
 }
