@@ -98,7 +98,7 @@ static int batch_alloc_arrays(tp_batch *b)
     }
     /* One scratch block per CPU thread, reused by every world it steps. */
     b->simd_offset = tp_align16(tp_step_scratch_bytes(b->bodies, b->contact_capacity));
-    b->scratch_bytes = b->simd_offset + tp_align16(tp_simd_scratch_bytes(b->simd, b->contact_capacity));
+    b->scratch_bytes = b->simd_offset + tp_align16(tp_simd_scratch_bytes(b->simd, b->bodies, b->contact_capacity));
     b->scratch = calloc((size_t)b->threads, sizeof(void *));
     b->stage_seconds = calloc((size_t)b->threads * TP_STAGE_COUNT, sizeof(double));
     if (!b->scratch || !b->stage_seconds) return 0;

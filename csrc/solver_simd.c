@@ -84,7 +84,11 @@ typedef struct simd_ctx {
     tp_solver_simd hooks; /* first: the kernels' view */
     const tp_simd_kernels *k;
     int fits;             /* this step's constraints fit the pack */
-    tp_simd_pack pack;
+    tp_simd_pack pack;    /* the colors' groups, kept for the step */
+    tp_simd_pack shock;   /* one level of the shock pass at a time */
+    /* The shock pass's schedule of one level ([capacity] each, wave_group
+     * [capacity + 1], body_count [bodies]). */
+    int32_t *part, *writes, *wave, *sorted, *wave_group, *body_count;
 } simd_ctx;
 
 static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
@@ -98,22 +102,42 @@ static void caps(int lanes, int capacity, int *groups, int *slots)
     *slots = 4 * (capacity / lanes + 1) + 4 * (TP_MAX_COLORS + 1);
 }
 
-size_t tp_simd_scratch_bytes(tp_simd kind, int capacity)
+static size_t pack_bytes(int lanes, int capacity)
+{
+    int g, s;
+    caps(lanes, capacity, &g, &s);
+    return align64((size_t)g * sizeof(tp_simd_group)) +
+           align64((size_t)s * TP_SIMD_FIELDS * (size_t)lanes * sizeof(float));
+}
+
+size_t tp_simd_scratch_bytes(tp_simd kind, int bodies, int capacity)
 {
     const tp_simd_kernels *k = kernels_of(kind);
     if (!k) return 0;
-    int g, s;
-    caps(k->lanes, capacity, &g, &s);
-    return align64(sizeof(simd_ctx)) + align64((size_t)g * sizeof(tp_simd_group)) +
-           align64((size_t)s * TP_SIMD_FIELDS * (size_t)k->lanes * sizeof(float)) +
-           align64((size_t)capacity * sizeof(int32_t));
+    return align64(sizeof(simd_ctx)) + 2 * pack_bytes(k->lanes, capacity) +
+           5 * align64((size_t)capacity * sizeof(int32_t)) + align64(((size_t)capacity + 1) * sizeof(int32_t)) +
+           align64((size_t)bodies * sizeof(int32_t));
+}
+
+/* A pack's groups and slots at p; returns the end. */
+static char *pack_at(tp_simd_pack *P, int lanes, int capacity, char *p)
+{
+    P->lanes = lanes;
+    caps(lanes, capacity, &P->group_cap, &P->slot_cap);
+    P->n_groups = 0;
+    P->groups = (tp_simd_group *)p;
+    p += align64((size_t)P->group_cap * sizeof(tp_simd_group));
+    P->slots = (float *)p;
+    return p + align64((size_t)P->slot_cap * TP_SIMD_FIELDS * (size_t)lanes * sizeof(float));
 }
 
 static void simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
                         int use_bias, int count);
 static void simd_warm_start(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts);
+static void simd_shock(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
+                       int use_bias);
 
-tp_solver_simd *tp_simd_bind(tp_simd kind, void *scratch, int capacity)
+tp_solver_simd *tp_simd_bind(tp_simd kind, void *scratch, int bodies, int capacity)
 {
     const tp_simd_kernels *k = kernels_of(kind);
     if (!k) return NULL;
@@ -125,14 +149,19 @@ tp_solver_simd *tp_simd_bind(tp_simd kind, void *scratch, int capacity)
     c->hooks.rows_changed = 1;
     c->fits = 0;
     c->k = k;
-    tp_simd_pack *P = &c->pack;
-    P->lanes = k->lanes;
-    caps(k->lanes, capacity, &P->group_cap, &P->slot_cap);
-    P->groups = (tp_simd_group *)p;
-    p += align64((size_t)P->group_cap * sizeof(tp_simd_group));
-    P->slots = (float *)p;
-    p += align64((size_t)P->slot_cap * TP_SIMD_FIELDS * (size_t)k->lanes * sizeof(float));
-    P->scalar = (int32_t *)p;
+    c->hooks.shock = simd_shock;
+    p = pack_at(&c->pack, k->lanes, capacity, p);
+    p = pack_at(&c->shock, k->lanes, capacity, p);
+    int32_t **ints[5] = {&c->pack.scalar, &c->part, &c->writes, &c->wave, &c->sorted};
+    for (int i = 0; i < 5; ++i) {
+        *ints[i] = (int32_t *)p;
+        p += align64((size_t)capacity * sizeof(int32_t));
+    }
+    c->shock.scalar = NULL;
+    c->wave_group = (int32_t *)p;
+    p += align64(((size_t)capacity + 1) * sizeof(int32_t));
+    c->body_count = (int32_t *)p;
+    (void)bodies;
     return &c->hooks;
 }
 
@@ -199,7 +228,7 @@ static void refresh_phase(tp_simd_pack *P, const tp_solver_work *w, const tp_con
 {
     int L = P->lanes;
     size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
-    for (int g = 0; g < P->color_group[TP_MAX_COLORS]; ++g) {
+    for (int g = 0; g < P->n_groups; ++g) {
         const tp_simd_group *G = &P->groups[g];
         float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
         for (int l = 0; l < G->used; ++l)
@@ -232,6 +261,33 @@ static int pack_group(tp_simd_pack *P, tp_simd_group *G, int *slot_used, const t
     return 1;
 }
 
+/* A new group whose unused lanes name k's bodies with every mask clear. */
+static tp_simd_group *group_open(tp_simd_group *G, const tp_constraint *k)
+{
+    memset(G, 0, sizeof *G);
+    for (int l = 0; l < TP_SIMD_MAX_LANES; ++l) {
+        G->a[l] = k->body_a;
+        G->b[l] = k->body_b;
+    }
+    return G;
+}
+
+/* Constraint k into G's next lane; `hold` (the shock pass) names the body it
+ * must not write, as tp_apply_impulse_held. */
+static void group_add(tp_simd_group *G, const tp_constraint *k, const tp_solver_body *sb, int hold)
+{
+    int l = G->used++;
+    const tp_solver_body *A = &sb[k->body_a], *B = &sb[k->body_b];
+    G->a[l] = k->body_a;
+    G->b[l] = k->body_b;
+    G->sim_a[l] = A->simulated && hold != TP_HOLD_A ? 0xffffffffu : 0u;
+    G->sim_b[l] = B->simulated && hold != TP_HOLD_B ? 0xffffffffu : 0u;
+    G->inv_m_a[l] = A->inv_m;
+    G->inv_m_b[l] = B->inv_m;
+    G->first[l] = k->first;
+    G->count[l] = k->count;
+}
+
 /* Pack every color's constraints; 0 if they do not fit (the phase then runs
  * the scalar sweeps, which give the same bits). */
 static int pack_phase(tp_simd_pack *P, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts,
@@ -251,23 +307,9 @@ static int pack_phase(tp_simd_pack *P, const tp_world *wd, const tp_solver_work 
             }
             if (!G) {
                 if (groups == P->group_cap) return 0;
-                G = &P->groups[groups++];
-                memset(G, 0, sizeof *G);
-                for (int l = 0; l < TP_SIMD_MAX_LANES; ++l) {
-                    G->a[l] = k->body_a;
-                    G->b[l] = k->body_b;
-                }
+                G = group_open(&P->groups[groups++], k);
             }
-            int l = G->used++;
-            const tp_solver_body *A = &w->bodies[k->body_a], *B = &w->bodies[k->body_b];
-            G->a[l] = k->body_a;
-            G->b[l] = k->body_b;
-            G->sim_a[l] = A->simulated ? 0xffffffffu : 0u;
-            G->sim_b[l] = B->simulated ? 0xffffffffu : 0u;
-            G->inv_m_a[l] = A->inv_m;
-            G->inv_m_b[l] = B->inv_m;
-            G->first[l] = k->first;
-            G->count[l] = k->count;
+            group_add(G, k, w->bodies, TP_HOLD_NONE);
             if (G->used == L) {
                 if (!pack_group(P, G, &slot_used, w, contacts, inv_h, use_bias)) return 0;
                 G = NULL;
@@ -277,6 +319,7 @@ static int pack_phase(tp_simd_pack *P, const tp_world *wd, const tp_solver_work 
     }
     P->color_group[TP_MAX_COLORS] = groups;
     P->color_scalar[TP_MAX_COLORS] = n_scalar;
+    P->n_groups = groups;
     for (int g = 0; g < groups; ++g) P->wide += P->groups[g].used;
     return 1;
 }
@@ -286,7 +329,7 @@ static void unpack_phase(const tp_simd_pack *P, tp_solver_work *w, tp_contact *c
 {
     int L = P->lanes;
     size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
-    for (int g = 0; g < P->color_group[TP_MAX_COLORS]; ++g) {
+    for (int g = 0; g < P->n_groups; ++g) {
         const tp_simd_group *G = &P->groups[g];
         const float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
         for (int l = 0; l < G->used; ++l)
@@ -378,4 +421,163 @@ static void simd_warm_start(tp_solver_simd *self, tp_world *wd, tp_solver_work *
     a.use_bias = a.reverse = 0;
     simd_pass(C, TP_PASS_WARM_START, wd, w, contacts, &a);
     atomic_fetch_add(&simd_wide_total, (unsigned long long)C->pack.wide);
+}
+
+/* ---------------------------------------------------------------- the shock pass */
+
+/* The shock pass writes, in a level, only the bodies of that level's depth
+ * (kernels/shock.h: a participating row holds its support, or stands on a
+ * fixed body), and every row writes exactly one body. Rows that write
+ * different bodies therefore commute, and the bits of a level's sweep depend
+ * only on the order of the rows of each written body. A level is cut into
+ * waves: a body with m rows (of M at most) has them in waves M - m .. M - 1,
+ * in level order; a forward sweep runs the waves 0 .. M-1, a reverse sweep
+ * M-1 .. 0 (each body's rows then in reverse order, as the scalar pass). The
+ * rows of a wave write distinct bodies, so they go in lanes. */
+
+/* The body constraint k writes in the shock pass. */
+static int shock_writes(const tp_constraint *k, const int32_t *depth, int hold)
+{
+    if (hold == TP_HOLD_A) return k->body_b;
+    if (hold == TP_HOLD_B) return k->body_a;
+    return depth[k->body_a] == 0 ? k->body_b : k->body_a;
+}
+
+/* Pack a level's rows [begin, end) of the shock order into waves and groups;
+ * 0 if it does not fit (or a row has more than 4 points): the level then runs
+ * the scalar code. *waves gets M. */
+static int shock_pack_level(simd_ctx *C, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts,
+                            int begin, int end, float inv_h, int use_bias, int *waves)
+{
+    tp_simd_pack *P = &C->shock;
+    int np = 0, M = 0, L = P->lanes;
+    for (int i = begin; i < end; ++i) {
+        const tp_constraint *k = &w->cons[w->shock_order[i]];
+        if (!tp_shock_takes_part(k, w->depth, w->carries) || tp_shock_skips(wd, w, k)) continue;
+        if (k->count > TP_SIMD_MAX_POINTS) return 0;
+        C->part[np] = i;
+        C->writes[np++] = shock_writes(k, w->depth, tp_shock_hold(k, w->depth));
+    }
+    *waves = 0;
+    P->n_groups = 0;
+    if (np == 0) return 1;
+    for (int p = 0; p < np; ++p) C->body_count[C->writes[p]] = 0;
+    for (int p = 0; p < np; ++p) {
+        int m = ++C->body_count[C->writes[p]];
+        M = m > M ? m : M;
+    }
+    for (int p = 0; p < np; ++p) C->wave[p] = M - C->body_count[C->writes[p]]--;
+    /* counting sort by wave, stable (level order within a wave) */
+    int32_t *start = C->wave_group;
+    for (int j = 0; j <= M; ++j) start[j] = 0;
+    for (int p = 0; p < np; ++p) start[C->wave[p] + 1]++;
+    for (int j = 0; j < M; ++j) start[j + 1] += start[j];
+    for (int p = 0; p < np; ++p) C->sorted[start[C->wave[p]]++] = p;
+    /* start[j] is now the end of wave j; groups per wave, wave_group[j] its first */
+    int groups = 0, slot_used = 0, from = 0;
+    for (int j = 0; j < M; ++j) {
+        int to = start[j];
+        start[j] = groups;
+        tp_simd_group *G = NULL;
+        for (int q = from; q < to; ++q) {
+            int i = C->part[C->sorted[q]];
+            const tp_constraint *k = &w->cons[w->shock_order[i]];
+            if (!G) {
+                if (groups == P->group_cap) return 0;
+                G = group_open(&P->groups[groups++], k);
+            }
+            group_add(G, k, w->bodies, tp_shock_hold(k, w->depth));
+            if (G->used == L || q == to - 1) {
+                if (!pack_group(P, G, &slot_used, w, contacts, inv_h, use_bias)) return 0;
+                G = NULL;
+            }
+        }
+        from = to;
+    }
+    start[M] = groups;
+    P->n_groups = groups;
+    *waves = M;
+    /* The held rows' masses (the moving body's alone, as tp_solve_normal_row
+     * and tp_solve_friction_row compute them) and the friction targets
+     * (tp_shock_constraint). */
+    size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
+    for (int g = 0; g < groups; ++g) {
+        const tp_simd_group *G = &P->groups[g];
+        float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
+        for (int l = 0; l < G->used; ++l) {
+            const tp_constraint *k = NULL;
+            /* the lane's constraint: its bodies and first point identify it */
+            tp_constraint kk;
+            kk.body_a = G->a[l];
+            kk.body_b = G->b[l];
+            kk.first = G->first[l];
+            kk.count = G->count[l];
+            k = &kk;
+            int hold = tp_shock_hold(k, w->depth), no_slip = tp_shock_no_slip(k, w->bodies, hold);
+            const tp_solver_body *sb = w->bodies;
+            for (int q = 0; q < G->count[l]; ++q) {
+                float *S = S0 + (size_t)q * slot_floats;
+                int i = G->first[l] + q;
+                const tp_contact_row *r = &w->rows[i];
+                tp_vec3 n = tp_v3_load(contacts[i].normal), ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb);
+                tp_vec3 t1 = tp_v3_load(r->t1), t2 = tp_v3_load(r->t2);
+                if (hold == TP_HOLD_A) {
+                    S[TP_SF_NORMAL_MASS * L + l] = tp_row_mass_one(sb[k->body_b].inv_m, rb, n, tp_v3_load(r->wb_n));
+                    S[TP_SF_TANGENT_MASS1 * L + l] = tp_row_mass_one(sb[k->body_b].inv_m, rb, t1, tp_v3_load(r->wb_t1));
+                    S[TP_SF_TANGENT_MASS2 * L + l] = tp_row_mass_one(sb[k->body_b].inv_m, rb, t2, tp_v3_load(r->wb_t2));
+                } else if (hold == TP_HOLD_B) {
+                    S[TP_SF_NORMAL_MASS * L + l] = tp_row_mass_one(sb[k->body_a].inv_m, ra, n, tp_v3_load(r->wa_n));
+                    S[TP_SF_TANGENT_MASS1 * L + l] = tp_row_mass_one(sb[k->body_a].inv_m, ra, t1, tp_v3_load(r->wa_t1));
+                    S[TP_SF_TANGENT_MASS2 * L + l] = tp_row_mass_one(sb[k->body_a].inv_m, ra, t2, tp_v3_load(r->wa_t2));
+                }
+                S[TP_SF_SLIP1 * L + l] = no_slip ? 0.0f : w->shock_saved[6 * i + 4];
+                S[TP_SF_SLIP2 * L + l] = no_slip ? 0.0f : w->shock_saved[6 * i + 5];
+            }
+        }
+    }
+    return 1;
+}
+
+/* tp_solver_shock_pass with each level's sweeps in lanes. */
+static void simd_shock(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
+                       int use_bias)
+{
+    simd_ctx *C = (simd_ctx *)self;
+    unsigned long long wide = 0;
+    int n_cons = w->color_start[TP_OVERFLOW_COLOR + 1];
+    for (int begin = 0, end = 0; begin < n_cons; begin = end) {
+        int level = tp_constraint_level(&w->cons[w->shock_order[begin]], w->depth);
+        end = begin + 1;
+        while (end < n_cons && tp_constraint_level(&w->cons[w->shock_order[end]], w->depth) == level) ++end;
+        for (int i = begin; i < end; ++i) {
+            const tp_constraint *k = &w->cons[w->shock_order[i]];
+            if (!tp_shock_skips(wd, w, k)) tp_shock_keep(wd, k, contacts, w->rows, w->shock_saved, 1);
+        }
+        int waves = 0;
+        if (shock_pack_level(C, wd, w, contacts, begin, end, inv_h, use_bias, &waves)) {
+            const tp_simd_pack *P = &C->shock;
+            for (int it = 0; it < TP_SHOCK_INNER; ++it) {
+                int rev = it & 1;
+                for (int jj = 0; jj < waves; ++jj) {
+                    int j = rev ? waves - 1 - jj : jj;
+                    C->k->sweep(P, C->wave_group[j], C->wave_group[j + 1], wd->v, wd->w, w->push, use_bias, rev);
+                }
+            }
+            unpack_phase(P, w, contacts);
+            for (int g = 0; g < P->n_groups; ++g) wide += (unsigned long long)P->groups[g].used * TP_SHOCK_INNER;
+        } else {
+            for (int it = 0; it < TP_SHOCK_INNER; ++it)
+                for (int q = 0; q < end - begin; ++q) {
+                    const tp_constraint *k = &w->cons[w->shock_order[(it & 1) ? end - 1 - q : begin + q]];
+                    if (tp_shock_takes_part(k, w->depth, w->carries) && !tp_shock_skips(wd, w, k))
+                        tp_shock_constraint(wd, w, k, contacts, inv_h, use_bias, it & 1);
+                }
+        }
+        for (int i = begin; i < end; ++i) {
+            const tp_constraint *k = &w->cons[w->shock_order[i]];
+            if (tp_shock_hold(k, w->depth) != TP_HOLD_NONE && !tp_shock_skips(wd, w, k))
+                tp_shock_keep(wd, k, contacts, w->rows, w->shock_saved, 0);
+        }
+    }
+    if (wide) atomic_fetch_add(&simd_wide_total, wide);
 }

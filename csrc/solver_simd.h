@@ -31,6 +31,7 @@ enum {
     TP_SF_VALID,      /* mask: the lane's constraint has a point in this slot */
     TP_SF_NORMAL_IMPULSE, TP_SF_TANGENT_IMPULSE1, TP_SF_TANGENT_IMPULSE2, TP_SF_PUSH_IMPULSE,
     TP_SF_MAX_NORMAL_IMPULSE,
+    TP_SF_SLIP1, TP_SF_SLIP2, /* the friction rows' target slip speeds: 0 but in the shock pass */
     TP_SIMD_FIELDS
 };
 
@@ -38,7 +39,9 @@ enum {
  * repeat lane 0's bodies with every mask clear, so they read and write nothing. */
 typedef struct tp_simd_group {
     int32_t a[TP_SIMD_MAX_LANES], b[TP_SIMD_MAX_LANES]; /* bodies */
-    uint32_t sim_a[TP_SIMD_MAX_LANES], sim_b[TP_SIMD_MAX_LANES]; /* masks: the body is simulated */
+    /* masks: the lane writes the body (it is simulated and, in the shock
+     * pass, not held; tp_apply_impulse_held) */
+    uint32_t sim_a[TP_SIMD_MAX_LANES], sim_b[TP_SIMD_MAX_LANES];
     float inv_m_a[TP_SIMD_MAX_LANES], inv_m_b[TP_SIMD_MAX_LANES];
     int32_t first[TP_SIMD_MAX_LANES], count[TP_SIMD_MAX_LANES]; /* the constraint's points */
     int32_t used, slot0, slots, pad;  /* lanes in use; the group's point slots [slot0, slot0 + slots) */
@@ -50,6 +53,7 @@ typedef struct tp_simd_pack {
     int lanes;
     int color_group[TP_MAX_COLORS + 1];  /* groups of color c: [color_group[c], color_group[c + 1]) */
     int color_scalar[TP_MAX_COLORS + 1]; /* scalar[color_scalar[c] .. color_scalar[c + 1]): order positions */
+    int n_groups;                        /* groups packed */
     int group_cap, slot_cap;
     tp_simd_group *groups;
     float *slots;                        /* [slot_cap][TP_SIMD_FIELDS][lanes] */
@@ -75,11 +79,11 @@ extern const tp_simd_kernels tp_simd_kernels_avx2;
 tp_status tp_simd_resolve(tp_simd requested, tp_simd *out);
 const char *tp_simd_name(tp_simd s);
 
-/* Scratch bytes per CPU thread for `kind` (0 for off) and worlds of
- * `capacity` contact points; tp_simd_bind places the sweeps' state at the
+/* Scratch bytes per CPU thread for `kind` (0 for off) and worlds of `bodies`
+ * bodies and `capacity` contact points; tp_simd_bind places the sweeps' state at the
  * start of such a block (16-byte aligned) for one world's step. */
-size_t tp_simd_scratch_bytes(tp_simd kind, int capacity);
-tp_solver_simd *tp_simd_bind(tp_simd kind, void *scratch, int capacity);
+size_t tp_simd_scratch_bytes(tp_simd kind, int bodies, int capacity);
+tp_solver_simd *tp_simd_bind(tp_simd kind, void *scratch, int bodies, int capacity);
 
 /* Constraints solved in wide lanes since the process started, summed over
  * every sweep and warm start (a test's proof that the wide path ran). */

@@ -152,7 +152,9 @@ static inline void store_bodies(const body_pair *B, const tp_simd_group *G, floa
     scatter3(w, 3, G->b, G->sim_b, B->wb);
 }
 
-/* tp_solve_normal_row with TP_HOLD_NONE, one slot of the group's lanes. */
+/* tp_solve_normal_row, one slot of the group's lanes. A held body (the shock
+ * pass) is one the group's write mask leaves out, with the row's mass the
+ * other body's alone (packed in place of the ordinary one). */
 static inline void normal_row(float *S, body_pair *B, w3 *pva, w3 *pwa, w3 *pvb, w3 *pwb, int use_bias)
 {
     vf valid = f_ld(S, TP_SF_VALID);
@@ -181,8 +183,8 @@ static inline void normal_row(float *S, body_pair *B, w3 *pva, w3 *pwa, w3 *pvb,
     apply(&B->va, &B->wa, &B->vb, &B->wb, B, on, w3_scale(n, delta), w3_scale(wan, delta), w3_scale(wbn, delta));
 }
 
-/* tp_solve_friction_row with TP_HOLD_NONE and zero slip targets, then
- * tp_friction_cone: one slot of the group's lanes. */
+/* tp_solve_friction_row, then tp_friction_cone: one slot of the group's
+ * lanes (the hold is in the masses, the write masks and the slip targets). */
 static inline void friction_row(float *S, body_pair *B)
 {
     vf on = f_ld(S, TP_SF_VALID);
@@ -192,8 +194,8 @@ static inline void friction_row(float *S, body_pair *B)
     vf m1 = f_ld(S, TP_SF_TANGENT_MASS1), m2 = f_ld(S, TP_SF_TANGENT_MASS2);
     vf i1 = f_ld(S, TP_SF_TANGENT_IMPULSE1), i2 = f_ld(S, TP_SF_TANGENT_IMPULSE2);
     vf zero = vzero();
-    vf l1 = vsub(i1, vmul(m1, vsub(w3_dot(dv, t1), zero))); /* the scalar code's "- s1" with s1 = 0 */
-    vf l2 = vsub(i2, vmul(m2, vsub(w3_dot(dv, t2), zero)));
+    vf l1 = vsub(i1, vmul(m1, vsub(w3_dot(dv, t1), f_ld(S, TP_SF_SLIP1))));
+    vf l2 = vsub(i2, vmul(m2, vsub(w3_dot(dv, t2), f_ld(S, TP_SF_SLIP2))));
     vf limit = vmul(f_ld(S, TP_SF_FRICTION), f_ld(S, TP_SF_NORMAL_IMPULSE));
     vf len2 = vadd(vmul(l1, l1), vmul(l2, l2));
     vf over = vgt(len2, vmul(limit, limit));

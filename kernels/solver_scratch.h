@@ -22,6 +22,9 @@ typedef struct tp_solver_simd {
     void (*sweeps)(struct tp_solver_simd *self, tp_world *wd, struct tp_solver_work *w, tp_contact *contacts,
                    float inv_h, int use_bias, int count);
     void (*warm_start)(struct tp_solver_simd *self, tp_world *wd, struct tp_solver_work *w, tp_contact *contacts);
+    /* tp_solver_shock_pass (kernels/shock.h) */
+    void (*shock)(struct tp_solver_simd *self, tp_world *wd, struct tp_solver_work *w, tp_contact *contacts,
+                  float inv_h, int use_bias);
     int rows_changed;           /* set when the rows are prepared (a step's solve): the packed copy is stale */
 } tp_solver_simd;
 
