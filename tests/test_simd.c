@@ -243,3 +243,33 @@ Test(simd, bad_environment_value)
     }
     tp_model_destroy(m);
 }
+
+/* `torpor run --simd`: each width writes the same state hashes; a bad value is refused. */
+Test(simd, cli_option)
+{
+    char cmd[1024], dir[] = "/tmp/test_simd_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    const char *modes[] = {"off", "sse2", have_avx2() ? "avx2" : "sse2"};
+    char first[256] = "";
+    for (int i = 0; i < 3; ++i) {
+        snprintf(cmd, sizeof cmd,
+                 "%s run %s/scenes/tower.json --sleep off --steps 60 --quiet --simd %s --out %s/%s > /dev/null 2>&1 && "
+                 "grep -A1 -E 'state_hash|world_hashes' %s/%s/summary.json | tr -d ' \\n'",
+                 TP_CLI, TP_SOURCE_DIR, modes[i], dir, modes[i], dir, modes[i]);
+        FILE *p = popen(cmd, "r");
+        cr_assert_not_null(p);
+        char sum[256] = "";
+        cr_assert_not_null(fgets(sum, sizeof sum, p), "%s failed", cmd);
+        cr_expect_eq(pclose(p), 0, "%s failed", cmd);
+        if (i == 0) strcpy(first, sum);
+        else cr_expect_str_eq(sum, first, "--simd %s: summary.json differs from --simd off", modes[i]);
+    }
+    snprintf(cmd, sizeof cmd, "%s run %s/scenes/tower.json --simd avx3 --out %s/bad 2>&1", TP_CLI, TP_SOURCE_DIR, dir);
+    FILE *p = popen(cmd, "r");
+    char line[256] = "";
+    cr_assert_not_null(fgets(line, sizeof line, p));
+    cr_expect_neq(pclose(p), 0);
+    cr_expect(strstr(line, "--simd") && strstr(line, "avx3"), "message: %s", line);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}
