@@ -20,9 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static atomic_ullong simd_wide_total;
+static atomic_ullong simd_wide_total, simd_wide_shock;
 
 unsigned long long tp_simd_wide_constraints(void) { return atomic_load(&simd_wide_total); }
+unsigned long long tp_simd_wide_shock_rows(void) { return atomic_load(&simd_wide_shock); }
 
 /* ---------------------------------------------------------------- choosing the width */
 
@@ -449,8 +450,8 @@ static int shock_writes(const tp_constraint *k, const int32_t *depth, int hold)
 }
 
 /* Pack a level's rows [begin, end) of the shock order into waves and groups;
- * 0 if it does not fit (or a row has more than 4 points): the level then runs
- * the scalar code. *waves gets M. */
+ * 0 if it does not fit, a row has more than 4 points or the waves would be
+ * mostly empty lanes: the level then runs the scalar code. *waves gets M. */
 static int shock_pack_level(simd_ctx *C, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts,
                             int begin, int end, float inv_h, int use_bias, int *waves)
 {
@@ -471,6 +472,9 @@ static int shock_pack_level(simd_ctx *C, const tp_world *wd, const tp_solver_wor
         int m = ++C->body_count[C->writes[p]];
         M = m > M ? m : M;
     }
+    /* A level of fewer than half a vector of rows per wave (a tower: one or
+     * two) is cheaper in scalar code, which gives the same bits. */
+    if (2 * np < M * L) return 0;
     for (int p = 0; p < np; ++p) C->wave[p] = M - C->body_count[C->writes[p]]--;
     /* counting sort by wave, stable (level order within a wave) */
     int32_t *start = C->wave_group;
@@ -584,5 +588,8 @@ static void simd_shock(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp
                 tp_shock_keep(wd, k, contacts, w->rows, w->shock_saved, 0);
         }
     }
-    if (wide) atomic_fetch_add(&simd_wide_total, wide);
+    if (wide) {
+        atomic_fetch_add(&simd_wide_total, wide);
+        atomic_fetch_add(&simd_wide_shock, wide);
+    }
 }

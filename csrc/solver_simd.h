@@ -88,5 +88,7 @@ tp_solver_simd *tp_simd_bind(tp_simd kind, void *scratch, int bodies, int capaci
 /* Constraints solved in wide lanes since the process started, summed over
  * every sweep and warm start (a test's proof that the wide path ran). */
 unsigned long long tp_simd_wide_constraints(void);
+/* Of those, the shock pass's (constraints x sweeps of a level in lanes). */
+unsigned long long tp_simd_wide_shock_rows(void);
 
 #endif
