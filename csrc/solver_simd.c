@@ -96,11 +96,14 @@ static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
 
 /* Groups: full ones hold `lanes` constraints, and each color ends at most one
  * partial group. Slots: a group has as many as its largest constraint has
- * points (at most 4), so at most 4 per constraint in full groups. */
+ * points (at most 4); a full group of P points (P >= lanes, one or more per
+ * lane) has at most min(4, P - lanes + 1) slots, at most 4 / (lanes + 3) of
+ * its points, and each partial group at most 4. The shock pass's waves can
+ * end more partial groups than that; a level that does not fit runs scalar. */
 static void caps(int lanes, int capacity, int *groups, int *slots)
 {
     *groups = capacity / lanes + TP_MAX_COLORS + 1;
-    *slots = 4 * (capacity / lanes + 1) + 4 * (TP_MAX_COLORS + 1);
+    *slots = 4 * capacity / (lanes + 3) + 4 * (TP_MAX_COLORS + 2);
 }
 
 static size_t pack_bytes(int lanes, int capacity)
