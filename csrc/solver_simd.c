@@ -86,10 +86,13 @@ typedef struct simd_ctx {
     const tp_simd_kernels *k;
     int fits;             /* this step's constraints fit the pack */
     tp_simd_pack pack;    /* the colors' groups, kept for the step */
-    tp_simd_pack shock;   /* one level of the shock pass at a time */
-    /* The shock pass's schedule of one level ([capacity] each, wave_group
-     * [capacity + 1], body_count [bodies]). */
-    int32_t *part, *writes, *wave, *sorted, *wave_group, *body_count;
+    tp_simd_pack shock;   /* every level of the shock pass, kept for the step */
+    int shock_stale;      /* the rows changed: lay the shock pass out again */
+    /* The shock pass's schedule: per level (in shock order) its waves (0: the
+     * scalar code) and where its wave starts are in wave_group; scratch of
+     * the layout. [capacity] each, wave_group [2 capacity + 2], body_count
+     * [bodies]. */
+    int32_t *level_waves, *level_wave0, *part, *writes, *wave, *sorted, *wave_group, *body_count;
 } simd_ctx;
 
 static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
@@ -119,7 +122,7 @@ size_t tp_simd_scratch_bytes(tp_simd kind, int bodies, int capacity)
     const tp_simd_kernels *k = kernels_of(kind);
     if (!k) return 0;
     return align64(sizeof(simd_ctx)) + 2 * pack_bytes(k->lanes, capacity) +
-           5 * align64((size_t)capacity * sizeof(int32_t)) + align64(((size_t)capacity + 1) * sizeof(int32_t)) +
+           7 * align64((size_t)capacity * sizeof(int32_t)) + align64((2 * (size_t)capacity + 2) * sizeof(int32_t)) +
            align64((size_t)bodies * sizeof(int32_t));
 }
 
@@ -156,14 +159,16 @@ tp_solver_simd *tp_simd_bind(tp_simd kind, void *scratch, int bodies, int capaci
     c->hooks.shock = simd_shock;
     p = pack_at(&c->pack, k->lanes, capacity, p);
     p = pack_at(&c->shock, k->lanes, capacity, p);
-    int32_t **ints[5] = {&c->pack.scalar, &c->part, &c->writes, &c->wave, &c->sorted};
-    for (int i = 0; i < 5; ++i) {
+    int32_t **ints[7] = {&c->pack.scalar, &c->part, &c->writes, &c->wave, &c->sorted, &c->level_waves,
+                         &c->level_wave0};
+    for (int i = 0; i < 7; ++i) {
         *ints[i] = (int32_t *)p;
         p += align64((size_t)capacity * sizeof(int32_t));
     }
     c->shock.scalar = NULL;
+    c->shock_stale = 1;
     c->wave_group = (int32_t *)p;
-    p += align64(((size_t)capacity + 1) * sizeof(int32_t));
+    p += align64((2 * (size_t)capacity + 2) * sizeof(int32_t));
     c->body_count = (int32_t *)p;
     (void)bodies;
     return &c->hooks;
@@ -228,13 +233,13 @@ static void pack_point(float *S, int lanes, int l, const tp_contact *c, const tp
 }
 
 /* A later phase of the same step: the groups and the fixed fields stand,
- * only the phase's fields are read again. */
-static void refresh_phase(tp_simd_pack *P, const tp_solver_work *w, const tp_contact *contacts, float inv_h,
-                          int use_bias)
+ * only the phase's fields of groups [g0, g1) are read again. */
+static void refresh_groups(tp_simd_pack *P, int g0, int g1, const tp_solver_work *w, const tp_contact *contacts,
+                           float inv_h, int use_bias)
 {
     int L = P->lanes;
     size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
-    for (int g = 0; g < P->n_groups; ++g) {
+    for (int g = g0; g < g1; ++g) {
         const tp_simd_group *G = &P->groups[g];
         float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
         for (int l = 0; l < G->used; ++l)
@@ -333,12 +338,12 @@ static int pack_phase(tp_simd_pack *P, const tp_world *wd, const tp_solver_work 
     return 1;
 }
 
-/* The impulses the sweeps changed, back to the contacts and rows. */
-static void unpack_phase(const tp_simd_pack *P, tp_solver_work *w, tp_contact *contacts)
+/* The impulses the sweeps changed in groups [g0, g1), back to the contacts and rows. */
+static void unpack_groups(const tp_simd_pack *P, int g0, int g1, tp_solver_work *w, tp_contact *contacts)
 {
     int L = P->lanes;
     size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
-    for (int g = 0; g < P->n_groups; ++g) {
+    for (int g = g0; g < g1; ++g) {
         const tp_simd_group *G = &P->groups[g];
         const float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
         for (int l = 0; l < G->used; ++l)
@@ -392,9 +397,10 @@ static int pack(simd_ctx *C, const tp_world *wd, const tp_solver_work *w, const 
 {
     if (C->hooks.rows_changed) {
         C->hooks.rows_changed = 0;
+        C->shock_stale = 1;
         C->fits = pack_phase(&C->pack, wd, w, contacts, inv_h, use_bias);
     } else if (C->fits) {
-        refresh_phase(&C->pack, w, contacts, inv_h, use_bias);
+        refresh_groups(&C->pack, 0, C->pack.n_groups, w, contacts, inv_h, use_bias);
     }
     return C->fits;
 }
@@ -414,7 +420,7 @@ static void simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, t
         a.reverse = it & 1;
         simd_pass(C, TP_PASS_SWEEP, wd, w, contacts, &a);
     }
-    unpack_phase(&C->pack, w, contacts);
+    unpack_groups(&C->pack, 0, C->pack.n_groups, w, contacts);
     if (count > 0) atomic_fetch_add(&simd_wide_total, (unsigned long long)C->pack.wide * (unsigned long long)count);
 }
 
@@ -452,11 +458,14 @@ static int shock_writes(const tp_constraint *k, const int32_t *depth, int hold)
     return depth[k->body_a] == 0 ? k->body_b : k->body_a;
 }
 
-/* Pack a level's rows [begin, end) of the shock order into waves and groups;
- * 0 if it does not fit, a row has more than 4 points or the waves would be
- * mostly empty lanes: the level then runs the scalar code. *waves gets M. */
-static int shock_pack_level(simd_ctx *C, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts,
-                            int begin, int end, float inv_h, int use_bias, int *waves)
+/* Lay out a level's rows [begin, end) of the shock order in waves and groups,
+ * appended to the shock pack, with the held rows' masses (the moving body's
+ * alone, as tp_solve_normal_row and tp_solve_friction_row compute them); the
+ * wave starts go to wave_group[*wg ..]. Returns M, or 0 (the pack unchanged)
+ * where the level runs the scalar code: no rows, a row of more than 4 points,
+ * waves that would be mostly empty lanes, or no room left. */
+static int shock_layout_level(simd_ctx *C, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts,
+                              int begin, int end, int *wg)
 {
     tp_simd_pack *P = &C->shock;
     int np = 0, M = 0, L = P->lanes;
@@ -467,9 +476,7 @@ static int shock_pack_level(simd_ctx *C, const tp_world *wd, const tp_solver_wor
         C->part[np] = i;
         C->writes[np++] = shock_writes(k, w->depth, tp_shock_hold(k, w->depth));
     }
-    *waves = 0;
-    P->n_groups = 0;
-    if (np == 0) return 1;
+    if (np == 0) return 0;
     for (int p = 0; p < np; ++p) C->body_count[C->writes[p]] = 0;
     for (int p = 0; p < np; ++p) {
         int m = ++C->body_count[C->writes[p]];
@@ -480,13 +487,13 @@ static int shock_pack_level(simd_ctx *C, const tp_world *wd, const tp_solver_wor
     if (2 * np < M * L) return 0;
     for (int p = 0; p < np; ++p) C->wave[p] = M - C->body_count[C->writes[p]]--;
     /* counting sort by wave, stable (level order within a wave) */
-    int32_t *start = C->wave_group;
+    int32_t *start = C->wave_group + *wg;
     for (int j = 0; j <= M; ++j) start[j] = 0;
     for (int p = 0; p < np; ++p) start[C->wave[p] + 1]++;
     for (int j = 0; j < M; ++j) start[j + 1] += start[j];
     for (int p = 0; p < np; ++p) C->sorted[start[C->wave[p]]++] = p;
-    /* start[j] is now the end of wave j; groups per wave, wave_group[j] its first */
-    int groups = 0, slot_used = 0, from = 0;
+    /* start[j] is now the end of wave j; then each wave's first group */
+    int groups = P->n_groups, slot_used = P->slot_used, from = 0;
     for (int j = 0; j < M; ++j) {
         int to = start[j];
         start[j] = groups;
@@ -500,54 +507,85 @@ static int shock_pack_level(simd_ctx *C, const tp_world *wd, const tp_solver_wor
             }
             group_add(G, k, w->bodies, tp_shock_hold(k, w->depth));
             if (G->used == L || q == to - 1) {
-                if (!pack_group(P, G, &slot_used, w, contacts, inv_h, use_bias)) return 0;
+                if (!pack_group(P, G, &slot_used, w, contacts, 0.0f, 0)) return 0;
                 G = NULL;
             }
         }
         from = to;
     }
     start[M] = groups;
-    P->n_groups = groups;
-    *waves = M;
-    /* The held rows' masses (the moving body's alone, as tp_solve_normal_row
-     * and tp_solve_friction_row compute them) and the friction targets
-     * (tp_shock_constraint). */
     size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
-    for (int g = 0; g < groups; ++g) {
+    const tp_solver_body *sb = w->bodies;
+    for (int g = P->n_groups; g < groups; ++g) {
         const tp_simd_group *G = &P->groups[g];
         float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
         for (int l = 0; l < G->used; ++l) {
-            const tp_constraint *k = NULL;
-            /* the lane's constraint: its bodies and first point identify it */
-            tp_constraint kk;
-            kk.body_a = G->a[l];
-            kk.body_b = G->b[l];
-            kk.first = G->first[l];
-            kk.count = G->count[l];
-            k = &kk;
-            int hold = tp_shock_hold(k, w->depth), no_slip = tp_shock_no_slip(k, w->bodies, hold);
-            const tp_solver_body *sb = w->bodies;
+            tp_constraint k;
+            k.body_a = G->a[l];
+            k.body_b = G->b[l];
+            int hold = tp_shock_hold(&k, w->depth);
+            if (hold == TP_HOLD_NONE) continue;
+            int m = hold == TP_HOLD_A ? k.body_b : k.body_a; /* the moving body */
             for (int q = 0; q < G->count[l]; ++q) {
                 float *S = S0 + (size_t)q * slot_floats;
                 int i = G->first[l] + q;
                 const tp_contact_row *r = &w->rows[i];
-                tp_vec3 n = tp_v3_load(contacts[i].normal), ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb);
-                tp_vec3 t1 = tp_v3_load(r->t1), t2 = tp_v3_load(r->t2);
-                if (hold == TP_HOLD_A) {
-                    S[TP_SF_NORMAL_MASS * L + l] = tp_row_mass_one(sb[k->body_b].inv_m, rb, n, tp_v3_load(r->wb_n));
-                    S[TP_SF_TANGENT_MASS1 * L + l] = tp_row_mass_one(sb[k->body_b].inv_m, rb, t1, tp_v3_load(r->wb_t1));
-                    S[TP_SF_TANGENT_MASS2 * L + l] = tp_row_mass_one(sb[k->body_b].inv_m, rb, t2, tp_v3_load(r->wb_t2));
-                } else if (hold == TP_HOLD_B) {
-                    S[TP_SF_NORMAL_MASS * L + l] = tp_row_mass_one(sb[k->body_a].inv_m, ra, n, tp_v3_load(r->wa_n));
-                    S[TP_SF_TANGENT_MASS1 * L + l] = tp_row_mass_one(sb[k->body_a].inv_m, ra, t1, tp_v3_load(r->wa_t1));
-                    S[TP_SF_TANGENT_MASS2 * L + l] = tp_row_mass_one(sb[k->body_a].inv_m, ra, t2, tp_v3_load(r->wa_t2));
-                }
-                S[TP_SF_SLIP1 * L + l] = no_slip ? 0.0f : w->shock_saved[6 * i + 4];
-                S[TP_SF_SLIP2 * L + l] = no_slip ? 0.0f : w->shock_saved[6 * i + 5];
+                tp_vec3 n = tp_v3_load(contacts[i].normal), rm = tp_v3_load(hold == TP_HOLD_A ? r->rb : r->ra);
+                const float *wn = hold == TP_HOLD_A ? r->wb_n : r->wa_n, *w1 = hold == TP_HOLD_A ? r->wb_t1 : r->wa_t1,
+                            *w2 = hold == TP_HOLD_A ? r->wb_t2 : r->wa_t2;
+                S[TP_SF_NORMAL_MASS * L + l] = tp_row_mass_one(sb[m].inv_m, rm, n, tp_v3_load(wn));
+                S[TP_SF_TANGENT_MASS1 * L + l] = tp_row_mass_one(sb[m].inv_m, rm, tp_v3_load(r->t1), tp_v3_load(w1));
+                S[TP_SF_TANGENT_MASS2 * L + l] = tp_row_mass_one(sb[m].inv_m, rm, tp_v3_load(r->t2), tp_v3_load(w2));
             }
         }
     }
-    return 1;
+    P->n_groups = groups;
+    P->slot_used = slot_used;
+    *wg += M + 1;
+    return M;
+}
+
+/* The shock pass's layout for the step: every level, in shock order. */
+static void shock_layout(simd_ctx *C, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts)
+{
+    C->shock.n_groups = 0;
+    C->shock.slot_used = 0;
+    int n_cons = w->color_start[TP_OVERFLOW_COLOR + 1], wg = 0, li = 0;
+    for (int begin = 0, end = 0; begin < n_cons; begin = end, ++li) {
+        int level = tp_constraint_level(&w->cons[w->shock_order[begin]], w->depth);
+        end = begin + 1;
+        while (end < n_cons && tp_constraint_level(&w->cons[w->shock_order[end]], w->depth) == level) ++end;
+        C->level_wave0[li] = wg;
+        C->level_waves[li] = shock_layout_level(C, wd, w, contacts, begin, end, &wg);
+    }
+}
+
+/* A level's phase fields and friction targets (tp_shock_constraint: no slip,
+ * or the slip the sweeps left, just noted in shock_saved) for this substep. */
+static void shock_refresh(simd_ctx *C, int g0, int g1, const tp_solver_work *w, const tp_contact *contacts,
+                          float inv_h, int use_bias)
+{
+    tp_simd_pack *P = &C->shock;
+    refresh_groups(P, g0, g1, w, contacts, inv_h, use_bias);
+    int L = P->lanes;
+    size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
+    for (int g = g0; g < g1; ++g) {
+        const tp_simd_group *G = &P->groups[g];
+        float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
+        for (int l = 0; l < G->used; ++l) {
+            tp_constraint k;
+            k.body_a = G->a[l];
+            k.body_b = G->b[l];
+            k.first = G->first[l];
+            k.count = G->count[l];
+            int no_slip = tp_shock_no_slip(&k, w->bodies, tp_shock_hold(&k, w->depth));
+            for (int q = 0; q < k.count; ++q) {
+                int i = k.first + q;
+                S0[(size_t)q * slot_floats + TP_SF_SLIP1 * L + l] = no_slip ? 0.0f : w->shock_saved[6 * i + 4];
+                S0[(size_t)q * slot_floats + TP_SF_SLIP2 * L + l] = no_slip ? 0.0f : w->shock_saved[6 * i + 5];
+            }
+        }
+    }
 }
 
 /* tp_solver_shock_pass with each level's sweeps in lanes. */
@@ -555,9 +593,14 @@ static void simd_shock(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp
                        int use_bias)
 {
     simd_ctx *C = (simd_ctx *)self;
+    if (C->shock_stale) {
+        C->shock_stale = 0;
+        shock_layout(C, wd, w, contacts);
+    }
+    const tp_simd_pack *P = &C->shock;
     unsigned long long wide = 0;
     int n_cons = w->color_start[TP_OVERFLOW_COLOR + 1];
-    for (int begin = 0, end = 0; begin < n_cons; begin = end) {
+    for (int begin = 0, end = 0, li = 0; begin < n_cons; begin = end, ++li) {
         int level = tp_constraint_level(&w->cons[w->shock_order[begin]], w->depth);
         end = begin + 1;
         while (end < n_cons && tp_constraint_level(&w->cons[w->shock_order[end]], w->depth) == level) ++end;
@@ -565,18 +608,20 @@ static void simd_shock(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp
             const tp_constraint *k = &w->cons[w->shock_order[i]];
             if (!tp_shock_skips(wd, w, k)) tp_shock_keep(wd, k, contacts, w->rows, w->shock_saved, 1);
         }
-        int waves = 0;
-        if (shock_pack_level(C, wd, w, contacts, begin, end, inv_h, use_bias, &waves)) {
-            const tp_simd_pack *P = &C->shock;
+        int waves = C->level_waves[li];
+        if (waves > 0) {
+            const int32_t *wave_group = C->wave_group + C->level_wave0[li];
+            int g0 = wave_group[0], g1 = wave_group[waves];
+            shock_refresh(C, g0, g1, w, contacts, inv_h, use_bias);
             for (int it = 0; it < TP_SHOCK_INNER; ++it) {
                 int rev = it & 1;
                 for (int jj = 0; jj < waves; ++jj) {
                     int j = rev ? waves - 1 - jj : jj;
-                    C->k->sweep(P, C->wave_group[j], C->wave_group[j + 1], wd->v, wd->w, w->push, use_bias, rev);
+                    C->k->sweep(P, wave_group[j], wave_group[j + 1], wd->v, wd->w, w->push, use_bias, rev);
                 }
             }
-            unpack_phase(P, w, contacts);
-            for (int g = 0; g < P->n_groups; ++g) wide += (unsigned long long)P->groups[g].used * TP_SHOCK_INNER;
+            unpack_groups(P, g0, g1, w, contacts);
+            for (int g = g0; g < g1; ++g) wide += (unsigned long long)P->groups[g].used * TP_SHOCK_INNER;
         } else {
             for (int it = 0; it < TP_SHOCK_INNER; ++it)
                 for (int q = 0; q < end - begin; ++q) {
