@@ -1,14 +1,16 @@
 /* solver_simd.c - the CPU's wide contact sweeps: which width runs, the packing
- * of a phase's constraints into lanes, and the passes that drive the lane code
+ * of a step's constraints into lanes, and the passes that drive the lane code
  * (csrc/solver_simd_wide.h). docs/solver.md, "Wide sweeps on the CPU", gives
  * the design and the argument that the bits are the scalar sweeps'.
  *
- * A phase (the warm start, or the `count` sweeps of one tp_solver_sweeps call)
- * packs the constraints of each color into groups of `lanes` (key order, lane
- * l taking the color's l-th, (l + lanes)-th, ... rigid constraint) in a
- * structure-of-arrays layout (Box2D v3's contact_solver.c does the same in
- * 2-D), sweeps them, and writes the impulses back to the contacts and rows,
- * which the shock pass, restitution and the forces read. Constraints on
+ * Once per step the constraints of each color are packed into groups of
+ * `lanes` (in key order: group g of a color holds its constraints g lanes ..
+ * g lanes + lanes - 1) in a structure-of-arrays layout (Box2D v3's
+ * contact_solver.c does the same in 2-D). Each phase (the warm start, or the
+ * `count` sweeps of one tp_solver_sweeps call) reads again the fields that
+ * change between phases, sweeps the groups, and writes the impulses back to
+ * the contacts and rows, which the shock pass, restitution and the forces
+ * read. The shock pass has its own layout, in waves (below). Constraints on
  * articulation links and those with more than 4 points stay scalar (solved
  * before the color's groups: the order within a color does not change the
  * bits), as do the overflow color and the articulations' joint rows. */
