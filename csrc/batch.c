@@ -293,6 +293,7 @@ int tp_batch_worlds(const tp_batch *b) { return b ? b->worlds : 0; }
 int tp_batch_bodies(const tp_batch *b) { return b ? b->bodies : 0; }
 tp_backend tp_batch_backend(const tp_batch *b) { return b ? b->backend : TP_BACKEND_CPU; }
 int tp_batch_threads(const tp_batch *b) { return b ? b->threads : 0; }
+tp_simd tp_batch_simd(const tp_batch *b) { return b ? b->simd : TP_SIMD_OFF; }
 int64_t tp_batch_step_count(const tp_batch *b) { return b ? b->step_count : 0; }
 uint64_t tp_batch_seed(const tp_batch *b) { return b ? b->seed : 0; }
 double tp_batch_time(const tp_batch *b) { return b ? (double)b->step_count * (double)b->model->def.dt : 0.0; }

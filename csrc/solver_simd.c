@@ -35,7 +35,8 @@ const char *tp_simd_name(tp_simd s)
     case TP_SIMD_OFF: return "off";
     case TP_SIMD_SSE2: return "sse2";
     case TP_SIMD_AVX2: return "avx2";
-    default: return "auto";
+    case TP_SIMD_AUTO: return "auto";
+    default: return NULL;
     }
 }
 

@@ -77,7 +77,6 @@ extern const tp_simd_kernels tp_simd_kernels_avx2;
  * the CPU has. Asking for a width the CPU lacks, or a bad value, fails with a
  * message naming it (TP_ERR_INVALID_ARGUMENT / TP_ERR_BACKEND). */
 tp_status tp_simd_resolve(tp_simd requested, tp_simd *out);
-const char *tp_simd_name(tp_simd s);
 
 /* Scratch bytes per CPU thread for `kind` (0 for off) and worlds of `bodies`
  * bodies and `capacity` contact points; tp_simd_bind places the sweeps' state at the

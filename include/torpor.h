@@ -142,6 +142,7 @@ typedef enum tp_simd { TP_SIMD_AUTO = 0, TP_SIMD_OFF = 1, TP_SIMD_SSE2 = 2, TP_S
 /* Name tables ("box", "island", "cpu", ...); NULL for an out-of-range value. */
 const char *tp_shape_name(tp_shape_type shape);
 const char *tp_backend_name(tp_backend backend);
+const char *tp_simd_name(tp_simd simd);
 const char *tp_sleep_state_name(tp_sleep_state state);
 
 /* ---------------------------------------------------------------- definitions */
@@ -396,6 +397,7 @@ int tp_batch_worlds(const tp_batch *batch);
 int tp_batch_bodies(const tp_batch *batch);       /* bodies per world */
 tp_backend tp_batch_backend(const tp_batch *batch);
 int tp_batch_threads(const tp_batch *batch);      /* CPU threads the batch steps with (requested, or the OpenMP default) */
+tp_simd tp_batch_simd(const tp_batch *batch);     /* the CPU sweeps' width in use (resolved: off, sse2 or avx2; off on CUDA) */
 int64_t tp_batch_step_count(const tp_batch *batch);
 uint64_t tp_batch_seed(const tp_batch *batch);        /* the randomization seed in use */
 double tp_batch_time(const tp_batch *batch);      /* steps x dt, seconds */

@@ -229,6 +229,32 @@ Test(simd, lane_masks)
         }
 }
 
+/* The batch reports the width it resolved: the one asked for, and for auto
+ * the widest the CPU has (or TORPOR_SIMD). */
+Test(simd, resolved_width)
+{
+    tp_model *m = edge_model(0);
+    tp_simd asked[3] = {TP_SIMD_OFF, TP_SIMD_SSE2, TP_SIMD_AVX2};
+    for (int i = 0; i < (have_avx2() ? 3 : 2); ++i) {
+        tp_batch *b = simd_batch(m, asked[i], 1);
+        cr_expect_eq(tp_batch_simd(b), asked[i], "asked %s, got %s", tp_simd_name(asked[i]),
+                     tp_simd_name(tp_batch_simd(b)));
+        tp_batch_destroy(b);
+    }
+    unsetenv("TORPOR_SIMD");
+    tp_batch *b = simd_batch(m, TP_SIMD_AUTO, 1);
+    cr_expect_eq(tp_batch_simd(b), have_avx2() ? TP_SIMD_AVX2 : TP_SIMD_SSE2);
+    tp_batch_destroy(b);
+    setenv("TORPOR_SIMD", "sse2", 1);
+    b = simd_batch(m, TP_SIMD_AUTO, 1);
+    cr_expect_eq(tp_batch_simd(b), TP_SIMD_SSE2, "TORPOR_SIMD=sse2 gave %s", tp_simd_name(tp_batch_simd(b)));
+    tp_batch_destroy(b);
+    unsetenv("TORPOR_SIMD");
+    cr_expect_str_eq(tp_simd_name(TP_SIMD_AVX2), "avx2");
+    cr_expect_null(tp_simd_name((tp_simd)9));
+    tp_model_destroy(m);
+}
+
 /* Asking for a width by the environment: a bad value is an error naming it. */
 Test(simd, bad_environment_value)
 {
@@ -270,6 +296,9 @@ Test(simd, cli_option)
         if (i == 0) strcpy(first, sum);
         else cr_expect_str_eq(sum, first, "--simd %s: summary.json differs from --simd off", modes[i]);
     }
+    /* summary.json names the width that ran */
+    snprintf(cmd, sizeof cmd, "grep -q '\"simd\": \"%s\"' %s/%s/summary.json", modes[2], dir, modes[2]);
+    cr_expect_eq(system(cmd), 0, "summary.json does not say \"simd\": \"%s\"", modes[2]);
     snprintf(cmd, sizeof cmd, "%s run %s/scenes/tower.json --simd avx3 --out %s/bad 2>&1", TP_CLI, TP_SOURCE_DIR, dir);
     FILE *p = popen(cmd, "r");
     char line[256] = "";
