@@ -9,6 +9,7 @@
 #include "backend.h"
 #include "cuda_api.h"
 #include "error.h"
+#include "solver_simd.h"
 #include "events.h"
 #include "contact.h"
 #include "world_init.h"
@@ -96,7 +97,8 @@ static int batch_alloc_arrays(tp_batch *b)
         if (!b->contacts[i] || !b->contact_count[i]) return 0;
     }
     /* One scratch block per CPU thread, reused by every world it steps. */
-    b->scratch_bytes = tp_align16(tp_step_scratch_bytes(b->bodies, b->contact_capacity));
+    b->simd_offset = tp_align16(tp_step_scratch_bytes(b->bodies, b->contact_capacity));
+    b->scratch_bytes = b->simd_offset + tp_align16(tp_simd_scratch_bytes(b->simd, b->bodies, b->contact_capacity));
     b->scratch = calloc((size_t)b->threads, sizeof(void *));
     b->stage_seconds = calloc((size_t)b->threads * TP_STAGE_COUNT, sizeof(double));
     if (!b->scratch || !b->stage_seconds) return 0;
@@ -192,6 +194,9 @@ tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_bat
     tp_backend backend = TP_BACKEND_CPU;
     tp_status st = resolve_backend(&d, &backend);
     if (st != TP_OK) return st;
+    tp_simd simd = TP_SIMD_OFF;
+    st = tp_simd_resolve(d.simd, &simd);
+    if (st != TP_OK) return st;
 
     tp_batch *b = calloc(1, sizeof *b);
     if (!b) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory");
@@ -206,6 +211,7 @@ tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_bat
     b->link_point_capacity = d.link_point_capacity;
     b->seed = d.has_seed ? d.seed : model->def.randomize.seed;
     b->profile_stages = d.profile_stages != 0;
+    b->simd = backend == TP_BACKEND_CPU ? simd : TP_SIMD_OFF;
     if (!batch_alloc_arrays(b)) {
         size_t bytes = batch_bytes_per_world(b->bodies, b->contact_capacity) * (size_t)b->worlds;
         int b_capacity = b->contact_capacity;
@@ -287,6 +293,7 @@ int tp_batch_worlds(const tp_batch *b) { return b ? b->worlds : 0; }
 int tp_batch_bodies(const tp_batch *b) { return b ? b->bodies : 0; }
 tp_backend tp_batch_backend(const tp_batch *b) { return b ? b->backend : TP_BACKEND_CPU; }
 int tp_batch_threads(const tp_batch *b) { return b ? b->threads : 0; }
+tp_simd tp_batch_simd(const tp_batch *b) { return b ? b->simd : TP_SIMD_OFF; }
 int64_t tp_batch_step_count(const tp_batch *b) { return b ? b->step_count : 0; }
 uint64_t tp_batch_seed(const tp_batch *b) { return b ? b->seed : 0; }
 double tp_batch_time(const tp_batch *b) { return b ? (double)b->step_count * (double)b->model->def.dt : 0.0; }

@@ -52,6 +52,8 @@ struct tp_batch {
     /* Per-thread scratch of the CPU backend: one world's step (kernels/step.h). */
     void **scratch;
     size_t scratch_bytes;
+    tp_simd simd;                 /* the contact sweeps' width (csrc/solver_simd.h): off on the CUDA backend */
+    size_t simd_offset;           /* where in a thread's scratch the wide sweeps' part begins */
     int profile_stages;
     double *stage_seconds;        /* [threads][TP_STAGE_COUNT], summed by tp_batch_stage_seconds */
 

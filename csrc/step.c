@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC under -std=c11 */
 #include "backend.h"
 #include "error.h"
+#include "solver_simd.h"
 
 #include "step.h"
 
@@ -61,6 +62,7 @@ static double now_seconds(void)
 static void world_step(tp_batch *b, int w, const tp_step_params *p, void *scratch, double *stage_t)
 {
     tp_world_step s = tp_world_step_at(&b->layout, w, b->current, scratch);
+    s.solver.simd = tp_simd_bind(b->simd, (char *)scratch + b->simd_offset, b->bodies, b->contact_capacity);
     for (int stage = 0; stage < TP_STEP_STAGE_COUNT; ++stage) {
         /* the plan (stage 0) runs first and writes the record the others read */
         if (stage > 0 && !tp_stage_runs(stage, s.rec->work)) continue;

@@ -134,10 +134,15 @@ typedef enum tp_angular_measure { TP_ANGULAR_RAD_PER_S = 0, TP_ANGULAR_SURFACE_S
  * an awake one, held in place and not integrated (docs/sleep-policies.md). */
 typedef enum tp_sleep_state { TP_AWAKE = 0, TP_SLEEPING = 1, TP_CHECKING = 2 } tp_sleep_state;
 typedef enum tp_backend { TP_BACKEND_CPU = 0, TP_BACKEND_CUDA = 1, TP_BACKEND_AUTO = 2 } tp_backend;
+/* The CPU contact sweeps' vector width (docs/solver.md, "Wide sweeps on the
+ * CPU"); every choice gives the same bits. AUTO: the environment variable
+ * TORPOR_SIMD (off, sse2, avx2, auto) if set, else the widest the CPU has. */
+typedef enum tp_simd { TP_SIMD_AUTO = 0, TP_SIMD_OFF = 1, TP_SIMD_SSE2 = 2, TP_SIMD_AVX2 = 3 } tp_simd;
 
 /* Name tables ("box", "island", "cpu", ...); NULL for an out-of-range value. */
 const char *tp_shape_name(tp_shape_type shape);
 const char *tp_backend_name(tp_backend backend);
+const char *tp_simd_name(tp_simd simd);
 const char *tp_sleep_state_name(tp_sleep_state state);
 
 /* ---------------------------------------------------------------- definitions */
@@ -356,6 +361,8 @@ typedef struct tp_batch_def {
     int has_seed;               /* if set, `seed` replaces the model's randomize seed */
     uint64_t seed;
     int profile_stages;         /* CPU backend: time each stage (tp_batch_stage_seconds); default 0 */
+    tp_simd simd;               /* CPU backend: vector width of the contact sweeps (default auto); asking
+                                   for avx2 on a CPU without it is TP_ERR_BACKEND */
 } tp_batch_def;
 
 tp_batch_def tp_default_batch_def(void);
@@ -390,6 +397,7 @@ int tp_batch_worlds(const tp_batch *batch);
 int tp_batch_bodies(const tp_batch *batch);       /* bodies per world */
 tp_backend tp_batch_backend(const tp_batch *batch);
 int tp_batch_threads(const tp_batch *batch);      /* CPU threads the batch steps with (requested, or the OpenMP default) */
+tp_simd tp_batch_simd(const tp_batch *batch);     /* the CPU sweeps' width in use (resolved: off, sse2 or avx2; off on CUDA) */
 int64_t tp_batch_step_count(const tp_batch *batch);
 uint64_t tp_batch_seed(const tp_batch *batch);        /* the randomization seed in use */
 double tp_batch_time(const tp_batch *batch);      /* steps x dt, seconds */

@@ -254,6 +254,12 @@ TP_HD int tp_shock_skips(const tp_world *wd, const tp_solver_work *w, const tp_c
  * their points, as the sweeps do), the impulses of held constraints put back. */
 TP_HD void tp_solver_shock_pass(tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h, int use_bias)
 {
+#if !defined(__CUDA_ARCH__)
+    if (w->simd) { /* the CPU's wide lanes over each level's bodies (csrc/solver_simd.c): the same bits */
+        w->simd->shock(w->simd, wd, w, contacts, inv_h, use_bias);
+        return;
+    }
+#endif
     int n_cons = w->color_start[TP_OVERFLOW_COLOR + 1];
     for (int begin = 0, end = 0; begin < n_cons; begin = end) {
         int level = tp_constraint_level(&w->cons[w->shock_order[begin]], w->depth);

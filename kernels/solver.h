@@ -157,6 +157,9 @@ TP_HD void tp_solver_substeps_block(tp_world *wd, tp_contact *contacts, int n, t
     float h = p->dt / (float)p->substeps, inv_h = (float)p->substeps / p->dt;
     for (int i = tid; i < n; i += nth) tp_prepare_row(wd, w->bodies, &contacts[i], &w->rows[i]);
     if (!p->warm_starting) tp_zero_impulses(contacts, n, tid, nth);
+#if !defined(__CUDA_ARCH__)
+    if (w->simd) w->simd->rows_changed = 1; /* the CPU's wide sweeps pack them again (csrc/solver_simd.c) */
+#endif
     TP_BARRIER(nth);
     if (w->artic) {
         if (tid == 0) tp_artic_solve_begin(w->artic, wd, w->bodies, contacts, w->rows, n);

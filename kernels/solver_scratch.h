@@ -11,6 +11,22 @@
 #include "coloring.h"
 
 struct tp_artic_solve;
+struct tp_solver_work;
+
+/* The CPU's wide sweeps (csrc/solver_simd.c: SSE2 or AVX2 lanes over the
+ * constraints of one color, the same bits as the scalar sweeps below). The CPU
+ * step points tp_solver_work.simd at one; everywhere else (the device, the
+ * host replay of the lanes, a scalar run) it is NULL and the scalar code runs. */
+typedef struct tp_solver_simd {
+    /* tp_solver_sweeps and tp_solver_warm_start (kernels/sweeps.h) for nth = 1 */
+    void (*sweeps)(struct tp_solver_simd *self, tp_world *wd, struct tp_solver_work *w, tp_contact *contacts,
+                   float inv_h, int use_bias, int count);
+    void (*warm_start)(struct tp_solver_simd *self, tp_world *wd, struct tp_solver_work *w, tp_contact *contacts);
+    /* tp_solver_shock_pass (kernels/shock.h) */
+    void (*shock)(struct tp_solver_simd *self, tp_world *wd, struct tp_solver_work *w, tp_contact *contacts,
+                  float inv_h, int use_bias);
+    int rows_changed;           /* set when the rows are prepared (a step's solve): the packed copy is stale */
+} tp_solver_simd;
 
 /* Per contact point, prepared once per step (kernels/contact_rows.h) and
  * updated by the sweeps and restitution. */
@@ -67,6 +83,7 @@ typedef struct tp_solver_work {
     int32_t *carries;           /* [bodies] 1: held by the shock pass under some body (kernels/shock.h) */
     tp_color_lanes_scratch color; /* the coloring in lanes (kernels/coloring.h): tickets, counts, flags */
     struct tp_artic_solve *artic; /* the world's articulations (kernels/articulation_contact.h), NULL if none */
+    tp_solver_simd *simd;       /* the CPU's wide sweeps, NULL for the scalar ones (set by csrc/step.c) */
 } tp_solver_work;
 
 TP_HD size_t tp_solver_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
@@ -108,6 +125,7 @@ TP_HD tp_solver_work tp_solver_work_at(void *scratch, int bodies, int capacity)
     w.color.counts = (int32_t *)p; p += tp_solver_align((size_t)w.color.slots * TP_COLOR_BINS * sizeof(int32_t));
     w.color.flags = (int32_t *)p;
     w.artic = NULL;
+    w.simd = NULL;
     return w;
 }
 

@@ -200,6 +200,12 @@ TP_HD void tp_solver_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact 
 TP_HD void tp_solver_sweeps(tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h, int use_bias,
                             int count, int tid, int nth)
 {
+#if !defined(__CUDA_ARCH__)
+    if (w->simd && nth == 1) { /* the CPU's wide lanes (csrc/solver_simd.c): the same bits */
+        w->simd->sweeps(w->simd, wd, w, contacts, inv_h, use_bias, count);
+        return;
+    }
+#endif
     tp_pass_args a;
     a.inv_h = inv_h;
     a.use_bias = use_bias;
@@ -212,6 +218,12 @@ TP_HD void tp_solver_sweeps(tp_world *wd, tp_solver_work *w, tp_contact *contact
 /* Warm start: every constraint's accumulated impulses applied again. */
 TP_HD void tp_solver_warm_start(tp_world *wd, tp_solver_work *w, tp_contact *contacts, int tid, int nth)
 {
+#if !defined(__CUDA_ARCH__)
+    if (w->simd && nth == 1) {
+        w->simd->warm_start(w->simd, wd, w, contacts);
+        return;
+    }
+#endif
     tp_pass_args a;
     a.inv_h = 0.0f;
     a.use_bias = a.reverse = 0;

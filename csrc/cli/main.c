@@ -12,7 +12,7 @@ static void usage(FILE *f)
             "usage:\n"
             "  torpor run SCENE [--worlds N] [--seconds T | --steps K] [--backend cpu|cuda|auto]\n"
             "                   [--threads N] [--seed S] [--out DIR] [--every K] [--record-bodies] [--quiet]\n"
-            "                   [--snapshot T]\n"
+            "                   [--snapshot T] [--sleep on|off] [--simd auto|off|sse2|avx2]\n"
             "  torpor bench [PLAN.json] [--scenes A,B] [--worlds 16,128] [--sleep on,off] [--seconds T]\n"
             "               [--threads N] [--backend cpu|cuda|auto]   (table of throughput and sleep times)\n"
             "  torpor trace SCRIPT      (the island sleep policy alone; docs/trace-format.md)\n"

@@ -181,6 +181,7 @@ static json_t *summary_json(tp_batch *batch, const tp_run_record *rec, const tp_
     json_object_set_new(j, "backend", json_string(tp_backend_name(tp_batch_backend(batch))));
     json_object_set_new(j, "seed", json_integer((json_int_t)tp_batch_seed(batch)));
     json_object_set_new(j, "threads", json_integer(tp_batch_backend(batch) == TP_BACKEND_CPU ? tp_batch_threads(batch) : 0));
+    json_object_set_new(j, "simd", json_string(tp_simd_name(tp_batch_simd(batch))));
     json_object_set_new(j, "device_memory_bytes_per_world", json_integer((json_int_t)tp_batch_device_memory_bytes(batch)));
     json_object_set_new(j, "wall_seconds", json_real(info->wall_seconds));
     json_object_set_new(j, "world_steps_per_second", json_real(world_steps / wall));

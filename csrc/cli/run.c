@@ -31,6 +31,7 @@ typedef struct run_options {
     int sleep;              /* --sleep: 1 on, 0 off, -1 as the scene says */
     unsigned long long seed;
     tp_backend backend;
+    tp_simd simd;           /* --simd: the CPU sweeps' width (auto: TORPOR_SIMD, else the widest) */
 } run_options;
 
 static void run_usage(FILE *f)
@@ -38,7 +39,8 @@ static void run_usage(FILE *f)
     fprintf(f, "usage: torpor run SCENE [--worlds N] [--seconds T | --steps K] [--backend cpu|cuda|auto]\n"
                "                  [--threads N] [--seed S] [--out DIR] [--every K] [--record-bodies] [--quiet]\n"
                "                  [--snapshot T]   (snapshot.png: up to 16 worlds drawn at simulated time T s)\n"
-               "                  [--sleep on|off] (island sleep on or off, whatever the scene says)\n");
+               "                  [--sleep on|off] (island sleep on or off, whatever the scene says)\n"
+               "                  [--simd auto|off|sse2|avx2] (CPU contact sweeps' vector width; same results)\n");
 }
 
 /* Value of an option that takes one; prints an error if it is missing. */
@@ -113,6 +115,16 @@ static int parse_options(int argc, char **argv, run_options *o)
                 o->have_seed = 1;
             } else if (strcmp(a, "--backend") == 0) { if (!parse_backend(v, &o->backend)) return 0; }
             else if (strcmp(a, "--out") == 0) o->out_dir = v;
+            else if (strcmp(a, "--simd") == 0) {
+                if (strcmp(v, "auto") == 0) o->simd = TP_SIMD_AUTO;
+                else if (strcmp(v, "off") == 0) o->simd = TP_SIMD_OFF;
+                else if (strcmp(v, "sse2") == 0) o->simd = TP_SIMD_SSE2;
+                else if (strcmp(v, "avx2") == 0) o->simd = TP_SIMD_AVX2;
+                else {
+                    fprintf(stderr, "torpor run: --simd: expected auto, off, sse2 or avx2, got \"%s\"\n", v);
+                    return 0;
+                }
+            }
             else if (strcmp(a, "--sleep") == 0) {
                 if (strcmp(v, "on") == 0) o->sleep = 1;
                 else if (strcmp(v, "off") == 0) o->sleep = 0;
@@ -284,6 +296,7 @@ int tp_cmd_run(int argc, char **argv)
     tp_batch_def bd = tp_default_batch_def();
     bd.worlds = (int)o.worlds;
     bd.backend = o.backend;
+    bd.simd = o.simd;
     bd.threads = (int)o.threads;
     bd.has_seed = o.have_seed;
     bd.seed = o.seed;

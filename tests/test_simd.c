@@ -1,0 +1,310 @@
+/* test_simd.c - the CPU's wide contact sweeps (csrc/solver_simd.c, SSE2 and
+ * AVX2 lanes) give the scalar sweeps' bits: the state and every contact's
+ * forces hashed after N steps with TP_SIMD_OFF, SSE2 and AVX2 on every scene of
+ * scenes/ (but many_pyramids, which is 64 pyramids: slow and nothing new) and
+ * tests/scenes, sleep on and off, two worlds; edge cases of the lane masks in a
+ * scene made for them, compared step by step; and a proof that the wide path
+ * ran (its counter of wide constraints), so the equality cannot hold vacuously. */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include "helpers.h"
+#include "solver_simd.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <time.h>
+
+static double seconds(void) { return (double)clock() / CLOCKS_PER_SEC; }
+
+static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* State hash, then each world's contact points (key, forces): test_golden.c's. */
+static uint64_t full_hash(tp_batch *b)
+{
+    uint64_t state = 0, h = 0xcbf29ce484222325ull;
+    cr_assert_eq(tp_batch_state_hash(b, &state), TP_OK, "%s", tp_last_error());
+    h = fnv1a(h, &state, sizeof state);
+    for (int w = 0; w < tp_batch_worlds(b); ++w) {
+        int n = 0;
+        cr_assert_eq(tp_batch_contacts(b, w, NULL, 0, &n), TP_OK);
+        tp_contact_info *c = malloc(sizeof *c * (size_t)(n > 0 ? n : 1));
+        cr_assert_eq(tp_batch_contacts(b, w, c, n, &n), TP_OK);
+        h = fnv1a(h, &n, sizeof n);
+        for (int i = 0; i < n; ++i) {
+            h = fnv1a(h, &c[i].key, sizeof c[i].key);
+            h = fnv1a(h, &c[i].normal_force, sizeof c[i].normal_force);
+            h = fnv1a(h, c[i].friction_force, sizeof c[i].friction_force);
+        }
+        free(c);
+    }
+    return h;
+}
+
+/* A scene file with sleep forced on (1) or off (0), as `torpor run --sleep`. */
+static tp_model *load_scene(const char *rel, int sleep)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", TP_SOURCE_DIR, rel);
+    json_error_t err;
+    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    cr_assert(root, "%s: %s", path, err.text);
+    json_t *s = json_object_get(root, "sleep");
+    if (!json_is_object(s)) {
+        s = json_object();
+        json_object_set_new(root, "sleep", s);
+    }
+    json_object_set_new(s, "enabled", json_boolean(sleep));
+    char *text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17));
+    json_decref(root);
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(text, path, &m), TP_OK, "%s", tp_last_error());
+    free(text);
+    return m;
+}
+
+static tp_batch *simd_batch(const tp_model *m, tp_simd simd, int worlds)
+{
+    tp_batch_def bd = tp_default_batch_def();
+    bd.worlds = worlds;
+    bd.threads = 1;
+    bd.simd = simd;
+    tp_batch *b = NULL;
+    cr_assert_eq(tp_batch_create(m, &bd, &b), TP_OK, "%s", tp_last_error());
+    return b;
+}
+
+static int have_avx2(void)
+{
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx2");
+}
+
+/* The widths to compare with the scalar sweeps on this CPU. */
+static int wide_modes(tp_simd *out)
+{
+    int n = 0;
+    out[n++] = TP_SIMD_SSE2;
+    if (have_avx2()) out[n++] = TP_SIMD_AVX2;
+    else cr_log_warn("this CPU has no AVX2: only SSE2 compared");
+    return n;
+}
+
+/* Hash after `steps` steps of each width against the scalar sweeps'; the wide
+ * runs must solve some constraints in lanes. */
+static void compare_scene(const char *rel, int steps, int worlds, int expect_lanes)
+{
+    tp_simd modes[2];
+    int n_modes = wide_modes(modes);
+    for (int sleep = 0; sleep <= 1; ++sleep) {
+        tp_model *m = load_scene(rel, sleep);
+        tp_batch *b = simd_batch(m, TP_SIMD_OFF, worlds);
+        unsigned long long before = tp_simd_wide_constraints();
+        batch_steps(b, steps);
+        cr_assert_eq(tp_simd_wide_constraints(), before, "%s: the scalar run solved constraints in lanes", rel);
+        uint64_t ref = full_hash(b);
+        tp_batch_destroy(b);
+        for (int i = 0; i < n_modes; ++i) {
+            b = simd_batch(m, modes[i], worlds);
+            before = tp_simd_wide_constraints();
+            unsigned long long shock_before = tp_simd_wide_shock_rows();
+            batch_steps(b, steps);
+            unsigned long long wide = tp_simd_wide_constraints() - before;
+            unsigned long long shock = tp_simd_wide_shock_rows() - shock_before;
+            uint64_t h = full_hash(b);
+            tp_batch_destroy(b);
+            cr_expect_eq(h, ref, "%s, sleep %s, %d worlds, %d steps: %s hash %016llx, scalar %016llx", rel,
+                         sleep ? "on" : "off", worlds, steps, tp_simd_name(modes[i]), (unsigned long long)h,
+                         (unsigned long long)ref);
+            if (expect_lanes)
+                cr_expect(wide > 0, "%s, sleep %s: %s solved no constraint in lanes", rel, sleep ? "on" : "off",
+                          tp_simd_name(modes[i]));
+            if (expect_lanes > 1) /* wide levels in the shock pass too */
+                cr_expect(shock > 0, "%s, sleep %s: %s ran no shock level in lanes", rel, sleep ? "on" : "off",
+                          tp_simd_name(modes[i]));
+        }
+        tp_model_destroy(m);
+    }
+}
+
+Test(simd, scenes_dir)
+{
+    /* lanes 0: every contact is on an articulation link (scalar rows), or none;
+     * 2: the shock pass has levels wide enough for lanes too */
+    static const struct { const char *scene; int steps, lanes; } rows[] = {
+        {"scenes/tower.json", 120, 1},    {"scenes/tower_push.json", 120, 1}, {"scenes/pyramid.json", 30, 2},
+        {"scenes/pyramid3d.json", 3, 2},  {"scenes/card_house.json", 90, 1},  {"scenes/dominoes.json", 90, 1},
+        {"scenes/heap.json", 40, 1},      {"scenes/jenga.json", 40, 1},       {"scenes/ring_tower.json", 40, 1},
+        {"scenes/walker.json", 60, 0},    {"scenes/arm_tower.json", 60, 1},   {"scenes/cartpole.json", 30, 0},
+        {"scenes/pendulum.json", 30, 0},  {"scenes/double_pendulum.json", 30, 0},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+        double t0 = seconds();
+        compare_scene(rows[i].scene, rows[i].steps, 2, rows[i].lanes);
+        cr_log_info("%s: %.2f s", rows[i].scene, seconds() - t0);
+    }
+}
+
+Test(simd, test_scenes)
+{
+    /* worlds: as many as the scene's events name */
+    static const struct { const char *scene; int worlds, lanes; } rows[] = {
+        {"tests/scenes/compound_pile.json", 2, 1},          {"tests/scenes/heap20.json", 2, 1},
+        {"tests/scenes/good.json", 4, 0},                   {"tests/scenes/sleep/c04_tower.json", 2, 1},
+        {"tests/scenes/sleep/c08_impulse.json", 4, 1},      {"tests/scenes/sleep/c02_throw.json", 2, 1},
+        {"tests/scenes/sleep/c05_remove_support.json", 2, 1}, {"tests/scenes/sleep/c13_slide.json", 6, 1},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
+        double t0 = seconds();
+        compare_scene(rows[i].scene, 120, rows[i].worlds, rows[i].lanes);
+        cr_log_info("%s: %.2f s", rows[i].scene, seconds() - t0);
+    }
+}
+
+/* Lane masks: on one static ground (a body every lane of the ground color
+ * reads, none writes) rest manifolds of 1 (ball), 2 (capsule on its side) and
+ * 4 points (boxes) and a cylinder, so one color mixes point counts and holds
+ * fewer constraints than lanes; a box on a box is alone in its color; a ball
+ * of restitution 0.9 dropped from 1 m gives restitution rows (bounce speed >
+ * 0); falling bodies are speculative points (separation > 0) before they
+ * land. Compared with the scalar sweeps after every step. */
+static const char edge_scene[] =
+    "{\"format\": \"torpor-scene\", \"version\": 2, \"name\": \"simd-edges\", \"substeps\": 4,"
+    " \"solver\": {\"iterations\": 8, \"mode\": \"colored\"},"
+    " \"sleep\": {\"enabled\": %s},"
+    " \"bodies\": ["
+    "  {\"name\": \"ground\", \"shape\": \"box\", \"size\": [20, 20, 1], \"pos\": [0, 0, -0.5], \"static\": true},"
+    "  {\"name\": \"ball\", \"shape\": \"ball\", \"size\": [0.5, 0.5, 0.5], \"pos\": [0, 0, 0.26]},"
+    "  {\"name\": \"capsule\", \"shape\": \"capsule\", \"size\": [1.2, 0.3, 0.3], \"pos\": [2, 0, 0.16]},"
+    "  {\"name\": \"box\", \"shape\": \"box\", \"size\": [0.5, 0.5, 0.5], \"pos\": [-2, 0, 0.3]},"
+    "  {\"name\": \"on_box\", \"shape\": \"box\", \"size\": [0.4, 0.4, 0.4], \"pos\": [-2, 0.02, 0.8]},"
+    "  {\"name\": \"cylinder\", \"shape\": \"cylinder\", \"size\": [0.4, 0.4, 0.6], \"pos\": [0, 2, 0.32]},"
+    "  {\"name\": \"bouncer\", \"shape\": \"ball\", \"size\": [0.5, 0.5, 0.5], \"pos\": [0, -2, 1.25],"
+    "   \"restitution\": 0.9},"
+    "  {\"name\": \"tilted\", \"shape\": \"box\", \"size\": [0.5, 0.5, 0.5], \"pos\": [2, 2, 0.6],"
+    "   \"quat\": [0.1, 0.2, 0, 1]}"
+    " ]}";
+
+static tp_model *edge_model(int sleep)
+{
+    char text[sizeof edge_scene + 16];
+    snprintf(text, sizeof text, edge_scene, sleep ? "true" : "false");
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(text, "simd-edges", &m), TP_OK, "%s", tp_last_error());
+    return m;
+}
+
+Test(simd, lane_masks)
+{
+    tp_simd modes[3] = {TP_SIMD_OFF};
+    int n = 1 + wide_modes(modes + 1);
+    for (int sleep = 0; sleep <= 1; ++sleep)
+        for (int worlds = 1; worlds <= 3; worlds += 2) {
+            tp_model *m = edge_model(sleep);
+            tp_batch *b[3];
+            for (int i = 0; i < n; ++i) b[i] = simd_batch(m, modes[i], worlds);
+            float top_vz = 0.0f; /* the bouncer's largest upward speed after its first landing */
+            unsigned long long before = tp_simd_wide_constraints();
+            for (int s = 0; s < 150; ++s) {
+                uint64_t h[3];
+                for (int i = 0; i < n; ++i) {
+                    batch_steps(b[i], 1);
+                    h[i] = full_hash(b[i]);
+                }
+                for (int i = 1; i < n; ++i)
+                    cr_assert_eq(h[i], h[0], "sleep %d, %d worlds, step %d: %s differs from the scalar sweeps", sleep,
+                                 worlds, s + 1, tp_simd_name(modes[i]));
+                tp_state_view v = batch_view(b[0]);
+                float vz = v.v[3 * 6 + 2];
+                if (vz > top_vz) top_vz = vz;
+            }
+            /* a bounce: 0.9 of the 4.4 m/s impact at the first landing (well above the 1 m/s threshold) */
+            cr_expect_gt(top_vz, 2.0f, "the bouncer never bounced (largest upward speed %g m/s)", (double)top_vz);
+            cr_expect_gt(tp_simd_wide_constraints(), before, "no constraint was solved in lanes");
+            for (int i = 0; i < n; ++i) tp_batch_destroy(b[i]);
+            tp_model_destroy(m);
+        }
+}
+
+/* The batch reports the width it resolved: the one asked for, and for auto
+ * the widest the CPU has (or TORPOR_SIMD). */
+Test(simd, resolved_width)
+{
+    tp_model *m = edge_model(0);
+    tp_simd asked[3] = {TP_SIMD_OFF, TP_SIMD_SSE2, TP_SIMD_AVX2};
+    for (int i = 0; i < (have_avx2() ? 3 : 2); ++i) {
+        tp_batch *b = simd_batch(m, asked[i], 1);
+        cr_expect_eq(tp_batch_simd(b), asked[i], "asked %s, got %s", tp_simd_name(asked[i]),
+                     tp_simd_name(tp_batch_simd(b)));
+        tp_batch_destroy(b);
+    }
+    unsetenv("TORPOR_SIMD");
+    tp_batch *b = simd_batch(m, TP_SIMD_AUTO, 1);
+    cr_expect_eq(tp_batch_simd(b), have_avx2() ? TP_SIMD_AVX2 : TP_SIMD_SSE2);
+    tp_batch_destroy(b);
+    setenv("TORPOR_SIMD", "sse2", 1);
+    b = simd_batch(m, TP_SIMD_AUTO, 1);
+    cr_expect_eq(tp_batch_simd(b), TP_SIMD_SSE2, "TORPOR_SIMD=sse2 gave %s", tp_simd_name(tp_batch_simd(b)));
+    tp_batch_destroy(b);
+    unsetenv("TORPOR_SIMD");
+    cr_expect_str_eq(tp_simd_name(TP_SIMD_AVX2), "avx2");
+    cr_expect_null(tp_simd_name((tp_simd)9));
+    tp_model_destroy(m);
+}
+
+/* Asking for a width by the environment: a bad value is an error naming it. */
+Test(simd, bad_environment_value)
+{
+    setenv("TORPOR_SIMD", "avx9", 1);
+    tp_model *m = edge_model(0);
+    tp_batch_def bd = tp_default_batch_def();
+    tp_batch *b = NULL;
+    cr_expect_eq(tp_batch_create(m, &bd, &b), TP_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(tp_last_error(), "TORPOR_SIMD") && strstr(tp_last_error(), "avx9"), "message: %s",
+              tp_last_error());
+    unsetenv("TORPOR_SIMD");
+    bd.simd = (tp_simd)7;
+    cr_expect_eq(tp_batch_create(m, &bd, &b), TP_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(tp_last_error(), "simd"), "message: %s", tp_last_error());
+    if (!have_avx2()) {
+        bd.simd = TP_SIMD_AVX2;
+        cr_expect_eq(tp_batch_create(m, &bd, &b), TP_ERR_BACKEND);
+    }
+    tp_model_destroy(m);
+}
+
+/* `torpor run --simd`: each width writes the same state hashes; a bad value is refused. */
+Test(simd, cli_option)
+{
+    char cmd[1024], dir[] = "/tmp/test_simd_XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    const char *modes[] = {"off", "sse2", have_avx2() ? "avx2" : "sse2"};
+    char first[256] = "";
+    for (int i = 0; i < 3; ++i) {
+        snprintf(cmd, sizeof cmd,
+                 "%s run %s/scenes/tower.json --sleep off --steps 60 --quiet --simd %s --out %s/%s > /dev/null 2>&1 && "
+                 "grep -A1 -E 'state_hash|world_hashes' %s/%s/summary.json | tr -d ' \\n'",
+                 TP_CLI, TP_SOURCE_DIR, modes[i], dir, modes[i], dir, modes[i]);
+        FILE *p = popen(cmd, "r");
+        cr_assert_not_null(p);
+        char sum[256] = "";
+        cr_assert_not_null(fgets(sum, sizeof sum, p), "%s failed", cmd);
+        cr_expect_eq(pclose(p), 0, "%s failed", cmd);
+        if (i == 0) strcpy(first, sum);
+        else cr_expect_str_eq(sum, first, "--simd %s: summary.json differs from --simd off", modes[i]);
+    }
+    /* summary.json names the width that ran */
+    snprintf(cmd, sizeof cmd, "grep -q '\"simd\": \"%s\"' %s/%s/summary.json", modes[2], dir, modes[2]);
+    cr_expect_eq(system(cmd), 0, "summary.json does not say \"simd\": \"%s\"", modes[2]);
+    snprintf(cmd, sizeof cmd, "%s run %s/scenes/tower.json --simd avx3 --out %s/bad 2>&1", TP_CLI, TP_SOURCE_DIR, dir);
+    FILE *p = popen(cmd, "r");
+    char line[256] = "";
+    cr_assert_not_null(fgets(line, sizeof line, p));
+    cr_expect_neq(pclose(p), 0);
+    cr_expect(strstr(line, "--simd") && strstr(line, "avx3"), "message: %s", line);
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    cr_expect_eq(system(cmd), 0);
+}
