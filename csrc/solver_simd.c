@@ -194,17 +194,18 @@ static void scalar_phase(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, 
     w->simd = self;
 }
 
-/* Pack a phase: everything after the rows were prepared, else the phase's
- * fields only. 0: the constraints do not fit (scalar sweeps this step). */
+/* Pack a phase (sweep 1: sweeps, 0: the warm start): everything after the
+ * rows were prepared, else the phase's fields only. 0: the constraints do not
+ * fit (scalar sweeps this step). */
 static int pack(tp_simd_ctx *C, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts, float inv_h,
-                int use_bias)
+                int use_bias, int sweep)
 {
     if (C->hooks.rows_changed) {
         C->hooks.rows_changed = 0;
         C->shock_stale = 1;
-        C->fits = tp_simd_pack_phase(&C->pack, wd, w, contacts, inv_h, use_bias);
+        C->fits = tp_simd_pack_phase(&C->pack, wd, w, contacts, inv_h, use_bias, sweep);
     } else if (C->fits) {
-        tp_simd_refresh_groups(&C->pack, 0, C->pack.n_groups, w, contacts, inv_h, use_bias);
+        tp_simd_refresh_groups(&C->pack, 0, C->pack.n_groups, w, contacts, inv_h, use_bias, sweep);
     }
     return C->fits;
 }
@@ -213,7 +214,7 @@ static void simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, t
                         int use_bias, int count)
 {
     tp_simd_ctx *C = (tp_simd_ctx *)self;
-    if (!pack(C, wd, w, contacts, inv_h, use_bias)) {
+    if (!pack(C, wd, w, contacts, inv_h, use_bias, 1)) {
         scalar_phase(self, wd, w, contacts, inv_h, use_bias, count, 0);
         return;
     }
@@ -231,7 +232,7 @@ static void simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, t
 static void simd_warm_start(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts)
 {
     tp_simd_ctx *C = (tp_simd_ctx *)self;
-    if (!pack(C, wd, w, contacts, 0.0f, 0)) {
+    if (!pack(C, wd, w, contacts, 0.0f, 0, 0)) {
         scalar_phase(self, wd, w, contacts, 0.0f, 0, 0, 1);
         return;
     }

@@ -19,30 +19,39 @@ static void put3(float *slot, int field, int lanes, int l, const float *x)
 
 /* The fields of point i that change between the phases of a step: the
  * velocity target and the split impulse's (computed with tp_solve_normal_row's
- * expressions, so the same bits) and the accumulated impulses. */
+ * expressions, so the same bits) and the accumulated impulses. The warm start
+ * (sweep 0) reads only the impulses, and runs before this substep's
+ * separations and push impulses are set (tp_solver_substep): its targets are
+ * zero, never computed from the stale or (in a step's first substep)
+ * uninitialized row fields; the sweeps' refresh then fills them. */
 static void pack_point_phase(float *S, int lanes, int l, const tp_contact *c, const tp_contact_row *r, float inv_h,
-                             int use_bias)
+                             int use_bias, int sweep)
 {
     union { uint32_t u; float f; } ones = {0xffffffffu}, none = {0u};
-    float s = r->separation;
-    float bias = s > 0.0f ? s * inv_h : 0.0f;
-    if (r->bounce_speed > 0.0f) bias = -r->bounce_speed;
+    float bias = 0.0f, push_bias = 0.0f, push_impulse = 0.0f;
+    int push_on = 0;
+    if (sweep) {
+        float s = r->separation;
+        bias = s > 0.0f ? s * inv_h : 0.0f;
+        if (r->bounce_speed > 0.0f) bias = -r->bounce_speed;
+        push_on = use_bias && s < -TP_LINEAR_SLOP;
+        if (push_on) push_bias = tp_maxf(TP_BAUMGARTE * inv_h * (s + TP_LINEAR_SLOP), -TP_MAX_PUSH_SPEED);
+        push_impulse = r->push_impulse;
+    }
     S[TP_SF_BIAS * lanes + l] = bias;
-    int push_on = use_bias && s < -TP_LINEAR_SLOP;
-    S[TP_SF_PUSH_BIAS * lanes + l] =
-        push_on ? tp_maxf(TP_BAUMGARTE * inv_h * (s + TP_LINEAR_SLOP), -TP_MAX_PUSH_SPEED) : 0.0f;
+    S[TP_SF_PUSH_BIAS * lanes + l] = push_bias;
     S[TP_SF_PUSH_ON * lanes + l] = push_on ? ones.f : none.f;
     S[TP_SF_NORMAL_IMPULSE * lanes + l] = c->normal_impulse;
     S[TP_SF_TANGENT_IMPULSE1 * lanes + l] = c->tangent_impulse[0];
     S[TP_SF_TANGENT_IMPULSE2 * lanes + l] = c->tangent_impulse[1];
-    S[TP_SF_PUSH_IMPULSE * lanes + l] = r->push_impulse;
+    S[TP_SF_PUSH_IMPULSE * lanes + l] = push_impulse;
     S[TP_SF_MAX_NORMAL_IMPULSE * lanes + l] = r->max_normal_impulse;
 }
 
 /* Point i into lane l of a slot: the fields fixed for the step, then the
  * phase's. */
 static void pack_point(float *S, int lanes, int l, const tp_contact *c, const tp_contact_row *r, float inv_h,
-                       int use_bias)
+                       int use_bias, int sweep)
 {
     union { uint32_t u; float f; } ones = {0xffffffffu};
     put3(S, TP_SF_N, lanes, l, c->normal);
@@ -63,13 +72,13 @@ static void pack_point(float *S, int lanes, int l, const tp_contact *c, const tp
     S[TP_SF_VALID * lanes + l] = ones.f;
     S[TP_SF_SLIP1 * lanes + l] = 0.0f; /* the shock pass sets its targets after */
     S[TP_SF_SLIP2 * lanes + l] = 0.0f;
-    pack_point_phase(S, lanes, l, c, r, inv_h, use_bias);
+    pack_point_phase(S, lanes, l, c, r, inv_h, use_bias, sweep);
 }
 
 /* A later phase of the same step: the groups and the fixed fields stand,
  * only the phase's fields of groups [g0, g1) are read again. */
 void tp_simd_refresh_groups(tp_simd_pack *P, int g0, int g1, const tp_solver_work *w, const tp_contact *contacts,
-                            float inv_h, int use_bias)
+                            float inv_h, int use_bias, int sweep)
 {
     int L = P->lanes;
     size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
@@ -79,7 +88,8 @@ void tp_simd_refresh_groups(tp_simd_pack *P, int g0, int g1, const tp_solver_wor
         for (int l = 0; l < G->used; ++l)
             for (int q = 0; q < G->count[l]; ++q) {
                 int i = G->first[l] + q;
-                pack_point_phase(S0 + (size_t)q * slot_floats, L, l, &contacts[i], &w->rows[i], inv_h, use_bias);
+                pack_point_phase(S0 + (size_t)q * slot_floats, L, l, &contacts[i], &w->rows[i], inv_h, use_bias,
+                                 sweep);
             }
     }
 }
@@ -87,7 +97,7 @@ void tp_simd_refresh_groups(tp_simd_pack *P, int g0, int g1, const tp_solver_wor
 /* Close group G: its slots, one per point of its largest constraint; empty
  * lanes of a slot stay zero with their masks clear. 0 if the slots do not fit. */
 static int pack_group(tp_simd_pack *P, tp_simd_group *G, int *slot_used, const tp_solver_work *w,
-                      const tp_contact *contacts, float inv_h, int use_bias)
+                      const tp_contact *contacts, float inv_h, int use_bias, int sweep)
 {
     int L = P->lanes, slots = 0;
     for (int l = 0; l < G->used; ++l) slots = G->count[l] > slots ? G->count[l] : slots;
@@ -101,7 +111,7 @@ static int pack_group(tp_simd_pack *P, tp_simd_group *G, int *slot_used, const t
         int count = l < G->used ? G->count[l] : 0;
         for (int q = 0; q < count; ++q) {
             int i = G->first[l] + q;
-            pack_point(S0 + (size_t)q * slot_floats, L, l, &contacts[i], &w->rows[i], inv_h, use_bias);
+            pack_point(S0 + (size_t)q * slot_floats, L, l, &contacts[i], &w->rows[i], inv_h, use_bias, sweep);
         }
         for (int q = count; q < slots; ++q) /* an empty cell: zeros, masks clear */
             for (int f = 0; f < TP_SIMD_FIELDS; ++f) S0[(size_t)q * slot_floats + (size_t)f * (size_t)L + (size_t)l] = 0.0f;
@@ -139,7 +149,7 @@ static void group_add(tp_simd_group *G, const tp_constraint *k, const tp_solver_
 /* Pack every color's constraints; 0 if they do not fit (the phase then runs
  * the scalar sweeps, which give the same bits). */
 int tp_simd_pack_phase(tp_simd_pack *P, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts,
-                       float inv_h, int use_bias)
+                       float inv_h, int use_bias, int sweep)
 {
     int L = P->lanes, groups = 0, slot_used = 0, n_scalar = 0;
     P->wide = 0;
@@ -159,11 +169,11 @@ int tp_simd_pack_phase(tp_simd_pack *P, const tp_world *wd, const tp_solver_work
             }
             group_add(G, k, w->bodies, TP_HOLD_NONE);
             if (G->used == L) {
-                if (!pack_group(P, G, &slot_used, w, contacts, inv_h, use_bias)) return 0;
+                if (!pack_group(P, G, &slot_used, w, contacts, inv_h, use_bias, sweep)) return 0;
                 G = NULL;
             }
         }
-        if (G && !pack_group(P, G, &slot_used, w, contacts, inv_h, use_bias)) return 0;
+        if (G && !pack_group(P, G, &slot_used, w, contacts, inv_h, use_bias, sweep)) return 0;
     }
     P->color_group[TP_MAX_COLORS] = groups;
     P->color_scalar[TP_MAX_COLORS] = n_scalar;
@@ -262,7 +272,7 @@ static int shock_layout_level(tp_simd_ctx *C, const tp_world *wd, const tp_solve
             }
             group_add(G, k, w->bodies, tp_shock_hold(k, w->depth));
             if (G->used == L || q == to - 1) {
-                if (!pack_group(P, G, &slot_used, w, contacts, 0.0f, 0)) return 0;
+                if (!pack_group(P, G, &slot_used, w, contacts, 0.0f, 0, 0)) return 0;
                 G = NULL;
             }
         }
@@ -321,7 +331,7 @@ void tp_simd_shock_refresh(tp_simd_ctx *C, int g0, int g1, const tp_solver_work 
                            float inv_h, int use_bias)
 {
     tp_simd_pack *P = &C->shock;
-    tp_simd_refresh_groups(P, g0, g1, w, contacts, inv_h, use_bias);
+    tp_simd_refresh_groups(P, g0, g1, w, contacts, inv_h, use_bias, 1);
     int L = P->lanes;
     size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
     for (int g = g0; g < g1; ++g) {

@@ -22,12 +22,14 @@ typedef struct tp_simd_ctx {
 } tp_simd_ctx;
 
 /* Pack every color's constraints of the step into P's groups; 0 if they do
- * not fit (the phase then runs the scalar sweeps, which give the same bits). */
+ * not fit (the phase then runs the scalar sweeps, which give the same bits).
+ * sweep: 1 for a sweeps phase (inv_h in 1/s, use_bias as tp_solver_sweeps),
+ * 0 for the warm start, which packs the impulses and leaves the targets zero. */
 int tp_simd_pack_phase(tp_simd_pack *P, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts,
-                       float inv_h, int use_bias);
+                       float inv_h, int use_bias, int sweep);
 /* A later phase of the same step: read the phase's fields of groups [g0, g1) again. */
 void tp_simd_refresh_groups(tp_simd_pack *P, int g0, int g1, const tp_solver_work *w, const tp_contact *contacts,
-                            float inv_h, int use_bias);
+                            float inv_h, int use_bias, int sweep);
 /* The impulses the sweeps changed in groups [g0, g1), back to the contacts and rows. */
 void tp_simd_unpack_groups(const tp_simd_pack *P, int g0, int g1, tp_solver_work *w, tp_contact *contacts);
 /* The shock pass's layout for the step (C->shock, level_waves, level_wave0, wave_group). */
