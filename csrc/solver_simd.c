@@ -1,20 +1,20 @@
-/* solver_simd.c - the CPU's wide contact sweeps: which width runs, the packing
- * of a step's constraints into lanes, and the passes that drive the lane code
- * (csrc/solver_simd_wide.h). docs/solver.md, "Wide sweeps on the CPU", gives
- * the design and the argument that the bits are the scalar sweeps'.
+/* solver_simd.c - the CPU's wide contact sweeps: which width runs, the
+ * per-thread scratch, and the passes that drive the lane code
+ * (csrc/solver_simd_wide.h) over the layout of csrc/solver_simd_pack.c.
+ * docs/solver.md, "Wide sweeps on the CPU", gives the design and the argument
+ * that the bits are the scalar sweeps'.
  *
  * Once per step the constraints of each color are packed into groups of
  * `lanes` (in key order: group g of a color holds its constraints g lanes ..
- * g lanes + lanes - 1) in a structure-of-arrays layout (Box2D v3's
- * contact_solver.c does the same in 2-D). Each phase (the warm start, or the
- * `count` sweeps of one tp_solver_sweeps call) reads again the fields that
- * change between phases, sweeps the groups, and writes the impulses back to
- * the contacts and rows, which the shock pass, restitution and the forces
- * read. The shock pass has its own layout, in waves (below). Constraints on
- * articulation links and those with more than 4 points stay scalar (solved
- * before the color's groups: the order within a color does not change the
- * bits), as do the overflow color and the articulations' joint rows. */
-#include "solver_simd.h"
+ * g lanes + lanes - 1). Each phase (the warm start, or the `count` sweeps of
+ * one tp_solver_sweeps call) reads again the fields that change between
+ * phases, sweeps the groups, and writes the impulses back to the contacts and
+ * rows, which the shock pass, restitution and the forces read. The shock pass
+ * has its own layout, in waves. Constraints on articulation links and those
+ * with more than 4 points stay scalar (solved before the color's groups: the
+ * order within a color does not change the bits), as do the overflow color
+ * and the articulations' joint rows. */
+#include "solver_simd_pack.h"
 
 #include "error.h"
 
@@ -84,20 +84,6 @@ static const tp_simd_kernels *kernels_of(tp_simd kind)
 
 /* ---------------------------------------------------------------- scratch */
 
-typedef struct simd_ctx {
-    tp_solver_simd hooks; /* first: the kernels' view */
-    const tp_simd_kernels *k;
-    int fits;             /* this step's constraints fit the pack */
-    tp_simd_pack pack;    /* the colors' groups, kept for the step */
-    tp_simd_pack shock;   /* every level of the shock pass, kept for the step */
-    int shock_stale;      /* the rows changed: lay the shock pass out again */
-    /* The shock pass's schedule: per level (in shock order) its waves (0: the
-     * scalar code) and where its wave starts are in wave_group; scratch of
-     * the layout. [capacity] each, wave_group [2 capacity + 2], body_count
-     * [bodies]. */
-    int32_t *level_waves, *level_wave0, *part, *writes, *wave, *sorted, *wave_group, *body_count;
-} simd_ctx;
-
 static size_t align64(size_t n) { return (n + 63u) & ~(size_t)63u; }
 
 /* Groups: full ones hold `lanes` constraints, and each color ends at most one
@@ -124,7 +110,7 @@ size_t tp_simd_scratch_bytes(tp_simd kind, int bodies, int capacity)
 {
     const tp_simd_kernels *k = kernels_of(kind);
     if (!k) return 0;
-    return align64(sizeof(simd_ctx)) + 2 * pack_bytes(k->lanes, capacity) +
+    return align64(sizeof(tp_simd_ctx)) + 2 * pack_bytes(k->lanes, capacity) +
            7 * align64((size_t)capacity * sizeof(int32_t)) + align64((2 * (size_t)capacity + 2) * sizeof(int32_t)) +
            align64((size_t)bodies * sizeof(int32_t));
 }
@@ -152,8 +138,8 @@ tp_solver_simd *tp_simd_bind(tp_simd kind, void *scratch, int bodies, int capaci
     const tp_simd_kernels *k = kernels_of(kind);
     if (!k) return NULL;
     char *p = (char *)scratch;
-    simd_ctx *c = (simd_ctx *)p;
-    p += align64(sizeof(simd_ctx));
+    tp_simd_ctx *c = (tp_simd_ctx *)p;
+    p += align64(sizeof(tp_simd_ctx));
     c->hooks.sweeps = simd_sweeps;
     c->hooks.warm_start = simd_warm_start;
     c->hooks.rows_changed = 1;
@@ -177,196 +163,11 @@ tp_solver_simd *tp_simd_bind(tp_simd kind, void *scratch, int bodies, int capaci
     return &c->hooks;
 }
 
-/* ---------------------------------------------------------------- packing */
-
-static void put3(float *slot, int field, int lanes, int l, const float *x)
-{
-    slot[field * lanes + l] = x[0];
-    slot[(field + 1) * lanes + l] = x[1];
-    slot[(field + 2) * lanes + l] = x[2];
-}
-
-/* The fields of point i that change between the phases of a step: the
- * velocity target and the split impulse's (computed with tp_solve_normal_row's
- * expressions, so the same bits) and the accumulated impulses. */
-static void pack_point_phase(float *S, int lanes, int l, const tp_contact *c, const tp_contact_row *r, float inv_h,
-                             int use_bias)
-{
-    union { uint32_t u; float f; } ones = {0xffffffffu}, none = {0u};
-    float s = r->separation;
-    float bias = s > 0.0f ? s * inv_h : 0.0f;
-    if (r->bounce_speed > 0.0f) bias = -r->bounce_speed;
-    S[TP_SF_BIAS * lanes + l] = bias;
-    int push_on = use_bias && s < -TP_LINEAR_SLOP;
-    S[TP_SF_PUSH_BIAS * lanes + l] =
-        push_on ? tp_maxf(TP_BAUMGARTE * inv_h * (s + TP_LINEAR_SLOP), -TP_MAX_PUSH_SPEED) : 0.0f;
-    S[TP_SF_PUSH_ON * lanes + l] = push_on ? ones.f : none.f;
-    S[TP_SF_NORMAL_IMPULSE * lanes + l] = c->normal_impulse;
-    S[TP_SF_TANGENT_IMPULSE1 * lanes + l] = c->tangent_impulse[0];
-    S[TP_SF_TANGENT_IMPULSE2 * lanes + l] = c->tangent_impulse[1];
-    S[TP_SF_PUSH_IMPULSE * lanes + l] = r->push_impulse;
-    S[TP_SF_MAX_NORMAL_IMPULSE * lanes + l] = r->max_normal_impulse;
-}
-
-/* Point i into lane l of a slot: the fields fixed for the step, then the
- * phase's. */
-static void pack_point(float *S, int lanes, int l, const tp_contact *c, const tp_contact_row *r, float inv_h,
-                       int use_bias)
-{
-    union { uint32_t u; float f; } ones = {0xffffffffu};
-    put3(S, TP_SF_N, lanes, l, c->normal);
-    put3(S, TP_SF_RA, lanes, l, r->ra);
-    put3(S, TP_SF_RB, lanes, l, r->rb);
-    put3(S, TP_SF_T1, lanes, l, r->t1);
-    put3(S, TP_SF_T2, lanes, l, r->t2);
-    put3(S, TP_SF_WA_N, lanes, l, r->wa_n);
-    put3(S, TP_SF_WB_N, lanes, l, r->wb_n);
-    put3(S, TP_SF_WA_T1, lanes, l, r->wa_t1);
-    put3(S, TP_SF_WB_T1, lanes, l, r->wb_t1);
-    put3(S, TP_SF_WA_T2, lanes, l, r->wa_t2);
-    put3(S, TP_SF_WB_T2, lanes, l, r->wb_t2);
-    S[TP_SF_NORMAL_MASS * lanes + l] = r->normal_mass;
-    S[TP_SF_TANGENT_MASS1 * lanes + l] = r->tangent_mass[0];
-    S[TP_SF_TANGENT_MASS2 * lanes + l] = r->tangent_mass[1];
-    S[TP_SF_FRICTION * lanes + l] = c->friction;
-    S[TP_SF_VALID * lanes + l] = ones.f;
-    S[TP_SF_SLIP1 * lanes + l] = 0.0f; /* the shock pass sets its targets after */
-    S[TP_SF_SLIP2 * lanes + l] = 0.0f;
-    pack_point_phase(S, lanes, l, c, r, inv_h, use_bias);
-}
-
-/* A later phase of the same step: the groups and the fixed fields stand,
- * only the phase's fields of groups [g0, g1) are read again. */
-static void refresh_groups(tp_simd_pack *P, int g0, int g1, const tp_solver_work *w, const tp_contact *contacts,
-                           float inv_h, int use_bias)
-{
-    int L = P->lanes;
-    size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
-    for (int g = g0; g < g1; ++g) {
-        const tp_simd_group *G = &P->groups[g];
-        float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
-        for (int l = 0; l < G->used; ++l)
-            for (int q = 0; q < G->count[l]; ++q) {
-                int i = G->first[l] + q;
-                pack_point_phase(S0 + (size_t)q * slot_floats, L, l, &contacts[i], &w->rows[i], inv_h, use_bias);
-            }
-    }
-}
-
-/* Close group G: its slots, one per point of its largest constraint; empty
- * lanes of a slot stay zero with their masks clear. 0 if the slots do not fit. */
-static int pack_group(tp_simd_pack *P, tp_simd_group *G, int *slot_used, const tp_solver_work *w,
-                      const tp_contact *contacts, float inv_h, int use_bias)
-{
-    int L = P->lanes, slots = 0;
-    for (int l = 0; l < G->used; ++l) slots = G->count[l] > slots ? G->count[l] : slots;
-    if (*slot_used + slots > P->slot_cap) return 0;
-    G->slot0 = *slot_used;
-    G->slots = slots;
-    *slot_used += slots;
-    size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
-    float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
-    for (int l = 0; l < L; ++l) {
-        int count = l < G->used ? G->count[l] : 0;
-        for (int q = 0; q < count; ++q) {
-            int i = G->first[l] + q;
-            pack_point(S0 + (size_t)q * slot_floats, L, l, &contacts[i], &w->rows[i], inv_h, use_bias);
-        }
-        for (int q = count; q < slots; ++q) /* an empty cell: zeros, masks clear */
-            for (int f = 0; f < TP_SIMD_FIELDS; ++f) S0[(size_t)q * slot_floats + (size_t)f * (size_t)L + (size_t)l] = 0.0f;
-    }
-    return 1;
-}
-
-/* A new group whose unused lanes name k's bodies with every mask clear. */
-static tp_simd_group *group_open(tp_simd_group *G, const tp_constraint *k)
-{
-    memset(G, 0, sizeof *G);
-    for (int l = 0; l < TP_SIMD_MAX_LANES; ++l) {
-        G->a[l] = k->body_a;
-        G->b[l] = k->body_b;
-    }
-    return G;
-}
-
-/* Constraint k into G's next lane; `hold` (the shock pass) names the body it
- * must not write, as tp_apply_impulse_held. */
-static void group_add(tp_simd_group *G, const tp_constraint *k, const tp_solver_body *sb, int hold)
-{
-    int l = G->used++;
-    const tp_solver_body *A = &sb[k->body_a], *B = &sb[k->body_b];
-    G->a[l] = k->body_a;
-    G->b[l] = k->body_b;
-    G->sim_a[l] = A->simulated && hold != TP_HOLD_A ? 0xffffffffu : 0u;
-    G->sim_b[l] = B->simulated && hold != TP_HOLD_B ? 0xffffffffu : 0u;
-    G->inv_m_a[l] = A->inv_m;
-    G->inv_m_b[l] = B->inv_m;
-    G->first[l] = k->first;
-    G->count[l] = k->count;
-}
-
-/* Pack every color's constraints; 0 if they do not fit (the phase then runs
- * the scalar sweeps, which give the same bits). */
-static int pack_phase(tp_simd_pack *P, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts,
-                      float inv_h, int use_bias)
-{
-    int L = P->lanes, groups = 0, slot_used = 0, n_scalar = 0;
-    P->wide = 0;
-    for (int c = 0; c < TP_MAX_COLORS; ++c) {
-        P->color_group[c] = groups;
-        P->color_scalar[c] = n_scalar;
-        tp_simd_group *G = NULL;
-        for (int i = w->color_start[c]; i < w->color_start[c + 1]; ++i) {
-            const tp_constraint *k = &w->cons[w->order[i]];
-            if ((w->artic && tp_artic_pair(wd, k->body_a, k->body_b)) || k->count > TP_SIMD_MAX_POINTS) {
-                P->scalar[n_scalar++] = i;
-                continue;
-            }
-            if (!G) {
-                if (groups == P->group_cap) return 0;
-                G = group_open(&P->groups[groups++], k);
-            }
-            group_add(G, k, w->bodies, TP_HOLD_NONE);
-            if (G->used == L) {
-                if (!pack_group(P, G, &slot_used, w, contacts, inv_h, use_bias)) return 0;
-                G = NULL;
-            }
-        }
-        if (G && !pack_group(P, G, &slot_used, w, contacts, inv_h, use_bias)) return 0;
-    }
-    P->color_group[TP_MAX_COLORS] = groups;
-    P->color_scalar[TP_MAX_COLORS] = n_scalar;
-    P->n_groups = groups;
-    for (int g = 0; g < groups; ++g) P->wide += P->groups[g].used;
-    return 1;
-}
-
-/* The impulses the sweeps changed in groups [g0, g1), back to the contacts and rows. */
-static void unpack_groups(const tp_simd_pack *P, int g0, int g1, tp_solver_work *w, tp_contact *contacts)
-{
-    int L = P->lanes;
-    size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
-    for (int g = g0; g < g1; ++g) {
-        const tp_simd_group *G = &P->groups[g];
-        const float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
-        for (int l = 0; l < G->used; ++l)
-            for (int q = 0; q < G->count[l]; ++q) {
-                const float *S = S0 + (size_t)q * slot_floats;
-                int i = G->first[l] + q;
-                contacts[i].normal_impulse = S[TP_SF_NORMAL_IMPULSE * L + l];
-                contacts[i].tangent_impulse[0] = S[TP_SF_TANGENT_IMPULSE1 * L + l];
-                contacts[i].tangent_impulse[1] = S[TP_SF_TANGENT_IMPULSE2 * L + l];
-                w->rows[i].push_impulse = S[TP_SF_PUSH_IMPULSE * L + l];
-                w->rows[i].max_normal_impulse = S[TP_SF_MAX_NORMAL_IMPULSE * L + l];
-            }
-    }
-}
-
 /* ---------------------------------------------------------------- the passes */
 
 /* tp_solver_pass with nth = 1: per color its scalar constraints, then its
  * groups; the overflow color; the joint rows. */
-static void simd_pass(simd_ctx *C, int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts,
+static void simd_pass(tp_simd_ctx *C, int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts,
                       const tp_pass_args *a)
 {
     const tp_simd_pack *P = &C->pack;
@@ -393,17 +194,18 @@ static void scalar_phase(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, 
     w->simd = self;
 }
 
-/* Pack a phase: everything after the rows were prepared, else the phase's
- * fields only. 0: the constraints do not fit (scalar sweeps this step). */
-static int pack(simd_ctx *C, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts, float inv_h,
-                int use_bias)
+/* Pack a phase (sweep 1: sweeps, 0: the warm start): everything after the
+ * rows were prepared, else the phase's fields only. 0: the constraints do not
+ * fit (scalar sweeps this step). */
+static int pack(tp_simd_ctx *C, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts, float inv_h,
+                int use_bias, int sweep)
 {
     if (C->hooks.rows_changed) {
         C->hooks.rows_changed = 0;
         C->shock_stale = 1;
-        C->fits = pack_phase(&C->pack, wd, w, contacts, inv_h, use_bias);
+        C->fits = tp_simd_pack_phase(&C->pack, wd, w, contacts, inv_h, use_bias, sweep);
     } else if (C->fits) {
-        refresh_groups(&C->pack, 0, C->pack.n_groups, w, contacts, inv_h, use_bias);
+        tp_simd_refresh_groups(&C->pack, 0, C->pack.n_groups, w, contacts, inv_h, use_bias, sweep);
     }
     return C->fits;
 }
@@ -411,8 +213,8 @@ static int pack(simd_ctx *C, const tp_world *wd, const tp_solver_work *w, const 
 static void simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
                         int use_bias, int count)
 {
-    simd_ctx *C = (simd_ctx *)self;
-    if (!pack(C, wd, w, contacts, inv_h, use_bias)) {
+    tp_simd_ctx *C = (tp_simd_ctx *)self;
+    if (!pack(C, wd, w, contacts, inv_h, use_bias, 1)) {
         scalar_phase(self, wd, w, contacts, inv_h, use_bias, count, 0);
         return;
     }
@@ -423,14 +225,14 @@ static void simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, t
         a.reverse = it & 1;
         simd_pass(C, TP_PASS_SWEEP, wd, w, contacts, &a);
     }
-    unpack_groups(&C->pack, 0, C->pack.n_groups, w, contacts);
+    tp_simd_unpack_groups(&C->pack, 0, C->pack.n_groups, w, contacts);
     if (count > 0) atomic_fetch_add(&simd_wide_total, (unsigned long long)C->pack.wide * (unsigned long long)count);
 }
 
 static void simd_warm_start(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts)
 {
-    simd_ctx *C = (simd_ctx *)self;
-    if (!pack(C, wd, w, contacts, 0.0f, 0)) {
+    tp_simd_ctx *C = (tp_simd_ctx *)self;
+    if (!pack(C, wd, w, contacts, 0.0f, 0, 0)) {
         scalar_phase(self, wd, w, contacts, 0.0f, 0, 0, 1);
         return;
     }
@@ -443,162 +245,15 @@ static void simd_warm_start(tp_solver_simd *self, tp_world *wd, tp_solver_work *
 
 /* ---------------------------------------------------------------- the shock pass */
 
-/* The shock pass writes, in a level, only the bodies of that level's depth
- * (kernels/shock.h: a participating row holds its support, or stands on a
- * fixed body), and every row writes exactly one body. Rows that write
- * different bodies therefore commute, and the bits of a level's sweep depend
- * only on the order of the rows of each written body. A level is cut into
- * waves: a body with m rows (of M at most) has them in waves M - m .. M - 1,
- * in level order; a forward sweep runs the waves 0 .. M-1, a reverse sweep
- * M-1 .. 0 (each body's rows then in reverse order, as the scalar pass). The
- * rows of a wave write distinct bodies, so they go in lanes. */
-
-/* The body constraint k writes in the shock pass. */
-static int shock_writes(const tp_constraint *k, const int32_t *depth, int hold)
-{
-    if (hold == TP_HOLD_A) return k->body_b;
-    if (hold == TP_HOLD_B) return k->body_a;
-    return depth[k->body_a] == 0 ? k->body_b : k->body_a;
-}
-
-/* Lay out a level's rows [begin, end) of the shock order in waves and groups,
- * appended to the shock pack, with the held rows' masses (the moving body's
- * alone, as tp_solve_normal_row and tp_solve_friction_row compute them); the
- * wave starts go to wave_group[*wg ..]. Returns M, or 0 (the pack unchanged)
- * where the level runs the scalar code: no rows, a row of more than 4 points,
- * waves that would be mostly empty lanes, or no room left. */
-static int shock_layout_level(simd_ctx *C, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts,
-                              int begin, int end, int *wg)
-{
-    tp_simd_pack *P = &C->shock;
-    int np = 0, M = 0, L = P->lanes;
-    for (int i = begin; i < end; ++i) {
-        const tp_constraint *k = &w->cons[w->shock_order[i]];
-        if (!tp_shock_takes_part(k, w->depth, w->carries) || tp_shock_skips(wd, w, k)) continue;
-        if (k->count > TP_SIMD_MAX_POINTS) return 0;
-        C->part[np] = i;
-        C->writes[np++] = shock_writes(k, w->depth, tp_shock_hold(k, w->depth));
-    }
-    if (np == 0) return 0;
-    for (int p = 0; p < np; ++p) C->body_count[C->writes[p]] = 0;
-    for (int p = 0; p < np; ++p) {
-        int m = ++C->body_count[C->writes[p]];
-        M = m > M ? m : M;
-    }
-    /* A level of fewer than half a vector of rows per wave (a tower: one or
-     * two) is cheaper in scalar code, which gives the same bits. */
-    if (2 * np < M * L) return 0;
-    for (int p = 0; p < np; ++p) C->wave[p] = M - C->body_count[C->writes[p]]--;
-    /* counting sort by wave, stable (level order within a wave) */
-    int32_t *start = C->wave_group + *wg;
-    for (int j = 0; j <= M; ++j) start[j] = 0;
-    for (int p = 0; p < np; ++p) start[C->wave[p] + 1]++;
-    for (int j = 0; j < M; ++j) start[j + 1] += start[j];
-    for (int p = 0; p < np; ++p) C->sorted[start[C->wave[p]]++] = p;
-    /* start[j] is now the end of wave j; then each wave's first group */
-    int groups = P->n_groups, slot_used = P->slot_used, from = 0;
-    for (int j = 0; j < M; ++j) {
-        int to = start[j];
-        start[j] = groups;
-        tp_simd_group *G = NULL;
-        for (int q = from; q < to; ++q) {
-            int i = C->part[C->sorted[q]];
-            const tp_constraint *k = &w->cons[w->shock_order[i]];
-            if (!G) {
-                if (groups == P->group_cap) return 0;
-                G = group_open(&P->groups[groups++], k);
-            }
-            group_add(G, k, w->bodies, tp_shock_hold(k, w->depth));
-            if (G->used == L || q == to - 1) {
-                if (!pack_group(P, G, &slot_used, w, contacts, 0.0f, 0)) return 0;
-                G = NULL;
-            }
-        }
-        from = to;
-    }
-    start[M] = groups;
-    size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
-    const tp_solver_body *sb = w->bodies;
-    for (int g = P->n_groups; g < groups; ++g) {
-        const tp_simd_group *G = &P->groups[g];
-        float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
-        for (int l = 0; l < G->used; ++l) {
-            tp_constraint k;
-            k.body_a = G->a[l];
-            k.body_b = G->b[l];
-            int hold = tp_shock_hold(&k, w->depth);
-            if (hold == TP_HOLD_NONE) continue;
-            int m = hold == TP_HOLD_A ? k.body_b : k.body_a; /* the moving body */
-            for (int q = 0; q < G->count[l]; ++q) {
-                float *S = S0 + (size_t)q * slot_floats;
-                int i = G->first[l] + q;
-                const tp_contact_row *r = &w->rows[i];
-                tp_vec3 n = tp_v3_load(contacts[i].normal), rm = tp_v3_load(hold == TP_HOLD_A ? r->rb : r->ra);
-                const float *wn = hold == TP_HOLD_A ? r->wb_n : r->wa_n, *w1 = hold == TP_HOLD_A ? r->wb_t1 : r->wa_t1,
-                            *w2 = hold == TP_HOLD_A ? r->wb_t2 : r->wa_t2;
-                S[TP_SF_NORMAL_MASS * L + l] = tp_row_mass_one(sb[m].inv_m, rm, n, tp_v3_load(wn));
-                S[TP_SF_TANGENT_MASS1 * L + l] = tp_row_mass_one(sb[m].inv_m, rm, tp_v3_load(r->t1), tp_v3_load(w1));
-                S[TP_SF_TANGENT_MASS2 * L + l] = tp_row_mass_one(sb[m].inv_m, rm, tp_v3_load(r->t2), tp_v3_load(w2));
-            }
-        }
-    }
-    P->n_groups = groups;
-    P->slot_used = slot_used;
-    *wg += M + 1;
-    return M;
-}
-
-/* The shock pass's layout for the step: every level, in shock order. */
-static void shock_layout(simd_ctx *C, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts)
-{
-    C->shock.n_groups = 0;
-    C->shock.slot_used = 0;
-    int n_cons = w->color_start[TP_OVERFLOW_COLOR + 1], wg = 0, li = 0;
-    for (int begin = 0, end = 0; begin < n_cons; begin = end, ++li) {
-        int level = tp_constraint_level(&w->cons[w->shock_order[begin]], w->depth);
-        end = begin + 1;
-        while (end < n_cons && tp_constraint_level(&w->cons[w->shock_order[end]], w->depth) == level) ++end;
-        C->level_wave0[li] = wg;
-        C->level_waves[li] = shock_layout_level(C, wd, w, contacts, begin, end, &wg);
-    }
-}
-
-/* A level's phase fields and friction targets (tp_shock_constraint: no slip,
- * or the slip the sweeps left, just noted in shock_saved) for this substep. */
-static void shock_refresh(simd_ctx *C, int g0, int g1, const tp_solver_work *w, const tp_contact *contacts,
-                          float inv_h, int use_bias)
-{
-    tp_simd_pack *P = &C->shock;
-    refresh_groups(P, g0, g1, w, contacts, inv_h, use_bias);
-    int L = P->lanes;
-    size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
-    for (int g = g0; g < g1; ++g) {
-        const tp_simd_group *G = &P->groups[g];
-        float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
-        for (int l = 0; l < G->used; ++l) {
-            tp_constraint k;
-            k.body_a = G->a[l];
-            k.body_b = G->b[l];
-            k.first = G->first[l];
-            k.count = G->count[l];
-            int no_slip = tp_shock_no_slip(&k, w->bodies, tp_shock_hold(&k, w->depth));
-            for (int q = 0; q < k.count; ++q) {
-                int i = k.first + q;
-                S0[(size_t)q * slot_floats + TP_SF_SLIP1 * L + l] = no_slip ? 0.0f : w->shock_saved[6 * i + 4];
-                S0[(size_t)q * slot_floats + TP_SF_SLIP2 * L + l] = no_slip ? 0.0f : w->shock_saved[6 * i + 5];
-            }
-        }
-    }
-}
 
 /* tp_solver_shock_pass with each level's sweeps in lanes. */
 static void simd_shock(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
                        int use_bias)
 {
-    simd_ctx *C = (simd_ctx *)self;
+    tp_simd_ctx *C = (tp_simd_ctx *)self;
     if (C->shock_stale) {
         C->shock_stale = 0;
-        shock_layout(C, wd, w, contacts);
+        tp_simd_shock_layout(C, wd, w, contacts);
     }
     const tp_simd_pack *P = &C->shock;
     unsigned long long wide = 0;
@@ -615,7 +270,7 @@ static void simd_shock(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp
         if (waves > 0) {
             const int32_t *wave_group = C->wave_group + C->level_wave0[li];
             int g0 = wave_group[0], g1 = wave_group[waves];
-            shock_refresh(C, g0, g1, w, contacts, inv_h, use_bias);
+            tp_simd_shock_refresh(C, g0, g1, w, contacts, inv_h, use_bias);
             for (int it = 0; it < TP_SHOCK_INNER; ++it) {
                 int rev = it & 1;
                 for (int jj = 0; jj < waves; ++jj) {
@@ -623,7 +278,7 @@ static void simd_shock(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp
                     C->k->sweep(P, wave_group[j], wave_group[j + 1], wd->v, wd->w, w->push, use_bias, rev);
                 }
             }
-            unpack_groups(P, g0, g1, w, contacts);
+            tp_simd_unpack_groups(P, g0, g1, w, contacts);
             for (int g = g0; g < g1; ++g) wide += (unsigned long long)P->groups[g].used * TP_SHOCK_INNER;
         } else {
             for (int it = 0; it < TP_SHOCK_INNER; ++it)

@@ -2,8 +2,9 @@
  * lanes) over the constraints of one color, bit for bit the scalar sweeps of
  * kernels/sweeps.h (docs/solver.md, "Wide sweeps on the CPU").
  *
- * csrc/solver_simd.c chooses the width, packs each phase's constraints into
- * lanes and drives the passes; csrc/solver_simd_wide.h is the lane code, one
+ * csrc/solver_simd.c chooses the width and drives the passes,
+ * csrc/solver_simd_pack.c packs each phase's constraints into lanes (and the
+ * shock pass's into waves); csrc/solver_simd_wide.h is the lane code, one
  * source compiled twice (csrc/solver_simd_sse2.c, csrc/solver_simd_avx2.c with
  * -mavx2, never -mfma). */
 #ifndef TP_SOLVER_SIMD_H

@@ -361,8 +361,13 @@ typedef struct tp_batch_def {
     int has_seed;               /* if set, `seed` replaces the model's randomize seed */
     uint64_t seed;
     int profile_stages;         /* CPU backend: time each stage (tp_batch_stage_seconds); default 0 */
-    tp_simd simd;               /* CPU backend: vector width of the contact sweeps (default auto); asking
-                                   for avx2 on a CPU without it is TP_ERR_BACKEND */
+    tp_simd simd;               /* CPU backend: vector width of the contact sweeps (default auto; every
+                                   width gives the same bits). tp_batch_create fails, naming the value
+                                   and whether it came from here or from TORPOR_SIMD, with
+                                   TP_ERR_BACKEND for a width this CPU lacks (avx2 without AVX2) and
+                                   TP_ERR_INVALID_ARGUMENT for a value not in tp_simd or a
+                                   TORPOR_SIMD other than off, sse2, avx2, auto. Checked for the
+                                   CUDA backend too, which ignores it. */
 } tp_batch_def;
 
 tp_batch_def tp_default_batch_def(void);

@@ -7,10 +7,11 @@
  * ran (its counter of wide constraints), so the equality cannot hold vacuously. */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "helpers.h"
-#include "solver_simd.h"
+#include "solver_simd_pack.h"
 
 #include <jansson.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 static double seconds(void) { return (double)clock() / CLOCKS_PER_SEC; }
@@ -268,7 +269,7 @@ Test(simd, bad_environment_value)
     unsetenv("TORPOR_SIMD");
     bd.simd = (tp_simd)7;
     cr_expect_eq(tp_batch_create(m, &bd, &b), TP_ERR_INVALID_ARGUMENT);
-    cr_expect(strstr(tp_last_error(), "simd"), "message: %s", tp_last_error());
+    cr_expect(strstr(tp_last_error(), "simd") && strstr(tp_last_error(), "7"), "message: %s", tp_last_error());
     if (!have_avx2()) {
         bd.simd = TP_SIMD_AVX2;
         cr_expect_eq(tp_batch_create(m, &bd, &b), TP_ERR_BACKEND);
@@ -307,4 +308,101 @@ Test(simd, cli_option)
     cr_expect(strstr(line, "--simd") && strstr(line, "avx3"), "message: %s", line);
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     cr_expect_eq(system(cmd), 0);
+}
+
+/* The warm start is packed before the substep sets its separations and push
+ * impulses (tp_solver_substep), in a step's first substep from row fields that
+ * are still uninitialized: its pack must not read them. One constraint of one
+ * point, its rows poisoned with NaN but for the fields tp_prepare_row sets:
+ * the warm start's targets and push impulse are zero, and the sweeps' refresh
+ * then packs the substep's values. */
+Test(simd, warm_start_pack_reads_no_stale_targets)
+{
+    enum { BODIES = 2, CAP = 4 };
+    size_t bytes = tp_solver_scratch_bytes(BODIES, CAP);
+    void *ws = malloc(bytes);
+    memset(ws, 0xff, bytes); /* every float a NaN */
+    tp_solver_work w = tp_solver_work_at(ws, BODIES, CAP);
+    tp_contact c;
+    memset(&c, 0, sizeof c);
+    c.body_b = 1;
+    c.normal[2] = 1.0f;
+    c.friction = 0.5f;
+    c.normal_impulse = 2.0f;
+    w.color_start[0] = 0;
+    for (int k = 1; k < TP_MAX_COLORS + 2; ++k) w.color_start[k] = 1; /* color 0: constraint 0 */
+    w.order[0] = 0;
+    w.cons[0] = (tp_constraint){.first = 0, .count = 1, .body_a = 0, .body_b = 1, .color = 0};
+    memset(w.bodies, 0, BODIES * sizeof *w.bodies);
+    for (int b = 0; b < BODIES; ++b) w.bodies[b].inv_m = w.bodies[b].simulated = 1;
+    tp_contact_row *r = &w.rows[0]; /* as tp_prepare_row; separation and push_impulse stay NaN */
+    float *vecs[] = {r->ra, r->rb, r->t1, r->t2, r->wa_n, r->wb_n, r->wa_t1, r->wb_t1, r->wa_t2, r->wb_t2};
+    for (int v = 0; v < 10; ++v) vecs[v][0] = vecs[v][1] = vecs[v][2] = 0.0f;
+    r->normal_mass = r->tangent_mass[0] = r->tangent_mass[1] = 1.0f;
+    r->bounce_speed = r->max_normal_impulse = 0.0f;
+    tp_simd modes[2];
+    int n = wide_modes(modes);
+    for (int i = 0; i < n; ++i) {
+        void *ss = malloc(tp_simd_scratch_bytes(modes[i], BODIES, CAP));
+        tp_simd_ctx *C = (tp_simd_ctx *)tp_simd_bind(modes[i], ss, BODIES, CAP);
+        tp_simd_pack *P = &C->pack;
+        cr_assert(tp_simd_pack_phase(P, NULL, &w, &c, 0.0f, 0, 0), "%s: one constraint did not fit",
+                  tp_simd_name(modes[i]));
+        cr_assert_eq(P->n_groups, 1);
+        int L = P->lanes;
+        const float *S = P->slots + (size_t)P->groups[0].slot0 * TP_SIMD_FIELDS * (size_t)L;
+        const char *name = tp_simd_name(modes[i]);
+        uint32_t push_on;
+        memcpy(&push_on, &S[TP_SF_PUSH_ON * L], sizeof push_on);
+        cr_expect_eq(S[TP_SF_NORMAL_IMPULSE * L], 2.0f, "%s: warm start's normal impulse", name);
+        cr_expect_eq(S[TP_SF_PUSH_IMPULSE * L], 0.0f, "%s: warm start packed push impulse %g", name,
+                     (double)S[TP_SF_PUSH_IMPULSE * L]);
+        cr_expect_eq(S[TP_SF_BIAS * L], 0.0f, "%s: warm start packed bias %g", name, (double)S[TP_SF_BIAS * L]);
+        cr_expect_eq(S[TP_SF_PUSH_BIAS * L], 0.0f, "%s: warm start packed push bias %g", name,
+                     (double)S[TP_SF_PUSH_BIAS * L]);
+        cr_expect_eq(push_on, 0u, "%s: warm start packed push on", name);
+        /* the biased sweeps at h = 1/60 s, 10 mm deep: push at 0.2 x 60 x (-0.0095) = -0.114 m/s */
+        r->separation = -0.01f;
+        r->push_impulse = 0.25f;
+        tp_simd_refresh_groups(P, 0, P->n_groups, &w, &c, 60.0f, 1, 1);
+        memcpy(&push_on, &S[TP_SF_PUSH_ON * L], sizeof push_on);
+        cr_expect_eq(S[TP_SF_PUSH_IMPULSE * L], 0.25f, "%s: sweeps' push impulse", name);
+        cr_expect_eq(push_on, 0xffffffffu, "%s: sweeps' push mask", name);
+        cr_expect_float_eq(S[TP_SF_PUSH_BIAS * L], -0.114f, 1e-6f, "%s: sweeps' push bias %g", name,
+                           (double)S[TP_SF_PUSH_BIAS * L]);
+        cr_expect_eq(S[TP_SF_BIAS * L], 0.0f, "%s: sweeps' bias (penetrating: 0)", name);
+        r->separation = r->push_impulse = NAN; /* poisoned again for the next width */
+        free(ss);
+    }
+    free(ws);
+}
+
+/* Each CPU thread has its own wide-sweep scratch (csrc/batch.c, tp_simd_bind)
+ * and the counters are atomic: two threads stepping 3 worlds in lanes give
+ * the scalar sweeps' bits on one thread. */
+Test(simd, threads)
+{
+    tp_model *m = load_scene("scenes/pyramid.json", 0);
+    tp_simd modes[3] = {TP_SIMD_OFF};
+    int n = 1 + wide_modes(modes + 1);
+    uint64_t ref = 0;
+    for (int i = 0; i < n; ++i) {
+        tp_batch_def bd = tp_default_batch_def();
+        bd.worlds = 3;
+        bd.threads = i == 0 ? 1 : 2;
+        bd.simd = modes[i];
+        tp_batch *b = NULL;
+        cr_assert_eq(tp_batch_create(m, &bd, &b), TP_OK, "%s", tp_last_error());
+        unsigned long long before = tp_simd_wide_constraints();
+        batch_steps(b, 30);
+        uint64_t h = full_hash(b);
+        if (i == 0) ref = h;
+        else {
+            cr_expect_eq(h, ref, "%s on 2 threads: hash %016llx, scalar on 1 %016llx", tp_simd_name(modes[i]),
+                         (unsigned long long)h, (unsigned long long)ref);
+            cr_expect_gt(tp_simd_wide_constraints(), before, "%s solved no constraint in lanes", tp_simd_name(modes[i]));
+        }
+        tp_batch_destroy(b);
+    }
+    tp_model_destroy(m);
 }
