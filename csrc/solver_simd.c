@@ -79,7 +79,12 @@ tp_status tp_simd_resolve(tp_simd requested, tp_simd *out)
 
 static const tp_simd_kernels *kernels_of(tp_simd kind)
 {
+#if defined(__x86_64__) || defined(__i386__)
     return kind == TP_SIMD_AVX2 ? &tp_simd_kernels_avx2 : kind == TP_SIMD_SSE2 ? &tp_simd_kernels_sse2 : NULL;
+#else
+    (void)kind; /* no lane code off x86: cpu_has resolves every width to off */
+    return NULL;
+#endif
 }
 
 /* ---------------------------------------------------------------- scratch */

@@ -14,6 +14,9 @@
  * that are not simulated are read, never written (docs/solver.md). */
 #include "solver_simd.h"
 
+/* x86 only: elsewhere this unit is empty and the width resolves to off
+ * (csrc/solver_simd.c, cpu_has). */
+#if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 
 #if TP_SIMD_WIDTH == 4
@@ -275,3 +278,5 @@ static void TP_SIMD_FN(tp_simd_warm_start)(const tp_simd_pack *P, int g0, int g1
 }
 
 const tp_simd_kernels TP_SIMD_FN(tp_simd_kernels) = {VW, TP_SIMD_FN(tp_simd_sweep), TP_SIMD_FN(tp_simd_warm_start)};
+
+#endif /* x86 */
