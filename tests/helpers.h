@@ -92,4 +92,34 @@ static inline uint64_t batch_state_hash(tp_batch *b)
     return h;
 }
 
+static inline uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* The golden hash (tests/golden.h): FNV-1a over the state hash, then each
+ * world's contact points (key, normal and friction forces) in key order. */
+static inline uint64_t golden_hash(tp_batch *b)
+{
+    uint64_t state = 0, h = 0xcbf29ce484222325ull;
+    cr_assert_eq(tp_batch_state_hash(b, &state), TP_OK, "%s", tp_last_error());
+    h = fnv1a(h, &state, sizeof state);
+    for (int w = 0; w < tp_batch_worlds(b); ++w) {
+        int n = 0;
+        cr_assert_eq(tp_batch_contacts(b, w, NULL, 0, &n), TP_OK);
+        tp_contact_info *c = malloc(sizeof *c * (size_t)(n > 0 ? n : 1));
+        cr_assert_eq(tp_batch_contacts(b, w, c, n, &n), TP_OK);
+        h = fnv1a(h, &n, sizeof n);
+        for (int i = 0; i < n; ++i) {
+            h = fnv1a(h, &c[i].key, sizeof c[i].key);
+            h = fnv1a(h, &c[i].normal_force, sizeof c[i].normal_force);
+            h = fnv1a(h, c[i].friction_force, sizeof c[i].friction_force);
+        }
+        free(c);
+    }
+    return h;
+}
+
 #endif

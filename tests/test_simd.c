@@ -16,35 +16,6 @@
 
 static double seconds(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; ++i) h = (h ^ p[i]) * 0x100000001b3ull;
-    return h;
-}
-
-/* State hash, then each world's contact points (key, forces): test_golden.c's. */
-static uint64_t full_hash(tp_batch *b)
-{
-    uint64_t state = 0, h = 0xcbf29ce484222325ull;
-    cr_assert_eq(tp_batch_state_hash(b, &state), TP_OK, "%s", tp_last_error());
-    h = fnv1a(h, &state, sizeof state);
-    for (int w = 0; w < tp_batch_worlds(b); ++w) {
-        int n = 0;
-        cr_assert_eq(tp_batch_contacts(b, w, NULL, 0, &n), TP_OK);
-        tp_contact_info *c = malloc(sizeof *c * (size_t)(n > 0 ? n : 1));
-        cr_assert_eq(tp_batch_contacts(b, w, c, n, &n), TP_OK);
-        h = fnv1a(h, &n, sizeof n);
-        for (int i = 0; i < n; ++i) {
-            h = fnv1a(h, &c[i].key, sizeof c[i].key);
-            h = fnv1a(h, &c[i].normal_force, sizeof c[i].normal_force);
-            h = fnv1a(h, c[i].friction_force, sizeof c[i].friction_force);
-        }
-        free(c);
-    }
-    return h;
-}
-
 /* A scene file with sleep forced on (1) or off (0), as `torpor run --sleep`. */
 static tp_model *load_scene(const char *rel, int sleep)
 {
@@ -106,7 +77,7 @@ static void compare_scene(const char *rel, int steps, int worlds, int expect_lan
         unsigned long long before = tp_simd_wide_constraints();
         batch_steps(b, steps);
         cr_assert_eq(tp_simd_wide_constraints(), before, "%s: the scalar run solved constraints in lanes", rel);
-        uint64_t ref = full_hash(b);
+        uint64_t ref = golden_hash(b);
         tp_batch_destroy(b);
         for (int i = 0; i < n_modes; ++i) {
             b = simd_batch(m, modes[i], worlds);
@@ -115,7 +86,7 @@ static void compare_scene(const char *rel, int steps, int worlds, int expect_lan
             batch_steps(b, steps);
             unsigned long long wide = tp_simd_wide_constraints() - before;
             unsigned long long shock = tp_simd_wide_shock_rows() - shock_before;
-            uint64_t h = full_hash(b);
+            uint64_t h = golden_hash(b);
             tp_batch_destroy(b);
             cr_expect_eq(h, ref, "%s, sleep %s, %d worlds, %d steps: %s hash %016llx, scalar %016llx", rel,
                          sleep ? "on" : "off", worlds, steps, tp_simd_name(modes[i]), (unsigned long long)h,
@@ -213,7 +184,7 @@ Test(simd, lane_masks)
                 uint64_t h[3];
                 for (int i = 0; i < n; ++i) {
                     batch_steps(b[i], 1);
-                    h[i] = full_hash(b[i]);
+                    h[i] = golden_hash(b[i]);
                 }
                 for (int i = 1; i < n; ++i)
                     cr_assert_eq(h[i], h[0], "sleep %d, %d worlds, step %d: %s differs from the scalar sweeps", sleep,
@@ -395,7 +366,7 @@ Test(simd, threads)
         cr_assert_eq(tp_batch_create(m, &bd, &b), TP_OK, "%s", tp_last_error());
         unsigned long long before = tp_simd_wide_constraints();
         batch_steps(b, 30);
-        uint64_t h = full_hash(b);
+        uint64_t h = golden_hash(b);
         if (i == 0) ref = h;
         else {
             cr_expect_eq(h, ref, "%s on 2 threads: hash %016llx, scalar on 1 %016llx", tp_simd_name(modes[i]),
