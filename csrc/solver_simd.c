@@ -250,7 +250,6 @@ static void simd_warm_start(tp_solver_simd *self, tp_world *wd, tp_solver_work *
 
 /* ---------------------------------------------------------------- the shock pass */
 
-
 /* tp_solver_shock_pass with each level's sweeps in lanes. */
 static void simd_shock(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
                        int use_bias)
@@ -264,13 +263,8 @@ static void simd_shock(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp
     unsigned long long wide = 0;
     int n_cons = w->color_start[TP_OVERFLOW_COLOR + 1];
     for (int begin = 0, end = 0, li = 0; begin < n_cons; begin = end, ++li) {
-        int level = tp_constraint_level(&w->cons[w->shock_order[begin]], w->depth);
-        end = begin + 1;
-        while (end < n_cons && tp_constraint_level(&w->cons[w->shock_order[end]], w->depth) == level) ++end;
-        for (int i = begin; i < end; ++i) {
-            const tp_constraint *k = &w->cons[w->shock_order[i]];
-            if (!tp_shock_skips(wd, w, k)) tp_shock_keep(wd, k, contacts, w->rows, w->shock_saved, 1);
-        }
+        end = tp_shock_level_end(w, begin, n_cons);
+        tp_shock_level_save(wd, w, contacts, begin, end);
         int waves = C->level_waves[li];
         if (waves > 0) {
             const int32_t *wave_group = C->wave_group + C->level_wave0[li];
@@ -286,18 +280,9 @@ static void simd_shock(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp
             tp_simd_unpack_groups(P, g0, g1, w, contacts);
             for (int g = g0; g < g1; ++g) wide += (unsigned long long)P->groups[g].used * TP_SHOCK_INNER;
         } else {
-            for (int it = 0; it < TP_SHOCK_INNER; ++it)
-                for (int q = 0; q < end - begin; ++q) {
-                    const tp_constraint *k = &w->cons[w->shock_order[(it & 1) ? end - 1 - q : begin + q]];
-                    if (tp_shock_takes_part(k, w->depth, w->carries) && !tp_shock_skips(wd, w, k))
-                        tp_shock_constraint(wd, w, k, contacts, inv_h, use_bias, it & 1);
-                }
+            tp_shock_level_sweeps(wd, w, contacts, begin, end, inv_h, use_bias);
         }
-        for (int i = begin; i < end; ++i) {
-            const tp_constraint *k = &w->cons[w->shock_order[i]];
-            if (tp_shock_hold(k, w->depth) != TP_HOLD_NONE && !tp_shock_skips(wd, w, k))
-                tp_shock_keep(wd, k, contacts, w->rows, w->shock_saved, 0);
-        }
+        tp_shock_level_restore(wd, w, contacts, begin, end);
     }
     if (wide) {
         atomic_fetch_add(&simd_wide_total, wide);

@@ -247,11 +247,52 @@ TP_HD int tp_shock_skips(const tp_world *wd, const tp_solver_work *w, const tp_c
     return w->artic && tp_artic_pair(wd, k->body_a, k->body_b);
 }
 
+/* End of the level that starts at shock_order[begin]: the first position
+ * past it (levels are contiguous in the shock order). */
+TP_HD int tp_shock_level_end(const tp_solver_work *w, int begin, int n_cons)
+{
+    int level = tp_constraint_level(&w->cons[w->shock_order[begin]], w->depth), end = begin + 1;
+    while (end < n_cons && tp_constraint_level(&w->cons[w->shock_order[end]], w->depth) == level) ++end;
+    return end;
+}
+
+/* Before a level's sweeps: every taking-part constraint's impulses (and slips) saved. */
+TP_HD void tp_shock_level_save(tp_world *wd, const tp_solver_work *w, tp_contact *contacts, int begin, int end)
+{
+    for (int i = begin; i < end; ++i) {
+        const tp_constraint *k = &w->cons[w->shock_order[i]];
+        if (!tp_shock_skips(wd, w, k)) tp_shock_keep(wd, k, contacts, w->rows, w->shock_saved, 1);
+    }
+}
+
+/* A level's TP_SHOCK_INNER sweeps, alternating the order of the constraints
+ * and of their points, as the sweeps do (the scalar form; csrc/solver_simd.c
+ * runs the same updates in lanes). */
+TP_HD void tp_shock_level_sweeps(tp_world *wd, tp_solver_work *w, tp_contact *contacts, int begin, int end, float inv_h,
+                                 int use_bias)
+{
+    for (int it = 0; it < TP_SHOCK_INNER; ++it)
+        for (int q = 0; q < end - begin; ++q) {
+            const tp_constraint *k = &w->cons[w->shock_order[(it & 1) ? end - 1 - q : begin + q]];
+            if (tp_shock_takes_part(k, w->depth, w->carries) && !tp_shock_skips(wd, w, k))
+                tp_shock_constraint(wd, w, k, contacts, inv_h, use_bias, it & 1);
+        }
+}
+
+/* After a level's sweeps: the held constraints' impulses put back as the sweeps left them. */
+TP_HD void tp_shock_level_restore(tp_world *wd, const tp_solver_work *w, tp_contact *contacts, int begin, int end)
+{
+    for (int i = begin; i < end; ++i) {
+        const tp_constraint *k = &w->cons[w->shock_order[i]];
+        if (tp_shock_hold(k, w->depth) != TP_HOLD_NONE && !tp_shock_skips(wd, w, k))
+            tp_shock_keep(wd, k, contacts, w->rows, w->shock_saved, 0);
+    }
+}
+
 /* The shock pass (biased: with the split-impulse push-out, as the biased
  * sweeps; unbiased: as the relax sweeps, unused), on one thread: its order
  * crosses colors. Per level: the impulses saved, TP_SHOCK_INNER sweeps over
- * the level's constraints (alternating the order of the constraints and of
- * their points, as the sweeps do), the impulses of held constraints put back. */
+ * the level's constraints, the impulses of held constraints put back. */
 TP_HD void tp_solver_shock_pass(tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h, int use_bias)
 {
 #if !defined(__CUDA_ARCH__)
@@ -262,24 +303,10 @@ TP_HD void tp_solver_shock_pass(tp_world *wd, tp_solver_work *w, tp_contact *con
 #endif
     int n_cons = w->color_start[TP_OVERFLOW_COLOR + 1];
     for (int begin = 0, end = 0; begin < n_cons; begin = end) {
-        int level = tp_constraint_level(&w->cons[w->shock_order[begin]], w->depth);
-        end = begin + 1;
-        while (end < n_cons && tp_constraint_level(&w->cons[w->shock_order[end]], w->depth) == level) ++end;
-        for (int i = begin; i < end; ++i) {
-            const tp_constraint *k = &w->cons[w->shock_order[i]];
-            if (!tp_shock_skips(wd, w, k)) tp_shock_keep(wd, k, contacts, w->rows, w->shock_saved, 1);
-        }
-        for (int it = 0; it < TP_SHOCK_INNER; ++it)
-            for (int q = 0; q < end - begin; ++q) {
-                const tp_constraint *k = &w->cons[w->shock_order[(it & 1) ? end - 1 - q : begin + q]];
-                if (tp_shock_takes_part(k, w->depth, w->carries) && !tp_shock_skips(wd, w, k))
-                    tp_shock_constraint(wd, w, k, contacts, inv_h, use_bias, it & 1);
-            }
-        for (int i = begin; i < end; ++i) {
-            const tp_constraint *k = &w->cons[w->shock_order[i]];
-            if (tp_shock_hold(k, w->depth) != TP_HOLD_NONE && !tp_shock_skips(wd, w, k))
-                tp_shock_keep(wd, k, contacts, w->rows, w->shock_saved, 0);
-        }
+        end = tp_shock_level_end(w, begin, n_cons);
+        tp_shock_level_save(wd, w, contacts, begin, end);
+        tp_shock_level_sweeps(wd, w, contacts, begin, end, inv_h, use_bias);
+        tp_shock_level_restore(wd, w, contacts, begin, end);
     }
 }
 
