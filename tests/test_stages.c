@@ -78,12 +78,15 @@ typedef struct emu {
 #define SM90_OPTIN (227 * 1024)
 
 /* lanes: per world in the solve; 0: what the device takes for this model. */
+/* aligned_alloc with its size rounded up to a multiple of the alignment, as C11 asks. */
+static void *alloc16(size_t n) { return aligned_alloc(16, (n + 15u) & ~(size_t)15u); }
+
 static void emu_init(emu *e, const tp_batch *b, int lanes)
 {
     if (lanes == 0) lanes = tp_solve_lanes(tp_solve_movers(b->layout.model, b->bodies));
     e->plan = tp_solve_plan_make(b->bodies, b->contact_capacity, lanes, SM90_OPTIN);
     cr_assert_leq(e->plan.block_bytes, (size_t)SM90_OPTIN);
-    e->shared = aligned_alloc(16, e->plan.block_bytes);
+    e->shared = alloc16(e->plan.block_bytes);
     e->sched.stacks = malloc((size_t)TP_SOLVE_MAX_LANES * LANE_STACK); /* the solve's lanes or the listing's */
     e->reverse = 0;
     e->staged_points = e->global_points = 0;
@@ -95,7 +98,7 @@ static void emu_init(emu *e, const tp_batch *b, int lanes)
     cr_assert(e->polys && e->pairs && e->pair_count && e->pair_first);
     tp_build_body_polys(b->layout.model, b->bodies, e->polys);
     e->list_plan = tp_list_plan_make(b->bodies, 0, SM90_OPTIN);
-    e->list_area = aligned_alloc(16, e->list_plan.shared ? e->list_plan.block_bytes
+    e->list_area = alloc16(e->list_plan.shared ? e->list_plan.block_bytes
                                                           : e->list_plan.world_bytes * (size_t)b->worlds);
     e->ref_cap = b->bodies * (b->bodies - 1) / 2 + 1;
     e->ref_pairs = malloc((size_t)e->ref_cap * 2 * sizeof(int32_t));
@@ -105,7 +108,7 @@ static void emu_init(emu *e, const tp_batch *b, int lanes)
     size_t W = (size_t)b->worlds, items = W * (size_t)b->contact_capacity;
     size_t buf = items > TP_SORT_BLOCK_MAX ? items : TP_SORT_BLOCK_MAX; /* a block sort's tile fits too */
     e->scratch_bytes = tp_solver_align(tp_step_scratch_bytes(b->bodies, b->contact_capacity));
-    e->scratch = aligned_alloc(16, e->scratch_bytes * W);
+    e->scratch = alloc16(e->scratch_bytes * W);
     e->keys_in = malloc(items * sizeof(uint64_t));
     e->keys_out = malloc(buf * sizeof(uint64_t));
     e->tmp_keys = malloc(buf * sizeof(uint64_t));
@@ -114,7 +117,7 @@ static void emu_init(emu *e, const tp_batch *b, int lanes)
     e->tmp_slots = malloc(buf * sizeof(int32_t));
     e->busy_list = malloc(W * sizeof(int32_t));
     e->perm = malloc((size_t)b->contact_capacity * sizeof(int32_t) + 1);
-    e->color_ref = aligned_alloc(16, tp_solver_align(tp_solver_scratch_bytes(b->bodies, b->contact_capacity)));
+    e->color_ref = alloc16(tp_solver_align(tp_solver_scratch_bytes(b->bodies, b->contact_capacity)));
     e->color_checks = e->color_cons = 0;
     e->color_rounds = 0;
     cr_assert(e->color_ref);
@@ -748,9 +751,9 @@ Test(stages, broadphase_lanes_match_the_sweep, .timeout = 600)
         int cap = 64 * B + 64; /* far more than any scene's pairs */
         int32_t *ref = malloc((size_t)cap * 2 * sizeof(int32_t));
         tp_pair_slot *slots = malloc(((size_t)cap + 1) * sizeof(tp_pair_slot));
-        char *scratch = aligned_alloc(16, tp_broadphase_scratch_bytes(B) + 16);
+        char *scratch = alloc16(tp_broadphase_scratch_bytes(B) + 16);
         size_t area_bytes = tp_broadphase_lanes_bytes(B, TP_SOLVE_MAX_LANES);
-        char *area = aligned_alloc(16, area_bytes);
+        char *area = alloc16(area_bytes);
         cr_assert(ref && slots && scratch && area);
         int checkpoints[] = {0, 25, 90}, at = 0;
         for (int c = 0; c < 3; ++c) {
