@@ -28,11 +28,19 @@ mkdir -p "$out"
 flags=(-g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -ffp-contract=off -I"$here/include" -I"$here/csrc" -I"$here/kernels" -I"$here/kernels/cuda" -I"$here/csrc/cli")
 jansson="$(pkg-config --cflags --libs jansson)"
+# The library's sources; the AVX2 sweeps need -mavx2 (never FMA), as CMakeLists.txt
+# gives that file alone, so they are compiled apart and linked as an object.
+lib=()
+for f in "$here"/csrc/*.c; do
+  case "$f" in */solver_simd_avx2.c) ;; *) lib+=("$f") ;; esac
+done
+"$cc" "${flags[@]}" -mavx2 -mno-fma -c "$here/csrc/solver_simd_avx2.c" -o "$out/solver_simd_avx2.o"
+lib+=("$out/solver_simd_avx2.o")
 # The loader with the whole library beside it (the builder it fills is model.c,
 # the joints' checks articulation code).
-"$cc" "${flags[@]}" -fopenmp "$here/tests/fuzz/fuzz_scene.c" "$here"/csrc/*.c $jansson -lm -o "$out/fuzz_scene"
+"$cc" "${flags[@]}" -fopenmp "$here/tests/fuzz/fuzz_scene.c" "${lib[@]}" $jansson -lm -o "$out/fuzz_scene"
 # The trace reader with the whole library beside it (whatever of it trace.c calls).
-"$cc" "${flags[@]}" -fopenmp "$here/tests/fuzz/fuzz_trace.c" "$here/csrc/cli/trace.c" "$here"/csrc/*.c \
+"$cc" "${flags[@]}" -fopenmp "$here/tests/fuzz/fuzz_trace.c" "$here/csrc/cli/trace.c" "${lib[@]}" \
   $jansson -lm -o "$out/fuzz_trace"
 
 run() { # target, seed directories...
