@@ -5,6 +5,7 @@
 #include "torpor.h"
 
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +121,25 @@ static inline uint64_t golden_hash(tp_batch *b)
         free(c);
     }
     return h;
+}
+
+/* The scene file at `path` with "sleep": {"policy": "assembly"} put in front
+ * of its bodies (the scene must have no sleep section of its own), loaded. */
+static inline tp_model *load_assembly_scene(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    static char text[1 << 16], out[(1 << 16) + 64];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    cr_assert_null(strstr(text, "\"sleep\""), "%s has its own sleep section", path);
+    char *bodies = strstr(text, "\"bodies\"");
+    cr_assert(bodies, "%s has no bodies", path);
+    snprintf(out, sizeof out, "%.*s\"sleep\": {\"policy\": \"assembly\"}, %s", (int)(bodies - text), text, bodies);
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(out, path, &m), TP_OK, "%s", tp_last_error());
+    return m;
 }
 
 #endif

@@ -16,6 +16,7 @@
 #include <criterion/criterion.h>
 #include <criterion/internal/test.h>
 
+#include "helpers.h"
 #include "torpor.h"
 
 #include <stdio.h>
@@ -28,19 +29,7 @@ static tp_model *assembly_scene(const char *dir, const char *name)
 {
     char path[512];
     snprintf(path, sizeof path, "%s%s", dir, name);
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "cannot open %s", path);
-    static char text[1 << 16], out[(1 << 16) + 64];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    cr_assert_null(strstr(text, "\"sleep\""), "%s has its own sleep section", path);
-    char *bodies = strstr(text, "\"bodies\"");
-    cr_assert(bodies, "%s has no bodies", path);
-    snprintf(out, sizeof out, "%.*s\"sleep\": {\"policy\": \"assembly\"}, %s", (int)(bodies - text), text, bodies);
-    tp_model *m = NULL;
-    cr_assert_eq(tp_model_load_string(out, path, &m), TP_OK, "%s", tp_last_error());
-    return m;
+    return load_assembly_scene(path);
 }
 
 #define TP_TEST_POLICY TP_SLEEP_ASSEMBLY

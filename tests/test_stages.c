@@ -532,7 +532,7 @@ static long again_worlds;
  * worlds - 2 in both batches. Returns the overflow count. */
 /* Load `scene` (a path under the source folder); with `assembly`,
  * "sleep": {"policy": "assembly"} put in front of its bodies (the scene has no
- * sleep section of its own), as tests/test_sleep_assembly.c does. */
+ * sleep section of its own: load_assembly_scene, tests/helpers.h). */
 static tp_model *load_scene(const char *scene, int assembly)
 {
     char path[512];
@@ -542,18 +542,7 @@ static tp_model *load_scene(const char *scene, int assembly)
         cr_assert_eq(tp_model_load(path, &m), TP_OK, "%s", tp_last_error());
         return m;
     }
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "cannot open %s", path);
-    static char text[1 << 16], out[(1 << 16) + 64];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    cr_assert_null(strstr(text, "\"sleep\""), "%s has its own sleep section", path);
-    char *bodies = strstr(text, "\"bodies\"");
-    cr_assert(bodies, "%s has no bodies", path);
-    snprintf(out, sizeof out, "%.*s\"sleep\": {\"policy\": \"assembly\"}, %s", (int)(bodies - text), text, bodies);
-    cr_assert_eq(tp_model_load_string(out, path, &m), TP_OK, "%s", tp_last_error());
-    return m;
+    return load_assembly_scene(path);
 }
 
 /* compare_kicked loads its scenes with the assembly policy while this is set. */
