@@ -270,15 +270,18 @@ static void simd_shock(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp
             const int32_t *wave_group = C->wave_group + C->level_wave0[li];
             int g0 = wave_group[0], g1 = wave_group[waves];
             tp_simd_shock_refresh(C, g0, g1, w, contacts, inv_h, use_bias);
-            for (int it = 0; it < TP_SHOCK_INNER; ++it) {
-                int rev = it & 1;
+            int sweeps = 0;
+            while (sweeps < TP_SHOCK_INNER) {
+                int it = sweeps++, rev = it & 1;
+                tp_shock_sweep_begin(wd, w, begin, end, it);
                 for (int jj = 0; jj < waves; ++jj) {
                     int j = rev ? waves - 1 - jj : jj;
                     C->k->sweep(P, wave_group[j], wave_group[j + 1], wd->v, wd->w, w->push, use_bias, rev);
                 }
+                if (tp_shock_sweep_settled(wd, w, begin, end, it)) break;
             }
             tp_simd_unpack_groups(P, g0, g1, w, contacts);
-            for (int g = g0; g < g1; ++g) wide += (unsigned long long)P->groups[g].used * TP_SHOCK_INNER;
+            for (int g = g0; g < g1; ++g) wide += (unsigned long long)P->groups[g].used * (unsigned long long)sweeps;
         } else {
             tp_shock_level_sweeps(wd, w, contacts, begin, end, inv_h, use_bias);
         }

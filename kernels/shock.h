@@ -68,10 +68,20 @@
 
 #include "sweeps.h"
 
-/* Sweeps over each level in the shock pass (2 left the C17 light box 0.5 mm
- * sideways, 4 gives 0.14 mm; docs/solver.md). */
+/* Sweeps over each level in the shock pass, at most (2 left the C17 light box
+ * 0.5 mm sideways, 4 gives 0.14 mm; docs/solver.md). */
 #ifndef TP_SHOCK_INNER
 #define TP_SHOCK_INNER 4
+#endif
+/* A level's sweeps stop early once a backward sweep changed no velocity of
+ * the level's bodies (m/s and rad/s, the push-out's pseudo velocities
+ * included) by more than this: the level has converged. At rest in a stack
+ * most levels settle after the first forward-backward pair; an impact or a
+ * heavy load keeps all TP_SHOCK_INNER. 1e-4 m/s over a 1/240 s substep is
+ * 0.4 um, a 250th of the slop, and the next substep's sweeps take it up
+ * (docs/solver.md, "Shock pass: stopping a level early"). */
+#ifndef TP_SHOCK_TOL
+#define TP_SHOCK_TOL 1.0e-4f
 #endif
 /* Friction rows aim at no slip (else at the sweeps' slip) when the supported
  * body is at least this many times heavier than its support (file comment). */
@@ -265,18 +275,67 @@ TP_HD void tp_shock_level_save(tp_world *wd, const tp_solver_work *w, tp_contact
     }
 }
 
-/* A level's TP_SHOCK_INNER sweeps, alternating the order of the constraints
- * and of their points, as the sweeps do (the scalar form; csrc/solver_simd.c
- * runs the same updates in lanes). */
+/* The velocities (v, w and the push-out's v, w) of the bodies that a level's
+ * taking-part rows touch: noted in w->shock_snap (note = 1), or compared with
+ * the note (note = 0), giving the largest change of any component (NaN if a
+ * velocity is NaN). Bodies held by a row are read, not written: their change
+ * is 0. */
+TP_HD float tp_shock_level_change(const tp_world *wd, const tp_solver_work *w, int begin, int end, int note)
+{
+    float most = 0.0f;
+    for (int i = begin; i < end; ++i) {
+        const tp_constraint *k = &w->cons[w->shock_order[i]];
+        if (!tp_shock_takes_part(k, w->depth, w->carries) || tp_shock_skips(wd, w, k)) continue;
+        for (int side = 0; side < 2; ++side) {
+            int b = side ? k->body_b : k->body_a;
+            if (!w->bodies[b].simulated) continue;
+            const float *now[4] = {wd->v + 3 * b, wd->w + 3 * b, w->push + 6 * b, w->push + 6 * b + 3};
+            float *snap = w->shock_snap + 12 * b;
+            for (int c = 0; c < 12; ++c) {
+                if (note) {
+                    snap[c] = now[c / 3][c % 3];
+                    continue;
+                }
+                float d = tp_absf(now[c / 3][c % 3] - snap[c]);
+                if (!(d <= most) && most == most) most = d; /* a NaN stays */
+            }
+        }
+    }
+    return most;
+}
+
+/* Before a level's inner sweep `it`: note the velocities where
+ * tp_shock_sweep_settled will look at them. */
+TP_HD void tp_shock_sweep_begin(const tp_world *wd, const tp_solver_work *w, int begin, int end, int it)
+{
+    if ((it & 1) && it + 1 < TP_SHOCK_INNER) tp_shock_level_change(wd, w, begin, end, 1);
+}
+
+/* After sweep `it`: 1 if the level has converged (that sweep changed nothing
+ * by more than TP_SHOCK_TOL) and the remaining sweeps are skipped. Asked only
+ * after a backward sweep: the sweeps go in forward-backward pairs, and a stop
+ * after a forward one left an order bias that walked the 210-cube pyramid
+ * sideways (1.5 mm in 10 s against 0.75; docs/solver.md). */
+TP_HD int tp_shock_sweep_settled(const tp_world *wd, const tp_solver_work *w, int begin, int end, int it)
+{
+    return (it & 1) && it + 1 < TP_SHOCK_INNER && tp_shock_level_change(wd, w, begin, end, 0) <= TP_SHOCK_TOL;
+}
+
+/* A level's sweeps, at most TP_SHOCK_INNER, alternating the order of the
+ * constraints and of their points, as the sweeps do, until the level settles
+ * (the scalar form; csrc/solver_simd.c runs the same updates in lanes). */
 TP_HD void tp_shock_level_sweeps(tp_world *wd, tp_solver_work *w, tp_contact *contacts, int begin, int end, float inv_h,
                                  int use_bias)
 {
-    for (int it = 0; it < TP_SHOCK_INNER; ++it)
+    for (int it = 0; it < TP_SHOCK_INNER; ++it) {
+        tp_shock_sweep_begin(wd, w, begin, end, it);
         for (int q = 0; q < end - begin; ++q) {
             const tp_constraint *k = &w->cons[w->shock_order[(it & 1) ? end - 1 - q : begin + q]];
             if (tp_shock_takes_part(k, w->depth, w->carries) && !tp_shock_skips(wd, w, k))
                 tp_shock_constraint(wd, w, k, contacts, inv_h, use_bias, it & 1);
         }
+        if (tp_shock_sweep_settled(wd, w, begin, end, it)) break;
+    }
 }
 
 /* After a level's sweeps: the held constraints' impulses put back as the sweeps left them. */
@@ -291,8 +350,8 @@ TP_HD void tp_shock_level_restore(tp_world *wd, const tp_solver_work *w, tp_cont
 
 /* The shock pass (biased: with the split-impulse push-out, as the biased
  * sweeps; unbiased: as the relax sweeps, unused), on one thread: its order
- * crosses colors. Per level: the impulses saved, TP_SHOCK_INNER sweeps over
- * the level's constraints, the impulses of held constraints put back. */
+ * crosses colors. Per level: the impulses saved, up to TP_SHOCK_INNER sweeps
+ * over the level's constraints, the impulses of held constraints put back. */
 TP_HD void tp_solver_shock_pass(tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h, int use_bias)
 {
 #if !defined(__CUDA_ARCH__)

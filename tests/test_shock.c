@@ -7,6 +7,7 @@
 #include "solver.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <string.h>
 
 #define MAX_BODIES 8
@@ -160,4 +161,52 @@ Test(shock, a_constraint_between_fixed_bodies_is_ordered_once)
     }
     for (int i = 0; i < f.n_cons; ++i) cr_assert_eq(seen[i], 1, "constraint %d listed %d times", i, seen[i]);
     cr_assert_eq(f.order[f.n_cons - 1], 2, "the top constraint comes last");
+}
+
+/* A level's sweeps stop once one changes no velocity of its bodies by more
+ * than TP_SHOCK_TOL (kernels/shock.h). The measure: the largest change of any
+ * velocity component (v, w, push v, push w) of the bodies of the level's
+ * taking-part rows since the note, NaN when a velocity is NaN; the stop is
+ * taken only after a backward sweep (sweeps go in forward-backward pairs, so a
+ * stop leaves no bias of order) and never after the last sweep. */
+Test(shock, a_level_settles_when_no_velocity_changes_past_the_tolerance)
+{
+    shock_fixture f;
+    fixture_init(&f, 4, 9.81f);
+    add_constraint(&f, 0, 1, 0, 0, 1, 0.0f); /* level 1: a cube on the ground */
+    add_constraint(&f, 1, 2, 0, 0, 1, 0.0f); /* level 2: a cube on it, body 1 held */
+    add_constraint(&f, 2, 3, 0, 0, 1, 0.0f); /* level 3 */
+    solve_depths(&f);
+    float v[3 * 4] = {0}, w[3 * 4] = {0}, push[6 * 4] = {0}, snap[12 * 4];
+    int32_t carries[4] = {0};
+    f.wd.v = v;
+    f.wd.w = w;
+    tp_solver_work sw;
+    memset(&sw, 0, sizeof sw);
+    sw.cons = f.cons;
+    sw.shock_order = f.order;
+    sw.depth = f.depth;
+    sw.carries = carries;
+    sw.bodies = f.sb;
+    sw.push = push;
+    sw.shock_snap = snap;
+    for (int i = 0; i < f.n_cons; ++i) {
+        int hold = tp_shock_hold(&f.cons[i], f.depth);
+        if (hold == TP_HOLD_A) carries[f.cons[i].body_a] = 1;
+    }
+    /* level 2 is shock order position 1 (one constraint) */
+    tp_shock_level_change(&f.wd, &sw, 1, 2, 1);
+    cr_expect_eq(tp_shock_level_change(&f.wd, &sw, 1, 2, 0), 0.0f);
+    w[3 * 2 + 1] = 3e-4f;           /* body 2, the level's body: counts */
+    push[6 * 2 + 5] = -5e-4f;       /* its push-out spin counts too, with its size */
+    v[3 * 3 + 0] = 1.0f;            /* body 3 is in level 3 only: ignored */
+    cr_expect_eq(tp_shock_level_change(&f.wd, &sw, 1, 2, 0), 5e-4f);
+    cr_expect(!tp_shock_sweep_settled(&f.wd, &sw, 1, 2, 1), "5e-4 m/s is past the tolerance");
+    push[6 * 2 + 5] = 0.0f;
+    w[3 * 2 + 1] = 0.5f * TP_SHOCK_TOL;
+    cr_expect(tp_shock_sweep_settled(&f.wd, &sw, 1, 2, 1), "a change within the tolerance settles the level");
+    cr_expect(!tp_shock_sweep_settled(&f.wd, &sw, 1, 2, 0), "no stop after a forward sweep");
+    cr_expect(!tp_shock_sweep_settled(&f.wd, &sw, 1, 2, TP_SHOCK_INNER - 1), "the last sweep decides nothing");
+    v[3 * 2 + 2] = NAN;
+    cr_expect(!tp_shock_sweep_settled(&f.wd, &sw, 1, 2, 1), "a NaN velocity never settles");
 }
