@@ -289,14 +289,18 @@ TP_HD float tp_shock_level_change(const tp_world *wd, const tp_solver_work *w, i
         for (int side = 0; side < 2; ++side) {
             int b = side ? k->body_b : k->body_a;
             if (!w->bodies[b].simulated) continue;
-            const float *now[4] = {wd->v + 3 * b, wd->w + 3 * b, w->push + 6 * b, w->push + 6 * b + 3};
-            float *snap = w->shock_snap + 12 * b;
+            float now[12], *snap = w->shock_snap + 12 * b;
+            for (int c = 0; c < 3; ++c) {
+                now[c] = wd->v[3 * b + c];
+                now[3 + c] = wd->w[3 * b + c];
+            }
+            for (int c = 0; c < 6; ++c) now[6 + c] = w->push[6 * b + c];
             for (int c = 0; c < 12; ++c) {
                 if (note) {
-                    snap[c] = now[c / 3][c % 3];
+                    snap[c] = now[c];
                     continue;
                 }
-                float d = tp_absf(now[c / 3][c % 3] - snap[c]);
+                float d = tp_absf(now[c] - snap[c]);
                 if (!(d <= most) && most == most) most = d; /* a NaN stays */
             }
         }

@@ -117,7 +117,11 @@ TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solve
         tp_zero_impulses(contacts, n, tid, nth);
         TP_BARRIER(nth);
     }
-    tp_solver_update_separations(wd, contacts, w->rows, n, tid, nth);
+    /* After the first substep the separations are still those of the last
+     * position update (velocities moved since, poses did not); an
+     * articulation's substep end publishes its links again, so with
+     * articulations they are evaluated anew. */
+    if (s == 0 || w->artic) tp_solver_update_separations(wd, contacts, w->rows, n, tid, nth);
     for (int i = tid; i < n; i += nth) w->rows[i].push_impulse = 0.0f;
     for (int k = tid; k < 6 * wd->bodies; k += nth) w->push[k] = 0.0f;
     TP_BARRIER(nth);
