@@ -226,12 +226,16 @@ static void simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, t
     tp_pass_args a;
     a.inv_h = inv_h;
     a.use_bias = use_bias;
-    for (int it = 0; it < count; ++it) {
+    int done = 0; /* tp_solver_sweeps' loop and convergence check, on one thread */
+    while (done < count) {
+        int it = done++, checked = tp_sweep_checked(w, it, count);
+        if (checked) tp_sweeps_moved(wd, w, 1, 0, 1);
         a.reverse = it & 1;
         simd_pass(C, TP_PASS_SWEEP, wd, w, contacts, &a);
+        if (checked && !tp_sweeps_moved(wd, w, 0, 0, 1)) break;
     }
     tp_simd_unpack_groups(&C->pack, 0, C->pack.n_groups, w, contacts);
-    if (count > 0) atomic_fetch_add(&simd_wide_total, (unsigned long long)C->pack.wide * (unsigned long long)count);
+    if (done > 0) atomic_fetch_add(&simd_wide_total, (unsigned long long)C->pack.wide * (unsigned long long)done);
 }
 
 static void simd_warm_start(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts)

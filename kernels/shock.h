@@ -276,7 +276,7 @@ TP_HD void tp_shock_level_save(tp_world *wd, const tp_solver_work *w, tp_contact
 }
 
 /* The velocities (v, w and the push-out's v, w) of the bodies that a level's
- * taking-part rows touch: noted in w->shock_snap (note = 1), or compared with
+ * taking-part rows touch: noted in w->vel_note (note = 1), or compared with
  * the note (note = 0), giving the largest change of any component (NaN if a
  * velocity is NaN). Bodies held by a row are read, not written: their change
  * is 0. */
@@ -286,24 +286,8 @@ TP_HD float tp_shock_level_change(const tp_world *wd, const tp_solver_work *w, i
     for (int i = begin; i < end; ++i) {
         const tp_constraint *k = &w->cons[w->shock_order[i]];
         if (!tp_shock_takes_part(k, w->depth, w->carries) || tp_shock_skips(wd, w, k)) continue;
-        for (int side = 0; side < 2; ++side) {
-            int b = side ? k->body_b : k->body_a;
-            if (!w->bodies[b].simulated) continue;
-            float now[12], *snap = w->shock_snap + 12 * b;
-            for (int c = 0; c < 3; ++c) {
-                now[c] = wd->v[3 * b + c];
-                now[3 + c] = wd->w[3 * b + c];
-            }
-            for (int c = 0; c < 6; ++c) now[6 + c] = w->push[6 * b + c];
-            for (int c = 0; c < 12; ++c) {
-                if (note) {
-                    snap[c] = now[c];
-                    continue;
-                }
-                float d = tp_absf(now[c] - snap[c]);
-                if (!(d <= most) && most == most) most = d; /* a NaN stays */
-            }
-        }
+        if (w->bodies[k->body_a].simulated) tp_body_note(wd, w, k->body_a, note, &most);
+        if (w->bodies[k->body_b].simulated) tp_body_note(wd, w, k->body_b, note, &most);
     }
     return most;
 }

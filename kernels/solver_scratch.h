@@ -81,7 +81,9 @@ typedef struct tp_solver_work {
     int32_t *level_start;       /* [bodies + 2] scratch of the depth sort */
     float *shock_saved;         /* [contact capacity][6] impulses and slips kept across the shock pass */
     int32_t *carries;           /* [bodies] 1: held by the shock pass under some body (kernels/shock.h) */
-    float *shock_snap;          /* [bodies][12] v, w, push before a shock sweep (tp_shock_level_settled) */
+    float *vel_note;            /* [bodies][12] v, w, push noted before a sweep (convergence checks:
+                                 * tp_sweeps_moved, tp_shock_level_change) */
+    int32_t *moved;             /* [1] a body moved past TP_SWEEP_TOL in the checked sweep (tp_solver_sweeps) */
     tp_color_lanes_scratch color; /* the coloring in lanes (kernels/coloring.h): tickets, counts, flags */
     struct tp_artic_solve *artic; /* the world's articulations (kernels/articulation_contact.h), NULL if none */
     tp_solver_simd *simd;       /* the CPU's wide sweeps, NULL for the scalar ones (set by csrc/step.c) */
@@ -99,6 +101,7 @@ TP_HD size_t tp_solver_scratch_bytes(int bodies, int capacity)
            tp_solver_align(b * sizeof(int32_t)) + tp_solver_align(c * sizeof(int32_t)) +
            tp_solver_align((b + 2) * sizeof(int32_t)) + tp_solver_align(6 * c * sizeof(float)) +
            tp_solver_align(b * sizeof(int32_t)) + tp_solver_align(12 * b * sizeof(float)) +
+           tp_solver_align(sizeof(int32_t)) +
            tp_solver_align(b * sizeof(int32_t)) + tp_solver_align((size_t)tp_color_slots(bodies) * TP_COLOR_BINS * sizeof(int32_t)) +
            tp_solver_align(4 * sizeof(int32_t));
 }
@@ -121,7 +124,8 @@ TP_HD tp_solver_work tp_solver_work_at(void *scratch, int bodies, int capacity)
     w.level_start = (int32_t *)p; p += tp_solver_align((b + 2) * sizeof(int32_t));
     w.shock_saved = (float *)p; p += tp_solver_align(6 * c * sizeof(float));
     w.carries = (int32_t *)p; p += tp_solver_align(b * sizeof(int32_t));
-    w.shock_snap = (float *)p; p += tp_solver_align(12 * b * sizeof(float));
+    w.vel_note = (float *)p; p += tp_solver_align(12 * b * sizeof(float));
+    w.moved = (int32_t *)p; p += tp_solver_align(sizeof(int32_t));
     w.color.ticket = (int32_t *)p; p += tp_solver_align(b * sizeof(int32_t));
     w.color.slots = tp_color_slots(bodies);
     w.color.counts = (int32_t *)p; p += tp_solver_align((size_t)w.color.slots * TP_COLOR_BINS * sizeof(int32_t));

@@ -189,7 +189,7 @@ Test(shock, a_level_settles_when_no_velocity_changes_past_the_tolerance)
     sw.carries = carries;
     sw.bodies = f.sb;
     sw.push = push;
-    sw.shock_snap = snap;
+    sw.vel_note = snap;
     for (int i = 0; i < f.n_cons; ++i) {
         int hold = tp_shock_hold(&f.cons[i], f.depth);
         if (hold == TP_HOLD_A) carries[f.cons[i].body_a] = 1;
