@@ -132,8 +132,8 @@ static char *pack_at(tp_simd_pack *P, int lanes, int capacity, char *p)
     return p + align64((size_t)P->slot_cap * TP_SIMD_FIELDS * (size_t)lanes * sizeof(float));
 }
 
-static void simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
-                        int use_bias, int count);
+static int simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
+                       int use_bias, int count);
 static void simd_warm_start(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts);
 static void simd_shock(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
                        int use_bias);
@@ -190,13 +190,14 @@ static void simd_pass(tp_simd_ctx *C, int pass, tp_world *wd, tp_solver_work *w,
 }
 
 /* The scalar code for a phase whose constraints do not fit the scratch. */
-static void scalar_phase(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
-                         int use_bias, int count, int warm)
+static int scalar_phase(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
+                        int use_bias, int count, int warm)
 {
     w->simd = NULL;
     if (warm) tp_solver_warm_start(wd, w, contacts, 0, 1);
-    else tp_solver_sweeps(wd, w, contacts, inv_h, use_bias, count, 0, 1);
+    else count = tp_solver_sweeps(wd, w, contacts, inv_h, use_bias, count, 0, 1);
     w->simd = self;
+    return count;
 }
 
 /* Pack a phase (sweep 1: sweeps, 0: the warm start): everything after the
@@ -215,14 +216,12 @@ static int pack(tp_simd_ctx *C, const tp_world *wd, const tp_solver_work *w, con
     return C->fits;
 }
 
-static void simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
-                        int use_bias, int count)
+static int simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
+                       int use_bias, int count)
 {
     tp_simd_ctx *C = (tp_simd_ctx *)self;
-    if (!pack(C, wd, w, contacts, inv_h, use_bias, 1)) {
-        scalar_phase(self, wd, w, contacts, inv_h, use_bias, count, 0);
-        return;
-    }
+    if (!pack(C, wd, w, contacts, inv_h, use_bias, 1))
+        return scalar_phase(self, wd, w, contacts, inv_h, use_bias, count, 0);
     tp_pass_args a;
     a.inv_h = inv_h;
     a.use_bias = use_bias;
@@ -236,6 +235,7 @@ static void simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, t
     }
     tp_simd_unpack_groups(&C->pack, 0, C->pack.n_groups, w, contacts);
     if (done > 0) atomic_fetch_add(&simd_wide_total, (unsigned long long)C->pack.wide * (unsigned long long)done);
+    return done;
 }
 
 static void simd_warm_start(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts)

@@ -18,8 +18,9 @@ struct tp_solver_work;
  * step points tp_solver_work.simd at one; everywhere else (the device, the
  * host replay of the lanes, a scalar run) it is NULL and the scalar code runs. */
 typedef struct tp_solver_simd {
-    /* tp_solver_sweeps and tp_solver_warm_start (kernels/sweeps.h) for nth = 1 */
-    void (*sweeps)(struct tp_solver_simd *self, tp_world *wd, struct tp_solver_work *w, tp_contact *contacts,
+    /* tp_solver_sweeps (returning the sweeps run) and tp_solver_warm_start
+     * (kernels/sweeps.h) for nth = 1 */
+    int (*sweeps)(struct tp_solver_simd *self, tp_world *wd, struct tp_solver_work *w, tp_contact *contacts,
                    float inv_h, int use_bias, int count);
     void (*warm_start)(struct tp_solver_simd *self, tp_world *wd, struct tp_solver_work *w, tp_contact *contacts);
     /* tp_solver_shock_pass (kernels/shock.h) */

@@ -249,18 +249,16 @@ TP_HD int tp_sweeps_moved(const tp_world *wd, const tp_solver_work *w, int note,
 
 /* Up to `count` sweeps of the rows (biased: with the split-impulse push-out;
  * else relax or restitution sweeps), alternating the point order, stopping
- * once converged (TP_SWEEP_TOL). With nth threads the decision is shared
+ * once converged (TP_SWEEP_TOL); returns the sweeps run. With nth threads the decision is shared
  * through w->moved: each thread checks its bodies, any that moved raises the
  * flag (a plain store of 1; no thread ever stores anything else meanwhile),
  * and every thread reads it after a barrier, so all stop together. */
-TP_HD void tp_solver_sweeps(tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h, int use_bias,
-                            int count, int tid, int nth)
+TP_HD int tp_solver_sweeps(tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h, int use_bias,
+                           int count, int tid, int nth)
 {
 #if !defined(__CUDA_ARCH__)
-    if (w->simd && nth == 1) { /* the CPU's wide lanes (csrc/solver_simd.c): the same bits */
-        w->simd->sweeps(w->simd, wd, w, contacts, inv_h, use_bias, count);
-        return;
-    }
+    if (w->simd && nth == 1) /* the CPU's wide lanes (csrc/solver_simd.c): the same bits */
+        return w->simd->sweeps(w->simd, wd, w, contacts, inv_h, use_bias, count);
 #endif
     tp_pass_args a;
     a.inv_h = inv_h;
@@ -280,9 +278,10 @@ TP_HD void tp_solver_sweeps(tp_world *wd, tp_solver_work *w, tp_contact *contact
             TP_BARRIER(nth);
             int settled = !*w->moved;
             TP_BARRIER(nth); /* every thread has read the flag before thread 0 clears it again */
-            if (settled) break;
+            if (settled) return it + 1;
         }
     }
+    return count;
 }
 
 /* Warm start: every constraint's accumulated impulses applied again. */

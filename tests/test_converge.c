@@ -1,0 +1,118 @@
+/* test_converge.c - the sweeps stop once converged (kernels/sweeps.h,
+ * TP_SWEEP_TOL): the check comes only after backward sweeps and never after
+ * the last, not with articulations; it sees each thread's share of the
+ * bodies; and on hand-built one-point contacts a resting stack stops after the
+ * first forward-backward pair while a heavy box landing on a light one, which
+ * Gauss-Seidel corrects by about m_light / m_heavy per sweep, runs them all.
+ * The CPU's lanes take the same decisions (test_simd: the widths agree bit for
+ * bit on every scene). */
+#include "solver.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { BODIES = 3, CAP = 4 };
+
+typedef struct stack3 {
+    void *scratch;
+    tp_solver_work w;
+    tp_world wd;
+    tp_contact c[2];
+    float v[3 * BODIES], om[3 * BODIES];
+} stack3;
+
+/* Body 0 fixed (the ground), bodies 1 and 2 stacked on it with inverse
+ * masses inv1 and inv2: one point each between 0-1 and 1-2, normal +z, no
+ * lever arms (so no rotation), no friction, touching (separation 0). The two
+ * constraints share body 1, so they take colors 0 and 1. */
+static void stack3_init(stack3 *s, float inv1, float inv2)
+{
+    memset(s, 0, sizeof *s);
+    size_t bytes = tp_solver_scratch_bytes(BODIES, CAP);
+    s->scratch = malloc(bytes);
+    cr_assert_not_null(s->scratch);
+    memset(s->scratch, 0, bytes);
+    s->w = tp_solver_work_at(s->scratch, BODIES, CAP);
+    s->wd.bodies = BODIES;
+    s->wd.v = s->v;
+    s->wd.w = s->om;
+    float inv[BODIES] = {0.0f, inv1, inv2};
+    for (int b = 0; b < BODIES; ++b) {
+        s->w.bodies[b].inv_m = inv[b];
+        s->w.bodies[b].simulated = b > 0;
+    }
+    for (int k = 0; k < 2; ++k) {
+        s->c[k].body_a = k;
+        s->c[k].body_b = k + 1;
+        s->c[k].normal[2] = 1.0f;
+        s->w.cons[k] = (tp_constraint){.first = k, .count = 1, .body_a = k, .body_b = k + 1, .color = k};
+        s->w.order[k] = k;
+        s->w.rows[k].normal_mass = 1.0f / (inv[k] + inv[k + 1]);
+    }
+    s->w.color_start[0] = 0;
+    s->w.color_start[1] = 1;
+    for (int c = 2; c < TP_MAX_COLORS + 2; ++c) s->w.color_start[c] = 2;
+}
+
+/* Sweep `it` of `count` is checked after backward sweeps only, never after
+ * the last, never with articulations. */
+Test(converge, checked_after_backward_sweeps_but_the_last)
+{
+    tp_solver_work w;
+    memset(&w, 0, sizeof w);
+    int expect8[8] = {0, 1, 0, 1, 0, 1, 0, 0};
+    for (int it = 0; it < 8; ++it) cr_expect_eq(tp_sweep_checked(&w, it, 8), expect8[it], "sweep %d of 8", it);
+    cr_expect(!tp_sweep_checked(&w, 1, 2), "a phase of 2 sweeps runs both");
+    cr_expect(tp_sweep_checked(&w, 1, 4));
+    w.artic = (struct tp_artic_solve *)&w; /* any non-NULL articulation set */
+    cr_expect(!tp_sweep_checked(&w, 1, 8), "with articulations every sweep runs");
+}
+
+/* tp_sweeps_moved looks at the simulated bodies tid, tid + nth, ... only:
+ * with two threads, a change of body 2 is thread 0's, body 1's thread 1's;
+ * the fixed ground is nobody's; a change within TP_SWEEP_TOL is no move; a
+ * NaN is one. */
+Test(converge, each_thread_checks_its_bodies)
+{
+    stack3 s;
+    stack3_init(&s, 1.0f, 1.0f);
+    for (int tid = 0; tid < 2; ++tid) cr_expect_eq(tp_sweeps_moved(&s.wd, &s.w, 1, tid, 2), 0);
+    s.v[3 * 2 + 2] = 3.0f * TP_SWEEP_TOL;
+    cr_expect(tp_sweeps_moved(&s.wd, &s.w, 0, 0, 2), "thread 0 sees body 2");
+    cr_expect(!tp_sweeps_moved(&s.wd, &s.w, 0, 1, 2), "thread 1 does not");
+    s.v[3 * 2 + 2] = 0.5f * TP_SWEEP_TOL;
+    s.w.push[6 * 1 + 4] = -0.5f * TP_SWEEP_TOL;
+    cr_expect(!tp_sweeps_moved(&s.wd, &s.w, 0, 0, 1), "changes within the tolerance");
+    s.w.push[6 * 1 + 4] = -2.0f * TP_SWEEP_TOL;
+    cr_expect(tp_sweeps_moved(&s.wd, &s.w, 0, 1, 2), "the push-out's pseudo velocity counts");
+    s.w.push[6 * 1 + 4] = 0.0f;
+    s.v[0] = 1.0f; /* the ground's velocity is never written; nobody looks at it */
+    cr_expect(!tp_sweeps_moved(&s.wd, &s.w, 0, 0, 1), "a fixed body is not checked");
+    s.om[3 * 1 + 0] = NAN;
+    cr_expect(tp_sweeps_moved(&s.wd, &s.w, 0, 0, 1), "a NaN angular velocity is a move");
+    free(s.scratch);
+}
+
+/* A stack at rest: the first pair of sweeps changes nothing, so the phase of
+ * 8 stops after 2. A 1000 kg box landing at 1 m/s on a 1 kg box on the
+ * ground: each sweep passes about 1/1000 of the heavy box's speed on to the
+ * ground, so the light box keeps being pushed by ~1 m/s per sweep and no pair
+ * converges: all 8 run, and the boxes are left approaching each other. */
+Test(converge, a_resting_stack_stops_early_a_landing_heavy_box_does_not)
+{
+    stack3 s;
+    stack3_init(&s, 1.0f, 1.0f);
+    int done = tp_solver_sweeps(&s.wd, &s.w, s.c, 240.0f, 1, 8, 0, 1);
+    cr_expect_eq(done, 2, "a resting stack ran %d sweeps", done);
+    free(s.scratch);
+
+    stack3_init(&s, 1.0f, 1e-3f);
+    s.v[3 * 2 + 2] = -1.0f;
+    done = tp_solver_sweeps(&s.wd, &s.w, s.c, 240.0f, 1, 8, 0, 1);
+    cr_expect_eq(done, 8, "the heavy box's landing stopped after %d sweeps", done);
+    cr_expect_lt(s.v[3 * 2 + 2], -0.9f, "the heavy box still falls at %g m/s after 8 sweeps", (double)s.v[3 * 2 + 2]);
+    cr_expect_gt(s.c[0].normal_impulse, 0.0f, "the ground pushed");
+    free(s.scratch);
+}
