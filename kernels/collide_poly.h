@@ -61,12 +61,18 @@ TP_HD float tp_sat_faces(const tp_poly *p, const tp_poly *q, int *face)
 }
 
 /* Do the Gauss-map arcs a-b (first edge) and c-d (second edge, normals already
- * negated) cross? Gregorius 2013. */
-TP_HD int tp_minkowski_face(tp_vec3 a, tp_vec3 b, tp_vec3 c, tp_vec3 d)
+ * negated) cross? Gregorius 2013. bxa = b x a and dxc = d x c are the arcs'
+ * plane normals, passed in so that a caller testing one arc against many can
+ * compute each once (tp_sat_edges); the result is the same function of the
+ * same floats. The cheap half (c and d on opposite sides of arc a-b's plane)
+ * is tested first and the rest only when it holds: && gives the same answer
+ * in either form. */
+TP_HD int tp_minkowski_face(tp_vec3 a, tp_vec3 b, tp_vec3 bxa, tp_vec3 c, tp_vec3 d, tp_vec3 dxc)
 {
-    tp_vec3 bxa = tp_cross(b, a), dxc = tp_cross(d, c);
-    float cba = tp_dot(c, bxa), dba = tp_dot(d, bxa), adc = tp_dot(a, dxc), bdc = tp_dot(b, dxc);
-    return cba * dba < 0.0f && adc * bdc < 0.0f && cba * bdc > 0.0f;
+    float cba = tp_dot(c, bxa), dba = tp_dot(d, bxa);
+    if (!(cba * dba < 0.0f)) return 0;
+    float adc = tp_dot(a, dxc), bdc = tp_dot(b, dxc);
+    return adc * bdc < 0.0f && cba * bdc > 0.0f;
 }
 
 typedef struct tp_edge_query {
@@ -75,25 +81,59 @@ typedef struct tp_edge_query {
     tp_vec3 axis; /* unit, pointing away from p */
 } tp_edge_query;
 
-/* Edge-edge axes between p and q (same frame). */
+/* Edge-edge axes between p and q (same frame). Every edge pair of p and q is
+ * visited in the order (i of p, then j of q) and the first largest
+ * separation wins; only pairs whose Gauss-map arcs cross (tp_minkowski_face)
+ * are axes. The arc test is arranged so that it costs little per pair and
+ * gives the floats of tp_minkowski_face (na, nb the normals of p's edge,
+ * c = -nc, d = -nd those of q's edge, negated: tp_neg is exact):
+ *   - q's c, d and d x c once per edge of q, p's nb x na once per edge of p;
+ *   - for one edge of p, the test against all of q's edges in one loop over
+ *     columns of floats (structure of arrays), which a compiler can run four
+ *     or eight edges at a time: per edge the same multiplies and adds in the
+ *     same order as tp_dot, and the three conditions joined by & rather than
+ *     && (no side effects, so the same answer).
+ * For the pairs that pass, the parts of the per-pair expressions that depend
+ * on p's edge only are computed once per edge of p, the same operations on
+ * the same operands. */
 TP_HD tp_edge_query tp_sat_edges(const tp_poly *p, const tp_poly *q)
 {
     tp_edge_query r;
     r.sep = -3.0e38f;
     r.edge_p = r.edge_q = -1;
     r.axis = tp_v3(0.0f, 0.0f, 1.0f);
+    float cx[TP_POLY_MAX_EDGES], cy[TP_POLY_MAX_EDGES], cz[TP_POLY_MAX_EDGES];    /* c = -nc */
+    float dx[TP_POLY_MAX_EDGES], dy[TP_POLY_MAX_EDGES], dz[TP_POLY_MAX_EDGES];    /* d = -nd */
+    float ex[TP_POLY_MAX_EDGES], ey[TP_POLY_MAX_EDGES], ez[TP_POLY_MAX_EDGES];    /* d x c */
+    int arc[TP_POLY_MAX_EDGES];
+    int nq = q->ne;
+    for (int j = 0; j < nq; ++j) {
+        tp_vec3 c = tp_neg(q->f[q->e[j].f[0]].n), d = tp_neg(q->f[q->e[j].f[1]].n), dxc = tp_cross(d, c);
+        cx[j] = c.x, cy[j] = c.y, cz[j] = c.z;
+        dx[j] = d.x, dy[j] = d.y, dz[j] = d.z;
+        ex[j] = dxc.x, ey[j] = dxc.y, ez[j] = dxc.z;
+    }
     for (int i = 0; i < p->ne; ++i) {
+        tp_vec3 na = p->f[p->e[i].f[0]].n, nb = p->f[p->e[i].f[1]].n, bxa = tp_cross(nb, na);
+        for (int j = 0; j < nq; ++j) { /* tp_minkowski_face(na, nb, c, d) */
+            float cba = cx[j] * bxa.x + cy[j] * bxa.y + cz[j] * bxa.z;
+            float dba = dx[j] * bxa.x + dy[j] * bxa.y + dz[j] * bxa.z;
+            float adc = na.x * ex[j] + na.y * ey[j] + na.z * ez[j];
+            float bdc = nb.x * ex[j] + nb.y * ey[j] + nb.z * ez[j];
+            arc[j] = (cba * dba < 0.0f) & (adc * bdc < 0.0f) & (cba * bdc > 0.0f);
+        }
         tp_vec3 pa = p->v[p->e[i].v[0]], da = tp_sub(p->v[p->e[i].v[1]], pa);
-        tp_vec3 na = p->f[p->e[i].f[0]].n, nb = p->f[p->e[i].f[1]].n;
-        for (int j = 0; j < q->ne; ++j) {
-            tp_vec3 nc = q->f[q->e[j].f[0]].n, nd = q->f[q->e[j].f[1]].n;
-            if (!tp_minkowski_face(na, nb, tp_neg(nc), tp_neg(nd))) continue;
+        /* 1e-10f * |da|^2 is the left product of 1e-10f * |da|^2 * |db|^2 */
+        float par_da = 1e-10f * tp_len_sq(da);
+        tp_vec3 out_p = tp_sub(pa, p->centroid);
+        for (int j = 0; j < nq; ++j) {
+            if (!arc[j]) continue;
             tp_vec3 qa = q->v[q->e[j].v[0]], db = tp_sub(q->v[q->e[j].v[1]], qa);
             tp_vec3 axis = tp_cross(da, db);
             float l2 = tp_len_sq(axis);
-            if (!(l2 > 1e-10f * tp_len_sq(da) * tp_len_sq(db))) continue; /* parallel edges */
+            if (!(l2 > par_da * tp_len_sq(db))) continue; /* parallel edges */
             axis = tp_scale(axis, 1.0f / sqrtf(l2));
-            if (tp_dot(axis, tp_sub(pa, p->centroid)) < 0.0f) axis = tp_neg(axis);
+            if (tp_dot(axis, out_p) < 0.0f) axis = tp_neg(axis);
             float s = tp_dot(axis, tp_sub(qa, pa));
             if (s > r.sep) {
                 r.sep = s;
