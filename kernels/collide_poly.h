@@ -28,7 +28,9 @@
  * (collide_cylinder.h) is the largest */
 #define TP_CLIP_MAX (2 * TP_CYL_RIM + 8)
 
-/* Copy of `src` with every vertex and plane moved by xf. */
+/* Copy of `src` with every vertex and plane moved by xf. The centroid is NOT
+ * moved (it stays src's): only the first polyhedron's centroid is read
+ * (tp_sat_edges), and the second is the one moved (tp_collide_polys). */
 TP_HD void tp_poly_transform(const tp_poly *src, tp_xform xf, tp_poly *dst)
 {
     *dst = *src;
@@ -37,7 +39,6 @@ TP_HD void tp_poly_transform(const tp_poly *src, tp_xform xf, tp_poly *dst)
         dst->f[i].n = tp_q_rotate(xf.q, src->f[i].n);
         dst->f[i].d = src->f[i].d + tp_dot(dst->f[i].n, xf.t);
     }
-    dst->centroid = tp_xf_apply(xf, src->centroid);
 }
 
 /* Smallest projection of the vertices onto n. */
@@ -48,14 +49,18 @@ TP_HD float tp_poly_min_along(const tp_poly *p, tp_vec3 n)
     return m;
 }
 
-/* Face axes of p against the vertices of q: the largest separation and its face. */
-TP_HD float tp_sat_faces(const tp_poly *p, const tp_poly *q, int *face)
+/* Face axes of p against the vertices of q: the largest separation and its
+ * face. Returns as soon as a separation exceeds `stop` (then neither the value
+ * nor the face is the largest: the caller only needs to know that the shapes
+ * are apart by more than its margin). */
+TP_HD float tp_sat_faces(const tp_poly *p, const tp_poly *q, float stop, int *face)
 {
     float best = -3.0e38f;
     *face = 0;
     for (int i = 0; i < p->nf; ++i) {
         float s = tp_poly_min_along(q, p->f[i].n) - p->f[i].d;
         if (s > best) { best = s; *face = i; }
+        if (s > stop) break;
     }
     return best;
 }
@@ -96,7 +101,7 @@ typedef struct tp_edge_query {
  * For the pairs that pass, the parts of the per-pair expressions that depend
  * on p's edge only are computed once per edge of p, the same operations on
  * the same operands. */
-TP_HD tp_edge_query tp_sat_edges(const tp_poly *p, const tp_poly *q)
+TP_HD tp_edge_query tp_sat_edges(const tp_poly *p, const tp_poly *q, float stop)
 {
     tp_edge_query r;
     r.sep = -3.0e38f;
@@ -140,6 +145,7 @@ TP_HD tp_edge_query tp_sat_edges(const tp_poly *p, const tp_poly *q)
                 r.edge_p = i;
                 r.edge_q = j;
                 r.axis = axis;
+                if (s > stop) return r; /* apart: the caller needs no more (tp_sat_faces) */
             }
         }
     }
@@ -217,21 +223,23 @@ TP_HD int tp_poly_face_contact(const tp_poly *ref, int rf, const tp_poly *inc, i
         tp_clip_plane(&buf[cur], side, tp_dot(side, a), face->edge[k], &buf[1 - cur]);
         cur = 1 - cur;
     }
-    /* keep points within the margin */
-    tp_clip_poly *cp = &buf[cur], *kept = &buf[1 - cur];
+    /* keep points within the margin (moved down in place: a point only ever
+     * moves to a slot already read) */
+    tp_clip_poly *kept = &buf[cur];
     float sep[TP_CLIP_MAX];
+    int clipped = kept->count;
     kept->count = 0;
-    for (int k = 0; k < cp->count; ++k) {
-        float s = tp_dot(n, cp->p[k]) - face->d;
+    for (int k = 0; k < clipped; ++k) {
+        float s = tp_dot(n, kept->p[k]) - face->d;
         if (s > margin) continue;
         sep[kept->count] = s;
-        kept->p[kept->count] = cp->p[k];
-        kept->label[kept->count] = cp->label[k];
+        kept->p[kept->count] = kept->p[k];
+        kept->label[kept->count] = kept->label[k];
         kept->count++;
     }
     m->count = 0;
     if (kept->count == 0) return 0;
-    tp_vec3 e1 = tp_normalize_or(tp_sub(ref->v[face->vert[1]], ref->v[face->vert[0]]), tp_any_perpendicular(n));
+    tp_vec3 e1 = tp_normalize_or_perpendicular(tp_sub(ref->v[face->vert[1]], ref->v[face->vert[0]]), n);
     tp_vec3 t = tp_mad(e1, tp_cross(n, e1), 0.35f);
     int keep[4];
     int count = tp_reduce_points(kept->p, kept->count, n, t, keep);
@@ -261,11 +269,11 @@ TP_HD int tp_collide_polys(const tp_poly *p1, const tp_poly *p2_local, tp_xform 
     tp_poly_transform(p2_local, xf, &p2);
     m->count = 0;
     int face1, face2;
-    float sep1 = tp_sat_faces(p1, &p2, &face1);
+    float sep1 = tp_sat_faces(p1, &p2, margin, &face1);
     if (sep1 > margin) return 0;
-    float sep2 = tp_sat_faces(&p2, p1, &face2);
+    float sep2 = tp_sat_faces(&p2, p1, margin, &face2);
     if (sep2 > margin) return 0;
-    tp_edge_query eq = tp_sat_edges(p1, &p2);
+    tp_edge_query eq = tp_sat_edges(p1, &p2, margin);
     if (eq.sep > margin) return 0;
 
     float face_sep = tp_maxf(sep1, sep2);
