@@ -41,24 +41,28 @@ TP_HD void tp_poly_transform(const tp_poly *src, tp_xform xf, tp_poly *dst)
     }
 }
 
-/* Smallest projection of the vertices onto n. */
-TP_HD float tp_poly_min_along(const tp_poly *p, tp_vec3 n)
-{
-    float m = tp_dot(n, p->v[0]);
-    for (int i = 1; i < p->nv; ++i) m = tp_minf(m, tp_dot(n, p->v[i]));
-    return m;
-}
-
 /* Face axes of p against the vertices of q: the largest separation and its
  * face. Returns as soon as a separation exceeds `stop` (then neither the value
  * nor the face is the largest: the caller only needs to know that the shapes
- * are apart by more than its margin). */
+ * are apart by more than its margin). A face's separation is the smallest
+ * projection tp_dot(n, v) of q's vertices, taken with tp_minf in vertex
+ * order, minus the face's offset. q's vertices are copied into columns of
+ * floats once, so that a compiler can project four or eight at a time (per
+ * vertex the multiplies and adds of tp_dot, in its order); the smallest is
+ * then taken one by one in vertex order, as before. */
 TP_HD float tp_sat_faces(const tp_poly *p, const tp_poly *q, float stop, int *face)
 {
+    float vx[TP_POLY_MAX_VERTS], vy[TP_POLY_MAX_VERTS], vz[TP_POLY_MAX_VERTS], along[TP_POLY_MAX_VERTS];
+    int nv = q->nv;
+    for (int k = 0; k < nv; ++k) vx[k] = q->v[k].x, vy[k] = q->v[k].y, vz[k] = q->v[k].z;
     float best = -3.0e38f;
     *face = 0;
     for (int i = 0; i < p->nf; ++i) {
-        float s = tp_poly_min_along(q, p->f[i].n) - p->f[i].d;
+        tp_vec3 n = p->f[i].n;
+        for (int k = 0; k < nv; ++k) along[k] = n.x * vx[k] + n.y * vy[k] + n.z * vz[k];
+        float m = along[0];
+        for (int k = 1; k < nv; ++k) m = tp_minf(m, along[k]);
+        float s = m - p->f[i].d;
         if (s > best) { best = s; *face = i; }
         if (s > stop) break;
     }
@@ -120,19 +124,23 @@ TP_HD tp_edge_query tp_sat_edges(const tp_poly *p, const tp_poly *q, float stop)
     }
     for (int i = 0; i < p->ne; ++i) {
         tp_vec3 na = p->f[p->e[i].f[0]].n, nb = p->f[p->e[i].f[1]].n, bxa = tp_cross(nb, na);
+        int crossing = 0;
         for (int j = 0; j < nq; ++j) { /* tp_minkowski_face(na, nb, c, d) */
             float cba = cx[j] * bxa.x + cy[j] * bxa.y + cz[j] * bxa.z;
             float dba = dx[j] * bxa.x + dy[j] * bxa.y + dz[j] * bxa.z;
             float adc = na.x * ex[j] + na.y * ey[j] + na.z * ez[j];
             float bdc = nb.x * ex[j] + nb.y * ey[j] + nb.z * ez[j];
             arc[j] = (cba * dba < 0.0f) & (adc * bdc < 0.0f) & (cba * bdc > 0.0f);
+            crossing += arc[j];
         }
+        if (crossing == 0) continue;
         tp_vec3 pa = p->v[p->e[i].v[0]], da = tp_sub(p->v[p->e[i].v[1]], pa);
         /* 1e-10f * |da|^2 is the left product of 1e-10f * |da|^2 * |db|^2 */
         float par_da = 1e-10f * tp_len_sq(da);
         tp_vec3 out_p = tp_sub(pa, p->centroid);
-        for (int j = 0; j < nq; ++j) {
+        for (int j = 0; crossing > 0; ++j) { /* up to the last crossing arc */
             if (!arc[j]) continue;
+            crossing--;
             tp_vec3 qa = q->v[q->e[j].v[0]], db = tp_sub(q->v[q->e[j].v[1]], qa);
             tp_vec3 axis = tp_cross(da, db);
             float l2 = tp_len_sq(axis);
