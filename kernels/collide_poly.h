@@ -18,7 +18,15 @@
  *
  * Both polyhedra are handled in the first's frame: the second is transformed
  * into it once. When the shapes are apart, SAT gives a lower bound of their
- * distance, so speculative points are conservative. */
+ * distance, so speculative points are conservative.
+ *
+ * Cost: the arithmetic is arranged to be cheap (per-edge set-up of the
+ * Gauss-map arcs, tests and projections over columns of floats, early outs
+ * once the shapes are apart) while every float is computed by the same
+ * operations on the same operands as in the plain per-pair form: the
+ * manifolds are the same bits (tests/test_golden.c; bench/README.md,
+ * "Narrowphase, same bits"). Keep it so: no reassociation, no matrix in place
+ * of a quaternion rotation, no changed visiting order of the edge pairs. */
 #ifndef TP_COLLIDE_POLY_H
 #define TP_COLLIDE_POLY_H
 
