@@ -186,14 +186,19 @@ TP_HD int tp_clip_cross_label(int line, int ref_edge)
 }
 
 /* Keep the part of `in` with dot(n, x) <= d (Sutherland-Hodgman); points made on
- * the plane are labelled with the reference edge `ref_edge` that owns it. */
+ * the plane are labelled with the reference edge `ref_edge` that owns it. Each
+ * vertex's distance to the plane is computed once and carried to the next
+ * edge (the same expression on the same floats as recomputing it). */
 TP_HD void tp_clip_plane(const tp_clip_poly *in, tp_vec3 n, float d, int ref_edge, tp_clip_poly *out)
 {
     out->count = 0;
+    if (in->count == 0) return;
+    float d0 = tp_dot(n, in->p[0]) - d, db = d0;
     for (int k = 0; k < in->count; ++k) {
         int k1 = k + 1 == in->count ? 0 : k + 1;
         tp_vec3 a = in->p[k], b = in->p[k1];
-        float da = tp_dot(n, a) - d, db = tp_dot(n, b) - d;
+        float da = db;
+        db = k1 == 0 ? d0 : tp_dot(n, b) - d;
         int a_in = da <= 0.0f, b_in = db <= 0.0f;
         if (a_in && out->count < TP_CLIP_MAX) {
             out->p[out->count] = a;
