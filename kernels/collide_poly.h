@@ -77,21 +77,6 @@ TP_HD float tp_sat_faces(const tp_poly *p, const tp_poly *q, float stop, int *fa
     return best;
 }
 
-/* Do the Gauss-map arcs a-b (first edge) and c-d (second edge, normals already
- * negated) cross? Gregorius 2013. bxa = b x a and dxc = d x c are the arcs'
- * plane normals, passed in so that a caller testing one arc against many can
- * compute each once (tp_sat_edges); the result is the same function of the
- * same floats. The cheap half (c and d on opposite sides of arc a-b's plane)
- * is tested first and the rest only when it holds: && gives the same answer
- * in either form. */
-TP_HD int tp_minkowski_face(tp_vec3 a, tp_vec3 b, tp_vec3 bxa, tp_vec3 c, tp_vec3 d, tp_vec3 dxc)
-{
-    float cba = tp_dot(c, bxa), dba = tp_dot(d, bxa);
-    if (!(cba * dba < 0.0f)) return 0;
-    float adc = tp_dot(a, dxc), bdc = tp_dot(b, dxc);
-    return adc * bdc < 0.0f && cba * bdc > 0.0f;
-}
-
 typedef struct tp_edge_query {
     float sep;
     int edge_p, edge_q;
@@ -100,19 +85,21 @@ typedef struct tp_edge_query {
 
 /* Edge-edge axes between p and q (same frame). Every edge pair of p and q is
  * visited in the order (i of p, then j of q) and the first largest
- * separation wins; only pairs whose Gauss-map arcs cross (tp_minkowski_face)
- * are axes. The arc test is arranged so that it costs little per pair and
- * gives the floats of tp_minkowski_face (na, nb the normals of p's edge,
- * c = -nc, d = -nd those of q's edge, negated: tp_neg is exact):
- *   - q's c, d and d x c once per edge of q, p's nb x na once per edge of p;
- *   - for one edge of p, the test against all of q's edges in one loop over
- *     columns of floats (structure of arrays), which a compiler can run four
- *     or eight edges at a time: per edge the same multiplies and adds in the
- *     same order as tp_dot, and the three conditions joined by & rather than
- *     && (no side effects, so the same answer).
- * For the pairs that pass, the parts of the per-pair expressions that depend
- * on p's edge only are computed once per edge of p, the same operations on
- * the same operands. */
+ * separation wins; returns as soon as it exceeds `stop`, as tp_sat_faces.
+ *
+ * Only pairs whose Gauss-map arcs cross are axes (Gregorius 2013): with a, b
+ * the face normals of p's edge and c, d those of q's edge negated, the arcs
+ * a-b and c-d cross when c.(b x a) d.(b x a) < 0, a.(d x c) b.(d x c) < 0
+ * and c.(b x a) b.(d x c) > 0 (each dot written as tp_dot, each cross as
+ * tp_cross). That test is arranged to cost little per pair while computing
+ * exactly those floats: c = -nc, d = -nd (tp_neg is exact) and d x c once per
+ * edge of q, b x a once per edge of p; for one edge of p, the test against
+ * all of q's edges in one loop over columns of floats (structure of arrays),
+ * which a compiler can run four or eight edges at a time (per edge the
+ * multiplies and adds of tp_dot in its order), the three conditions joined by
+ * & rather than && (no side effects: the same answer). For the pairs that
+ * pass, the parts of the per-pair expressions that depend on p's edge only are
+ * computed once per edge of p, the same operations on the same operands. */
 TP_HD tp_edge_query tp_sat_edges(const tp_poly *p, const tp_poly *q, float stop)
 {
     tp_edge_query r;
@@ -133,7 +120,7 @@ TP_HD tp_edge_query tp_sat_edges(const tp_poly *p, const tp_poly *q, float stop)
     for (int i = 0; i < p->ne; ++i) {
         tp_vec3 na = p->f[p->e[i].f[0]].n, nb = p->f[p->e[i].f[1]].n, bxa = tp_cross(nb, na);
         int crossing = 0;
-        for (int j = 0; j < nq; ++j) { /* tp_minkowski_face(na, nb, c, d) */
+        for (int j = 0; j < nq; ++j) { /* do the arcs na-nb and c-d cross? */
             float cba = cx[j] * bxa.x + cy[j] * bxa.y + cz[j] * bxa.z;
             float dba = dx[j] * bxa.x + dy[j] * bxa.y + dz[j] * bxa.z;
             float adc = na.x * ex[j] + na.y * ey[j] + na.z * ez[j];
@@ -161,7 +148,7 @@ TP_HD tp_edge_query tp_sat_edges(const tp_poly *p, const tp_poly *q, float stop)
                 r.edge_p = i;
                 r.edge_q = j;
                 r.axis = axis;
-                if (s > stop) return r; /* apart: the caller needs no more (tp_sat_faces) */
+                if (s > stop) return r; /* apart: the caller needs no more */
             }
         }
     }
