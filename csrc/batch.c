@@ -49,7 +49,7 @@ static void batch_free_arrays(tp_batch *b)
     void *arrays[] = {b->pos, b->quat, b->v, b->w, b->force, b->torque, b->inv_mass, b->inv_inertia,
                       b->friction, b->flags, b->sleep_state, b->counts_block, b->quiet_timer, b->quiet_v, b->gravity,
                       b->schedule, b->contact_f, b->island, b->contacts[0], b->contacts[1], b->contact_count[0],
-                      b->contact_count[1], b->episode, b->world_mark, b->world_list};
+                      b->contact_count[1], b->episode, b->world_mark, b->world_list, b->polys};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     if (b->scratch)
         for (int t = 0; t < b->threads; ++t) free(b->scratch[t]);
@@ -90,6 +90,9 @@ static int batch_alloc_arrays(tp_batch *b)
     b->world_mark = calloc(W, 1);
     b->world_list = calloc(W, sizeof(int32_t));
     if (!b->island || !b->episode || !b->world_mark || !b->world_list) return 0;
+    b->polys = calloc(b->bodies > 0 ? (size_t)b->bodies : 1, sizeof(tp_poly));
+    if (!b->polys) return 0;
+    tp_build_body_polys(b->model->bodies, b->bodies, b->polys);
     size_t cap = (size_t)b->contact_capacity * W;
     for (int i = 0; i < 2; ++i) {
         b->contacts[i] = calloc(cap, sizeof(tp_contact));
@@ -125,6 +128,7 @@ static void batch_fill_layout(tp_batch *b)
     L->model = b->model->bodies;
     L->shapes = b->model->shapes;
     L->shape_total = b->model->shape_total;
+    L->polys = b->polys;
     L->pos = b->pos;
     L->quat = b->quat;
     L->v = b->v;
@@ -255,7 +259,7 @@ size_t tp_batch_memory_bytes(const tp_batch *b)
     if (!b) return 0;
     size_t W = (size_t)b->worlds;
     size_t shared = (size_t)b->threads * (b->scratch_bytes + sizeof(void *)) +
-                    ((size_t)b->model->event_count + 1) * sizeof *b->schedule;
+                    ((size_t)b->model->event_count + 1) * sizeof *b->schedule + (size_t)b->bodies * sizeof(tp_poly);
     return batch_bytes_per_world(b->bodies, b->contact_capacity) + tp_artic_batch_bytes_per_world(b) +
            (shared + W - 1) / W;
 }

@@ -46,6 +46,10 @@ struct tp_batch {
     int32_t *contact_count[2];    /* [W] */
     int current;                  /* which buffer the last step wrote */
 
+    /* The model's polytopes, one per body, built once (kernels/collision.h,
+     * tp_build_body_polys): the CPU collide stage reads them (layout.polys). */
+    struct tp_poly *polys;
+
     /* Where the arrays above are, as the stages read them (kernels/layout.h). */
     tp_layout layout;
 

@@ -411,7 +411,8 @@ const tp_model *tp_batch_model(const tp_batch *batch);
 /* Host memory of a batch per world, in bytes: everything tp_batch_create
  * allocated (state arrays, per-world parameters, both contact buffers, joint
  * arrays and the articulation scratch, event
- * schedule, and the CPU threads' scratch, which all worlds share) divided by
+ * schedule, the model's polytopes, and the CPU threads' scratch, which all
+ * worlds share) divided by
  * the number of worlds. A CUDA batch holds about as much again on the device.
  * 0 for NULL. */
 size_t tp_batch_memory_bytes(const tp_batch *batch);

@@ -113,7 +113,7 @@ TP_HD int tp_touch_polygons(const tp_touch *R, const tp_touch *I, int ref_first,
     }
     m->count = 0;
     if (kept->count == 0) return 0;
-    tp_vec3 e1 = tp_normalize_or(tp_sub(R->p[1], R->p[0]), tp_any_perpendicular(R->n));
+    tp_vec3 e1 = tp_normalize_or_perpendicular(tp_sub(R->p[1], R->p[0]), R->n);
     tp_vec3 t = tp_mad(e1, tp_cross(R->n, e1), 0.35f);
     int keep[4];
     int count = tp_reduce_points(kept->p, kept->count, R->n, t, keep);

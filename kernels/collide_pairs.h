@@ -161,14 +161,4 @@ TP_HD void tp_stage_collide_gather(tp_world_step *s, const tp_pair_slot *slots, 
     s->rec->overflow = cb.overflow;
 }
 
-/* The model's polytopes, one per body (unused entries zeroed): what step 2 reads. */
-TP_HD void tp_build_body_polys(const tp_body_model *model, int bodies, tp_poly *polys)
-{
-    for (int b = 0; b < bodies; ++b) {
-        char *p = (char *)&polys[b];
-        for (size_t k = 0; k < sizeof(tp_poly); ++k) p[k] = 0;
-        if (tp_shape_is_poly(model[b].shape)) tp_poly_build(&polys[b], model[b].shape, model[b].size);
-    }
-}
-
 #endif

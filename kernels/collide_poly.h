@@ -18,7 +18,15 @@
  *
  * Both polyhedra are handled in the first's frame: the second is transformed
  * into it once. When the shapes are apart, SAT gives a lower bound of their
- * distance, so speculative points are conservative. */
+ * distance, so speculative points are conservative.
+ *
+ * Cost: the arithmetic is arranged to be cheap (per-edge set-up of the
+ * Gauss-map arcs, tests and projections over columns of floats, early outs
+ * once the shapes are apart) while every float is computed by the same
+ * operations on the same operands as in the plain per-pair form: the
+ * manifolds are the same bits (tests/test_golden.c; bench/README.md,
+ * "Narrowphase, same bits"). Keep it so: no reassociation, no matrix in place
+ * of a quaternion rotation, no changed visiting order of the edge pairs. */
 #ifndef TP_COLLIDE_POLY_H
 #define TP_COLLIDE_POLY_H
 
@@ -28,7 +36,9 @@
  * (collide_cylinder.h) is the largest */
 #define TP_CLIP_MAX (2 * TP_CYL_RIM + 8)
 
-/* Copy of `src` with every vertex and plane moved by xf. */
+/* Copy of `src` with every vertex and plane moved by xf. The centroid is NOT
+ * moved (it stays src's): only the first polyhedron's centroid is read
+ * (tp_sat_edges), and the second is the one moved (tp_collide_polys). */
 TP_HD void tp_poly_transform(const tp_poly *src, tp_xform xf, tp_poly *dst)
 {
     *dst = *src;
@@ -37,36 +47,34 @@ TP_HD void tp_poly_transform(const tp_poly *src, tp_xform xf, tp_poly *dst)
         dst->f[i].n = tp_q_rotate(xf.q, src->f[i].n);
         dst->f[i].d = src->f[i].d + tp_dot(dst->f[i].n, xf.t);
     }
-    dst->centroid = tp_xf_apply(xf, src->centroid);
 }
 
-/* Smallest projection of the vertices onto n. */
-TP_HD float tp_poly_min_along(const tp_poly *p, tp_vec3 n)
+/* Face axes of p against the vertices of q: the largest separation and its
+ * face. Returns as soon as a separation exceeds `stop` (then neither the value
+ * nor the face is the largest: the caller only needs to know that the shapes
+ * are apart by more than its margin). A face's separation is the smallest
+ * projection tp_dot(n, v) of q's vertices, taken with tp_minf in vertex
+ * order, minus the face's offset. q's vertices are copied into columns of
+ * floats once, so that a compiler can project four or eight at a time (per
+ * vertex the multiplies and adds of tp_dot, in its order); the smallest is
+ * then taken one by one in vertex order, as before. */
+TP_HD float tp_sat_faces(const tp_poly *p, const tp_poly *q, float stop, int *face)
 {
-    float m = tp_dot(n, p->v[0]);
-    for (int i = 1; i < p->nv; ++i) m = tp_minf(m, tp_dot(n, p->v[i]));
-    return m;
-}
-
-/* Face axes of p against the vertices of q: the largest separation and its face. */
-TP_HD float tp_sat_faces(const tp_poly *p, const tp_poly *q, int *face)
-{
+    float vx[TP_POLY_MAX_VERTS], vy[TP_POLY_MAX_VERTS], vz[TP_POLY_MAX_VERTS], along[TP_POLY_MAX_VERTS];
+    int nv = q->nv;
+    for (int k = 0; k < nv; ++k) vx[k] = q->v[k].x, vy[k] = q->v[k].y, vz[k] = q->v[k].z;
     float best = -3.0e38f;
     *face = 0;
     for (int i = 0; i < p->nf; ++i) {
-        float s = tp_poly_min_along(q, p->f[i].n) - p->f[i].d;
+        tp_vec3 n = p->f[i].n;
+        for (int k = 0; k < nv; ++k) along[k] = n.x * vx[k] + n.y * vy[k] + n.z * vz[k];
+        float m = along[0];
+        for (int k = 1; k < nv; ++k) m = tp_minf(m, along[k]);
+        float s = m - p->f[i].d;
         if (s > best) { best = s; *face = i; }
+        if (s > stop) break;
     }
     return best;
-}
-
-/* Do the Gauss-map arcs a-b (first edge) and c-d (second edge, normals already
- * negated) cross? Gregorius 2013. */
-TP_HD int tp_minkowski_face(tp_vec3 a, tp_vec3 b, tp_vec3 c, tp_vec3 d)
-{
-    tp_vec3 bxa = tp_cross(b, a), dxc = tp_cross(d, c);
-    float cba = tp_dot(c, bxa), dba = tp_dot(d, bxa), adc = tp_dot(a, dxc), bdc = tp_dot(b, dxc);
-    return cba * dba < 0.0f && adc * bdc < 0.0f && cba * bdc > 0.0f;
 }
 
 typedef struct tp_edge_query {
@@ -75,31 +83,72 @@ typedef struct tp_edge_query {
     tp_vec3 axis; /* unit, pointing away from p */
 } tp_edge_query;
 
-/* Edge-edge axes between p and q (same frame). */
-TP_HD tp_edge_query tp_sat_edges(const tp_poly *p, const tp_poly *q)
+/* Edge-edge axes between p and q (same frame). Every edge pair of p and q is
+ * visited in the order (i of p, then j of q) and the first largest
+ * separation wins; returns as soon as it exceeds `stop`, as tp_sat_faces.
+ *
+ * Only pairs whose Gauss-map arcs cross are axes (Gregorius 2013): with a, b
+ * the face normals of p's edge and c, d those of q's edge negated, the arcs
+ * a-b and c-d cross when c.(b x a) d.(b x a) < 0, a.(d x c) b.(d x c) < 0
+ * and c.(b x a) b.(d x c) > 0 (each dot written as tp_dot, each cross as
+ * tp_cross). That test is arranged to cost little per pair while computing
+ * exactly those floats: c = -nc, d = -nd (tp_neg is exact) and d x c once per
+ * edge of q, b x a once per edge of p; for one edge of p, the test against
+ * all of q's edges in one loop over columns of floats (structure of arrays),
+ * which a compiler can run four or eight edges at a time (per edge the
+ * multiplies and adds of tp_dot in its order), the three conditions joined by
+ * & rather than && (no side effects: the same answer). For the pairs that
+ * pass, the parts of the per-pair expressions that depend on p's edge only are
+ * computed once per edge of p, the same operations on the same operands. */
+TP_HD tp_edge_query tp_sat_edges(const tp_poly *p, const tp_poly *q, float stop)
 {
     tp_edge_query r;
     r.sep = -3.0e38f;
     r.edge_p = r.edge_q = -1;
     r.axis = tp_v3(0.0f, 0.0f, 1.0f);
+    float cx[TP_POLY_MAX_EDGES], cy[TP_POLY_MAX_EDGES], cz[TP_POLY_MAX_EDGES];    /* c = -nc */
+    float dx[TP_POLY_MAX_EDGES], dy[TP_POLY_MAX_EDGES], dz[TP_POLY_MAX_EDGES];    /* d = -nd */
+    float ex[TP_POLY_MAX_EDGES], ey[TP_POLY_MAX_EDGES], ez[TP_POLY_MAX_EDGES];    /* d x c */
+    int arc[TP_POLY_MAX_EDGES];
+    int nq = q->ne;
+    for (int j = 0; j < nq; ++j) {
+        tp_vec3 c = tp_neg(q->f[q->e[j].f[0]].n), d = tp_neg(q->f[q->e[j].f[1]].n), dxc = tp_cross(d, c);
+        cx[j] = c.x, cy[j] = c.y, cz[j] = c.z;
+        dx[j] = d.x, dy[j] = d.y, dz[j] = d.z;
+        ex[j] = dxc.x, ey[j] = dxc.y, ez[j] = dxc.z;
+    }
     for (int i = 0; i < p->ne; ++i) {
+        tp_vec3 na = p->f[p->e[i].f[0]].n, nb = p->f[p->e[i].f[1]].n, bxa = tp_cross(nb, na);
+        int crossing = 0;
+        for (int j = 0; j < nq; ++j) { /* do the arcs na-nb and c-d cross? */
+            float cba = cx[j] * bxa.x + cy[j] * bxa.y + cz[j] * bxa.z;
+            float dba = dx[j] * bxa.x + dy[j] * bxa.y + dz[j] * bxa.z;
+            float adc = na.x * ex[j] + na.y * ey[j] + na.z * ez[j];
+            float bdc = nb.x * ex[j] + nb.y * ey[j] + nb.z * ez[j];
+            arc[j] = (cba * dba < 0.0f) & (adc * bdc < 0.0f) & (cba * bdc > 0.0f);
+            crossing += arc[j];
+        }
+        if (crossing == 0) continue;
         tp_vec3 pa = p->v[p->e[i].v[0]], da = tp_sub(p->v[p->e[i].v[1]], pa);
-        tp_vec3 na = p->f[p->e[i].f[0]].n, nb = p->f[p->e[i].f[1]].n;
-        for (int j = 0; j < q->ne; ++j) {
-            tp_vec3 nc = q->f[q->e[j].f[0]].n, nd = q->f[q->e[j].f[1]].n;
-            if (!tp_minkowski_face(na, nb, tp_neg(nc), tp_neg(nd))) continue;
+        /* 1e-10f * |da|^2 is the left product of 1e-10f * |da|^2 * |db|^2 */
+        float par_da = 1e-10f * tp_len_sq(da);
+        tp_vec3 out_p = tp_sub(pa, p->centroid);
+        for (int j = 0; crossing > 0; ++j) { /* up to the last crossing arc */
+            if (!arc[j]) continue;
+            crossing--;
             tp_vec3 qa = q->v[q->e[j].v[0]], db = tp_sub(q->v[q->e[j].v[1]], qa);
             tp_vec3 axis = tp_cross(da, db);
             float l2 = tp_len_sq(axis);
-            if (!(l2 > 1e-10f * tp_len_sq(da) * tp_len_sq(db))) continue; /* parallel edges */
+            if (!(l2 > par_da * tp_len_sq(db))) continue; /* parallel edges */
             axis = tp_scale(axis, 1.0f / sqrtf(l2));
-            if (tp_dot(axis, tp_sub(pa, p->centroid)) < 0.0f) axis = tp_neg(axis);
+            if (tp_dot(axis, out_p) < 0.0f) axis = tp_neg(axis);
             float s = tp_dot(axis, tp_sub(qa, pa));
             if (s > r.sep) {
                 r.sep = s;
                 r.edge_p = i;
                 r.edge_q = j;
                 r.axis = axis;
+                if (s > stop) return r; /* apart: the caller needs no more */
             }
         }
     }
@@ -124,14 +173,19 @@ TP_HD int tp_clip_cross_label(int line, int ref_edge)
 }
 
 /* Keep the part of `in` with dot(n, x) <= d (Sutherland-Hodgman); points made on
- * the plane are labelled with the reference edge `ref_edge` that owns it. */
+ * the plane are labelled with the reference edge `ref_edge` that owns it. Each
+ * vertex's distance to the plane is computed once and carried to the next
+ * edge (the same expression on the same floats as recomputing it). */
 TP_HD void tp_clip_plane(const tp_clip_poly *in, tp_vec3 n, float d, int ref_edge, tp_clip_poly *out)
 {
     out->count = 0;
+    if (in->count == 0) return;
+    float d0 = tp_dot(n, in->p[0]) - d, db = d0;
     for (int k = 0; k < in->count; ++k) {
         int k1 = k + 1 == in->count ? 0 : k + 1;
         tp_vec3 a = in->p[k], b = in->p[k1];
-        float da = tp_dot(n, a) - d, db = tp_dot(n, b) - d;
+        float da = db;
+        db = k1 == 0 ? d0 : tp_dot(n, b) - d;
         int a_in = da <= 0.0f, b_in = db <= 0.0f;
         if (a_in && out->count < TP_CLIP_MAX) {
             out->p[out->count] = a;
@@ -177,21 +231,23 @@ TP_HD int tp_poly_face_contact(const tp_poly *ref, int rf, const tp_poly *inc, i
         tp_clip_plane(&buf[cur], side, tp_dot(side, a), face->edge[k], &buf[1 - cur]);
         cur = 1 - cur;
     }
-    /* keep points within the margin */
-    tp_clip_poly *cp = &buf[cur], *kept = &buf[1 - cur];
+    /* keep points within the margin (moved down in place: a point only ever
+     * moves to a slot already read) */
+    tp_clip_poly *kept = &buf[cur];
     float sep[TP_CLIP_MAX];
+    int clipped = kept->count;
     kept->count = 0;
-    for (int k = 0; k < cp->count; ++k) {
-        float s = tp_dot(n, cp->p[k]) - face->d;
+    for (int k = 0; k < clipped; ++k) {
+        float s = tp_dot(n, kept->p[k]) - face->d;
         if (s > margin) continue;
         sep[kept->count] = s;
-        kept->p[kept->count] = cp->p[k];
-        kept->label[kept->count] = cp->label[k];
+        kept->p[kept->count] = kept->p[k];
+        kept->label[kept->count] = kept->label[k];
         kept->count++;
     }
     m->count = 0;
     if (kept->count == 0) return 0;
-    tp_vec3 e1 = tp_normalize_or(tp_sub(ref->v[face->vert[1]], ref->v[face->vert[0]]), tp_any_perpendicular(n));
+    tp_vec3 e1 = tp_normalize_or_perpendicular(tp_sub(ref->v[face->vert[1]], ref->v[face->vert[0]]), n);
     tp_vec3 t = tp_mad(e1, tp_cross(n, e1), 0.35f);
     int keep[4];
     int count = tp_reduce_points(kept->p, kept->count, n, t, keep);
@@ -221,11 +277,11 @@ TP_HD int tp_collide_polys(const tp_poly *p1, const tp_poly *p2_local, tp_xform 
     tp_poly_transform(p2_local, xf, &p2);
     m->count = 0;
     int face1, face2;
-    float sep1 = tp_sat_faces(p1, &p2, &face1);
+    float sep1 = tp_sat_faces(p1, &p2, margin, &face1);
     if (sep1 > margin) return 0;
-    float sep2 = tp_sat_faces(&p2, p1, &face2);
+    float sep2 = tp_sat_faces(&p2, p1, margin, &face2);
     if (sep2 > margin) return 0;
-    tp_edge_query eq = tp_sat_edges(p1, &p2);
+    tp_edge_query eq = tp_sat_edges(p1, &p2, margin);
     if (eq.sep > margin) return 0;
 
     float face_sep = tp_maxf(sep1, sep2);

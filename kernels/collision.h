@@ -66,8 +66,21 @@ TP_HD int tp_manifold_contacts(const tp_world *wd, int a, int b, const tp_manifo
     return m->count;
 }
 
+/* The model's polytopes, one per body (unused entries zeroed): built once per
+ * batch (csrc/batch.c for the CPU, the CUDA backend's upload), so that the
+ * narrowphase does not build two per candidate pair (tp_poly_build depends on
+ * the shape and size only: the same bits either way). */
+TP_HD void tp_build_body_polys(const tp_body_model *model, int bodies, tp_poly *polys)
+{
+    for (int b = 0; b < bodies; ++b) {
+        char *p = (char *)&polys[b];
+        for (size_t k = 0; k < sizeof(tp_poly); ++k) p[k] = 0;
+        if (tp_shape_is_poly(model[b].shape)) tp_poly_build(&polys[b], model[b].shape, model[b].size);
+    }
+}
+
 /* Manifold of bodies a < b of world wd; polys: [bodies] their polytopes
- * (kernels/collide_pairs.h), or NULL to build them for this pair. */
+ * (tp_build_body_polys), or NULL to build them for this pair. */
 TP_HD int tp_collide_pair_manifold(const tp_world *wd, int a, int b, float margin, const tp_poly *polys,
                                    tp_manifold *m)
 {
@@ -78,11 +91,12 @@ TP_HD int tp_collide_pair_manifold(const tp_world *wd, int a, int b, float margi
 }
 
 /* Contact points of bodies a < b of world wd (up to 4) into pts; the solver
- * accumulators are zeroed. margin: TP_CONTACT_MARGIN normally. */
+ * accumulators are zeroed. margin: TP_CONTACT_MARGIN normally. The polytopes
+ * are the world's (wd->polys), or built for the pair when it has none. */
 TP_HD int tp_collide_pair(const tp_world *wd, int a, int b, float margin, tp_contact *pts)
 {
     tp_manifold m;
-    if (tp_collide_pair_manifold(wd, a, b, margin, NULL, &m) == 0) return 0;
+    if (tp_collide_pair_manifold(wd, a, b, margin, wd->polys, &m) == 0) return 0;
     return tp_manifold_contacts(wd, a, b, &m, pts);
 }
 

@@ -22,6 +22,7 @@ typedef struct tp_layout {
     const tp_body_model *model;    /* [bodies] */
     const tp_shape_model *shapes;  /* [shape_total] the model's shape table; NULL without compound bodies */
     int shape_total;
+    const struct tp_poly *polys;   /* [bodies] the model's polytopes (collision.h, tp_build_body_polys) */
     float *pos, *quat, *v, *w;     /* [W][B][3], [W][B][4], [W][B][3], [W][B][3] */
     float *force, *torque;         /* [W][B][3] applied for the next step */
     float *inv_mass, *inv_inertia, *friction; /* [W][B], [W][B][6], [W][B] */
@@ -52,6 +53,7 @@ TP_HD tp_world tp_layout_world(const tp_layout *L, int w)
     wd.bodies = L->bodies;
     wd.model = L->model;
     wd.shapes = L->shapes;
+    wd.polys = L->polys;
     wd.pos = L->pos + 3 * o;
     wd.quat = L->quat + 4 * o;
     wd.v = L->v + 3 * o;

@@ -194,6 +194,16 @@ TP_HD tp_vec3 tp_any_perpendicular(tp_vec3 u)
     return tp_normalize_or(tp_cross(u, axis), tp_v3(0.0f, 1.0f, 0.0f));
 }
 
+/* tp_normalize_or(d, tp_any_perpendicular(n)), with the fallback computed only
+ * when it is taken: tp_normalize_or's test and scaling, the same operations
+ * (a compiler cannot skip an argument's sqrtf itself: it may set errno). */
+TP_HD tp_vec3 tp_normalize_or_perpendicular(tp_vec3 d, tp_vec3 n)
+{
+    float l2 = tp_len_sq(d);
+    if (!(l2 > 1e-24f)) return tp_any_perpendicular(n);
+    return tp_scale(d, 1.0f / sqrtf(l2));
+}
+
 /* ---------------------------------------------------------------- reduction */
 
 /* Pick at most 4 of n points (positions pos[n], in the plane with unit normal

@@ -53,12 +53,16 @@ enum { TP_LINK_FIXED_BASE = 1, TP_LINK_DRIVEN = 2 };
 /* Per-body flags in a world (uint8). */
 enum { TP_FLAG_REMOVED = 1 };
 
+struct tp_poly; /* kernels/shapes.h */
+
 /* One world's slice of the batch state; arrays are [bodies][k]. */
 typedef struct tp_world {
     int index;                     /* world number */
     int bodies;                    /* bodies per world */
     const tp_body_model *model;    /* [bodies] */
     const tp_shape_model *shapes;  /* the model's shape table (compound bodies); NULL when it has none */
+    const struct tp_poly *polys;   /* [bodies] the model's polytopes (tp_build_body_polys, collision.h),
+                                      or NULL: the narrowphase builds them per pair (the same bits) */
     float *pos, *quat, *v, *w;     /* [bodies][3], [bodies][4], [bodies][3], [bodies][3] */
     float *force, *torque;         /* accumulated for this step, cleared after it */
     float *inv_mass;               /* [bodies]    0 for static, kinematic, removed */

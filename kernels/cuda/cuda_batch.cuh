@@ -30,7 +30,6 @@ struct tp_dev {
     int32_t *busy_count;             /* [1] how many; the busy-only stages launch over the list */
     uint64_t *keys_in, *keys_out;    /* [W][capacity] contact keys, per-world sentinels */
     int32_t *slots_in, *slots_out;   /* [W][capacity] slot within the world */
-    const tp_poly *polys;            /* [bodies] the model's polytopes (kernels/collide_pairs.h) */
     tp_pair_slot *pairs;             /* [W][pair_slots] candidate pairs and their manifolds */
     int32_t *pair_count;             /* [W] candidate pairs of the world this step */
     int32_t *pair_first;             /* [W + 1] per listed world, its first packed pair; [busy_count]: the total */

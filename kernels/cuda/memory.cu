@@ -102,7 +102,7 @@ static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     add_array(c, (void **)&D->model, H->model, B * sizeof(tp_body_model), 1);
     if (H->shapes) add_array(c, (void **)&D->shapes, H->shapes, (size_t)H->shape_total * sizeof(tp_shape_model), 1);
     add_array(c, (void **)&c->d.body_init, s->body_init, B * sizeof(tp_body_init), 1);
-    add_array(c, (void **)&c->d.polys, c->host_polys, B * sizeof(tp_poly), 1);
+    add_array(c, (void **)&D->polys, c->host_polys, B * sizeof(tp_poly), 1);
     /* Device-only: per-world step scratch, the busy flags and list, the global sort's arrays. */
     size_t items = (size_t)c->sort_items;
     c->d.scratch_bytes = tp_solver_align(tp_step_scratch_bytes(H->bodies, H->capacity));
