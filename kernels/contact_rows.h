@@ -149,10 +149,10 @@ TP_HD void tp_prepare_row(const tp_world *wd, const tp_solver_body *sb, const tp
 
 /* Separation of every point at the current poses. Poses change only in the
  * position integration of a substep, so all sweeps between two integrations
- * see the same separation: evaluating it once per phase (biased sweeps, relax
- * sweeps) gives the bits that evaluating it in every sweep would, at a fraction
- * of the cost (two quaternion rotations per point per sweep were most of the
- * solver's time).
+ * see the same separation: evaluating it once after each integration (and at
+ * a step's start; kernels/solver.h) gives the bits that evaluating it in every
+ * sweep would, at a fraction of the cost (two quaternion rotations per point
+ * per sweep were most of the solver's time).
  *
  * Here and in the other solver rooms, (tid, nth) share a per-point or per-body
  * loop among the nth threads of a CUDA block (thread tid takes tid, tid + nth,

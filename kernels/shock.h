@@ -78,8 +78,8 @@
  * included) by more than this: the level has converged. At rest in a stack
  * most levels settle after the first forward-backward pair; an impact or a
  * heavy load keeps all TP_SHOCK_INNER. 1e-4 m/s over a 1/240 s substep is
- * 0.4 um, a 250th of the slop, and the next substep's sweeps take it up
- * (docs/solver.md, "Shock pass: stopping a level early"). */
+ * 0.4 um, about a 1,250th of the 0.5 mm slop, and the next substep's sweeps
+ * take it up (docs/solver.md, "Shock pass: stopping a level early"). */
 #ifndef TP_SHOCK_TOL
 #define TP_SHOCK_TOL 1.0e-4f
 #endif

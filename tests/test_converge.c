@@ -1,9 +1,10 @@
 /* test_converge.c - the sweeps stop once converged (kernels/sweeps.h,
  * TP_SWEEP_TOL): the check comes only after backward sweeps and never after
  * the last, not with articulations; it sees each thread's share of the
- * bodies; and on hand-built one-point contacts a resting stack stops after the
- * first forward-backward pair while a heavy box landing on a light one, which
- * Gauss-Seidel corrects by about m_light / m_heavy per sweep, runs them all.
+ * bodies; and on hand-built one-point contacts a warm-started stack stops
+ * after the first forward-backward pair while the same stack cold, or a heavy
+ * box landing on a light one (which Gauss-Seidel corrects by about
+ * m_light / m_heavy per sweep), runs them all.
  * The CPU's lanes take the same decisions (test_simd: the widths agree bit for
  * bit on every scene). */
 #include "solver.h"
@@ -95,22 +96,49 @@ Test(converge, each_thread_checks_its_bodies)
     free(s.scratch);
 }
 
-/* A stack at rest: the first pair of sweeps changes nothing, so the phase of
- * 8 stops after 2. A 1000 kg box landing at 1 m/s on a 1 kg box on the
- * ground: each sweep passes about 1/1000 of the heavy box's speed on to the
- * ground, so the light box keeps being pushed by ~1 m/s per sweep and no pair
- * converges: all 8 run, and the boxes are left approaching each other. */
-Test(converge, a_resting_stack_stops_early_a_landing_heavy_box_does_not)
+/* Two 1 kg boxes on the ground after a substep's gravity (both falling at
+ * g h, h = 1/240 s). Warm started with the impulses their contacts carry
+ * (2 m g h under the lower box, m g h between them) they are at rest before
+ * the sweeps, which then change nothing: the phase of 8 stops after 2. Cold,
+ * Gauss-Seidel on this chain halves the error per sweep (the upper contact
+ * shares each correction between two equal masses), so every pair still
+ * moves a box by far more than TP_SWEEP_TOL: all 8 run, and the boxes are
+ * still short of rest. */
+Test(converge, a_warm_started_stack_stops_early_a_cold_one_does_not)
+{
+    const float gh = 9.81f / 240.0f;
+    for (int warm = 1; warm >= 0; --warm) {
+        stack3 s;
+        stack3_init(&s, 1.0f, 1.0f);
+        s.v[3 * 1 + 2] = s.v[3 * 2 + 2] = -gh;
+        if (warm) {
+            s.c[0].normal_impulse = 2.0f * gh;
+            s.c[1].normal_impulse = gh;
+            tp_solver_warm_start(&s.wd, &s.w, s.c, 0, 1);
+            cr_assert_eq(s.v[3 * 1 + 2], 0.0f, "the warm start leaves the lower box at %g m/s", (double)s.v[5]);
+            cr_assert_eq(s.v[3 * 2 + 2], 0.0f, "the warm start leaves the upper box at %g m/s", (double)s.v[8]);
+        }
+        int done = tp_solver_sweeps(&s.wd, &s.w, s.c, 240.0f, 1, 8, 0, 1);
+        if (warm) {
+            cr_expect_eq(done, 2, "warm started: %d sweeps", done);
+        } else {
+            cr_expect_eq(done, 8, "cold: %d sweeps", done);
+            cr_expect_lt(s.v[3 * 2 + 2], -1e-4f, "cold: the upper box at %g m/s after 8 sweeps", (double)s.v[8]);
+        }
+        free(s.scratch);
+    }
+}
+
+/* A 1000 kg box landing at 1 m/s on a 1 kg box on the ground: each sweep
+ * passes about 1/1000 of the heavy box's speed on to the ground, so the light
+ * box keeps being pushed by ~1 m/s per sweep and no pair converges: all 8
+ * run, and the heavy box still falls. */
+Test(converge, a_heavy_box_landing_on_a_light_one_runs_every_sweep)
 {
     stack3 s;
-    stack3_init(&s, 1.0f, 1.0f);
-    int done = tp_solver_sweeps(&s.wd, &s.w, s.c, 240.0f, 1, 8, 0, 1);
-    cr_expect_eq(done, 2, "a resting stack ran %d sweeps", done);
-    free(s.scratch);
-
     stack3_init(&s, 1.0f, 1e-3f);
     s.v[3 * 2 + 2] = -1.0f;
-    done = tp_solver_sweeps(&s.wd, &s.w, s.c, 240.0f, 1, 8, 0, 1);
+    int done = tp_solver_sweeps(&s.wd, &s.w, s.c, 240.0f, 1, 8, 0, 1);
     cr_expect_eq(done, 8, "the heavy box's landing stopped after %d sweeps", done);
     cr_expect_lt(s.v[3 * 2 + 2], -0.9f, "the heavy box still falls at %g m/s after 8 sweeps", (double)s.v[3 * 2 + 2]);
     cr_expect_gt(s.c[0].normal_impulse, 0.0f, "the ground pushed");
