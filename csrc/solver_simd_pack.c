@@ -205,6 +205,18 @@ void tp_simd_unpack_groups(const tp_simd_pack *P, int g0, int g1, tp_solver_work
 
 /* ---------------------------------------------------------------- the shock pass's waves */
 
+/* The constraint in lane l of group G: its bodies and points (color unset). */
+static tp_constraint lane_constraint(const tp_simd_group *G, int l)
+{
+    tp_constraint k;
+    memset(&k, 0, sizeof k);
+    k.body_a = G->a[l];
+    k.body_b = G->b[l];
+    k.first = G->first[l];
+    k.count = G->count[l];
+    return k;
+}
+
 /* The shock pass writes, in a level, only the bodies of that level's depth
  * (kernels/shock.h: a participating row holds its support, or stands on a
  * fixed body), and every row writes exactly one body. Rows that write
@@ -285,9 +297,7 @@ static int shock_layout_level(tp_simd_ctx *C, const tp_world *wd, const tp_solve
         const tp_simd_group *G = &P->groups[g];
         float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
         for (int l = 0; l < G->used; ++l) {
-            tp_constraint k;
-            k.body_a = G->a[l];
-            k.body_b = G->b[l];
+            tp_constraint k = lane_constraint(G, l);
             int hold = tp_shock_hold(&k, w->depth);
             if (hold == TP_HOLD_NONE) continue;
             int m = hold == TP_HOLD_A ? k.body_b : k.body_a; /* the moving body */
@@ -338,11 +348,7 @@ void tp_simd_shock_refresh(tp_simd_ctx *C, int g0, int g1, const tp_solver_work 
         const tp_simd_group *G = &P->groups[g];
         float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
         for (int l = 0; l < G->used; ++l) {
-            tp_constraint k;
-            k.body_a = G->a[l];
-            k.body_b = G->b[l];
-            k.first = G->first[l];
-            k.count = G->count[l];
+            tp_constraint k = lane_constraint(G, l);
             int no_slip = tp_shock_no_slip(&k, w->bodies, tp_shock_hold(&k, w->depth));
             for (int q = 0; q < k.count; ++q) {
                 int i = k.first + q;
