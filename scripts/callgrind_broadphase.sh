@@ -18,6 +18,7 @@ cat > "$tmp/probe.c" <<'C'
 #include "torpor.h"
 #include "batch.h"
 #include "collide_pairs.h"
+#include "probe_batch.h"
 #include <stdio.h>
 #include <stdlib.h>
 __attribute__((noinline)) int run_sweep(const tp_world *wd, void *scratch)
@@ -35,12 +36,7 @@ __attribute__((noinline)) int run_lanes(const tp_world *wd, void *work, tp_pair_
 int main(int argc, char **argv)
 {
     tp_model *m = NULL;
-    tp_batch *b = NULL;
-    tp_batch_def d = tp_default_batch_def();
-    d.worlds = 1;
-    d.threads = 1;
-    d.backend = TP_BACKEND_CPU;
-    if (argc < 2 || tp_model_load(argv[1], &m) != TP_OK || tp_batch_create(m, &d, &b) != TP_OK) return 1;
+    tp_batch *b = probe_batch(argc > 1 ? argv[1] : NULL, &m);
     tp_batch_step(b, 20);
     tp_world wd = tp_layout_world(&b->layout, 0);
     int cap = 64 * b->bodies + 64;
@@ -53,7 +49,7 @@ int main(int argc, char **argv)
     return n != 0;
 }
 C
-gcc -O2 -ffp-contract=off -std=c11 -Iinclude -Ikernels -Icsrc "$tmp/probe.c" -o "$tmp/probe" build/libtorpor.a \
+gcc -O2 -ffp-contract=off -std=c11 -Iinclude -Ikernels -Icsrc -Iscripts "$tmp/probe.c" -o "$tmp/probe" build/libtorpor.a \
     -ljansson -lm -fopenmp -lpthread
 for scene in "$@"; do
     valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" "$tmp/probe" "$scene" 2>/dev/null | sed "s|^|$scene: |"

@@ -17,6 +17,7 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d.setdefault('sleep
     "$scene" "$tmp/scene.json"
 cat > "$tmp/probe.c" <<'C'
 #include "batch.h"
+#include "probe_batch.h"
 #include "step.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,12 +38,7 @@ __attribute__((noinline)) void color_lanes(void)
 int main(int argc, char **argv)
 {
     tp_model *m = NULL;
-    tp_batch *b = NULL;
-    tp_batch_def d = tp_default_batch_def();
-    d.worlds = 1;
-    d.threads = 1;
-    d.backend = TP_BACKEND_CPU;
-    if (tp_model_load(argv[1], &m) != TP_OK || tp_batch_create(m, &d, &b) != TP_OK) return 1;
+    tp_batch *b = probe_batch(argc > 1 ? argv[1] : NULL, &m);
     tp_batch_step(b, atoi(argv[2]));
     /* the last step's contacts (buffer `current`), colored again */
     s = tp_world_step_at(&b->layout, 0, 1 - b->current, b->scratch[0]);
@@ -66,7 +62,7 @@ int main(int argc, char **argv)
     return 0;
 }
 C
-gcc -O2 -std=c11 -fopenmp -ffp-contract=off -Iinclude -Icsrc -Ikernels "$tmp/probe.c" -o "$tmp/probe" build/libtorpor.a -ljansson -lm -lpthread
+gcc -O2 -std=c11 -fopenmp -ffp-contract=off -Iinclude -Icsrc -Ikernels -Iscripts "$tmp/probe.c" -o "$tmp/probe" build/libtorpor.a -ljansson -lm -lpthread
 valgrind --tool=callgrind --collect-atstart=no --toggle-collect=color_greedy --toggle-collect=color_lanes \
     --callgrind-out-file="$tmp/cg" "$tmp/probe" "$tmp/scene.json" "$steps" 2>&1 | grep -v "^==" || true
 callgrind_annotate --inclusive=yes "$tmp/cg" 2>/dev/null | grep -E "color_greedy|color_lanes"

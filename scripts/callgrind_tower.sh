@@ -16,17 +16,11 @@ trap 'rm -rf "$tmp"' EXIT
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d.setdefault('sleep',{})['enabled']=False; json.dump(d,open(sys.argv[2],'w'))" \
     "$scene" "$tmp/scene.json"
 cat > "$tmp/probe.c" <<'C'
-#include "torpor.h"
-#include <stdlib.h>
+#include "probe_batch.h"
 int main(int argc, char **argv)
 {
     tp_model *m = NULL;
-    tp_batch *b = NULL;
-    tp_batch_def d = tp_default_batch_def();
-    d.worlds = 1;
-    d.threads = 1;
-    d.backend = TP_BACKEND_CPU;
-    if (tp_model_load(argv[1], &m) != TP_OK || tp_batch_create(m, &d, &b) != TP_OK) return 1;
+    tp_batch *b = probe_batch(argc > 1 ? argv[1] : NULL, &m);
     tp_batch_step(b, 20); /* past the cold first steps */
     if (atoi(argv[2]) > 0) tp_batch_step(b, atoi(argv[2]));
     tp_batch_destroy(b);
@@ -34,7 +28,7 @@ int main(int argc, char **argv)
     return 0;
 }
 C
-gcc -O2 -std=c11 -Iinclude "$tmp/probe.c" -o "$tmp/probe" build/libtorpor.a -ljansson -lm -fopenmp -lpthread
+gcc -O2 -std=c11 -Iinclude -Iscripts "$tmp/probe.c" -o "$tmp/probe" build/libtorpor.a -ljansson -lm -fopenmp -lpthread
 for n in 0 100; do
     valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$n" "$tmp/probe" "$tmp/scene.json" $n 2>&1 |
         sed -n 's/.*Collected : //p' > "$tmp/ir.$n"
