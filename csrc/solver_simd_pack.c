@@ -237,7 +237,7 @@ static int shock_writes(const tp_constraint *k, const int32_t *depth, int hold)
 
 /* Lay out a level's rows [begin, end) of the shock order in waves and groups,
  * appended to the shock pack, with the held rows' masses (the moving body's
- * alone, as tp_solve_normal_row and tp_solve_friction_row compute them); the
+ * alone, from tp_shock_held_masses, as the scalar rows take them); the
  * wave starts go to wave_group[*wg ..]. Returns M, or 0 (the pack unchanged)
  * where the level runs the scalar code: no rows, a row of more than 4 points,
  * waves that would be mostly empty lanes, or no room left. */
@@ -292,7 +292,6 @@ static int shock_layout_level(tp_simd_ctx *C, const tp_world *wd, const tp_solve
     }
     start[M] = groups;
     size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
-    const tp_solver_body *sb = w->bodies;
     for (int g = P->n_groups; g < groups; ++g) {
         const tp_simd_group *G = &P->groups[g];
         float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
@@ -300,17 +299,12 @@ static int shock_layout_level(tp_simd_ctx *C, const tp_world *wd, const tp_solve
             tp_constraint k = lane_constraint(G, l);
             int hold = tp_shock_hold(&k, w->depth);
             if (hold == TP_HOLD_NONE) continue;
-            int m = hold == TP_HOLD_A ? k.body_b : k.body_a; /* the moving body */
             for (int q = 0; q < G->count[l]; ++q) {
                 float *S = S0 + (size_t)q * slot_floats;
-                int i = G->first[l] + q;
-                const tp_contact_row *r = &w->rows[i];
-                tp_vec3 n = tp_v3_load(contacts[i].normal), rm = tp_v3_load(hold == TP_HOLD_A ? r->rb : r->ra);
-                const float *wn = hold == TP_HOLD_A ? r->wb_n : r->wa_n, *w1 = hold == TP_HOLD_A ? r->wb_t1 : r->wa_t1,
-                            *w2 = hold == TP_HOLD_A ? r->wb_t2 : r->wa_t2;
-                S[TP_SF_NORMAL_MASS * L + l] = tp_row_mass_one(sb[m].inv_m, rm, n, tp_v3_load(wn));
-                S[TP_SF_TANGENT_MASS1 * L + l] = tp_row_mass_one(sb[m].inv_m, rm, tp_v3_load(r->t1), tp_v3_load(w1));
-                S[TP_SF_TANGENT_MASS2 * L + l] = tp_row_mass_one(sb[m].inv_m, rm, tp_v3_load(r->t2), tp_v3_load(w2));
+                const float *mass = w->shock_saved + TP_SHOCK_SAVED * (G->first[l] + q) + TP_SHOCK_MASS;
+                S[TP_SF_NORMAL_MASS * L + l] = mass[0];
+                S[TP_SF_TANGENT_MASS1 * L + l] = mass[1];
+                S[TP_SF_TANGENT_MASS2 * L + l] = mass[2];
             }
         }
     }
@@ -352,8 +346,9 @@ void tp_simd_shock_refresh(tp_simd_ctx *C, int g0, int g1, const tp_solver_work 
             int no_slip = tp_shock_no_slip(&k, w->bodies, tp_shock_hold(&k, w->depth));
             for (int q = 0; q < k.count; ++q) {
                 int i = k.first + q;
-                S0[(size_t)q * slot_floats + TP_SF_SLIP1 * L + l] = no_slip ? 0.0f : w->shock_saved[6 * i + 4];
-                S0[(size_t)q * slot_floats + TP_SF_SLIP2 * L + l] = no_slip ? 0.0f : w->shock_saved[6 * i + 5];
+                const float *s = w->shock_saved + TP_SHOCK_SAVED * i;
+                S0[(size_t)q * slot_floats + TP_SF_SLIP1 * L + l] = no_slip ? 0.0f : s[TP_SHOCK_SLIP];
+                S0[(size_t)q * slot_floats + TP_SF_SLIP2 * L + l] = no_slip ? 0.0f : s[TP_SHOCK_SLIP + 1];
             }
         }
     }

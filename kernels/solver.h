@@ -169,6 +169,10 @@ TP_HD void tp_solver_substeps_block(tp_world *wd, tp_contact *contacts, int n, t
         if (tid == 0) tp_artic_solve_begin(w->artic, wd, w->bodies, contacts, w->rows, n);
         TP_BARRIER(nth);
     }
+    if (p->warm_starting) { /* the shock pass runs only then (tp_solver_shock) */
+        tp_shock_held_masses(wd, w, contacts, w->color_start[TP_OVERFLOW_COLOR + 1], tid, nth);
+        TP_BARRIER(nth);
+    }
     for (int s = 0; s < p->substeps; ++s) tp_solver_substep(wd, contacts, n, w, p, s, h, inv_h, tid, nth);
 }
 

@@ -80,7 +80,8 @@ typedef struct tp_solver_work {
     int32_t *depth;             /* [bodies] support depth (kernels/shock.h): 0 fixed, 1 on a fixed body, ... */
     int32_t *shock_order;       /* [contact capacity] constraints by support depth (kernels/shock.h) */
     int32_t *level_start;       /* [bodies + 2] scratch of the depth sort */
-    float *shock_saved;         /* [contact capacity][6] impulses and slips kept across the shock pass */
+    float *shock_saved;         /* [contact capacity][9] impulses, slips and held masses of the shock pass
+                                 * (kernels/shock.h, TP_SHOCK_SAVED) */
     int32_t *carries;           /* [bodies] 1: held by the shock pass under some body (kernels/shock.h) */
     float *vel_note;            /* [bodies][12] v, w, push noted before a sweep (convergence checks:
                                  * tp_sweeps_moved, tp_shock_level_change) */
@@ -100,7 +101,7 @@ TP_HD size_t tp_solver_scratch_bytes(int bodies, int capacity)
            tp_solver_align(b * sizeof(uint32_t)) + tp_solver_align(b * sizeof(tp_solver_body)) +
            tp_solver_align(6 * b * sizeof(float)) + tp_solver_align(sizeof(int32_t)) +
            tp_solver_align(b * sizeof(int32_t)) + tp_solver_align(c * sizeof(int32_t)) +
-           tp_solver_align((b + 2) * sizeof(int32_t)) + tp_solver_align(6 * c * sizeof(float)) +
+           tp_solver_align((b + 2) * sizeof(int32_t)) + tp_solver_align(9 * c * sizeof(float)) +
            tp_solver_align(b * sizeof(int32_t)) + tp_solver_align(12 * b * sizeof(float)) +
            tp_solver_align(sizeof(int32_t)) +
            tp_solver_align(b * sizeof(int32_t)) + tp_solver_align((size_t)tp_color_slots(bodies) * TP_COLOR_BINS * sizeof(int32_t)) +
@@ -123,7 +124,7 @@ TP_HD tp_solver_work tp_solver_work_at(void *scratch, int bodies, int capacity)
     w.depth = (int32_t *)p; p += tp_solver_align(b * sizeof(int32_t));
     w.shock_order = (int32_t *)p; p += tp_solver_align(c * sizeof(int32_t));
     w.level_start = (int32_t *)p; p += tp_solver_align((b + 2) * sizeof(int32_t));
-    w.shock_saved = (float *)p; p += tp_solver_align(6 * c * sizeof(float));
+    w.shock_saved = (float *)p; p += tp_solver_align(9 * c * sizeof(float));
     w.carries = (int32_t *)p; p += tp_solver_align(b * sizeof(int32_t));
     w.vel_note = (float *)p; p += tp_solver_align(12 * b * sizeof(float));
     w.moved = (int32_t *)p; p += tp_solver_align(sizeof(int32_t));

@@ -60,9 +60,12 @@ TP_HD void tp_warm_start_constraint(tp_world *wd, const tp_solver_body *sb, cons
 
 /* Normal row of one point: split-impulse push-out (biased sweeps only), then
  * the velocity row with its target; `hold` (contact_rows.h) names a body that
- * takes no impulse (the shock pass, kernels/shock.h), else TP_HOLD_NONE. */
+ * takes no impulse (the shock pass, kernels/shock.h), else TP_HOLD_NONE. A
+ * held row's effective masses (normal, t1, t2: the moving body's alone) are
+ * held_mass[0 .. 3), computed once per step (tp_shock_held_masses); NULL
+ * when nothing is held. */
 TP_HD void tp_solve_normal_row(tp_world *wd, const tp_solver_body *sb, int a, int b, tp_contact *c, tp_contact_row *r,
-                               float *push, float inv_h, int use_bias, int hold)
+                               float *push, float inv_h, int use_bias, int hold, const float *held_mass)
 {
     /* The unbiased sweeps leave alone a point that has not pushed in a biased
      * sweep of this step: a gap closing in on it is met by the next substep's
@@ -70,9 +73,7 @@ TP_HD void tp_solve_normal_row(tp_world *wd, const tp_solver_body *sb, int a, in
      * whole in one substep (restitution needs its approach speed). */
     if (!use_bias && r->max_normal_impulse == 0.0f) return;
     tp_vec3 n = tp_v3_load(c->normal), ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb);
-    float s = r->separation, mass = r->normal_mass;
-    if (hold == TP_HOLD_A) mass = tp_row_mass_one(sb[b].inv_m, rb, n, tp_v3_load(r->wb_n));
-    if (hold == TP_HOLD_B) mass = tp_row_mass_one(sb[a].inv_m, ra, n, tp_v3_load(r->wa_n));
+    float s = r->separation, mass = hold == TP_HOLD_NONE ? r->normal_mass : held_mass[0];
     float bias = s > 0.0f ? s * inv_h : 0.0f; /* speculative: may close the gap, no more */
     if (r->bounce_speed > 0.0f) bias = -r->bounce_speed;
     if (use_bias && s < -TP_LINEAR_SLOP) {
@@ -97,19 +98,17 @@ TP_HD void tp_solve_normal_row(tp_world *wd, const tp_solver_body *sb, int a, in
 }
 
 /* Friction rows of one point, in the cone |(l1, l2)| <= mu ln, aiming at slip
- * speeds (s1, s2) along t1, t2 (0 but in the shock pass, kernels/shock.h). */
+ * speeds (s1, s2) along t1, t2 (0 but in the shock pass, kernels/shock.h);
+ * hold and held_mass as tp_solve_normal_row. */
 TP_HD void tp_solve_friction_row(tp_world *wd, const tp_solver_body *sb, int a, int b, tp_contact *c,
-                                 const tp_contact_row *r, int hold, float s1, float s2)
+                                 const tp_contact_row *r, int hold, const float *held_mass, float s1, float s2)
 {
     tp_vec3 ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb), t1 = tp_v3_load(r->t1), t2 = tp_v3_load(r->t2);
     tp_vec3 dv = tp_sub(tp_point_velocity(wd, b, rb), tp_point_velocity(wd, a, ra));
     float m1 = r->tangent_mass[0], m2 = r->tangent_mass[1];
-    if (hold == TP_HOLD_A) {
-        m1 = tp_row_mass_one(sb[b].inv_m, rb, t1, tp_v3_load(r->wb_t1));
-        m2 = tp_row_mass_one(sb[b].inv_m, rb, t2, tp_v3_load(r->wb_t2));
-    } else if (hold == TP_HOLD_B) {
-        m1 = tp_row_mass_one(sb[a].inv_m, ra, t1, tp_v3_load(r->wa_t1));
-        m2 = tp_row_mass_one(sb[a].inv_m, ra, t2, tp_v3_load(r->wa_t2));
+    if (hold != TP_HOLD_NONE) {
+        m1 = held_mass[1];
+        m2 = held_mass[2];
     }
     float l1 = c->tangent_impulse[0] - m1 * (tp_dot(dv, t1) - s1);
     float l2 = c->tangent_impulse[1] - m2 * (tp_dot(dv, t2) - s2);
@@ -123,15 +122,16 @@ TP_HD void tp_solve_friction_row(tp_world *wd, const tp_solver_body *sb, int a, 
 
 /* One Gauss-Seidel pass over the rows of a constraint: normal rows, then friction. */
 TP_HD void tp_solve_constraint(tp_world *wd, const tp_solver_body *sb, const tp_constraint *k, tp_contact *contacts,
-                               tp_contact_row *rows, float *push, float inv_h, int use_bias, int reverse, int hold)
+                               tp_contact_row *rows, float *push, float inv_h, int use_bias, int reverse)
 {
     for (int q = 0; q < k->count; ++q) {
         int i = k->first + (reverse ? k->count - 1 - q : q);
-        tp_solve_normal_row(wd, sb, k->body_a, k->body_b, &contacts[i], &rows[i], push, inv_h, use_bias, hold);
+        tp_solve_normal_row(wd, sb, k->body_a, k->body_b, &contacts[i], &rows[i], push, inv_h, use_bias, TP_HOLD_NONE,
+                            NULL);
     }
     for (int q = 0; q < k->count; ++q) {
         int i = k->first + (reverse ? k->count - 1 - q : q);
-        tp_solve_friction_row(wd, sb, k->body_a, k->body_b, &contacts[i], &rows[i], hold, 0.0f, 0.0f);
+        tp_solve_friction_row(wd, sb, k->body_a, k->body_b, &contacts[i], &rows[i], TP_HOLD_NONE, NULL, 0.0f, 0.0f);
     }
 }
 
@@ -165,8 +165,7 @@ TP_HD void tp_solver_sweep_range(int pass, tp_world *wd, tp_solver_work *w, tp_c
             continue;
         }
         if (pass == TP_PASS_WARM_START) tp_warm_start_constraint(wd, w->bodies, k, contacts, w->rows);
-        else tp_solve_constraint(wd, w->bodies, k, contacts, w->rows, w->push, a->inv_h, a->use_bias, a->reverse,
-                                 TP_HOLD_NONE);
+        else tp_solve_constraint(wd, w->bodies, k, contacts, w->rows, w->push, a->inv_h, a->use_bias, a->reverse);
     }
 }
 
