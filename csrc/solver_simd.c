@@ -148,6 +148,8 @@ tp_solver_simd *tp_simd_bind(tp_simd kind, void *scratch, int bodies, int capaci
     c->hooks.sweeps = simd_sweeps;
     c->hooks.warm_start = simd_warm_start;
     c->hooks.rows_changed = 1;
+    c->hooks.impulses_changed = 1;
+    c->impulses_packed = 0;
     c->fits = 0;
     c->k = k;
     c->hooks.shock = simd_shock;
@@ -213,7 +215,18 @@ static int pack(tp_simd_ctx *C, const tp_world *wd, const tp_solver_work *w, con
     } else if (C->fits) {
         tp_simd_refresh_groups(&C->pack, 0, C->pack.n_groups, w, contacts, inv_h, use_bias, sweep);
     }
+    C->hooks.impulses_changed = 0;
+    C->impulses_packed = C->fits;
     return C->fits;
+}
+
+/* 1 if the warm start can run on the slots as they are: it reads only the
+ * impulses (and the fields fixed for the step), and since the last sweeps
+ * wrote them back nothing changed them: no new rows, no shock pass, no
+ * bounce zeroed at a substep's end. This saves a third of the refreshes. */
+static int warm_start_ready(const tp_simd_ctx *C)
+{
+    return C->fits && C->impulses_packed && !C->hooks.rows_changed && !C->hooks.impulses_changed;
 }
 
 static int simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
@@ -234,6 +247,7 @@ static int simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp
         if (checked && !tp_sweeps_moved(wd, w, 0, 0, 1)) break;
     }
     tp_simd_unpack_groups(&C->pack, 0, C->pack.n_groups, w, contacts);
+    C->impulses_packed = 1; /* the contacts now hold the slots' impulses */
     if (done > 0) atomic_fetch_add(&simd_wide_total, (unsigned long long)C->pack.wide * (unsigned long long)done);
     return done;
 }
@@ -241,7 +255,7 @@ static int simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp
 static void simd_warm_start(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts)
 {
     tp_simd_ctx *C = (tp_simd_ctx *)self;
-    if (!pack(C, wd, w, contacts, 0.0f, 0, 0)) {
+    if (!warm_start_ready(C) && !pack(C, wd, w, contacts, 0.0f, 0, 0)) {
         scalar_phase(self, wd, w, contacts, 0.0f, 0, 0, 1);
         return;
     }
@@ -259,6 +273,7 @@ static void simd_shock(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp
                        int use_bias)
 {
     tp_simd_ctx *C = (tp_simd_ctx *)self;
+    C->impulses_packed = 0; /* the pass writes the contacts' impulses */
     if (C->shock_stale) {
         C->shock_stale = 0;
         tp_simd_shock_layout(C, wd, w, contacts);

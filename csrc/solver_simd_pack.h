@@ -14,6 +14,7 @@ typedef struct tp_simd_ctx {
     tp_simd_pack pack;    /* the colors' groups, kept for the step */
     tp_simd_pack shock;   /* every level of the shock pass, kept for the step */
     int shock_stale;      /* the rows changed: lay the shock pass out again */
+    int impulses_packed;  /* pack's slots hold the contacts' accumulated impulses (the warm start's input) */
     /* The shock pass's schedule: per level (in shock order) its waves (0: the
      * scalar code) and where its wave starts are in wave_group; scratch of
      * the layout. [capacity] each, wave_group [2 capacity + 2], body_count

@@ -132,7 +132,8 @@ TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solve
      * leave the impact with their rebound speed (kernels/restitution.h). */
     tp_restitution_targets(contacts, w->rows, n, h, p->restitution_threshold, tid, nth);
     TP_BARRIER(nth);
-    if (tp_restitution_any(w->rows, n)) tp_solver_sweeps(wd, w, contacts, inv_h, 0, p->iterations, tid, nth);
+    int bounces = tp_restitution_any(w->rows, n);
+    if (bounces) tp_solver_sweeps(wd, w, contacts, inv_h, 0, p->iterations, tid, nth);
     for (int b = tid; b < wd->bodies; b += nth)
         if (tp_body_moves(wd, b))
             tp_integrate_pose(wd, b, h, tp_add(tp_v3_load(wd->v + 3 * b), tp_v3_load(w->push + 6 * b)),
@@ -147,6 +148,10 @@ TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solve
         TP_BARRIER(nth);
     }
     tp_solver_end_substep(wd, contacts, w->rows, n, tid, nth);
+#if !defined(__CUDA_ARCH__)
+    /* a bounce's impulses were zeroed: the CPU's wide sweeps read them again (csrc/solver_simd.c) */
+    if (bounces && w->simd && tid == 0) w->simd->impulses_changed = 1;
+#endif
     TP_BARRIER(nth);
 }
 

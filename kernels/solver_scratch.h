@@ -27,6 +27,8 @@ typedef struct tp_solver_simd {
     void (*shock)(struct tp_solver_simd *self, tp_world *wd, struct tp_solver_work *w, tp_contact *contacts,
                   float inv_h, int use_bias);
     int rows_changed;           /* set when the rows are prepared (a step's solve): the packed copy is stale */
+    int impulses_changed;       /* set when a substep's end zeroed impulses (a bounce): the packed copy of the
+                                 * impulses is stale */
 } tp_solver_simd;
 
 /* Per contact point, prepared once per step (kernels/contact_rows.h) and
