@@ -139,15 +139,12 @@ static int pack_group(tp_simd_pack *P, tp_simd_group *G, int *slot_used, const t
     *slot_used += slots;
     size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)L;
     float *S0 = P->slots + (size_t)G->slot0 * slot_floats;
-    for (int l = 0; l < L; ++l) {
-        int count = l < G->used ? G->count[l] : 0;
-        for (int q = 0; q < count; ++q) {
+    memset(S0, 0, (size_t)slots * slot_floats * sizeof(float)); /* empty cells: zeros, masks clear */
+    for (int l = 0; l < G->used; ++l)
+        for (int q = 0; q < G->count[l]; ++q) {
             int i = G->first[l] + q;
             pack_point(S0 + (size_t)q * slot_floats, L, l, &contacts[i], &w->rows[i], inv_h, use_bias, sweep);
         }
-        for (int q = count; q < slots; ++q) /* an empty cell: zeros, masks clear */
-            for (int f = 0; f < TP_SIMD_FIELDS; ++f) S0[(size_t)q * slot_floats + (size_t)f * (size_t)L + (size_t)l] = 0.0f;
-    }
     return 1;
 }
 

@@ -16,7 +16,9 @@
  *
  * The sorts here are LSD radix sorts with 8-bit digits (Knuth, TAOCP vol. 3,
  * 5.2.5): stable, no comparisons, no allocation (the caller passes scratch), the
- * same on one CPU thread and one CUDA thread. */
+ * same on one CPU thread and one CUDA thread. A world's sort of a few contacts
+ * is a straight insertion (Knuth 5.2.1), stable too, so the order is the same:
+ * each radix pass costs three loops over 256 digit counts whatever n is. */
 #ifndef TP_CONTACT_SORT_H
 #define TP_CONTACT_SORT_H
 
@@ -83,6 +85,24 @@ TP_HD void tp_radix_sort_u64(uint64_t *keys, int32_t *vals, uint64_t *tmp_keys, 
             keys[i] = src_k[i];
             vals[i] = src_v[i];
         }
+}
+
+/* Stable insertion sort of n (key, value) pairs; for small n (a tower's
+ * contacts arrive almost in order: a pass of n comparisons). */
+#define TP_INSERTION_SORT_MAX 64
+TP_HD void tp_insertion_sort_u64(uint64_t *keys, int32_t *vals, int n)
+{
+    for (int i = 1; i < n; ++i) {
+        uint64_t k = keys[i];
+        int32_t v = vals[i];
+        int j = i;
+        for (; j > 0 && keys[j - 1] > k; --j) { /* strictly greater: equal keys keep their order */
+            keys[j] = keys[j - 1];
+            vals[j] = vals[j - 1];
+        }
+        keys[j] = k;
+        vals[j] = v;
+    }
 }
 
 /* Stable radix sort of n (uint32 key, value) pairs, all four bytes. */
@@ -165,7 +185,8 @@ TP_HD void tp_contacts_sort(tp_contact *out, int n, void *scratch, int capacity)
         perm[i] = i;
     }
     /* bits 47 and up (the world) are the same for every contact of a world */
-    tp_radix_sort_u64(keys, perm, tmp_keys, tmp_perm, n, 0, 8);
+    if (n <= TP_INSERTION_SORT_MAX) tp_insertion_sort_u64(keys, perm, n);
+    else tp_radix_sort_u64(keys, perm, tmp_keys, tmp_perm, n, 0, 8);
     tp_contacts_permute(out, n, perm); /* slot i must receive out[perm[i]] */
 }
 

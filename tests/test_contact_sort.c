@@ -55,6 +55,33 @@ Test(contact_sort, global_radix_sort_is_sorted_and_stable)
     free(tmp_vals);
 }
 
+/* A world's few contacts are sorted by insertion (tp_contacts_sort): the
+ * same order as the radix sort, ties included, at every n up to the cut-off
+ * and in the orders contacts arrive in (shuffled, reversed, almost sorted). */
+Test(contact_sort, insertion_sort_orders_as_the_radix_sort)
+{
+    enum { N = TP_INSERTION_SORT_MAX };
+    uint64_t keys[N], radix_keys[N], tmp_keys[N];
+    int32_t vals[N], radix_vals[N], tmp_vals[N];
+    uint64_t st = 7;
+    for (int n = 0; n <= N; ++n)
+        for (int arrival = 0; arrival < 3; ++arrival) {
+            for (int i = 0; i < n; ++i) {
+                uint64_t r = (uint64_t)(test_rand(&st) * 12.0); /* few distinct keys: ties */
+                if (arrival == 1) r = (uint64_t)(n - i) / 3;
+                if (arrival == 2) r = (uint64_t)i / 2 + (i % 9 == 4 ? 3u : 0u);
+                keys[i] = radix_keys[i] = tp_contact_key(0, (int)r, (int)r + 1, (uint32_t)(r * 977u) & 0x1FFFFu);
+                vals[i] = radix_vals[i] = i;
+            }
+            tp_insertion_sort_u64(keys, vals, n);
+            tp_radix_sort_u64(radix_keys, radix_vals, tmp_keys, tmp_vals, n, 0, 8);
+            for (int i = 0; i < n; ++i) {
+                cr_assert_eq(keys[i], radix_keys[i], "n %d arrival %d: key %d", n, arrival, i);
+                cr_assert_eq(vals[i], radix_vals[i], "n %d arrival %d: value %d (stability)", n, arrival, i);
+            }
+        }
+}
+
 /* ------------------------------------------------------------ worlds */
 
 typedef struct run { tp_contact *c; int n, overflow; } run;
