@@ -88,18 +88,12 @@ static inline w3 w3_sel(vf m, w3 a, w3 b) { w3 r = {vsel(m, a.x, b.x), vsel(m, a
 /* tp_point_velocity: v + w x r */
 static inline w3 point_velocity(w3 v, w3 w, w3 r) { return w3_add(v, w3_cross(w, r)); }
 
-/* Lanes' bodies: x, y, z of base[stride * idx[l] + 0..2]. Loads only, so
- * any way of loading gives the same bits: AVX2's gather (body indices of a
- * world times 6 stay far inside int32), else through a lane array. */
-#if TP_SIMD_WIDTH == 8
-static inline w3 gather3(const float *base, int stride, const int32_t *idx)
-{
-    __m256i at = _mm256_mullo_epi32(_mm256_loadu_si256((const __m256i *)idx), _mm256_set1_epi32(stride));
-    w3 r = {_mm256_i32gather_ps(base, at, 4), _mm256_i32gather_ps(base + 1, at, 4),
-            _mm256_i32gather_ps(base + 2, at, 4)};
-    return r;
-}
-#else
+/* Lanes' bodies: x, y, z of base[stride * idx[l] + 0..2], through a lane
+ * array. AVX2's gather instruction (_mm256_i32gather_ps) gives the same bits
+ * but made the sweeps slower on the Ice Lake Xeon this was measured on: a
+ * quarter of the sweep's samples sat on the gathers, and the lane array cut
+ * the sweep's time relative to the narrowphase by a fifth on the 210-cube
+ * pyramid (bench/README.md, session 5). */
 static inline w3 gather3(const float *base, int stride, const int32_t *idx)
 {
     float x[VW], y[VW], z[VW];
@@ -112,7 +106,6 @@ static inline w3 gather3(const float *base, int stride, const int32_t *idx)
     w3 r = {vld(x), vld(y), vld(z)};
     return r;
 }
-#endif
 
 /* Write back the lanes whose mask is set (simulated bodies). */
 static inline void scatter3(float *base, int stride, const int32_t *idx, const uint32_t *mask, w3 a)
