@@ -320,27 +320,26 @@ TP_HD void tp_shock_level_save(tp_world *wd, const tp_solver_work *w, tp_contact
 }
 
 /* The velocities (v, w and the push-out's v, w) of the bodies that a level's
- * taking-part rows touch: noted in w->vel_note (note = 1), or compared with
- * the note (note = 0), giving the largest change of any component (NaN if a
- * velocity is NaN). Bodies held by a row are read, not written: their change
- * is 0. */
-TP_HD float tp_shock_level_change(const tp_world *wd, const tp_solver_work *w, int begin, int end, int note)
+ * taking-part rows touch: noted in w->vel_note (note = 1; returns 0), or 1 if
+ * one of them changed by more than TP_SHOCK_TOL since the note or is NaN
+ * (note = 0). Bodies held by a row are read, not written: their change is 0. */
+TP_HD int tp_shock_level_moved(const tp_world *wd, const tp_solver_work *w, int begin, int end, int note)
 {
-    float most = 0.0f;
+    int moved = 0;
     for (int i = begin; i < end; ++i) {
         const tp_constraint *k = &w->cons[w->shock_order[i]];
         if (!tp_shock_takes_part(k, w->depth, w->carries) || tp_shock_skips(wd, w, k)) continue;
-        if (w->bodies[k->body_a].simulated) tp_body_note(wd, w, k->body_a, note, &most);
-        if (w->bodies[k->body_b].simulated) tp_body_note(wd, w, k->body_b, note, &most);
+        if (w->bodies[k->body_a].simulated) moved |= tp_body_note(wd, w, k->body_a, note, TP_SHOCK_TOL);
+        if (w->bodies[k->body_b].simulated) moved |= tp_body_note(wd, w, k->body_b, note, TP_SHOCK_TOL);
     }
-    return most;
+    return moved;
 }
 
 /* Before a level's inner sweep `it`: note the velocities where
  * tp_shock_sweep_settled will look at them. */
 TP_HD void tp_shock_sweep_begin(const tp_world *wd, const tp_solver_work *w, int begin, int end, int it)
 {
-    if ((it & 1) && it + 1 < TP_SHOCK_INNER) tp_shock_level_change(wd, w, begin, end, 1);
+    if ((it & 1) && it + 1 < TP_SHOCK_INNER) tp_shock_level_moved(wd, w, begin, end, 1);
 }
 
 /* After sweep `it`: 1 if the level has converged (that sweep changed nothing
@@ -350,7 +349,7 @@ TP_HD void tp_shock_sweep_begin(const tp_world *wd, const tp_solver_work *w, int
  * sideways (1.5 mm in 10 s against 0.75; docs/solver.md). */
 TP_HD int tp_shock_sweep_settled(const tp_world *wd, const tp_solver_work *w, int begin, int end, int it)
 {
-    return (it & 1) && it + 1 < TP_SHOCK_INNER && tp_shock_level_change(wd, w, begin, end, 0) <= TP_SHOCK_TOL;
+    return (it & 1) && it + 1 < TP_SHOCK_INNER && !tp_shock_level_moved(wd, w, begin, end, 0);
 }
 
 /* A level's sweeps, at most TP_SHOCK_INNER, alternating the order of the

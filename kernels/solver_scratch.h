@@ -86,7 +86,7 @@ typedef struct tp_solver_work {
                                  * (kernels/shock.h, TP_SHOCK_SAVED) */
     int32_t *carries;           /* [bodies] 1: held by the shock pass under some body (kernels/shock.h) */
     float *vel_note;            /* [bodies][12] v, w, push noted before a sweep (convergence checks:
-                                 * tp_sweeps_moved, tp_shock_level_change) */
+                                 * tp_sweeps_moved, tp_shock_level_moved) */
     int32_t *moved;             /* [1] a body moved past TP_SWEEP_TOL in the checked sweep (tp_solver_sweeps) */
     tp_color_lanes_scratch color; /* the coloring in lanes (kernels/coloring.h): tickets, counts, flags */
     struct tp_artic_solve *artic; /* the world's articulations (kernels/articulation_contact.h), NULL if none */

@@ -207,9 +207,11 @@ TP_HD void tp_solver_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact 
 #endif
 
 /* Body b's velocities (v, w and the push-out's v, w): noted in w->vel_note
- * (note = 1), or their largest change since the note folded into *most (a
- * NaN stays in *most). */
-TP_HD void tp_body_note(const tp_world *wd, const tp_solver_work *w, int b, int note, float *most)
+ * (note = 1; returns 0), or 1 if one of them changed by more than tol since
+ * the note or is NaN. The test is !(-tol <= d <= tol) per component, joined
+ * with |, so the loop has no branch to mispredict (the signs of the changes
+ * are random) and a NaN counts as a move. */
+TP_HD int tp_body_note(const tp_world *wd, const tp_solver_work *w, int b, int note, float tol)
 {
     float now[12], *snap = w->vel_note + 12 * b;
     for (int c = 0; c < 3; ++c) {
@@ -217,14 +219,16 @@ TP_HD void tp_body_note(const tp_world *wd, const tp_solver_work *w, int b, int 
         now[3 + c] = wd->w[3 * b + c];
     }
     for (int c = 0; c < 6; ++c) now[6 + c] = w->push[6 * b + c];
-    for (int c = 0; c < 12; ++c) {
-        if (note) {
-            snap[c] = now[c];
-            continue;
-        }
-        float d = tp_absf(now[c] - snap[c]);
-        if (!(d <= *most) && *most == *most) *most = d;
+    if (note) {
+        for (int c = 0; c < 12; ++c) snap[c] = now[c];
+        return 0;
     }
+    int within = 1;
+    for (int c = 0; c < 12; ++c) {
+        float d = now[c] - snap[c];
+        within &= (d <= tol) & (d >= -tol);
+    }
+    return !within;
 }
 
 /* Is sweep `it` of a phase of `count` followed by a convergence check? After
@@ -240,10 +244,10 @@ TP_HD int tp_sweep_checked(const tp_solver_work *w, int it, int count)
  * holds a NaN. */
 TP_HD int tp_sweeps_moved(const tp_world *wd, const tp_solver_work *w, int note, int tid, int nth)
 {
-    float most = 0.0f;
+    int moved = 0;
     for (int b = tid; b < wd->bodies; b += nth)
-        if (w->bodies[b].simulated) tp_body_note(wd, w, b, note, &most);
-    return !note && !(most <= TP_SWEEP_TOL);
+        if (w->bodies[b].simulated) moved |= tp_body_note(wd, w, b, note, TP_SWEEP_TOL);
+    return moved;
 }
 
 /* Up to `count` sweeps of the rows (biased: with the split-impulse push-out;

@@ -195,12 +195,15 @@ Test(shock, a_level_settles_when_no_velocity_changes_past_the_tolerance)
         if (hold == TP_HOLD_A) carries[f.cons[i].body_a] = 1;
     }
     /* level 2 is shock order position 1 (one constraint) */
-    tp_shock_level_change(&f.wd, &sw, 1, 2, 1);
-    cr_expect_eq(tp_shock_level_change(&f.wd, &sw, 1, 2, 0), 0.0f);
-    w[3 * 2 + 1] = 3e-4f;           /* body 2, the level's body: counts */
-    push[6 * 2 + 5] = -5e-4f;       /* its push-out spin counts too, with its size */
+    tp_shock_level_moved(&f.wd, &sw, 1, 2, 1);
+    cr_expect(!tp_shock_level_moved(&f.wd, &sw, 1, 2, 0), "nothing changed");
     v[3 * 3 + 0] = 1.0f;            /* body 3 is in level 3 only: ignored */
-    cr_expect_eq(tp_shock_level_change(&f.wd, &sw, 1, 2, 0), 5e-4f);
+    push[6 * 2 + 5] = -0.9f * TP_SHOCK_TOL; /* body 2, the level's body: within the tolerance */
+    cr_expect(!tp_shock_level_moved(&f.wd, &sw, 1, 2, 0), "body 3 ignored, body 2 within the tolerance");
+    push[6 * 2 + 5] = -1.1f * TP_SHOCK_TOL; /* its push-out spin counts, by its size, either sign */
+    cr_expect(tp_shock_level_moved(&f.wd, &sw, 1, 2, 0), "a push-out change past the tolerance");
+    push[6 * 2 + 5] = 0.0f;
+    w[3 * 2 + 1] = 5e-4f;
     cr_expect(!tp_shock_sweep_settled(&f.wd, &sw, 1, 2, 1), "5e-4 m/s is past the tolerance");
     push[6 * 2 + 5] = 0.0f;
     w[3 * 2 + 1] = 0.5f * TP_SHOCK_TOL;
