@@ -331,7 +331,7 @@ static int shock_layout_level(tp_simd_ctx *C, const tp_world *wd, const tp_solve
             if (hold == TP_HOLD_NONE) continue;
             for (int q = 0; q < G->count[l]; ++q) {
                 float *S = S0 + (size_t)q * slot_floats;
-                const float *mass = w->shock_saved + TP_SHOCK_SAVED * (G->first[l] + q) + TP_SHOCK_MASS;
+                const float *mass = w->shock_points[G->first[l] + q].held.mass;
                 S[TP_SF_NORMAL_MASS * L + l] = mass[0];
                 S[TP_SF_TANGENT_MASS1 * L + l] = mass[1];
                 S[TP_SF_TANGENT_MASS2 * L + l] = mass[2];
@@ -360,7 +360,7 @@ void tp_simd_shock_layout(tp_simd_ctx *C, const tp_world *wd, const tp_solver_wo
 }
 
 /* A level's phase fields and friction targets (tp_shock_constraint: no slip,
- * or the slip the sweeps left, just noted in shock_saved) for this substep. */
+ * or the slip the sweeps left, just noted in shock_points) for this substep. */
 void tp_simd_shock_refresh(tp_simd_ctx *C, int g0, int g1, const tp_solver_work *w, const tp_contact *contacts,
                            float inv_h, int use_bias)
 {
@@ -376,9 +376,9 @@ void tp_simd_shock_refresh(tp_simd_ctx *C, int g0, int g1, const tp_solver_work 
             int no_slip = tp_shock_no_slip(&k, w->bodies, tp_shock_hold(&k, w->depth));
             for (int q = 0; q < k.count; ++q) {
                 int i = k.first + q;
-                const float *s = w->shock_saved + TP_SHOCK_SAVED * i;
-                S0[(size_t)q * slot_floats + TP_SF_SLIP1 * L + l] = no_slip ? 0.0f : s[TP_SHOCK_SLIP];
-                S0[(size_t)q * slot_floats + TP_SF_SLIP2 * L + l] = no_slip ? 0.0f : s[TP_SHOCK_SLIP + 1];
+                const tp_shock_point *s = &w->shock_points[i];
+                S0[(size_t)q * slot_floats + TP_SF_SLIP1 * L + l] = no_slip ? 0.0f : s->slip[0];
+                S0[(size_t)q * slot_floats + TP_SF_SLIP2 * L + l] = no_slip ? 0.0f : s->slip[1];
             }
         }
     }

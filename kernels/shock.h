@@ -208,43 +208,32 @@ TP_HD int tp_shock_no_slip(const tp_constraint *k, const tp_solver_body *sb, int
     return 1;
 }
 
-/* What the shock pass keeps per contact point, in shock_saved[point][TP_SHOCK_SAVED]:
- *   [0, 4)  the accumulated impulses (normal, t1, t2, push), saved before a
- *           level's sweeps and put back after them (tp_shock_keep);
- *   [4, 6)  the slip speeds along t1, t2 noted at the same time;
- *   [6, 9)  a held row's effective masses along n, t1, t2 (the moving body's
- *           alone), computed once per step (tp_shock_held_masses): the rows
- *           and inertias are fixed for the step, and computing them in every
- *           inner sweep cost three divisions per point. */
-#define TP_SHOCK_SAVED 9
-#define TP_SHOCK_SLIP 4
-#define TP_SHOCK_MASS 6
-
 /* The accumulated impulses of the points of constraint k: saved (save = 1)
- * to, or put back (save = 0) from, saved[point][0 .. 4). Saving also notes
- * each point's slip speeds along t1, t2 at saved[point][TP_SHOCK_SLIP ..]. */
-TP_HD void tp_shock_keep(const tp_world *wd, const tp_constraint *k, tp_contact *contacts, tp_contact_row *rows,
-                         float *saved, int save)
+ * to, or put back (save = 0) from, their shock_points records. Saving also
+ * notes each point's slip speeds along t1, t2. */
+TP_HD void tp_shock_keep(const tp_world *wd, const tp_solver_work *w, const tp_constraint *k, tp_contact *contacts,
+                         int save)
 {
     for (int i = k->first; i < k->first + k->count; ++i) {
+        tp_contact_row *r = &w->rows[i];
         float *m[4] = {&contacts[i].normal_impulse, &contacts[i].tangent_impulse[0], &contacts[i].tangent_impulse[1],
-                       &rows[i].push_impulse};
-        float *s = saved + TP_SHOCK_SAVED * i;
+                       &r->push_impulse};
+        tp_shock_point *s = &w->shock_points[i];
         for (int q = 0; q < 4; ++q) {
-            if (save) s[q] = *m[q];
-            else *m[q] = s[q];
+            if (save) s->impulse[q] = *m[q];
+            else *m[q] = s->impulse[q];
         }
         if (!save) continue;
-        tp_vec3 dv = tp_sub(tp_point_velocity(wd, k->body_b, tp_v3_load(rows[i].rb)),
-                            tp_point_velocity(wd, k->body_a, tp_v3_load(rows[i].ra)));
-        s[TP_SHOCK_SLIP] = tp_dot(dv, tp_v3_load(rows[i].t1));
-        s[TP_SHOCK_SLIP + 1] = tp_dot(dv, tp_v3_load(rows[i].t2));
+        tp_vec3 dv = tp_sub(tp_point_velocity(wd, k->body_b, tp_v3_load(r->rb)),
+                            tp_point_velocity(wd, k->body_a, tp_v3_load(r->ra)));
+        s->slip[0] = tp_dot(dv, tp_v3_load(r->t1));
+        s->slip[1] = tp_dot(dv, tp_v3_load(r->t2));
     }
 }
 
 /* One sweep of constraint k in the shock pass: its normal rows, then its
  * friction rows, aiming at no slip (tp_shock_no_slip, and ordinary rows) or
- * at the slip the sweeps left, noted in saved[point][TP_SHOCK_SLIP ..]. */
+ * at the slip the sweeps left, noted in the points' records. */
 TP_HD void tp_shock_constraint(tp_world *wd, tp_solver_work *w, const tp_constraint *k, tp_contact *contacts,
                                float inv_h, int use_bias, int reverse)
 {
@@ -252,21 +241,20 @@ TP_HD void tp_shock_constraint(tp_world *wd, tp_solver_work *w, const tp_constra
     int no_slip = tp_shock_no_slip(k, w->bodies, hold);
     for (int q = 0; q < k->count; ++q) {
         int i = k->first + (reverse ? k->count - 1 - q : q);
-        const float *s = w->shock_saved + TP_SHOCK_SAVED * i;
         tp_solve_normal_row(wd, w->bodies, a, b, &contacts[i], &w->rows[i], w->push, inv_h, use_bias, hold,
-                            s + TP_SHOCK_MASS);
+                            &w->shock_points[i].held);
     }
     for (int q = 0; q < k->count; ++q) {
         int i = k->first + (reverse ? k->count - 1 - q : q);
-        const float *s = w->shock_saved + TP_SHOCK_SAVED * i;
-        float s1 = no_slip ? 0.0f : s[TP_SHOCK_SLIP], s2 = no_slip ? 0.0f : s[TP_SHOCK_SLIP + 1];
-        tp_solve_friction_row(wd, w->bodies, a, b, &contacts[i], &w->rows[i], hold, s + TP_SHOCK_MASS, s1, s2);
+        const tp_shock_point *s = &w->shock_points[i];
+        float s1 = no_slip ? 0.0f : s->slip[0], s2 = no_slip ? 0.0f : s->slip[1];
+        tp_solve_friction_row(wd, w->bodies, a, b, &contacts[i], &w->rows[i], hold, &s->held, s1, s2);
     }
 }
 
 /* The effective masses of every held row (tp_shock_hold) along n, t1, t2, with
- * only the moving body's response (tp_row_mass_one), into
- * shock_saved[point][TP_SHOCK_MASS ..]: once per step, after the rows are
+ * only the moving body's response (tp_row_mass_one), into the points'
+ * records (held.mass): once per step, after the rows are
  * prepared. Constraints tid, tid + nth, ... of n_cons; rows the pass leaves
  * alone (tp_shock_skips) are not read and not written. */
 TP_HD void tp_shock_held_masses(const tp_world *wd, tp_solver_work *w, const tp_contact *contacts, int n_cons, int tid,
@@ -293,7 +281,7 @@ TP_HD void tp_shock_held_masses(const tp_world *wd, tp_solver_work *w, const tp_
         for (int i = k->first; i < k->first + k->count; ++i) {
             const tp_contact_row *r = &w->rows[i];
             tp_vec3 n = tp_v3_load(contacts[i].normal), arm = tp_v3_load(hold == TP_HOLD_A ? r->rb : r->ra);
-            float *mass = w->shock_saved + TP_SHOCK_SAVED * i + TP_SHOCK_MASS;
+            float *mass = w->shock_points[i].held.mass;
             mass[0] = tp_row_mass_one(inv_m, arm, n, tp_v3_load(hold == TP_HOLD_A ? r->wb_n : r->wa_n));
             mass[1] = tp_row_mass_one(inv_m, arm, tp_v3_load(r->t1), tp_v3_load(hold == TP_HOLD_A ? r->wb_t1 : r->wa_t1));
             mass[2] = tp_row_mass_one(inv_m, arm, tp_v3_load(r->t2), tp_v3_load(hold == TP_HOLD_A ? r->wb_t2 : r->wa_t2));
@@ -315,7 +303,7 @@ TP_HD void tp_shock_level_save(tp_world *wd, const tp_solver_work *w, tp_contact
 {
     for (int i = begin; i < end; ++i) {
         const tp_constraint *k = &w->cons[w->shock_order[i]];
-        if (!tp_shock_skips(wd, w, k)) tp_shock_keep(wd, k, contacts, w->rows, w->shock_saved, 1);
+        if (!tp_shock_skips(wd, w, k)) tp_shock_keep(wd, w, k, contacts, 1);
     }
 }
 
@@ -375,7 +363,7 @@ TP_HD void tp_shock_level_restore(tp_world *wd, const tp_solver_work *w, tp_cont
     for (int i = begin; i < end; ++i) {
         const tp_constraint *k = &w->cons[w->shock_order[i]];
         if (tp_shock_hold(k, w->depth) != TP_HOLD_NONE && !tp_shock_skips(wd, w, k))
-            tp_shock_keep(wd, k, contacts, w->rows, w->shock_saved, 0);
+            tp_shock_keep(wd, w, k, contacts, 0);
     }
 }
 

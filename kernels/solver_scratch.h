@@ -54,6 +54,21 @@ typedef struct tp_contact_row {
     float tangent_total[2];
 } tp_contact_row;
 
+/* What the shock pass (kernels/shock.h) keeps of a held row's point: the
+ * moving body's effective masses along n, t1, t2, computed once per step
+ * (the rows and inertias are fixed for the step) rather than in every inner
+ * sweep, where they cost three divisions per point. */
+typedef struct tp_held_point {
+    float mass[3];              /* kg */
+} tp_held_point;
+
+/* The shock pass's record of one contact point. */
+typedef struct tp_shock_point {
+    float impulse[4];           /* normal, t1, t2, push (N s): saved before a level's sweeps, put back after */
+    float slip[2];              /* slip speeds along t1, t2 (m/s) noted with them */
+    tp_held_point held;         /* rows that hold a body only */
+} tp_shock_point;
+
 /* Per body, prepared once per step. */
 typedef struct tp_solver_body {
     tp_mat3 inv_i;              /* world-frame inverse inertia at the start of the step */
@@ -82,8 +97,7 @@ typedef struct tp_solver_work {
     int32_t *depth;             /* [bodies] support depth (kernels/shock.h): 0 fixed, 1 on a fixed body, ... */
     int32_t *shock_order;       /* [contact capacity] constraints by support depth (kernels/shock.h) */
     int32_t *level_start;       /* [bodies + 2] scratch of the depth sort */
-    float *shock_saved;         /* [contact capacity][9] impulses, slips and held masses of the shock pass
-                                 * (kernels/shock.h, TP_SHOCK_SAVED) */
+    tp_shock_point *shock_points; /* [contact capacity] the shock pass's record of each point */
     int32_t *carries;           /* [bodies] 1: held by the shock pass under some body (kernels/shock.h) */
     float *vel_note;            /* [bodies][12] v, w, push noted before a sweep (convergence checks:
                                  * tp_sweeps_moved, tp_shock_level_moved) */
@@ -103,7 +117,7 @@ TP_HD size_t tp_solver_scratch_bytes(int bodies, int capacity)
            tp_solver_align(b * sizeof(uint32_t)) + tp_solver_align(b * sizeof(tp_solver_body)) +
            tp_solver_align(6 * b * sizeof(float)) + tp_solver_align(sizeof(int32_t)) +
            tp_solver_align(b * sizeof(int32_t)) + tp_solver_align(c * sizeof(int32_t)) +
-           tp_solver_align((b + 2) * sizeof(int32_t)) + tp_solver_align(9 * c * sizeof(float)) +
+           tp_solver_align((b + 2) * sizeof(int32_t)) + tp_solver_align(c * sizeof(tp_shock_point)) +
            tp_solver_align(b * sizeof(int32_t)) + tp_solver_align(12 * b * sizeof(float)) +
            tp_solver_align(sizeof(int32_t)) +
            tp_solver_align(b * sizeof(int32_t)) + tp_solver_align((size_t)tp_color_slots(bodies) * TP_COLOR_BINS * sizeof(int32_t)) +
@@ -126,7 +140,7 @@ TP_HD tp_solver_work tp_solver_work_at(void *scratch, int bodies, int capacity)
     w.depth = (int32_t *)p; p += tp_solver_align(b * sizeof(int32_t));
     w.shock_order = (int32_t *)p; p += tp_solver_align(c * sizeof(int32_t));
     w.level_start = (int32_t *)p; p += tp_solver_align((b + 2) * sizeof(int32_t));
-    w.shock_saved = (float *)p; p += tp_solver_align(9 * c * sizeof(float));
+    w.shock_points = (tp_shock_point *)p; p += tp_solver_align(c * sizeof(tp_shock_point));
     w.carries = (int32_t *)p; p += tp_solver_align(b * sizeof(int32_t));
     w.vel_note = (float *)p; p += tp_solver_align(12 * b * sizeof(float));
     w.moved = (int32_t *)p; p += tp_solver_align(sizeof(int32_t));

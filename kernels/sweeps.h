@@ -61,11 +61,11 @@ TP_HD void tp_warm_start_constraint(tp_world *wd, const tp_solver_body *sb, cons
 /* Normal row of one point: split-impulse push-out (biased sweeps only), then
  * the velocity row with its target; `hold` (contact_rows.h) names a body that
  * takes no impulse (the shock pass, kernels/shock.h), else TP_HOLD_NONE. A
- * held row's effective masses (normal, t1, t2: the moving body's alone) are
- * held_mass[0 .. 3), computed once per step (tp_shock_held_masses); NULL
- * when nothing is held. */
+ * held row takes the moving body's effective masses from `held`
+ * (solver_scratch.h: the same floats as computing them here); NULL when
+ * nothing is held. */
 TP_HD void tp_solve_normal_row(tp_world *wd, const tp_solver_body *sb, int a, int b, tp_contact *c, tp_contact_row *r,
-                               float *push, float inv_h, int use_bias, int hold, const float *held_mass)
+                               float *push, float inv_h, int use_bias, int hold, const tp_held_point *held)
 {
     /* The unbiased sweeps leave alone a point that has not pushed in a biased
      * sweep of this step: a gap closing in on it is met by the next substep's
@@ -73,7 +73,7 @@ TP_HD void tp_solve_normal_row(tp_world *wd, const tp_solver_body *sb, int a, in
      * whole in one substep (restitution needs its approach speed). */
     if (!use_bias && r->max_normal_impulse == 0.0f) return;
     tp_vec3 n = tp_v3_load(c->normal), ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb);
-    float s = r->separation, mass = hold == TP_HOLD_NONE ? r->normal_mass : held_mass[0];
+    float s = r->separation, mass = hold == TP_HOLD_NONE ? r->normal_mass : held->mass[0];
     float bias = s > 0.0f ? s * inv_h : 0.0f; /* speculative: may close the gap, no more */
     if (r->bounce_speed > 0.0f) bias = -r->bounce_speed;
     if (use_bias && s < -TP_LINEAR_SLOP) {
@@ -99,16 +99,16 @@ TP_HD void tp_solve_normal_row(tp_world *wd, const tp_solver_body *sb, int a, in
 
 /* Friction rows of one point, in the cone |(l1, l2)| <= mu ln, aiming at slip
  * speeds (s1, s2) along t1, t2 (0 but in the shock pass, kernels/shock.h);
- * hold and held_mass as tp_solve_normal_row. */
+ * hold and held as tp_solve_normal_row. */
 TP_HD void tp_solve_friction_row(tp_world *wd, const tp_solver_body *sb, int a, int b, tp_contact *c,
-                                 const tp_contact_row *r, int hold, const float *held_mass, float s1, float s2)
+                                 const tp_contact_row *r, int hold, const tp_held_point *held, float s1, float s2)
 {
     tp_vec3 ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb), t1 = tp_v3_load(r->t1), t2 = tp_v3_load(r->t2);
     tp_vec3 dv = tp_sub(tp_point_velocity(wd, b, rb), tp_point_velocity(wd, a, ra));
     float m1 = r->tangent_mass[0], m2 = r->tangent_mass[1];
     if (hold != TP_HOLD_NONE) {
-        m1 = held_mass[1];
-        m2 = held_mass[2];
+        m1 = held->mass[1];
+        m2 = held->mass[2];
     }
     float l1 = c->tangent_impulse[0] - m1 * (tp_dot(dv, t1) - s1);
     float l2 = c->tangent_impulse[1] - m2 * (tp_dot(dv, t2) - s2);
