@@ -48,12 +48,25 @@ TP_HD float tp_row_normal_speed(const tp_world *wd, const tp_contact *c, const t
     return tp_dot(dv, tp_v3_load(c->normal));
 }
 
-/* Effective mass of a row with direction d at arms ra, rb; 0 if both are fixed. */
-TP_HD float tp_row_mass(const tp_solver_body *A, const tp_solver_body *B, tp_vec3 ra, tp_vec3 rb, tp_vec3 d)
+/* Effective mass of a row with direction d: 1 / (1/m_A + 1/m_B + ca.wa + cb.wb)
+ * with ca = ra x d and wa = I_A^-1 ca its angular response (likewise for B);
+ * 0 if both are fixed. */
+TP_HD float tp_row_mass(const tp_solver_body *A, const tp_solver_body *B, tp_vec3 ca, tp_vec3 wa, tp_vec3 cb, tp_vec3 wb)
+{
+    float k = A->inv_m + B->inv_m + tp_dot(ca, wa) + tp_dot(cb, wb);
+    return k > 0.0f ? 1.0f / k : 0.0f;
+}
+
+/* A row of direction d at arms ra, rb: its angular responses I^-1 (r x d)
+ * into wa, wb (3 floats each) and its effective mass (tp_row_mass). */
+TP_HD float tp_prepare_direction(const tp_solver_body *A, const tp_solver_body *B, tp_vec3 ra, tp_vec3 rb, tp_vec3 d,
+                                 float *wa, float *wb)
 {
     tp_vec3 ca = tp_cross(ra, d), cb = tp_cross(rb, d);
-    float k = A->inv_m + B->inv_m + tp_dot(ca, tp_m3_mul_v(A->inv_i, ca)) + tp_dot(cb, tp_m3_mul_v(B->inv_i, cb));
-    return k > 0.0f ? 1.0f / k : 0.0f;
+    tp_vec3 a = tp_m3_mul_v(A->inv_i, ca), b = tp_m3_mul_v(B->inv_i, cb);
+    tp_v3_store(wa, a);
+    tp_v3_store(wb, b);
+    return tp_row_mass(A, B, ca, a, cb, b);
 }
 
 /* Effective mass of a row with direction d when only one body moves: its
@@ -101,7 +114,7 @@ TP_HD tp_vec3 tp_push_velocity(const float *push, int b, tp_vec3 r)
     return tp_add(tp_v3_load(push + 6 * b), tp_cross(tp_v3_load(push + 6 * b + 3), r));
 }
 
-/* Inverse mass and world inverse inertia of body b for this step. */
+/* Inverse mass, world inverse inertia and centre of mass of body b for this step. */
 TP_HD void tp_solver_prepare_bodies_one(const tp_world *wd, tp_solver_body *sb, int b)
 {
     const float zero6[6] = {0, 0, 0, 0, 0, 0};
@@ -109,6 +122,7 @@ TP_HD void tp_solver_prepare_bodies_one(const tp_world *wd, tp_solver_body *sb, 
     sb[b].simulated = sim;
     sb[b].inv_m = sim ? wd->inv_mass[b] : 0.0f;
     sb[b].inv_i = tp_inv_inertia_world(tp_q_load(wd->quat + 4 * b), sim ? wd->inv_inertia + 6 * b : zero6);
+    tp_v3_store(sb[b].com, tp_body_com(wd, b)); /* once per body, not once per contact point */
 }
 
 /* ... of every body. */
@@ -124,22 +138,16 @@ TP_HD void tp_prepare_row(const tp_world *wd, const tp_solver_body *sb, const tp
     tp_vec3 n = tp_v3_load(c->normal);
     tp_vec3 pa = tp_body_point(wd, a, c->local_a), pb = tp_body_point(wd, b, c->local_b);
     tp_vec3 mid = tp_scale(tp_add(pa, pb), 0.5f);
-    tp_vec3 ra = tp_sub(mid, tp_body_com(wd, a)), rb = tp_sub(mid, tp_body_com(wd, b));
+    tp_vec3 ra = tp_sub(mid, tp_v3_load(sb[a].com)), rb = tp_sub(mid, tp_v3_load(sb[b].com));
     tp_vec3 t1, t2;
     tp_tangent_basis(n, &t1, &t2);
     tp_v3_store(r->ra, ra);
     tp_v3_store(r->rb, rb);
     tp_v3_store(r->t1, t1);
     tp_v3_store(r->t2, t2);
-    tp_v3_store(r->wa_n, tp_m3_mul_v(sb[a].inv_i, tp_cross(ra, n)));
-    tp_v3_store(r->wb_n, tp_m3_mul_v(sb[b].inv_i, tp_cross(rb, n)));
-    tp_v3_store(r->wa_t1, tp_m3_mul_v(sb[a].inv_i, tp_cross(ra, t1)));
-    tp_v3_store(r->wb_t1, tp_m3_mul_v(sb[b].inv_i, tp_cross(rb, t1)));
-    tp_v3_store(r->wa_t2, tp_m3_mul_v(sb[a].inv_i, tp_cross(ra, t2)));
-    tp_v3_store(r->wb_t2, tp_m3_mul_v(sb[b].inv_i, tp_cross(rb, t2)));
-    r->normal_mass = tp_row_mass(&sb[a], &sb[b], ra, rb, n);
-    r->tangent_mass[0] = tp_row_mass(&sb[a], &sb[b], ra, rb, t1);
-    r->tangent_mass[1] = tp_row_mass(&sb[a], &sb[b], ra, rb, t2);
+    r->normal_mass = tp_prepare_direction(&sb[a], &sb[b], ra, rb, n, r->wa_n, r->wb_n);
+    r->tangent_mass[0] = tp_prepare_direction(&sb[a], &sb[b], ra, rb, t1, r->wa_t1, r->wb_t1);
+    r->tangent_mass[1] = tp_prepare_direction(&sb[a], &sb[b], ra, rb, t2, r->wa_t2, r->wb_t2);
     r->approach_start = r->approach = tp_row_normal_speed(wd, c, r);
     r->bounce_speed = 0.0f;
     r->fresh = 1;

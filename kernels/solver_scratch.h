@@ -74,6 +74,7 @@ typedef struct tp_solver_body {
     tp_mat3 inv_i;              /* world-frame inverse inertia at the start of the step */
     float inv_m;                /* 0 when the body is not simulated */
     int simulated;
+    float com[3];               /* world-frame centre of mass at the start of the step, m */
 } tp_solver_body;
 
 typedef struct tp_solver_params {
