@@ -6,10 +6,12 @@
  *
  * Once per step the constraints of each color are packed into groups of
  * `lanes` (in key order: group g of a color holds its constraints g lanes ..
- * g lanes + lanes - 1). Each phase (the warm start, or the `count` sweeps of
- * one tp_solver_sweeps call) reads again the fields that change between
- * phases, sweeps the groups, and writes the impulses back to the contacts and
- * rows, which the shock pass, restitution and the forces read. The shock pass
+ * g lanes + lanes - 1). Each phase of sweeps (the `count` sweeps of one
+ * tp_solver_sweeps call) reads again the fields that change between phases,
+ * sweeps the groups, and writes the impulses back to the contacts and rows,
+ * which the shock pass, restitution and the forces read; the warm start reads
+ * the impulses again only where something else changed them since
+ * (warm_start_ready). The shock pass
  * has its own layout, in waves. Constraints on articulation links and those
  * with more than 4 points stay scalar (solved before the color's groups: the
  * order within a color does not change the bits), as do the overflow color

@@ -82,10 +82,12 @@ static void pack_point(float *S, int lanes, int l, const tp_contact *c, const tp
  * contacts, and without this both passes spent most of their time waiting for
  * memory (on the 1,240-cube pyramid they took 15 % of a step; 10 % with it). */
 #define TP_PREFETCH_AHEAD 2 /* groups */
-#if defined(__GNUC__)
-#define TP_PREFETCH(p, write) __builtin_prefetch((p), (write))
+#if defined(__GNUC__) /* the second argument must be a constant */
+#define TP_PREFETCH_READ(p) __builtin_prefetch((p), 0)
+#define TP_PREFETCH_WRITE(p) __builtin_prefetch((p), 1)
 #else
-#define TP_PREFETCH(p, write) ((void)(p))
+#define TP_PREFETCH_READ(p) ((void)(p))
+#define TP_PREFETCH_WRITE(p) ((void)(p))
 #endif
 
 static void prefetch_group(const tp_simd_pack *P, int g, int g1, const tp_solver_work *w, const tp_contact *contacts,
@@ -96,14 +98,21 @@ static void prefetch_group(const tp_simd_pack *P, int g, int g1, const tp_solver
     for (int l = 0; l < G->used; ++l)
         for (int q = 0; q < G->count[l]; ++q) {
             int i = G->first[l] + q;
-            TP_PREFETCH(refresh ? &w->rows[i].separation : &w->rows[i].push_impulse, !refresh);
-            TP_PREFETCH(&contacts[i].normal_impulse, !refresh);
+            if (refresh) {
+                TP_PREFETCH_READ(&w->rows[i].separation);
+                TP_PREFETCH_READ(&contacts[i].normal_impulse);
+            } else {
+                TP_PREFETCH_WRITE(&w->rows[i].push_impulse);
+                TP_PREFETCH_WRITE(&contacts[i].normal_impulse);
+            }
         }
     if (!refresh) return;
     size_t slot_floats = (size_t)TP_SIMD_FIELDS * (size_t)P->lanes;
-    for (int q = 0; q < G->slots; ++q) /* fields BIAS .. MAX_NORMAL_IMPULSE: 8 blocks, 4 lines at 8 lanes */
+    /* the fields BIAS .. MAX_NORMAL_IMPULSE: every other block of `lanes`
+     * floats, which at 8 lanes (32 bytes) touches each line they span */
+    for (int q = 0; q < G->slots; ++q)
         for (int f = TP_SF_BIAS; f <= TP_SF_MAX_NORMAL_IMPULSE; f += 2)
-            TP_PREFETCH(P->slots + (size_t)(G->slot0 + q) * slot_floats + (size_t)f * (size_t)P->lanes, 1);
+            TP_PREFETCH_WRITE(P->slots + (size_t)(G->slot0 + q) * slot_floats + (size_t)f * (size_t)P->lanes);
 }
 
 /* A later phase of the same step: the groups and the fixed fields stand,

@@ -26,7 +26,7 @@
  *     always (24 bytes per body; a world that does not fit even alone in a
  *     block is refused at batch creation); pos, quat, the push velocities and
  *     the solver bodies when the block's worlds fit TP_SOLVE_SHARED_TARGET
- *     (96 more bytes per body); and, in a step where the world's contacts fit
+ *     (108 more bytes per body); and, in a step where the world's contacts fit
  *     the room left (`rows` points), its contacts, rows, constraints and solve
  *     order. Where a part does not fit it stays in global memory: the same
  *     code runs on either, through the pointers of the world's view.

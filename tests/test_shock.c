@@ -164,9 +164,9 @@ Test(shock, a_constraint_between_fixed_bodies_is_ordered_once)
 }
 
 /* A level's sweeps stop once one changes no velocity of its bodies by more
- * than TP_SHOCK_TOL (kernels/shock.h). The measure: the largest change of any
- * velocity component (v, w, push v, push w) of the bodies of the level's
- * taking-part rows since the note, NaN when a velocity is NaN; the stop is
+ * than TP_SHOCK_TOL (kernels/shock.h). The measure: whether any velocity
+ * component (v, w, push v, push w) of the bodies of the level's taking-part
+ * rows changed by more than the tolerance since the note, or is NaN; the stop is
  * taken only after a backward sweep (sweeps go in forward-backward pairs, so a
  * stop leaves no bias of order) and never after the last sweep. */
 Test(shock, a_level_settles_when_no_velocity_changes_past_the_tolerance)
