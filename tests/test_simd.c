@@ -16,8 +16,9 @@
 
 static double seconds(void) { return (double)clock() / CLOCKS_PER_SEC; }
 
-/* A scene file with sleep forced on (1) or off (0), as `torpor run --sleep`. */
-static tp_model *load_scene(const char *rel, int sleep)
+/* A scene file with sleep forced on (1) or off (0), as `torpor run --sleep`,
+ * and warm starting off where warm is 0. */
+static tp_model *load_scene_warm(const char *rel, int sleep, int warm)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", TP_SOURCE_DIR, rel);
@@ -30,6 +31,11 @@ static tp_model *load_scene(const char *rel, int sleep)
         json_object_set_new(root, "sleep", s);
     }
     json_object_set_new(s, "enabled", json_boolean(sleep));
+    if (!warm) {
+        json_t *solver = json_object_get(root, "solver");
+        cr_assert(json_is_object(solver), "%s: no solver object", path);
+        json_object_set_new(solver, "warm_starting", json_false());
+    }
     char *text = json_dumps(root, JSON_COMPACT | JSON_REAL_PRECISION(17));
     json_decref(root);
     tp_model *m = NULL;
@@ -37,6 +43,8 @@ static tp_model *load_scene(const char *rel, int sleep)
     free(text);
     return m;
 }
+
+static tp_model *load_scene(const char *rel, int sleep) { return load_scene_warm(rel, sleep, 1); }
 
 static tp_batch *simd_batch(const tp_model *m, tp_simd simd, int worlds)
 {
@@ -66,13 +74,13 @@ static int wide_modes(tp_simd *out)
 }
 
 /* Hash after `steps` steps of each width against the scalar sweeps'; the wide
- * runs must solve some constraints in lanes. */
-static void compare_scene(const char *rel, int steps, int worlds, int expect_lanes)
+ * runs must solve some constraints in lanes. warm 0: warm starting off. */
+static void compare_scene_warm(const char *rel, int steps, int worlds, int expect_lanes, int warm)
 {
     tp_simd modes[2];
     int n_modes = wide_modes(modes);
     for (int sleep = 0; sleep <= 1; ++sleep) {
-        tp_model *m = load_scene(rel, sleep);
+        tp_model *m = load_scene_warm(rel, sleep, warm);
         tp_batch *b = simd_batch(m, TP_SIMD_OFF, worlds);
         unsigned long long before = tp_simd_wide_constraints();
         batch_steps(b, steps);
@@ -102,6 +110,11 @@ static void compare_scene(const char *rel, int steps, int worlds, int expect_lan
     }
 }
 
+static void compare_scene(const char *rel, int steps, int worlds, int expect_lanes)
+{
+    compare_scene_warm(rel, steps, worlds, expect_lanes, 1);
+}
+
 Test(simd, scenes_dir)
 {
     /* lanes 0: every contact is on an articulation link (scalar rows), or none;
@@ -118,6 +131,15 @@ Test(simd, scenes_dir)
         compare_scene(rows[i].scene, rows[i].steps, 2, rows[i].lanes);
         cr_log_info("%s: %.2f s", rows[i].scene, seconds() - t0);
     }
+}
+
+/* Without warm starting every substep zeroes the impulses: the wide sweeps
+ * must read them again rather than keep the last phase's (there is no shock
+ * pass then, so nothing else makes them reread). */
+Test(simd, warm_starting_off)
+{
+    compare_scene_warm("scenes/tower.json", 60, 2, 1, 0);
+    compare_scene_warm("scenes/pyramid.json", 20, 2, 1, 0);
 }
 
 Test(simd, test_scenes)
