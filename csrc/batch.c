@@ -41,15 +41,15 @@ static size_t batch_bytes_per_world(int bodies, int capacity)
      * 3 floats, 4 counts + 2 contact counts, fault byte, episode, world mark
      * byte and world list entry. */
     return (size_t)bodies * (35 * sizeof(float) + 3) + 3 * sizeof(float) + 8 * sizeof(int32_t) + 2 +
-           2 * (size_t)capacity * sizeof(tp_contact);
+           2 * (size_t)capacity * (sizeof(tp_contact) + sizeof(tp_contact_ref));
 }
 
 static void batch_free_arrays(tp_batch *b)
 {
     void *arrays[] = {b->pos, b->quat, b->v, b->w, b->force, b->torque, b->inv_mass, b->inv_inertia,
                       b->friction, b->flags, b->sleep_state, b->counts_block, b->quiet_timer, b->quiet_v, b->gravity,
-                      b->schedule, b->contact_f, b->island, b->contacts[0], b->contacts[1], b->contact_count[0],
-                      b->contact_count[1], b->episode, b->world_mark, b->world_list, b->polys};
+                      b->schedule, b->contact_f, b->island, b->contacts[0], b->contacts[1], b->contact_refs[0],
+                      b->contact_refs[1], b->contact_count[0], b->contact_count[1], b->episode, b->world_mark, b->world_list, b->polys};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     if (b->scratch)
         for (int t = 0; t < b->threads; ++t) free(b->scratch[t]);
@@ -96,8 +96,9 @@ static int batch_alloc_arrays(tp_batch *b)
     size_t cap = (size_t)b->contact_capacity * W;
     for (int i = 0; i < 2; ++i) {
         b->contacts[i] = calloc(cap, sizeof(tp_contact));
+        b->contact_refs[i] = calloc(cap, sizeof(tp_contact_ref));
         b->contact_count[i] = calloc(W, sizeof(int32_t));
-        if (!b->contacts[i] || !b->contact_count[i]) return 0;
+        if (!b->contacts[i] || !b->contact_refs[i] || !b->contact_count[i]) return 0;
     }
     /* One scratch block per CPU thread, reused by every world it steps. */
     b->simd_offset = tp_align16(tp_step_scratch_bytes(b->bodies, b->contact_capacity));
@@ -125,6 +126,7 @@ static void batch_fill_layout(tp_batch *b)
     L->solve_sleeping = !b->model->def.sleep.skip_constraints;
     L->assembly = b->model->def.sleep.enabled && b->model->def.sleep.policy == TP_SLEEP_ASSEMBLY;
     L->dt = b->model->def.dt;
+    L->reuse_manifolds = b->model->def.solver.warm_starting;
     L->model = b->model->bodies;
     L->shapes = b->model->shapes;
     L->shape_total = b->model->shape_total;
@@ -153,6 +155,7 @@ static void batch_fill_layout(tp_batch *b)
     L->contact_overflow = b->contact_overflow;
     for (int i = 0; i < 2; ++i) {
         L->contacts[i] = b->contacts[i];
+        L->contact_refs[i] = b->contact_refs[i];
         L->contact_count[i] = b->contact_count[i];
     }
 }
@@ -273,7 +276,7 @@ size_t tp_batch_device_memory_bytes(const tp_batch *b)
 size_t tp_batch_contact_memory_bytes(const tp_batch *b)
 {
     if (!b) return 0;
-    return 2 * (size_t)b->contact_capacity * sizeof(tp_contact) + 2 * sizeof(int32_t);
+    return 2 * (size_t)b->contact_capacity * (sizeof(tp_contact) + sizeof(tp_contact_ref)) + 2 * sizeof(int32_t);
 }
 
 /* ---------------------------------------------------------------- stepping */

@@ -43,6 +43,7 @@ struct tp_batch {
     /* Contacts: two buffers of [W][capacity] used alternately, so last step's
      * list (with its impulses) is there for warm starting. */
     struct tp_contact *contacts[2];
+    struct tp_contact_ref *contact_refs[2]; /* [W][capacity] beside them (kernels/contact_cache.h) */
     int32_t *contact_count[2];    /* [W] */
     int current;                  /* which buffer the last step wrote */
 

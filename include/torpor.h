@@ -151,7 +151,10 @@ typedef struct tp_solver_def {
     int iterations;              /* PGS sweeps per substep, >= 1 (default 8) */
     tp_solver_mode mode;         /* colored (default) or serial (the reference) */
     float restitution_threshold; /* m/s; restitution only above this normal speed (default 1) */
-    int warm_starting;           /* reuse last step's impulses, matched by contact key (default 1) */
+    int warm_starting;           /* reuse last step's impulses, matched by contact key, and the manifolds
+                                    of pairs that moved less than 0.5 mm and 0.5 degrees relative to each
+                                    other since they were found (kernels/contact_cache.h); 0: a step
+                                    depends on the bodies' state alone (default 1) */
 } tp_solver_def;
 
 /* Thresholds of the assembly sleep policy (000_5cca17d3fe7ce587.txt, docs/sleep-policies.md).
@@ -422,7 +425,8 @@ size_t tp_batch_memory_bytes(const tp_batch *batch);
  * backend and for NULL. */
 size_t tp_batch_device_memory_bytes(const tp_batch *batch);
 /* The part of tp_batch_memory_bytes that is the two contact buffers
- * (2 x contact capacity x contact record, plus their counts). */
+ * (2 x contact capacity x (contact record + its manifold's reference pose),
+ * plus their counts). */
 size_t tp_batch_contact_memory_bytes(const tp_batch *batch);
 
 /* Read-only views of the state, world-major. The pointers stay valid until the

@@ -43,6 +43,7 @@
 /* One candidate pair and, after step 2, its manifold. */
 typedef struct tp_pair_slot {
     int32_t a, b;   /* body indices, a < b */
+    int32_t from;   /* tp_collide_pair_manifold's: last step's manifold reused (1 + its first point), or 0 */
     tp_manifold m;
 } tp_pair_slot;
 
@@ -138,7 +139,7 @@ TP_HD int tp_pair_item_world(const int32_t *first, int count, int t)
 TP_HD void tp_collide_pair_slot(const tp_world *wd, const tp_poly *polys, tp_pair_slot *slot)
 {
     int a = slot->a, b = slot->b;
-    tp_collide_pair_manifold(wd, a, b, tp_pair_margin(wd, a, b), polys, &slot->m);
+    tp_collide_pair_manifold(wd, a, b, tp_pair_margin(wd, a, b), polys, &slot->m, &slot->from);
 }
 
 /* Step 3: what tp_stage_collide leaves (the unsorted buffer, its count, the
@@ -154,7 +155,9 @@ TP_HD void tp_stage_collide_gather(tp_world_step *s, const tp_pair_slot *slots, 
     cb.count = cb.overflow = cb.heap = 0;
     tp_contact pts[TP_MAX_MANIFOLD_POINTS];
     for (int i = 0; i < pair_count; ++i) {
-        int n = slots[i].m.count > 0 ? tp_manifold_contacts(&s->wd, slots[i].a, slots[i].b, &slots[i].m, pts) : 0;
+        int n = slots[i].m.count > 0
+                    ? tp_manifold_contacts(&s->wd, slots[i].a, slots[i].b, &slots[i].m, slots[i].from, pts)
+                    : 0;
         for (int k = 0; k < n; ++k) tp_contact_push(&cb, &pts[k]);
     }
     *s->contact_count = cb.count;

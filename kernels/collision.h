@@ -16,6 +16,7 @@
 
 #include "broadphase.h"
 #include "contact.h"
+#include "contact_cache.h"
 #include "contact_sort.h"
 #include "narrowphase.h"
 
@@ -50,19 +51,22 @@ TP_HD void tp_contact_fill(tp_contact *c, int world, int a, int b, tp_vec3 norma
     c->normal_impulse = 0.0f;
     c->tangent_impulse[0] = c->tangent_impulse[1] = 0.0f;
     c->normal_force = c->tangent_force[0] = c->tangent_force[1] = 0.0f;
-    c->reserved = 0u;
+    c->cache_from = 0u;
 }
 
 /* The contact points of manifold m of bodies a < b of world wd into pts
- * (m->count of them); the solver accumulators are zeroed. */
-TP_HD int tp_manifold_contacts(const tp_world *wd, int a, int b, const tp_manifold *m, tp_contact *pts)
+ * (m->count of them); the solver accumulators are zeroed. from: as
+ * tp_collide_pair_manifold returns it (the points' cache_from). */
+TP_HD int tp_manifold_contacts(const tp_world *wd, int a, int b, const tp_manifold *m, int from, tp_contact *pts)
 {
     const tp_body_model *ma = &wd->model[a], *mb = &wd->model[b];
     float friction = sqrtf(tp_body_friction(wd, a) * tp_body_friction(wd, b));
     float restitution = tp_maxf(ma->restitution, mb->restitution);
-    for (int i = 0; i < m->count; ++i)
+    for (int i = 0; i < m->count; ++i) {
         tp_contact_fill(&pts[i], wd->index, a, b, m->normal, m->separation[i], m->local_a[i], m->local_b[i],
                         m->feature[i], friction, restitution);
+        pts[i].cache_from = (uint32_t)from;
+    }
     return m->count;
 }
 
@@ -80,10 +84,15 @@ TP_HD void tp_build_body_polys(const tp_body_model *model, int bodies, tp_poly *
 }
 
 /* Manifold of bodies a < b of world wd; polys: [bodies] their polytopes
- * (tp_build_body_polys), or NULL to build them for this pair. */
+ * (tp_build_body_polys), or NULL to build them for this pair. Last step's
+ * manifold when the pair has not moved (kernels/contact_cache.h): *from is
+ * then 1 + the index of its first point in last step's buffer, else 0.
+ * Returns the manifold's point count. */
 TP_HD int tp_collide_pair_manifold(const tp_world *wd, int a, int b, float margin, const tp_poly *polys,
-                                   tp_manifold *m)
+                                   tp_manifold *m, int *from)
 {
+    *from = tp_cache_manifold(wd, a, b, m);
+    if (*from) return m->count;
     const tp_body_model *ma = &wd->model[a], *mb = &wd->model[b];
     return tp_collide_shapes_polys(ma->shape, ma->size, polys ? &polys[a] : NULL, tp_v3_load(wd->pos + 3 * a),
                                    tp_q_load(wd->quat + 4 * a), mb->shape, mb->size, polys ? &polys[b] : NULL,
@@ -96,8 +105,9 @@ TP_HD int tp_collide_pair_manifold(const tp_world *wd, int a, int b, float margi
 TP_HD int tp_collide_pair(const tp_world *wd, int a, int b, float margin, tp_contact *pts)
 {
     tp_manifold m;
-    if (tp_collide_pair_manifold(wd, a, b, margin, wd->polys, &m) == 0) return 0;
-    return tp_manifold_contacts(wd, a, b, &m, pts);
+    int from;
+    if (tp_collide_pair_manifold(wd, a, b, margin, wd->polys, &m, &from) == 0) return 0;
+    return tp_manifold_contacts(wd, a, b, &m, from, pts);
 }
 
 /* Speculative margin of a pair: TP_CONTACT_MARGIN plus how far both bodies can

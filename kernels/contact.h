@@ -29,7 +29,19 @@ typedef struct tp_contact {
     float normal_force;        /* N, written by the solver: normal impulse summed over the
                                   substeps of the step, divided by dt (0 for skipped rows) */
     float tangent_force[2];    /* N, friction force along the row's tangents t1, t2 */
-    uint32_t reserved;         /* zero; makes the 96-byte record free of uninitialised padding */
+    uint32_t cache_from;       /* 0, or (between the collide and warm-start stages only) 1 + the index in
+                                  last step's buffer of the first point of the reused manifold this point
+                                  came from (kernels/contact_cache.h); also makes the 96-byte record free
+                                  of uninitialised padding */
 } tp_contact;
+
+/* The relative pose a pair's manifold was found at, one per contact point in
+ * a buffer beside the contacts (kernels/contact_cache.h). */
+typedef struct tp_contact_ref {
+    float rel_q[4];    /* B's orientation in A's frame, conj(q_A) q_B, [x, y, z, w] */
+    float rel_p[3];    /* B's origin in A's frame, m */
+    float normal_a[3]; /* the normal in A's frame */
+    int32_t count;     /* the manifold's points (0: never reused) */
+} tp_contact_ref;
 
 #endif

@@ -19,6 +19,9 @@ typedef struct tp_layout {
     int solve_sleeping;            /* sleep.skip_constraints off */
     int assembly;                  /* sleep.policy is assembly (and sleep enabled) */
     float dt;                      /* s */
+    int reuse_manifolds;           /* solver.warm_starting: a pair that has not moved reuses last step's
+                                      manifold (contact_cache.h); off, a step depends on the bodies' state
+                                      alone */
     const tp_body_model *model;    /* [bodies] */
     const tp_shape_model *shapes;  /* [shape_total] the model's shape table; NULL without compound bodies */
     int shape_total;
@@ -35,6 +38,8 @@ typedef struct tp_layout {
     uint8_t *faults;               /* [W] */
     int32_t *awake_count, *sleeping_count, *checking_count, *contact_overflow; /* [W] */
     tp_contact *contacts[2];       /* [W][capacity], used alternately (warm starting) */
+    tp_contact_ref *contact_refs[2]; /* [W][capacity], beside them: each point's manifold's reference pose
+                                      (kernels/contact_cache.h) */
     int32_t *contact_count[2];     /* [W] */
     /* Articulations (kernels/articulation.h); all NULL for a model without joints. */
     const struct tp_artic_model *artic;
@@ -74,6 +79,23 @@ TP_HD tp_world tp_layout_world(const tp_layout *L, int w)
     wd.assembly = L->assembly;
     wd.dt = L->dt;
     for (int k = 0; k < 3; ++k) wd.gravity[k] = L->gravity[3 * w + k];
+    wd.cache_contacts = NULL;
+    wd.cache_refs = NULL;
+    wd.cache_count = 0;
+    return wd;
+}
+
+/* World w's view for a step whose last step wrote contact buffer `current`:
+ * tp_layout_world with that buffer as the manifold cache (contact_cache.h)
+ * when the batch reuses manifolds. */
+TP_HD tp_world tp_layout_world_stepping(const tp_layout *L, int w, int current)
+{
+    tp_world wd = tp_layout_world(L, w);
+    if (!L->reuse_manifolds) return wd;
+    size_t cap = (size_t)L->capacity;
+    wd.cache_contacts = L->contacts[current] + (size_t)w * cap;
+    wd.cache_refs = L->contact_refs[current] + (size_t)w * cap;
+    wd.cache_count = L->contact_count[current][w];
     return wd;
 }
 

@@ -59,7 +59,7 @@
     X(SORT,       sort,       TP_RUN_BUSY,   TP_LAUNCH_SORT)  /* contacts in key order */                              \
     X(ISLANDS,    islands,    TP_RUN_BUSY,   TP_LAUNCH_GROUP) /* union-find islands, overflow wake */                  \
     X(WAKE,       wake,       TP_RUN_BUSY,   TP_LAUNCH_WAKE)  /* contact wakes, collide again where woken */           \
-    X(WARM_START, warm_start, TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* last step's impulses */                               \
+    X(WARM_START, warm_start, TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* last step's impulses; manifold references */       \
     X(COLOR,      color,      TP_RUN_BUSY,   TP_LAUNCH_GROUP) /* constraints and coloring */                           \
     X(SOLVE,      solve,      TP_RUN_BUSY,   TP_LAUNCH_GROUP) /* substeps: integrate, sweeps, relax, restitution */    \
     X(ARTICULATIONS, articulations, TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* joint_f cleared, joint state checked */     \
@@ -117,7 +117,8 @@ typedef struct tp_world_step {
     tp_world wd;
     tp_step_record *rec;
     tp_contact *contacts;        /* [capacity] this step's */
-    const tp_contact *previous;  /* [prev_count] last step's, for warm starting */
+    tp_contact_ref *refs;        /* [capacity] their manifolds' reference poses (contact_cache.h) */
+    const tp_contact *previous;  /* [prev_count] last step's, for warm starting (wd.cache_contacts) */
     int prev_count, capacity;
     int32_t *contact_count;      /* this step's number of contacts (the batch's, next buffer) */
     int32_t *contact_overflow;   /* lost contact points since the world's reset */
@@ -141,8 +142,9 @@ TP_HD tp_world_step tp_world_step_at(const tp_layout *L, int w, int current, voi
     size_t cap = (size_t)L->capacity, nb = (size_t)L->bodies;
     int next = 1 - current;
     tp_world_step s;
-    s.wd = tp_layout_world(L, w);
+    s.wd = tp_layout_world_stepping(L, w, current);
     s.contacts = L->contacts[next] + (size_t)w * cap;
+    s.refs = L->contact_refs[next] + (size_t)w * cap;
     s.previous = L->contacts[current] + (size_t)w * cap;
     s.prev_count = L->contact_count[current][w];
     s.capacity = L->capacity;
@@ -314,9 +316,12 @@ TP_HD void tp_stage_wake(tp_world_step *s, const tp_step_params *p, int tid, int
     if (tp_stage_wake_begin(s, p)) tp_stage_wake_again(s, p);
 }
 
+/* Last step's impulses; and the reference poses of this step's manifolds,
+ * once every collide of the step is done and sorted (contact_cache.h). */
 TP_HD void tp_stage_warm_start(tp_world_step *s, const tp_step_params *p, int tid, int nth)
 {
     (void)tid, (void)nth;
+    tp_contact_refs_update(&s->wd, s->contacts, *s->contact_count, s->wd.cache_refs, s->refs, s->rec->overflow > 0);
     if (p->solver.warm_starting) tp_match_impulses(s->contacts, *s->contact_count, s->previous, s->prev_count);
 }
 

@@ -53,7 +53,9 @@ enum { TP_LINK_FIXED_BASE = 1, TP_LINK_DRIVEN = 2 };
 /* Per-body flags in a world (uint8). */
 enum { TP_FLAG_REMOVED = 1 };
 
-struct tp_poly; /* kernels/shapes.h */
+struct tp_poly;         /* kernels/shapes.h */
+struct tp_contact;      /* kernels/contact.h */
+struct tp_contact_ref;  /* kernels/contact_cache.h */
 
 /* One world's slice of the batch state; arrays are [bodies][k]. */
 typedef struct tp_world {
@@ -80,6 +82,13 @@ typedef struct tp_world {
                                       (kernels/sleep_assembly.h) and not counted awake */
     float dt;                      /* step length, s; > 0 makes speculative margins grow with speed */
     float gravity[3];              /* this world's gravity, m/s^2 */
+    /* Last step's contacts (sorted by key) and their manifolds' reference
+     * poses, for reusing the manifolds of pairs that have not moved
+     * (kernels/contact_cache.h); NULL and 0 outside a step: every pair runs
+     * the narrowphase. */
+    const struct tp_contact *cache_contacts;
+    const struct tp_contact_ref *cache_refs;
+    int cache_count;
 } tp_world;
 
 /* A kinematic body that moves this step (it pushes, and wakes sleepers it meets). */

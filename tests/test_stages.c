@@ -324,7 +324,7 @@ static void launch_pairs(tp_batch *b, emu *e, const tp_step_params *p)
         int k = tp_pair_item_world(e->pair_first, e->busy_count, t), w = e->busy_list[k];
         int slot = t - e->pair_first[k];
         cr_assert(slot >= 0 && slot < e->pair_count[w] && e->pair_count[w] <= P);
-        tp_world wd = tp_layout_world(&b->layout, w);
+        tp_world wd = tp_layout_world_stepping(&b->layout, w, b->current);
         tp_collide_pair_slot(&wd, e->polys, e->pairs + (size_t)w * (size_t)P + slot);
     }
     for (int i = 0; i < b->worlds; ++i) {

@@ -151,8 +151,7 @@ __global__ void __launch_bounds__(TP_PAIR_THREADS, TP_PAIR_MIN_BLOCKS) tp_pairs_
     int t = (int)(blockIdx.x * blockDim.x + threadIdx.x), count = *d.busy_count;
     if (count == 0 || t >= d.pair_first[count]) return;
     int k = tp_pair_item_world(d.pair_first, count, t), w = d.busy_list[k];
-    tp_world wd = tp_layout_world(&d.L, w);
-    (void)current;
+    tp_world wd = tp_layout_world_stepping(&d.L, w, current);
     tp_collide_pair_slot(&wd, d.L.polys, d.pairs + (size_t)w * (size_t)d.pair_slots + (t - d.pair_first[k]));
 }
 
