@@ -32,15 +32,24 @@ static tp_model *cube_on_slab(int kinematic, int warm_starting)
     return builder_finish(b);
 }
 
-static tp_batch *cpu_batch(const tp_model *m, int capacity)
+/* A CPU batch of one world of cube_on_slab(kinematic, warm_starting),
+ * stepped `steps` times; its model in *model. */
+static tp_batch *cube_batch(int kinematic, int warm_starting, int steps, tp_model **model)
 {
+    *model = cube_on_slab(kinematic, warm_starting);
     tp_batch_def bd = tp_default_batch_def();
     bd.worlds = 1;
     bd.threads = 1;
-    bd.contact_capacity = capacity;
     tp_batch *b = NULL;
-    cr_assert_eq(tp_batch_create(m, &bd, &b), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_create(*model, &bd, &b), TP_OK, "%s", tp_last_error());
+    batch_steps(b, steps);
     return b;
+}
+
+static void cube_done(tp_batch *b, tp_model *model)
+{
+    tp_batch_destroy(b);
+    tp_model_destroy(model);
 }
 
 /* The cube's manifold from last step's buffer (0: not reused) and from the
@@ -82,9 +91,8 @@ static void nudge(tp_batch *b, float dx, float deg)
  * being the cube's half diagonal). */
 Test(contact_cache, resting_pair_reuses_what_the_narrowphase_finds)
 {
-    tp_model *model = cube_on_slab(0, 1);
-    tp_batch *b = cpu_batch(model, 0);
-    batch_steps(b, 120);
+    tp_model *model = NULL;
+    tp_batch *b = cube_batch(0, 1, 120, &model);
     tp_manifold mc, mf;
     cr_assert(cached(b, &mc) > 0, "a cube at rest for 2 s reuses its manifold");
     found(b, &mf);
@@ -100,17 +108,15 @@ Test(contact_cache, resting_pair_reuses_what_the_narrowphase_finds)
                   i, mc.separation[i], mf.separation[k]);
         cr_expect(tp_len(tp_sub(mc.local_b[i], mf.local_b[k])) <= 1.0e-4f, "point %d: the cube's end moved", i);
     }
-    tp_batch_destroy(b);
-    tp_model_destroy(model);
+    cube_done(b, model);
 }
 
 /* Past either limit the narrowphase runs again; within both the manifold is
  * kept. */
 Test(contact_cache, moving_past_a_limit_finds_the_pair_again)
 {
-    tp_model *model = cube_on_slab(0, 1);
-    tp_batch *b = cpu_batch(model, 0);
-    batch_steps(b, 120);
+    tp_model *model = NULL;
+    tp_batch *b = cube_batch(0, 1, 120, &model);
     tp_manifold m;
     static const struct { float dx, deg; int reused; } cases[] = {
         {2.0e-6f, 0.0f, 1}, {2.0e-5f, 0.0f, 0}, {0.0f, 0.002f, 1}, {0.0f, 0.02f, 0}, {-2.0e-6f, -0.002f, 1},
@@ -126,8 +132,7 @@ Test(contact_cache, moving_past_a_limit_finds_the_pair_again)
                      cases[i].dx, cases[i].deg, cached(b, &m) > 0);
         cr_assert_eq(tp_batch_set_pose(b, 0, 1, p0, q0), TP_OK); /* back where the manifold was found */
     }
-    tp_batch_destroy(b);
-    tp_model_destroy(model);
+    cube_done(b, model);
 }
 
 /* A cube on a platform that tilts about x at 0.05 rad/s: the two turn
@@ -138,9 +143,8 @@ Test(contact_cache, moving_past_a_limit_finds_the_pair_again)
  * degrees off. */
 Test(contact_cache, reused_normal_turns_with_its_bodies)
 {
-    tp_model *model = cube_on_slab(1, 1);
-    tp_batch *b = cpu_batch(model, 0);
-    batch_steps(b, 30);
+    tp_model *model = NULL;
+    tp_batch *b = cube_batch(1, 1, 30, &model);
     const float zero[3] = {0.0f, 0.0f, 0.0f}, tilt[3] = {0.05f, 0.0f, 0.0f};
     cr_assert_eq(tp_batch_set_velocity(b, 0, 0, zero, tilt), TP_OK, "%s", tp_last_error());
     int steps = 120, reused = 0;
@@ -161,23 +165,20 @@ Test(contact_cache, reused_normal_turns_with_its_bodies)
         cr_expect(tp_dot(tp_v3_load(c[i].normal), up) >= cosf(0.2f * 3.14159265f / 180.0f),
                   "point %d: normal (%g %g %g), platform up (%g %g %g)", i, c[i].normal[0], c[i].normal[1],
                   c[i].normal[2], up.x, up.y, up.z);
-    tp_batch_destroy(b);
-    tp_model_destroy(model);
+    cube_done(b, model);
 }
 
 /* Warm starting off: a step depends on the bodies' state alone, so nothing
  * is reused. */
 Test(contact_cache, no_reuse_without_warm_starting)
 {
-    tp_model *model = cube_on_slab(0, 0);
-    tp_batch *b = cpu_batch(model, 0);
-    batch_steps(b, 120);
+    tp_model *model = NULL;
+    tp_batch *b = cube_batch(0, 0, 120, &model);
     tp_manifold m;
     cr_expect_eq(cached(b, &m), 0);
     tp_world wd = tp_layout_world_stepping(&b->layout, 0, b->current);
     cr_expect(wd.cache_contacts == NULL && wd.cache_count == 0);
-    tp_batch_destroy(b);
-    tp_model_destroy(model);
+    cube_done(b, model);
 }
 
 /* A step whose buffer overflowed may have kept only part of a pair's points:
@@ -186,9 +187,8 @@ Test(contact_cache, no_reuse_without_warm_starting)
  * references are made again as an overflowing step makes them. */
 Test(contact_cache, no_reuse_after_an_overflow)
 {
-    tp_model *model = cube_on_slab(0, 1);
-    tp_batch *b = cpu_batch(model, 0);
-    batch_steps(b, 120);
+    tp_model *model = NULL;
+    tp_batch *b = cube_batch(0, 1, 120, &model);
     tp_manifold m;
     cr_assert(cached(b, &m) > 0, "at rest, the cube reuses its manifold");
     tp_world wd = tp_layout_world_stepping(&b->layout, 0, b->current);
@@ -199,6 +199,5 @@ Test(contact_cache, no_reuse_after_an_overflow)
     tp_contact_refs_update(&wd, contacts, n, b->contact_refs[1 - b->current], refs, 1);
     for (int i = 0; i < n; ++i) cr_expect_eq(refs[i].count, 0, "point %d: count %d after an overflow", i, refs[i].count);
     cr_expect_eq(cached(b, &m), 0, "a pair's points after an overflow are not reused");
-    tp_batch_destroy(b);
-    tp_model_destroy(model);
+    cube_done(b, model);
 }
