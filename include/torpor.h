@@ -152,8 +152,8 @@ typedef struct tp_solver_def {
     tp_solver_mode mode;         /* colored (default) or serial (the reference) */
     float restitution_threshold; /* m/s; restitution only above this normal speed (default 1) */
     int warm_starting;           /* reuse last step's impulses, matched by contact key, and the manifolds
-                                    of pairs that moved less than 0.5 mm and 0.5 degrees relative to each
-                                    other since they were found (kernels/contact_cache.h); 0: a step
+                                    of pairs that moved less than 5 micrometres and 0.005 degrees
+                                    relative to each other since they were found (kernels/contact_cache.h); 0: a step
                                     depends on the bodies' state alone (default 1) */
 } tp_solver_def;
 

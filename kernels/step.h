@@ -316,12 +316,15 @@ TP_HD void tp_stage_wake(tp_world_step *s, const tp_step_params *p, int tid, int
     if (tp_stage_wake_begin(s, p)) tp_stage_wake_again(s, p);
 }
 
-/* Last step's impulses; and the reference poses of this step's manifolds,
- * once every collide of the step is done and sorted (contact_cache.h). */
+/* Last step's impulses; and, where the batch reuses manifolds (its cache is
+ * set), the reference poses of this step's manifolds, once every collide of
+ * the step is done and sorted (contact_cache.h). */
 TP_HD void tp_stage_warm_start(tp_world_step *s, const tp_step_params *p, int tid, int nth)
 {
     (void)tid, (void)nth;
-    tp_contact_refs_update(&s->wd, s->contacts, *s->contact_count, s->wd.cache_refs, s->refs, s->rec->overflow > 0);
+    if (s->wd.cache_refs)
+        tp_contact_refs_update(&s->wd, s->contacts, *s->contact_count, s->wd.cache_refs, s->refs,
+                               s->rec->overflow > 0);
     if (p->solver.warm_starting) tp_match_impulses(s->contacts, *s->contact_count, s->previous, s->prev_count);
 }
 

@@ -135,6 +135,27 @@ Test(contact_cache, moving_past_a_limit_finds_the_pair_again)
     cube_done(b, model);
 }
 
+/* A reused manifold keeps the pose it was found at, so small motions add up:
+ * two nudges of 3 um, each within the 5 um limit, with a step between them
+ * (which reuses the manifold), take the pair 6 um from where its manifold was
+ * found, and it is found again. (Were the reference made anew each step, the
+ * pair could creep forever on its first manifold.) */
+Test(contact_cache, small_motions_add_up)
+{
+    tp_model *model = NULL;
+    tp_batch *b = cube_batch(0, 1, 120, &model);
+    tp_manifold m;
+    const float zero[3] = {0.0f, 0.0f, 0.0f};
+    nudge(b, 3.0e-6f, 0.0f);
+    cr_assert(cached(b, &m) > 0, "3 um from where it was found: reused");
+    cr_assert_eq(tp_batch_set_velocity(b, 0, 1, zero, zero), TP_OK);
+    batch_steps(b, 1);
+    cr_assert(cached(b, &m) > 0, "a step later, still within 5 um: reused");
+    nudge(b, 3.0e-6f, 0.0f);
+    cr_expect_eq(cached(b, &m), 0, "6 um from where it was found: found again");
+    cube_done(b, model);
+}
+
 /* A cube on a platform that tilts about x at 0.05 rad/s: the two turn
  * together, so the pair keeps its manifold most steps, and the normal it
  * reuses turns with the platform (it is kept in the platform's frame). After

@@ -96,8 +96,10 @@ static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     for (int i = 0; i < 2; ++i) {
         add_world_array(c, (void **)&D->contacts[i], H->contacts[i], (size_t)H->capacity * sizeof(tp_contact),
                         TP_CUDA_GROUP_CONTACTS);
-        add_world_array(c, (void **)&D->contact_refs[i], H->contact_refs[i],
-                        (size_t)H->capacity * sizeof(tp_contact_ref), TP_CUDA_GROUP_CONTACTS);
+        /* device-only: the host never reads them, and a world's count of 0
+         * (creation, reset) means they are never read before written */
+        add_array(c, (void **)&D->contact_refs[i], NULL,
+                  (size_t)H->worlds * (size_t)H->capacity * sizeof(tp_contact_ref), 0);
         add_world_array(c, (void **)&D->contact_count[i], H->contact_count[i], i32, TP_CUDA_GROUP_CONTACTS);
     }
     /* The model's tables: uploaded once, never mirrored. */
