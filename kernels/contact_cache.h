@@ -65,8 +65,9 @@ TP_HD void tp_pair_relative_pose(const tp_world *wd, int a, int b, tp_quat *q, t
     *p = tp_q_inv_rotate(qa, tp_sub(tp_v3_load(wd->pos + 3 * b), tp_v3_load(wd->pos + 3 * a)));
 }
 
-/* The reference of contact c (of a manifold of `count` points) at the current poses. */
-TP_HD tp_contact_ref tp_contact_ref_now(const tp_world *wd, const tp_contact *c, int count)
+/* The reference of the pair of contact c (a manifold of `count` points) at
+ * the current poses; the normal is set per point (tp_contact_refs_update). */
+TP_HD tp_contact_ref tp_pair_ref_now(const tp_world *wd, const tp_contact *c, int count)
 {
     tp_contact_ref r;
     tp_quat q;
@@ -74,7 +75,6 @@ TP_HD tp_contact_ref tp_contact_ref_now(const tp_world *wd, const tp_contact *c,
     tp_pair_relative_pose(wd, c->body_a, c->body_b, &q, &p);
     r.rel_q[0] = q.x, r.rel_q[1] = q.y, r.rel_q[2] = q.z, r.rel_q[3] = q.w;
     tp_v3_store(r.rel_p, p);
-    tp_v3_store(r.normal_a, tp_q_inv_rotate(tp_q_load(wd->quat + 4 * c->body_a), tp_v3_load(c->normal)));
     r.count = count;
     return r;
 }
@@ -139,9 +139,21 @@ TP_HD void tp_contact_refs_update(const tp_world *wd, tp_contact *contacts, int 
         uint64_t pair = tp_pair_of_key(contacts[i].key);
         int e = i;
         while (e < n && tp_pair_of_key(contacts[e].key) == pair) ++e;
+        /* a pair's points are all reused or all found: a found pair's pose once */
+        tp_contact_ref found = {{0.0f, 0.0f, 0.0f, 1.0f}, {0.0f, 0.0f, 0.0f}, {0.0f, 0.0f, 0.0f}, 0};
+        tp_quat qa = tp_q_identity();
+        if (!contacts[i].cache_from) {
+            found = tp_pair_ref_now(wd, &contacts[i], overflowed ? 0 : e - i);
+            qa = tp_q_load(wd->quat + 4 * contacts[i].body_a);
+        }
         for (int k = i; k < e; ++k) {
             uint32_t from = contacts[k].cache_from;
-            refs[k] = from ? prev_refs[from - 1] : tp_contact_ref_now(wd, &contacts[k], overflowed ? 0 : e - i);
+            if (from) {
+                refs[k] = prev_refs[from - 1];
+            } else {
+                refs[k] = found;
+                tp_v3_store(refs[k].normal_a, tp_q_inv_rotate(qa, tp_v3_load(contacts[k].normal)));
+            }
             if (overflowed) refs[k].count = 0;
             contacts[k].cache_from = 0u;
         }
