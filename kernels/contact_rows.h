@@ -152,6 +152,7 @@ TP_HD void tp_prepare_row(const tp_world *wd, const tp_solver_body *sb, const tp
     r->bounce_speed = 0.0f;
     r->fresh = 1;
     r->max_normal_impulse = 0.0f;
+    r->push_impulse = 0.0f; /* the first substep's; tp_solver_end_substep zeroes it for the others */
     r->normal_total = r->tangent_total[0] = r->tangent_total[1] = 0.0f;
 }
 

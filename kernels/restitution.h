@@ -77,6 +77,21 @@ TP_HD void tp_restitution_targets(const tp_contact *contacts, tp_contact_row *ro
     }
 }
 
+/* 1 if some point of this step can bounce: its pair's restitution is not 0.
+ * Otherwise no point ever gets a bounce speed (tp_restitution_targets skips
+ * e == 0), and the step leaves out the bounce bookkeeping, whose only reader
+ * is that test: tp_restitution_capture, tp_restitution_targets,
+ * tp_restitution_any and the starting speed in tp_solver_end_substep. Three
+ * passes over the points per substep go (the peers' scenes have no bounce);
+ * the bits are the same. Every thread of a block scans all points, as in
+ * tp_restitution_any. */
+TP_HD int tp_restitution_possible(const tp_contact *contacts, int n)
+{
+    for (int i = 0; i < n; ++i)
+        if (!(contacts[i].restitution == 0.0f)) return 1;
+    return 0;
+}
+
 /* 1 if any point bounces in this substep. Every thread of a block scans all
  * points (after a barrier), so they all take the same branch without a shared
  * write. */

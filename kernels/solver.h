@@ -31,10 +31,13 @@ TP_HD void tp_zero_impulses(tp_contact *contacts, int n, int tid, int nth)
 }
 
 /* End of a substep, per point: its impulses added to its totals (forces); a
- * point that bounced keeps none for the warm start (it now separates); the
- * normal speed noted as the next substep's starting speed (restitution). */
-TP_HD void tp_solver_end_substep(const tp_world *wd, tp_contact *contacts, tp_contact_row *rows, int n, int tid,
-                                 int nth)
+ * point that bounced keeps none for the warm start (it now separates); its
+ * push-out impulse zeroed for the next substep (tp_prepare_row zeroes it for
+ * the first: one pass over the points fewer than a reset of its own); where
+ * the step can bounce (tp_restitution_possible), the normal speed noted as
+ * the next substep's starting speed (restitution). */
+TP_HD void tp_solver_end_substep(const tp_world *wd, tp_contact *contacts, tp_contact_row *rows, int n, int bouncy,
+                                 int tid, int nth)
 {
     for (int i = tid; i < n; i += nth) {
         tp_contact *c = &contacts[i];
@@ -46,7 +49,8 @@ TP_HD void tp_solver_end_substep(const tp_world *wd, tp_contact *contacts, tp_co
             c->normal_impulse = c->tangent_impulse[0] = c->tangent_impulse[1] = 0.0f;
             r->bounce_speed = 0.0f;
         }
-        if (r->max_normal_impulse == 0.0f) r->approach_start = tp_row_normal_speed(wd, c, r);
+        r->push_impulse = 0.0f;
+        if (bouncy && r->max_normal_impulse == 0.0f) r->approach_start = tp_row_normal_speed(wd, c, r);
     }
 }
 
@@ -101,16 +105,19 @@ TP_HD void tp_solver_shock(tp_world *wd, tp_solver_work *w, tp_contact *contacts
 }
 
 /* One substep s of length h: velocities, warm start, biased sweeps and the
- * shock pass, bounces, position update, relax sweeps. */
+ * shock pass, bounces (where the step can bounce: `bouncy`,
+ * tp_restitution_possible), position update, relax sweeps. */
 TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w, const tp_solver_params *p,
-                             int s, float h, float inv_h, int tid, int nth)
+                             int s, float h, float inv_h, int bouncy, int tid, int nth)
 {
     for (int b = tid; b < wd->bodies; b += nth)
         if (w->bodies[b].simulated) tp_integrate_velocity(wd, b, h);
     if (w->artic && tid == 0) tp_artic_substep_velocity(w->artic, wd, contacts, w->rows, n);
     TP_BARRIER(nth);
-    tp_restitution_capture(wd, contacts, w->rows, n, tid, nth);
-    TP_BARRIER(nth);
+    if (bouncy) {
+        tp_restitution_capture(wd, contacts, w->rows, n, tid, nth);
+        TP_BARRIER(nth);
+    }
     if (p->warm_starting) {
         tp_solver_warm_start(wd, w, contacts, tid, nth);
     } else {
@@ -122,17 +129,19 @@ TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solve
      * articulation's substep end publishes its links again, so with
      * articulations they are evaluated anew. */
     if (s == 0 || w->artic) tp_solver_update_separations(wd, contacts, w->rows, n, tid, nth);
-    for (int i = tid; i < n; i += nth) w->rows[i].push_impulse = 0.0f;
-    for (int k = tid; k < 6 * wd->bodies; k += nth) w->push[k] = 0.0f;
+    for (int k = tid; k < 6 * wd->bodies; k += nth) w->push[k] = 0.0f; /* the points': tp_solver_end_substep */
     TP_BARRIER(nth);
     int sweeps = p->iterations * (s == 0 && *w->cold ? TP_COLD_SWEEP_FACTOR : 1);
     tp_solver_sweeps(wd, w, contacts, inv_h, 1, sweeps, tid, nth);
     tp_solver_shock(wd, w, contacts, p, inv_h, 1, tid, nth);
     /* Bounces start here, before the position update, so that the bodies
      * leave the impact with their rebound speed (kernels/restitution.h). */
-    tp_restitution_targets(contacts, w->rows, n, h, p->restitution_threshold, tid, nth);
-    TP_BARRIER(nth);
-    int bounces = tp_restitution_any(w->rows, n);
+    int bounces = 0;
+    if (bouncy) {
+        tp_restitution_targets(contacts, w->rows, n, h, p->restitution_threshold, tid, nth);
+        TP_BARRIER(nth);
+        bounces = tp_restitution_any(w->rows, n);
+    }
     if (bounces) tp_solver_sweeps(wd, w, contacts, inv_h, 0, p->iterations, tid, nth);
     for (int b = tid; b < wd->bodies; b += nth)
         if (tp_body_moves(wd, b))
@@ -147,7 +156,7 @@ TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solve
         if (tid == 0) tp_artic_substep_end(w->artic, wd);
         TP_BARRIER(nth);
     }
-    tp_solver_end_substep(wd, contacts, w->rows, n, tid, nth);
+    tp_solver_end_substep(wd, contacts, w->rows, n, bouncy, tid, nth);
 #if !defined(__CUDA_ARCH__)
     /* a bounce's impulses were zeroed: the CPU's wide sweeps read them again (csrc/solver_simd.c) */
     if (bounces && w->simd && tid == 0) w->simd->impulses_changed = 1;
@@ -178,7 +187,8 @@ TP_HD void tp_solver_substeps_block(tp_world *wd, tp_contact *contacts, int n, t
         tp_shock_held_masses(wd, w, contacts, w->color_start[TP_OVERFLOW_COLOR + 1], tid, nth);
         TP_BARRIER(nth);
     }
-    for (int s = 0; s < p->substeps; ++s) tp_solver_substep(wd, contacts, n, w, p, s, h, inv_h, tid, nth);
+    int bouncy = tp_restitution_possible(contacts, n);
+    for (int s = 0; s < p->substeps; ++s) tp_solver_substep(wd, contacts, n, w, p, s, h, inv_h, bouncy, tid, nth);
 }
 
 /* Stages 8-9 of one world on one thread. n_cons (from tp_solver_color) is
