@@ -62,7 +62,15 @@
  *
  * It runs only with warm starting on (kernels/solver.h): without it the sweeps
  * never learn the load the pass holds, and the reported forces stay short of
- * the weights (a ten-cube stack read 30 N of 98 N on the ground). */
+ * the weights (a ten-cube stack read 30 N of 98 N on the ground).
+ *
+ * When it runs: after biased sweeps that ran to the end
+ * (tp_solver_biased_phase). Sweeps that stopped early left every row met
+ * within TP_SWEEP_TOL, no body closing in on its support, so holding the
+ * supports would change next to nothing; in a resting ten-cube tower the pass
+ * was a quarter of a step for that. An impact, a heavy load or a stack still
+ * settling keeps the sweeps from converging, and the pass runs
+ * (docs/solver.md, "Shock pass: only after sweeps that ran to the end"). */
 #ifndef TP_SHOCK_H
 #define TP_SHOCK_H
 

@@ -104,6 +104,21 @@ TP_HD void tp_solver_shock(tp_world *wd, tp_solver_work *w, tp_contact *contacts
     TP_BARRIER(nth);
 }
 
+/* A substep's biased sweeps (up to `count`), then the shock pass where they
+ * ran all `count`. Where they stopped early (tp_solver_sweeps: a backward
+ * sweep changed no velocity past TP_SWEEP_TOL) every row is met within that
+ * tolerance, no body is left closing in on its support, and the pass, which
+ * only holds supports against such closing, is skipped (kernels/shock.h,
+ * "When it runs"). Returns 1 if the shock pass ran. Every thread of a block
+ * gets the same count from tp_solver_sweeps, so all take the same branch. */
+TP_HD int tp_solver_biased_phase(tp_world *wd, tp_solver_work *w, tp_contact *contacts, const tp_solver_params *p,
+                                 float inv_h, int count, int tid, int nth)
+{
+    if (tp_solver_sweeps(wd, w, contacts, inv_h, 1, count, tid, nth) < count) return 0;
+    tp_solver_shock(wd, w, contacts, p, inv_h, 1, tid, nth);
+    return p->warm_starting;
+}
+
 /* One substep s of length h: velocities, warm start, biased sweeps and the
  * shock pass, bounces (where the step can bounce: `bouncy`,
  * tp_restitution_possible), position update, relax sweeps. */
@@ -132,8 +147,7 @@ TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solve
     for (int k = tid; k < 6 * wd->bodies; k += nth) w->push[k] = 0.0f; /* the points': tp_solver_end_substep */
     TP_BARRIER(nth);
     int sweeps = p->iterations * (s == 0 && *w->cold ? TP_COLD_SWEEP_FACTOR : 1);
-    tp_solver_sweeps(wd, w, contacts, inv_h, 1, sweeps, tid, nth);
-    tp_solver_shock(wd, w, contacts, p, inv_h, 1, tid, nth);
+    tp_solver_biased_phase(wd, w, contacts, p, inv_h, sweeps, tid, nth);
     /* Bounces start here, before the position update, so that the bodies
      * leave the impact with their rebound speed (kernels/restitution.h). */
     int bounces = 0;
