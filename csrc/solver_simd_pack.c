@@ -21,9 +21,9 @@ static void put3(float *slot, int field, int lanes, int l, const float *x)
  * velocity target and the split impulse's (computed with tp_solve_normal_row's
  * expressions, so the same bits) and the accumulated impulses. The warm start
  * (sweep 0) reads only the impulses, and runs before this substep's
- * separations and push impulses are set (tp_solver_substep): its targets are
- * zero, never computed from the stale or (in a step's first substep)
- * uninitialized row fields; the sweeps' refresh then fills them. */
+ * separations are set (tp_solver_substep): its targets are zero, never
+ * computed from stale or (in a step's first substep) uninitialized row
+ * fields; the sweeps' refresh then fills them. */
 static void pack_point_phase(float *S, int lanes, int l, const tp_contact *c, const tp_contact_row *r, float inv_h,
                              int use_bias, int sweep)
 {

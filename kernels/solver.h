@@ -104,26 +104,30 @@ TP_HD void tp_solver_shock(tp_world *wd, tp_solver_work *w, tp_contact *contacts
     TP_BARRIER(nth);
 }
 
-/* A substep's biased sweeps (up to `count`), then the shock pass where they
- * ran all `count`. Where they stopped early (tp_solver_sweeps: a backward
- * sweep changed no velocity past TP_SWEEP_TOL) every row is met within that
- * tolerance, no body is left closing in on its support, and the pass, which
- * only holds supports against such closing, is skipped (kernels/shock.h,
- * "When it runs"). Returns 1 if the shock pass ran. Every thread of a block
- * gets the same count from tp_solver_sweeps, so all take the same branch. */
+/* A substep's biased sweeps (up to `count`: iterations, or more in a cold
+ * first substep), then the shock pass where they ran all `count`, or in any
+ * case where `heavy` (tp_shock_heavy_support: a heavy body on a light
+ * support this step). Where they stopped early (tp_solver_sweeps: a backward
+ * sweep changed no velocity past TP_SWEEP_TOL) between comparable masses, no
+ * body is left closing in on its support by more than a few times that, and
+ * the pass, which only holds supports against such closing, is skipped
+ * (kernels/shock.h, "When it runs"). Returns 1 if the shock pass ran. Every
+ * thread of a block gets the same count from tp_solver_sweeps and the same
+ * `heavy`, so all take the same branch. */
 TP_HD int tp_solver_biased_phase(tp_world *wd, tp_solver_work *w, tp_contact *contacts, const tp_solver_params *p,
-                                 float inv_h, int count, int tid, int nth)
+                                 float inv_h, int count, int heavy, int tid, int nth)
 {
-    if (tp_solver_sweeps(wd, w, contacts, inv_h, 1, count, tid, nth) < count) return 0;
+    if (tp_solver_sweeps(wd, w, contacts, inv_h, 1, count, tid, nth) < count && !heavy) return 0;
     tp_solver_shock(wd, w, contacts, p, inv_h, 1, tid, nth);
     return p->warm_starting;
 }
 
 /* One substep s of length h: velocities, warm start, biased sweeps and the
- * shock pass, bounces (where the step can bounce: `bouncy`,
- * tp_restitution_possible), position update, relax sweeps. */
+ * shock pass (tp_solver_biased_phase; `heavy`: tp_shock_heavy_support),
+ * bounces (where the step can bounce: `bouncy`, tp_restitution_possible),
+ * position update, relax sweeps. */
 TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w, const tp_solver_params *p,
-                             int s, float h, float inv_h, int bouncy, int tid, int nth)
+                             int s, float h, float inv_h, int bouncy, int heavy, int tid, int nth)
 {
     for (int b = tid; b < wd->bodies; b += nth)
         if (w->bodies[b].simulated) tp_integrate_velocity(wd, b, h);
@@ -147,7 +151,7 @@ TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solve
     for (int k = tid; k < 6 * wd->bodies; k += nth) w->push[k] = 0.0f; /* the points': tp_solver_end_substep */
     TP_BARRIER(nth);
     int sweeps = p->iterations * (s == 0 && *w->cold ? TP_COLD_SWEEP_FACTOR : 1);
-    tp_solver_biased_phase(wd, w, contacts, p, inv_h, sweeps, tid, nth);
+    tp_solver_biased_phase(wd, w, contacts, p, inv_h, sweeps, heavy, tid, nth);
     /* Bounces start here, before the position update, so that the bodies
      * leave the impact with their rebound speed (kernels/restitution.h). */
     int bounces = 0;
@@ -202,7 +206,9 @@ TP_HD void tp_solver_substeps_block(tp_world *wd, tp_contact *contacts, int n, t
         TP_BARRIER(nth);
     }
     int bouncy = tp_restitution_possible(contacts, n);
-    for (int s = 0; s < p->substeps; ++s) tp_solver_substep(wd, contacts, n, w, p, s, h, inv_h, bouncy, tid, nth);
+    int heavy = p->warm_starting && tp_shock_heavy_support(wd, w, w->color_start[TP_OVERFLOW_COLOR + 1]);
+    for (int s = 0; s < p->substeps; ++s)
+        tp_solver_substep(wd, contacts, n, w, p, s, h, inv_h, bouncy, heavy, tid, nth);
 }
 
 /* Stages 8-9 of one world on one thread. n_cons (from tp_solver_color) is

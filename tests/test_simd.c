@@ -303,12 +303,13 @@ Test(simd, cli_option)
     cr_expect_eq(system(cmd), 0);
 }
 
-/* The warm start is packed before the substep sets its separations and push
- * impulses (tp_solver_substep), in a step's first substep from row fields that
- * are still uninitialized: its pack must not read them. One constraint of one
- * point, its rows poisoned with NaN but for the fields tp_prepare_row sets:
- * the warm start's targets and push impulse are zero, and the sweeps' refresh
- * then packs the substep's values. */
+/* The warm start is packed before the substep sets its separations
+ * (tp_solver_substep), in a step's first substep from a row field that is
+ * still uninitialized: its pack must not read it, nor the push impulse (which
+ * its sweeps do not use). One constraint of one point, its rows poisoned with
+ * NaN but for the fields tp_prepare_row sets, push_impulse too: the warm
+ * start's targets and push impulse are zero, and the sweeps' refresh then
+ * packs the substep's values. */
 Test(simd, warm_start_pack_reads_no_stale_targets)
 {
     enum { BODIES = 2, CAP = 4 };
@@ -328,7 +329,7 @@ Test(simd, warm_start_pack_reads_no_stale_targets)
     w.cons[0] = (tp_constraint){.first = 0, .count = 1, .body_a = 0, .body_b = 1, .color = 0};
     memset(w.bodies, 0, BODIES * sizeof *w.bodies);
     for (int b = 0; b < BODIES; ++b) w.bodies[b].inv_m = w.bodies[b].simulated = 1;
-    tp_contact_row *r = &w.rows[0]; /* as tp_prepare_row; separation and push_impulse stay NaN */
+    tp_contact_row *r = &w.rows[0]; /* as tp_prepare_row, but separation and push_impulse stay NaN */
     float *vecs[] = {r->ra, r->rb, r->t1, r->t2, r->wa_n, r->wb_n, r->wa_t1, r->wb_t1, r->wa_t2, r->wb_t2};
     for (int v = 0; v < 10; ++v) vecs[v][0] = vecs[v][1] = vecs[v][2] = 0.0f;
     r->normal_mass = r->tangent_mass[0] = r->tangent_mass[1] = 1.0f;
