@@ -11,10 +11,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scene=${1:-scenes/pyramid3d.json}
 steps=${2:-10}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d.setdefault('sleep',{})['enabled']=False; json.dump(d,open(sys.argv[2],'w'))" \
-    "$scene" "$tmp/scene.json"
+source scripts/probe_setup.sh
+probe_setup "$scene"
 cat > "$tmp/probe.c" <<'C'
 #include "batch.h"
 #include "probe_batch.h"

@@ -13,10 +13,8 @@ cd "$(dirname "$0")/.."
 scene=${1:-scenes/pyramid.json}
 steps=${2:-600}
 build=${BUILD:-build}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d.setdefault('sleep',{})['enabled']=False; json.dump(d,open(sys.argv[2],'w'))" \
-    "$scene" "$tmp/scene.json"
+source scripts/probe_setup.sh
+probe_setup "$scene"
 cat > "$tmp/probe.c" <<'C'
 #include "probe_batch.h"
 #include "batch.h"
