@@ -104,30 +104,83 @@ TP_HD void tp_solver_shock(tp_world *wd, tp_solver_work *w, tp_contact *contacts
     TP_BARRIER(nth);
 }
 
+/* When a substep's shock pass runs (tp_solver_biased_phase). */
+enum {
+    TP_SHOCK_SKIP = 0,           /* not in this substep */
+    TP_SHOCK_IF_UNCONVERGED = 1, /* if the biased sweeps ran all their count */
+    TP_SHOCK_ALWAYS = 2          /* a heavy body on a light support (tp_shock_heavy_support) */
+};
+
+/* A world whose simulated bodies all move slower than this (m/s per
+ * component, and rad/s) is settling, not in motion: a resting stack's
+ * sweeps leave residuals of 1e-5 to 1e-4 m/s (the 210-cube pyramid's
+ * first seconds), a push, an impact or a rocking tower moves at cm/s. 1 mm/s
+ * is a fiftieth of the default sleep threshold (docs/solver.md, "Shock pass:
+ * once a step while settling"). */
+#ifndef TP_SHOCK_MOVING_SPEED
+#define TP_SHOCK_MOVING_SPEED 1.0e-3f
+#endif
+
+/* 1 if a simulated body of the world moves faster than TP_SHOCK_MOVING_SPEED
+ * along an axis or turns faster about one (or holds a NaN). Every thread
+ * scans all bodies, so all get the same answer without sharing it. */
+TP_HD int tp_solver_world_moving(const tp_world *wd, const tp_solver_work *w)
+{
+    const float lim = TP_SHOCK_MOVING_SPEED;
+    int moving = 0;
+    for (int b = 0; b < wd->bodies; ++b) {
+        if (!w->bodies[b].simulated) continue;
+        for (int c = 0; c < 3; ++c) {
+            float v = wd->v[3 * b + c], r = wd->w[3 * b + c];
+            moving |= !((v <= lim) & (v >= -lim) & (r <= lim) & (r >= -lim));
+        }
+    }
+    return moving;
+}
+
+/* The shock pass of substep s (tp_solver_biased_phase): in every substep of a
+ * step with a heavy body on a light support (`heavy`, tp_shock_heavy_support);
+ * else after unconverged sweeps, in every substep of a step whose world is
+ * moving (`moving`, tp_solver_world_moving, at the step's start), and in the
+ * first substep only of a step whose world is settling. Why once a step
+ * there: the pass's velocity changes are not in the warm start
+ * (kernels/shock.h), so a pass in every substep hands the next substep's
+ * sweeps a residual of its own making, and a settling stack kept running all
+ * its sweeps and the pass for hundreds of steps; once a step, its sweeps
+ * converge sooner and the pass stops (docs/solver.md, "Shock pass: once a
+ * step while settling"). A moving world keeps it in every substep: a pushed
+ * tower's rocking dies out as fast as before (C19). */
+TP_HD int tp_solver_shock_mode(int s, int heavy, int moving)
+{
+    if (heavy) return TP_SHOCK_ALWAYS;
+    return s == 0 || moving ? TP_SHOCK_IF_UNCONVERGED : TP_SHOCK_SKIP;
+}
+
 /* A substep's biased sweeps (up to `count`: iterations, or more in a cold
- * first substep), then the shock pass where they ran all `count`, or in any
- * case where `heavy` (tp_shock_heavy_support: a heavy body on a light
- * support this step). Where they stopped early (tp_solver_sweeps: a backward
- * sweep changed no velocity past TP_SWEEP_TOL) between comparable masses, no
- * body is left closing in on its support by more than a few times that, and
- * the pass, which only holds supports against such closing, is skipped
+ * first substep), then the shock pass as `shock` says (tp_solver_shock_mode).
+ * Where the sweeps stopped early (tp_solver_sweeps: a backward sweep changed
+ * no velocity past TP_SWEEP_TOL) between comparable masses, no body is left
+ * closing in on its support by more than a few times that, and the pass,
+ * which only holds supports against such closing, is skipped
  * (kernels/shock.h, "When it runs"). Returns 1 if the shock pass ran. Every
  * thread of a block gets the same count from tp_solver_sweeps and the same
- * `heavy`, so all take the same branch. */
+ * `shock`, so all take the same branch. */
 TP_HD int tp_solver_biased_phase(tp_world *wd, tp_solver_work *w, tp_contact *contacts, const tp_solver_params *p,
-                                 float inv_h, int count, int heavy, int tid, int nth)
+                                 float inv_h, int count, int shock, int tid, int nth)
 {
-    if (tp_solver_sweeps(wd, w, contacts, inv_h, 1, count, tid, nth) < count && !heavy) return 0;
+    int ran = tp_solver_sweeps(wd, w, contacts, inv_h, 1, count, tid, nth);
+    if (shock == TP_SHOCK_SKIP || (ran < count && shock != TP_SHOCK_ALWAYS)) return 0;
     tp_solver_shock(wd, w, contacts, p, inv_h, 1, tid, nth);
     return p->warm_starting;
 }
 
 /* One substep s of length h: velocities, warm start, biased sweeps and the
- * shock pass (tp_solver_biased_phase; `heavy`: tp_shock_heavy_support),
+ * shock pass (tp_solver_biased_phase, tp_solver_shock_mode: `heavy` and
+ * `moving` as there),
  * bounces (where the step can bounce: `bouncy`, tp_restitution_possible),
  * position update, relax sweeps. */
 TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w, const tp_solver_params *p,
-                             int s, float h, float inv_h, int bouncy, int heavy, int tid, int nth)
+                             int s, float h, float inv_h, int bouncy, int heavy, int moving, int tid, int nth)
 {
     for (int b = tid; b < wd->bodies; b += nth)
         if (w->bodies[b].simulated) tp_integrate_velocity(wd, b, h);
@@ -151,7 +204,7 @@ TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solve
     for (int k = tid; k < 6 * wd->bodies; k += nth) w->push[k] = 0.0f; /* the points': tp_solver_end_substep */
     TP_BARRIER(nth);
     int sweeps = p->iterations * (s == 0 && *w->cold ? TP_COLD_SWEEP_FACTOR : 1);
-    tp_solver_biased_phase(wd, w, contacts, p, inv_h, sweeps, heavy, tid, nth);
+    tp_solver_biased_phase(wd, w, contacts, p, inv_h, sweeps, tp_solver_shock_mode(s, heavy, moving), tid, nth);
     /* Bounces start here, before the position update, so that the bodies
      * leave the impact with their rebound speed (kernels/restitution.h). */
     int bounces = 0;
@@ -191,6 +244,8 @@ TP_HD void tp_solver_substeps_block(tp_world *wd, tp_contact *contacts, int n, t
                                     const tp_solver_params *p, int tid, int nth)
 {
     float h = p->dt / (float)p->substeps, inv_h = (float)p->substeps / p->dt;
+    /* read before the barrier below: no thread changes a velocity until after it */
+    int moving = tp_solver_world_moving(wd, w);
     for (int i = tid; i < n; i += nth) tp_prepare_row(wd, w->bodies, &contacts[i], &w->rows[i]);
     if (!p->warm_starting) tp_zero_impulses(contacts, n, tid, nth);
 #if !defined(__CUDA_ARCH__)
@@ -208,7 +263,7 @@ TP_HD void tp_solver_substeps_block(tp_world *wd, tp_contact *contacts, int n, t
     int bouncy = tp_restitution_possible(contacts, n);
     int heavy = p->warm_starting && tp_shock_heavy_support(wd, w, w->color_start[TP_OVERFLOW_COLOR + 1]);
     for (int s = 0; s < p->substeps; ++s)
-        tp_solver_substep(wd, contacts, n, w, p, s, h, inv_h, bouncy, heavy, tid, nth);
+        tp_solver_substep(wd, contacts, n, w, p, s, h, inv_h, bouncy, heavy, moving, tid, nth);
 }
 
 /* Stages 8-9 of one world on one thread. n_cons (from tp_solver_color) is

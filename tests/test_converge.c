@@ -6,7 +6,8 @@
  * box landing on a light one (which Gauss-Seidel corrects by about
  * m_light / m_heavy per sweep), runs them all.
  * After sweeps that stopped early the shock pass is skipped, but where a
- * heavy body stands on a light support.
+ * heavy body stands on a light support; in a settling world it runs in a
+ * step's first substep only (tp_solver_shock_mode).
  * The CPU's lanes take the same decisions (test_simd: the widths agree bit for
  * bit on every scene). */
 #include "solver.h"
@@ -180,7 +181,7 @@ Test(converge, no_shock_pass_after_sweeps_that_stopped_early)
     s.c[0].normal_impulse = 2.0f * gh;
     s.c[1].normal_impulse = gh;
     tp_solver_warm_start(&s.wd, &s.w, s.c, 0, 1);
-    cr_expect_eq(tp_solver_biased_phase(&s.wd, &s.w, s.c, &p, 240.0f, 8, 0, 0, 1), 0, "at rest: no shock pass");
+    cr_expect_eq(tp_solver_biased_phase(&s.wd, &s.w, s.c, &p, 240.0f, 8, TP_SHOCK_IF_UNCONVERGED, 0, 1), 0, "at rest: no shock pass");
     cr_expect(!stack3_shock_ran(&s), "at rest: the shock records were written");
     free(s.scratch);
 
@@ -193,7 +194,7 @@ Test(converge, no_shock_pass_after_sweeps_that_stopped_early)
     stack3_init(&s, 1.0f, 1.0f);
     stack3_shock(&s);
     s.v[3 * 1 + 2] = s.v[3 * 2 + 2] = -gh;
-    cr_expect_eq(tp_solver_biased_phase(&s.wd, &s.w, s.c, &p, 240.0f, cold, 0, 0, 1), 0, "cold: no shock pass");
+    cr_expect_eq(tp_solver_biased_phase(&s.wd, &s.w, s.c, &p, 240.0f, cold, TP_SHOCK_IF_UNCONVERGED, 0, 1), 0, "cold: no shock pass");
     cr_expect(!stack3_shock_ran(&s), "cold: the shock records were written");
     free(s.scratch);
 }
@@ -211,7 +212,7 @@ Test(converge, a_shock_pass_after_sweeps_that_ran_to_the_end)
         stack3_init(&s, 1.0f, 1e-3f);
         stack3_shock(&s);
         s.v[3 * 2 + 2] = -1.0f;
-        cr_expect_eq(tp_solver_biased_phase(&s.wd, &s.w, s.c, &p, 240.0f, 8, 0, 0, 1), warm, "warm starting %d", warm);
+        cr_expect_eq(tp_solver_biased_phase(&s.wd, &s.w, s.c, &p, 240.0f, 8, TP_SHOCK_IF_UNCONVERGED, 0, 1), warm, "warm starting %d", warm);
         cr_expect_eq(stack3_shock_ran(&s), warm, "warm starting %d: the held row's record", warm);
         if (warm) {
             float closing = s.v[3 * 2 + 2] - s.v[3 * 1 + 2];
@@ -240,10 +241,60 @@ Test(converge, a_heavy_load_gets_the_shock_pass_after_converged_sweeps)
         s.c[0].normal_impulse = 0.85f * 1001.0f * gh;
         s.c[1].normal_impulse = 0.85f * 1000.0f * gh;
         tp_solver_warm_start(&s.wd, &s.w, s.c, 0, 1);
-        cr_expect_eq(tp_solver_biased_phase(&s.wd, &s.w, s.c, &p, 240.0f, 8, heavy, 0, 1), heavy, "heavy %d", heavy);
+        cr_expect_eq(tp_solver_biased_phase(&s.wd, &s.w, s.c, &p, 240.0f, 8, heavy ? TP_SHOCK_ALWAYS : TP_SHOCK_IF_UNCONVERGED, 0, 1), heavy, "heavy %d", heavy);
         float sink = s.v[3 * 2 + 2];
         if (heavy) cr_expect_geq(sink, -TP_SHOCK_TOL, "with the pass the heavy box sinks at %g m/s", (double)sink);
         else cr_expect_lt(sink, -1e-3f, "the converged sweeps alone leave it at %g m/s", (double)sink);
         free(s.scratch);
     }
+}
+
+/* Which substeps may run the pass (tp_solver_shock_mode): all of a step with a
+ * heavy load, whatever the sweeps did; all of a moving world's, after
+ * unconverged sweeps; only the first of a settling world's. And in the skipped
+ * substeps the pass does not run even after unconverged sweeps: the landing
+ * heavy box of the test above is left falling. */
+Test(converge, a_settling_world_gets_the_shock_pass_once_a_step)
+{
+    for (int s = 0; s < 4; ++s) {
+        cr_expect_eq(tp_solver_shock_mode(s, 1, 0), TP_SHOCK_ALWAYS, "heavy, substep %d", s);
+        cr_expect_eq(tp_solver_shock_mode(s, 1, 1), TP_SHOCK_ALWAYS, "heavy and moving, substep %d", s);
+        cr_expect_eq(tp_solver_shock_mode(s, 0, 1), TP_SHOCK_IF_UNCONVERGED, "moving, substep %d", s);
+        cr_expect_eq(tp_solver_shock_mode(s, 0, 0), s == 0 ? TP_SHOCK_IF_UNCONVERGED : TP_SHOCK_SKIP,
+                     "settling, substep %d", s);
+    }
+    tp_solver_params p = {.dt = 1.0f / 60.0f, .substeps = 4, .iterations = 8, .warm_starting = 1};
+    stack3 s;
+    stack3_init(&s, 1.0f, 1e-3f);
+    stack3_shock(&s);
+    s.v[3 * 2 + 2] = -1.0f;
+    cr_expect_eq(tp_solver_biased_phase(&s.wd, &s.w, s.c, &p, 240.0f, 8, TP_SHOCK_SKIP, 0, 1), 0);
+    cr_expect(!stack3_shock_ran(&s), "skipped: the shock records were written");
+    cr_expect_lt(s.v[3 * 2 + 2], -0.5f, "without the pass the heavy box still falls at %g m/s", (double)s.v[3 * 2 + 2]);
+    free(s.scratch);
+}
+
+/* A world moves (tp_solver_world_moving) when a simulated body's velocity or
+ * angular velocity has a component beyond TP_SHOCK_MOVING_SPEED either way, or
+ * a NaN; a fixed body's speed does not count. */
+Test(converge, a_world_moves_past_a_millimetre_per_second)
+{
+    const float lim = TP_SHOCK_MOVING_SPEED;
+    stack3 s;
+    stack3_init(&s, 1.0f, 1.0f);
+    cr_expect(!tp_solver_world_moving(&s.wd, &s.w), "at rest");
+    s.v[0] = 1.0f; /* body 0 is fixed */
+    cr_expect(!tp_solver_world_moving(&s.wd, &s.w), "a fixed body's speed counts");
+    const float probes[] = {0.5f * lim, -0.5f * lim, 2.0f * lim, -2.0f * lim, NAN};
+    for (int k = 0; k < 5; ++k)
+        for (int c = 0; c < 3; ++c)
+            for (int ang = 0; ang <= 1; ++ang) {
+                float *x = ang ? &s.om[3 * 2 + c] : &s.v[3 * 2 + c];
+                *x = probes[k];
+                int want = k >= 2;
+                cr_expect_eq(tp_solver_world_moving(&s.wd, &s.w), want, "%s[%d] = %g", ang ? "w" : "v", c,
+                             (double)probes[k]);
+                *x = 0.0f;
+            }
+    free(s.scratch);
 }
