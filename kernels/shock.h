@@ -65,15 +65,20 @@
  * the weights (a ten-cube stack read 30 N of 98 N on the ground).
  *
  * When it runs: after biased sweeps that ran all of their phase's sweeps
- * (tp_solver_biased_phase), or after every substep's in a step with a heavy
- * body on a light support (tp_shock_heavy_support). Sweeps that stopped early
+ * (tp_solver_biased_phase), in every substep while the world moves and in a
+ * step's first substep only while it settles (tp_solver_shock_mode); or
+ * after every substep's in a step with a heavy body on a light support
+ * (tp_shock_heavy_support). Sweeps that stopped early
  * changed no velocity past TP_SWEEP_TOL in their last backward sweep; between
  * comparable masses Gauss-Seidel then leaves each row within a few times that
  * of being met, no body closing in on its support at more than micrometres
  * per second, and holding the supports changes next to nothing. In a resting
  * ten-cube tower the pass was a quarter of a step for that. An impact or a
  * stack still settling keeps the sweeps from converging, and the pass runs
- * (docs/solver.md, "Shock pass: only after sweeps that ran to the end"). */
+ * (docs/solver.md, "Shock pass: only after sweeps that ran to the end"); in
+ * a settling stack only once a step, since its changes are not in the warm
+ * start and in every substep it kept the sweeps from converging ("Shock
+ * pass: once a step while settling"). */
 #ifndef TP_SHOCK_H
 #define TP_SHOCK_H
 
