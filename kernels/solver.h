@@ -149,7 +149,8 @@ TP_HD int tp_solver_world_moving(const tp_world *wd, const tp_solver_work *w)
  * its sweeps and the pass for hundreds of steps; once a step, its sweeps
  * converge sooner and the pass stops (docs/solver.md, "Shock pass: once a
  * step while settling"). A moving world keeps it in every substep: a pushed
- * tower's rocking dies out as fast as before (C19). */
+ * tower's rocking dies out about as fast as with the pass in every substep
+ * (C19: asleep again 0.850 s after the push, against 0.833 s). */
 TP_HD int tp_solver_shock_mode(int s, int heavy, int moving)
 {
     if (heavy) return TP_SHOCK_ALWAYS;
