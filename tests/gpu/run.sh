@@ -60,7 +60,15 @@ if [ "${1:-}" = --build ]; then
     echo "unpacking .deps/debs into .deps/root"
     root="$here/.deps/root" lib="$here/.deps/root/usr/lib/x86_64-linux-gnu"
     mkdir -p "$root"
-    for f in .deps/debs/*.deb; do dpkg -x "$f" "$root" || exit 1; done
+    for f in .deps/debs/*.deb; do
+      if command -v dpkg >/dev/null; then dpkg -x "$f" "$root" || exit 1; continue; fi
+      m=$(ar t "$f" | grep '^data.tar') # no dpkg: the .deb's data archive by hand
+      case "$m" in
+        *.xz) ar p "$f" "$m" | tar -xJ -C "$root" ;;
+        *.zst) ar p "$f" "$m" | tar --zstd -x -C "$root" ;;
+        *) ar p "$f" "$m" | tar -xz -C "$root" ;;
+      esac || exit 1
+    done
     export PATH="$root/usr/bin:$PATH" LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     [ -x "$root/usr/bin/pkgconf" ] && [ ! -e "$root/usr/bin/pkg-config" ] && ln -s pkgconf "$root/usr/bin/pkg-config"
     mkdir -p "$root/pc" # plain .pc files: the packaged ones name -dev dependencies
