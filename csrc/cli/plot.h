@@ -39,6 +39,8 @@ int tp_plot_available(void);
 /* Write surf to path as PNG, then free cr and surf and cairo's static caches.
  * Returns 1, or 0 after printing why the file could not be written. */
 int tp_plot_write_png(cairo_t *cr, cairo_surface_t *surf, const char *path);
+/* Write an RGB image ([height][width][3] uint8, tp_batch_render's layout) to path as PNG. */
+int tp_plot_write_rgb_png(const uint8_t *rgb, int width, int height, const char *path);
 #endif
 
 /* Write `path` (PNG). Returns 1 on success; prints the reason otherwise. */

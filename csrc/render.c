@@ -1,0 +1,568 @@
+/* render.c - tp_batch_render: worlds drawn into an RGB image with cairo, each
+ * body coloured by its sleep state (awake red, sleep-checking orange, sleeping
+ * grey, static dark), as a debug view would (docs/pictures.md).
+ *
+ * An orthographic view from the front right and above. Every shape becomes
+ * flat polygons (box, wedge, corner wedge: their faces; cylinder and capsule:
+ * a 16-sided prism) or discs (ball, capsule ends); faces turned away from the
+ * viewer are dropped and the rest are painted far to near, which is exact for
+ * one convex body and good enough between bodies for a debug picture. Static
+ * bodies (ground, walls) are painted first, under every dynamic body, so that
+ * walls never hide what is inside them. */
+#include "error.h"
+#include "torpor.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RENDER_MAX_WORLDS 256
+#define RENDER_MAX_SIZE 8192
+#define RENDER_TITLE_BAND 60
+#define PRISM_SIDES 16
+
+tp_render_def tp_default_render_def(void)
+{
+    tp_render_def d;
+    memset(&d, 0, sizeof d);
+    d.width = 640;
+    d.height = 480;
+    d.world_count = 1;
+    return d;
+}
+
+/* ---------------------------------------------------------------- arguments and bounds (no cairo needed) */
+
+static int world_of(const tp_render_def *def, int i) { return def->worlds ? def->worlds[i] : i; }
+
+static tp_status check_worlds(tp_batch *batch, const tp_render_def *def)
+{
+    if (!batch || !def) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_render: NULL batch or def");
+    if (def->world_count < 1 || def->world_count > RENDER_MAX_WORLDS)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_render: world_count %d is outside [1, %d]",
+                       def->world_count, RENDER_MAX_WORLDS);
+    int W = tp_batch_worlds(batch);
+    for (int i = 0; i < def->world_count; ++i)
+        if (world_of(def, i) < 0 || world_of(def, i) >= W)
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_render: worlds[%d] = %d is outside [0, %d) (the batch's worlds)",
+                           i, world_of(def, i), W);
+    return TP_OK;
+}
+
+static tp_status check_def(tp_batch *batch, const tp_render_def *def, const uint8_t *rgb)
+{
+    tp_status st = check_worlds(batch, def);
+    if (st != TP_OK) return st;
+    if (!rgb) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_render: NULL rgb");
+    int min_height = def->title ? RENDER_TITLE_BAND + 16 : 16;
+    if (def->width < 16 || def->width > RENDER_MAX_SIZE || def->height < min_height || def->height > RENDER_MAX_SIZE)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_render: size %d x %d is outside [16, %d] x [%d, %d] pixels",
+                       def->width, def->height, RENDER_MAX_SIZE, min_height, RENDER_MAX_SIZE);
+    if (def->has_view_box)
+        for (int k = 0; k < 3; ++k)
+            if (!isfinite(def->view_box[k]) || !isfinite(def->view_box[k + 3]) || def->view_box[k] > def->view_box[k + 3])
+                return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_render: view_box axis %d is [%g, %g] (need finite, "
+                               "min <= max)", k, (double)def->view_box[k], (double)def->view_box[k + 3]);
+    return TP_OK;
+}
+
+typedef struct v3 { double x, y, z; } v3;
+
+static v3 vadd(v3 a, v3 b) { return (v3){a.x + b.x, a.y + b.y, a.z + b.z}; }
+static v3 vscale(v3 a, double s) { return (v3){a.x * s, a.y * s, a.z * s}; }
+static double vdot(v3 a, v3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static v3 vcross(v3 a, v3 b) { return (v3){a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x}; }
+
+/* Radius about the body origin that holds the body's shapes (m). */
+static double body_radius(const tp_body_def *d)
+{
+    if (d->shape_count == 0)
+        return 0.5 * sqrt(d->size[0] * d->size[0] + d->size[1] * d->size[1] + d->size[2] * d->size[2]);
+    double r = 0.0;
+    for (int i = 0; i < d->shape_count; ++i) {
+        const tp_shape_def *s = &d->shapes[i];
+        double o = sqrt(s->pos[0] * s->pos[0] + s->pos[1] * s->pos[1] + s->pos[2] * s->pos[2]);
+        r = fmax(r, o + 0.5 * sqrt(s->size[0] * s->size[0] + s->size[1] * s->size[1] + s->size[2] * s->size[2]));
+    }
+    return r;
+}
+
+/* Bounds of the drawn worlds' dynamic bodies along three axes (world axes, or
+ * the view's right and up): b = min x, y, z, max x, y, z of each body's origin
+ * projected on the axes, +- its radius. Returns 0 if no body counts. */
+static int dynamic_bounds(const tp_state_view *s, const tp_body_def *defs, const tp_render_def *def, const v3 axes[3],
+                          double b[6])
+{
+    int any = 0;
+    for (int k = 0; k < 3; ++k) b[k] = 1e30, b[k + 3] = -1e30;
+    for (int i = 0; i < def->world_count; ++i)
+        for (int j = 0; j < s->bodies; ++j) {
+            size_t k = (size_t)world_of(def, i) * (size_t)s->bodies + (size_t)j;
+            if (defs[j].type == TP_BODY_STATIC || s->removed[k]) continue;
+            v3 p = {s->pos[3 * k], s->pos[3 * k + 1], s->pos[3 * k + 2]};
+            double r = body_radius(&defs[j]);
+            for (int a = 0; a < 3; ++a) {
+                b[a] = fmin(b[a], vdot(p, axes[a]) - r);
+                b[a + 3] = fmax(b[a + 3], vdot(p, axes[a]) + r);
+            }
+            any = 1;
+        }
+    if (!any)
+        for (int k = 0; k < 3; ++k) b[k] = -1.0, b[k + 3] = 1.0;
+    return any;
+}
+
+/* The state and the body definitions of the batch's model (defs freed by the caller). */
+static tp_status read_scene(tp_batch *batch, tp_state_view *s, tp_body_def **defs)
+{
+    tp_status st = tp_batch_state(batch, s);
+    if (st != TP_OK) return st;
+    const tp_model *m = tp_batch_model(batch);
+    *defs = malloc((size_t)s->bodies * sizeof **defs);
+    if (!*defs) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_render: out of memory for %d bodies", s->bodies);
+    for (int i = 0; i < s->bodies; ++i) tp_model_get_body_def(m, i, &(*defs)[i]);
+    return TP_OK;
+}
+
+tp_status tp_batch_render_box(tp_batch *batch, const tp_render_def *def, float box[6])
+{
+    tp_status st = check_worlds(batch, def);
+    if (st != TP_OK) return st;
+    if (!box) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_render_box: NULL box");
+    tp_state_view s;
+    tp_body_def *defs = NULL;
+    if ((st = read_scene(batch, &s, &defs)) != TP_OK) return st;
+    const v3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    double b[6];
+    dynamic_bounds(&s, defs, def, axes, b);
+    for (int k = 0; k < 6; ++k) box[k] = (float)b[k];
+    free(defs);
+    return TP_OK;
+}
+
+#ifndef TP_HAVE_CAIRO
+
+int tp_render_available(void) { return 0; }
+
+tp_status tp_batch_render(tp_batch *batch, const tp_render_def *def, uint8_t *rgb)
+{
+    tp_status st = check_def(batch, def, rgb);
+    if (st != TP_OK) return st;
+    return tp_fail(TP_ERR_BACKEND, "tp_batch_render: this build of torpor has no cairo (install libcairo2-dev and rebuild)");
+}
+
+#else
+
+#include <cairo.h>
+
+int tp_render_available(void) { return 1; }
+
+/* The view: screen right, screen up and the direction into the screen. */
+typedef struct view3 { v3 right, up, into; } view3;
+
+/* A drawable: a convex polygon (n >= 3) or a disc (n == 0), at a depth. */
+typedef struct item {
+    int layer;  /* 0 static, 1 dynamic: static bodies are painted first */
+    double depth;
+    int n;
+    double sx[2 * PRISM_SIDES], sy[2 * PRISM_SIDES]; /* screen coordinates (world units) */
+    double radius;                                   /* disc */
+    float rgb[3];
+} item;
+
+typedef struct item_list {
+    item *items;
+    int count, capacity;
+    int failed; /* an allocation failed */
+} item_list;
+
+/* Rotate v by the unit quaternion q = [x, y, z, w]. */
+static v3 qrot(const float *q, v3 v)
+{
+    v3 u = {q[0], q[1], q[2]};
+    v3 t = vscale(vcross(u, v), 2.0);
+    return vadd(vadd(v, vscale(t, q[3])), vcross(u, t));
+}
+
+/* The camera sits in front (-y), 35 degrees round to the right (+x) and 25
+ * degrees up, looking at the origin; screen up has +z in it. */
+static view3 default_view(void)
+{
+    double phi = 35.0 * 3.14159265358979 / 180.0, el = 25.0 * 3.14159265358979 / 180.0;
+    view3 v;
+    v.into = (v3){-sin(phi) * cos(el), cos(phi) * cos(el), -sin(el)};
+    v.right = (v3){cos(phi), sin(phi), 0.0};
+    v.up = vcross(v.right, v.into);
+    return v;
+}
+
+static item *push_item(item_list *l)
+{
+    if (l->count == l->capacity) {
+        int cap = l->capacity ? 2 * l->capacity : 1024;
+        item *p = realloc(l->items, (size_t)cap * sizeof *p);
+        if (!p) {
+            l->failed = 1;
+            return NULL;
+        }
+        l->items = p;
+        l->capacity = cap;
+    }
+    item *it = &l->items[l->count++];
+    memset(it, 0, sizeof *it);
+    return it;
+}
+
+/* Add face `idx` (n corners, counter-clockwise seen from outside) of a body
+ * whose world-space corners are `p`, shaded by its normal; back faces are skipped. */
+static void add_face(item_list *l, const view3 *vw, const v3 *p, const int *idx, int n, const float rgb[3])
+{
+    v3 normal = {0, 0, 0}, centre = {0, 0, 0};
+    for (int i = 0; i < n; ++i) {
+        normal = vadd(normal, vcross(p[idx[i]], p[idx[(i + 1) % n]]));
+        centre = vadd(centre, p[idx[i]]);
+    }
+    if (vdot(normal, vw->into) >= 0.0) return; /* facing away (or edge-on) */
+    item *it = push_item(l);
+    if (!it) return;
+    double len = sqrt(vdot(normal, normal));
+    v3 light = {0.35, -0.5, 0.8};
+    double lit = len > 0.0 ? vdot(normal, light) / (len * sqrt(vdot(light, light))) : 0.0;
+    double shade = 0.62 + 0.38 * (lit > 0.0 ? lit : 0.0);
+    it->n = n;
+    it->depth = vdot(vscale(centre, 1.0 / n), vw->into);
+    for (int i = 0; i < n; ++i) {
+        it->sx[i] = vdot(p[idx[i]], vw->right);
+        it->sy[i] = vdot(p[idx[i]], vw->up);
+    }
+    for (int k = 0; k < 3; ++k) it->rgb[k] = (float)(rgb[k] * shade);
+}
+
+static void add_disc(item_list *l, const view3 *vw, v3 c, double r, const float rgb[3])
+{
+    item *it = push_item(l);
+    if (!it) return;
+    it->n = 0;
+    it->radius = r;
+    it->depth = vdot(c, vw->into);
+    it->sx[0] = vdot(c, vw->right);
+    it->sy[0] = vdot(c, vw->up);
+    memcpy(it->rgb, rgb, sizeof it->rgb);
+}
+
+/* Corners of the shape's box (x fastest), transformed to the world. */
+static void box_corners(const float *size, const float *pos, const float *quat, v3 out[8])
+{
+    for (int i = 0; i < 8; ++i) {
+        v3 local = {(i & 1 ? 0.5 : -0.5) * size[0], (i & 2 ? 0.5 : -0.5) * size[1], (i & 4 ? 0.5 : -0.5) * size[2]};
+        out[i] = vadd((v3){pos[0], pos[1], pos[2]}, qrot(quat, local));
+    }
+}
+
+static void add_box(item_list *l, const view3 *vw, const v3 *c, const float rgb[3])
+{
+    static const int faces[6][4] = {{0, 2, 3, 1}, {4, 5, 7, 6}, {0, 1, 5, 4}, {2, 6, 7, 3}, {0, 4, 6, 2}, {1, 3, 7, 5}};
+    for (int f = 0; f < 6; ++f) add_face(l, vw, c, faces[f], 4, rgb);
+}
+
+/* Wedge: full bottom and back (-y) faces, slope from the top back edge down to
+ * the bottom front edge. Corners 0-3 bottom (x fastest), 4, 5 top back. */
+static void add_wedge(item_list *l, const view3 *vw, const v3 *c, const float rgb[3])
+{
+    static const int quads[3][4] = {{0, 2, 3, 1}, {0, 1, 5, 4}, {4, 5, 3, 2}};
+    static const int tris[2][3] = {{0, 4, 2}, {1, 3, 5}};
+    v3 p[6] = {c[0], c[1], c[2], c[3], c[4], c[5]};
+    for (int f = 0; f < 3; ++f) add_face(l, vw, p, quads[f], 4, rgb);
+    for (int f = 0; f < 2; ++f) add_face(l, vw, p, tris[f], 3, rgb);
+}
+
+/* Corner wedge: a pyramid over the bottom face with its apex at the top (+x, +y) corner (7). */
+static void add_corner_wedge(item_list *l, const view3 *vw, const v3 *c, const float rgb[3])
+{
+    static const int base[4] = {0, 2, 3, 1};
+    static const int tris[4][3] = {{0, 1, 7}, {1, 3, 7}, {3, 2, 7}, {2, 0, 7}};
+    add_face(l, vw, c, base, 4, rgb);
+    for (int f = 0; f < 4; ++f) add_face(l, vw, c, tris[f], 3, rgb);
+}
+
+/* A prism of PRISM_SIDES sides along local x from x0 to x1, radius r. */
+static void add_prism(item_list *l, const view3 *vw, const float *pos, const float *quat, double x0, double x1,
+                      double r, const float rgb[3])
+{
+    v3 p[2 * PRISM_SIDES];
+    for (int i = 0; i < PRISM_SIDES; ++i) {
+        double a = 2.0 * 3.14159265358979 * i / PRISM_SIDES;
+        v3 o = {pos[0], pos[1], pos[2]};
+        p[i] = vadd(o, qrot(quat, (v3){x0, r * cos(a), r * sin(a)}));
+        p[i + PRISM_SIDES] = vadd(o, qrot(quat, (v3){x1, r * cos(a), r * sin(a)}));
+    }
+    int cap0[PRISM_SIDES], cap1[PRISM_SIDES];
+    for (int i = 0; i < PRISM_SIDES; ++i) {
+        cap0[i] = PRISM_SIDES - 1 - i;
+        cap1[i] = PRISM_SIDES + i;
+        int side[4] = {i, (i + 1) % PRISM_SIDES, PRISM_SIDES + (i + 1) % PRISM_SIDES, PRISM_SIDES + i};
+        add_face(l, vw, p, side, 4, rgb);
+    }
+    add_face(l, vw, p, cap0, PRISM_SIDES, rgb);
+    add_face(l, vw, p, cap1, PRISM_SIDES, rgb);
+}
+
+static double min3(const float *s) { return fmin(s[0], fmin(s[1], s[2])); }
+
+/* One shape of extents `size` with the centre of its box at pos, turned by quat. */
+static void add_shape(item_list *l, const view3 *vw, tp_shape_type shape, const float *size, const float *pos,
+                      const float *quat, const float rgb[3])
+{
+    v3 c[8];
+    double r = 0.5 * fmin(size[1], size[2]);
+    v3 o = {pos[0], pos[1], pos[2]};
+    switch (shape) {
+    case TP_SHAPE_BALL: add_disc(l, vw, o, 0.5 * min3(size), rgb); break;
+    case TP_SHAPE_CYLINDER: add_prism(l, vw, pos, quat, -0.5 * size[0], 0.5 * size[0], r, rgb); break;
+    case TP_SHAPE_CAPSULE: {
+        double h = 0.5 * size[0] - r;
+        add_prism(l, vw, pos, quat, -h, h, r, rgb);
+        add_disc(l, vw, vadd(o, qrot(quat, (v3){-h, 0, 0})), r, rgb);
+        add_disc(l, vw, vadd(o, qrot(quat, (v3){h, 0, 0})), r, rgb);
+        break;
+    }
+    case TP_SHAPE_WEDGE: box_corners(size, pos, quat, c); add_wedge(l, vw, c, rgb); break;
+    case TP_SHAPE_CORNER_WEDGE: box_corners(size, pos, quat, c); add_corner_wedge(l, vw, c, rgb); break;
+    default: box_corners(size, pos, quat, c); add_box(l, vw, c, rgb); break;
+    }
+}
+
+/* Hamilton product a b of [x y z w] quaternions. */
+static void qmul(const float *a, const float *b, float *out)
+{
+    out[0] = a[3] * b[0] + a[0] * b[3] + a[1] * b[2] - a[2] * b[1];
+    out[1] = a[3] * b[1] - a[0] * b[2] + a[1] * b[3] + a[2] * b[0];
+    out[2] = a[3] * b[2] + a[0] * b[1] - a[1] * b[0] + a[2] * b[3];
+    out[3] = a[3] * b[3] - a[0] * b[0] - a[1] * b[1] - a[2] * b[2];
+}
+
+/* A body: its one shape, or every shape of a compound body at its pose in the body. */
+static void add_body(item_list *l, const view3 *vw, const tp_body_def *d, const float *pos, const float *quat,
+                     const float rgb[3])
+{
+    if (d->shape_count == 0) {
+        add_shape(l, vw, d->shape, d->size, pos, quat, rgb);
+        return;
+    }
+    for (int i = 0; i < d->shape_count; ++i) {
+        const tp_shape_def *s = &d->shapes[i];
+        v3 p = vadd((v3){pos[0], pos[1], pos[2]}, qrot(quat, (v3){s->pos[0], s->pos[1], s->pos[2]}));
+        float sp[3] = {(float)p.x, (float)p.y, (float)p.z}, sq[4];
+        double n = sqrt((double)s->quat[0] * s->quat[0] + (double)s->quat[1] * s->quat[1] +
+                        (double)s->quat[2] * s->quat[2] + (double)s->quat[3] * s->quat[3]);
+        float local[4] = {(float)(s->quat[0] / n), (float)(s->quat[1] / n), (float)(s->quat[2] / n),
+                          (float)(s->quat[3] / n)};
+        qmul(quat, local, sq);
+        add_shape(l, vw, s->shape, s->size, sp, sq, rgb);
+    }
+}
+
+static const float color_awake[3] = {0.85f, 0.16f, 0.15f}, color_checking[3] = {1.0f, 0.55f, 0.1f},
+                   color_sleeping[3] = {0.66f, 0.66f, 0.66f}, color_static[3] = {0.3f, 0.32f, 0.35f};
+
+static const float *body_color(const tp_body_def *d, uint8_t state)
+{
+    if (d->type == TP_BODY_STATIC) return color_static;
+    if (state == TP_SLEEPING) return color_sleeping;
+    if (state == TP_CHECKING) return color_checking;
+    return color_awake;
+}
+
+/* Screen bounds (world units; min right, min up, max right, max up) every cell
+ * frames: the view box's corners, or the dynamic bodies now. */
+static void screen_bounds(const tp_state_view *s, const tp_body_def *defs, const tp_render_def *def, const view3 *vw,
+                          double b[4])
+{
+    if (!def->has_view_box) {
+        const v3 axes[3] = {vw->right, vw->up, vw->into};
+        double b6[6];
+        dynamic_bounds(s, defs, def, axes, b6);
+        b[0] = b6[0], b[1] = b6[1], b[2] = b6[3], b[3] = b6[4];
+        return;
+    }
+    b[0] = b[1] = 1e30;
+    b[2] = b[3] = -1e30;
+    for (int i = 0; i < 8; ++i) {
+        v3 c = {def->view_box[i & 1 ? 3 : 0], def->view_box[i & 2 ? 4 : 1], def->view_box[i & 4 ? 5 : 2]};
+        double x = vdot(c, vw->right), y = vdot(c, vw->up);
+        b[0] = fmin(b[0], x), b[1] = fmin(b[1], y), b[2] = fmax(b[2], x), b[3] = fmax(b[3], y);
+    }
+    /* a flat box (one body, a point) still needs an extent to scale by */
+    if (b[2] - b[0] < 1e-6) b[0] -= 0.5, b[2] += 0.5;
+    if (b[3] - b[1] < 1e-6) b[1] -= 0.5, b[3] += 0.5;
+}
+
+static int cmp_depth(const void *a, const void *b)
+{
+    const item *p = a, *q = b;
+    if (p->layer != q->layer) return p->layer - q->layer;
+    return (p->depth < q->depth) - (p->depth > q->depth); /* far (large depth) first */
+}
+
+/* Paint the items of one world into the cell, mapping world units by `scale`. */
+static void paint_items(cairo_t *cr, item_list *l, double ox, double oy, double scale)
+{
+    qsort(l->items, (size_t)l->count, sizeof(item), cmp_depth);
+    cairo_set_line_width(cr, 0.8);
+    cairo_set_line_join(cr, CAIRO_LINE_JOIN_ROUND);
+    for (int i = 0; i < l->count; ++i) {
+        const item *it = &l->items[i];
+        if (it->n == 0) {
+            cairo_new_sub_path(cr);
+            cairo_arc(cr, ox + it->sx[0] * scale, oy - it->sy[0] * scale, it->radius * scale, 0, 2 * 3.14159265358979);
+        } else {
+            cairo_move_to(cr, ox + it->sx[0] * scale, oy - it->sy[0] * scale);
+            for (int k = 1; k < it->n; ++k) cairo_line_to(cr, ox + it->sx[k] * scale, oy - it->sy[k] * scale);
+            cairo_close_path(cr);
+        }
+        cairo_set_source_rgb(cr, it->rgb[0], it->rgb[1], it->rgb[2]);
+        cairo_fill_preserve(cr);
+        cairo_set_source_rgba(cr, 0.1, 0.1, 0.1, 0.7);
+        cairo_stroke(cr);
+    }
+}
+
+/* The counts of world w. Under the island policy the checking bodies are
+ * awake ones (timer running); under the assembly policy (`held`) they are
+ * held in place and counted apart. */
+static void cell_label(cairo_t *cr, const tp_state_view *s, int w, double x, double y, int held)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, held ? "world %d: %d awake, %d checking, %d asleep" : "world %d: %d awake (%d checking), %d asleep",
+             w, s->awake_count[w], s->checking_count[w], s->sleeping_count[w]);
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    cairo_set_font_size(cr, 12);
+    cairo_move_to(cr, x + 6, y + 16);
+    cairo_show_text(cr, buf);
+}
+
+static void legend(cairo_t *cr, double x, double y)
+{
+    const char *names[4] = {"awake", "sleep-checking", "sleeping", "static"};
+    const float *colors[4] = {color_awake, color_checking, color_sleeping, color_static};
+    cairo_set_font_size(cr, 12);
+    for (int i = 0; i < 4; ++i) {
+        cairo_set_source_rgb(cr, colors[i][0], colors[i][1], colors[i][2]);
+        cairo_rectangle(cr, x, y - 10, 12, 12);
+        cairo_fill(cr);
+        cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+        cairo_move_to(cr, x + 16, y);
+        cairo_show_text(cr, names[i]);
+        x += 130;
+    }
+}
+
+typedef struct cell_frame {
+    double x, y, w, h; /* the cell, pixels */
+    int labels, held;
+} cell_frame;
+
+/* Draw world w into the cell. */
+static void draw_world(cairo_t *cr, const tp_state_view *s, const tp_body_def *defs, int w, const view3 *vw,
+                       const double b[4], const cell_frame *cf, item_list *l)
+{
+    double top = cf->labels ? 24 : 6; /* room for the label */
+    double scale = fmin((cf->w - 20) / (b[2] - b[0]), (cf->h - top - 16) / (b[3] - b[1]));
+    double ox = cf->x + cf->w / 2 - scale * 0.5 * (b[0] + b[2]);
+    double oy = cf->y + top + (cf->h - top - 6) / 2 + scale * 0.5 * (b[1] + b[3]);
+    l->count = 0;
+    for (int i = 0; i < s->bodies; ++i) {
+        size_t k = (size_t)w * (size_t)s->bodies + (size_t)i;
+        if (s->removed[k]) continue;
+        int first = l->count;
+        add_body(l, vw, &defs[i], s->pos + 3 * k, s->quat + 4 * k, body_color(&defs[i], s->sleep_state[k]));
+        for (int j = first; j < l->count; ++j) l->items[j].layer = defs[i].type != TP_BODY_STATIC;
+    }
+    cairo_save(cr);
+    cairo_rectangle(cr, cf->x, cf->y, cf->w, cf->h);
+    cairo_clip(cr);
+    cairo_set_source_rgb(cr, 0.95, 0.97, 1.0);
+    cairo_paint(cr);
+    paint_items(cr, l, ox, oy, scale);
+    if (cf->labels) cell_label(cr, s, w, cf->x, cf->y, cf->held);
+    cairo_restore(cr);
+    cairo_set_source_rgb(cr, 0.6, 0.6, 0.6);
+    cairo_set_line_width(cr, 1.0);
+    cairo_rectangle(cr, cf->x + 0.5, cf->y + 0.5, cf->w - 1, cf->h - 1);
+    cairo_stroke(cr);
+}
+
+static void draw_title(cairo_t *cr, const char *title)
+{
+    cairo_set_source_rgb(cr, 0.1, 0.1, 0.1);
+    cairo_set_font_size(cr, 15);
+    cairo_move_to(cr, 10, 22);
+    cairo_show_text(cr, title);
+    legend(cr, 10, 46);
+}
+
+/* Everything onto the surface; returns 0 when out of memory. */
+static int draw_all(cairo_t *cr, tp_batch *batch, const tp_render_def *def, const tp_state_view *s,
+                    const tp_body_def *defs)
+{
+    int n = def->world_count;
+    int cols = (int)ceil(sqrt((double)n)), rows = (n + cols - 1) / cols;
+    double band = def->title ? RENDER_TITLE_BAND : 0;
+    double cw = (double)def->width / cols, ch = (def->height - band) / rows;
+    view3 vw = default_view();
+    double b[4];
+    screen_bounds(s, defs, def, &vw, b);
+    cairo_set_source_rgb(cr, 1, 1, 1);
+    cairo_paint(cr);
+    cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
+    if (def->title) draw_title(cr, def->title);
+    tp_sleep_def sd = tp_model_get_def(tp_batch_model(batch)).sleep;
+    item_list l = {NULL, 0, 0, 0};
+    for (int i = 0; i < n && !l.failed; ++i) {
+        cell_frame cf = {(i % cols) * cw, band + (i / cols) * ch, cw, ch, def->labels,
+                         sd.enabled && sd.policy == TP_SLEEP_ASSEMBLY};
+        draw_world(cr, s, defs, world_of(def, i), &vw, b, &cf, &l);
+    }
+    free(l.items);
+    return !l.failed;
+}
+
+/* cairo's RGB24 pixels (32 bits, x R G B in native order) to packed R, G, B bytes. */
+static void copy_pixels(cairo_surface_t *surf, int width, int height, uint8_t *rgb)
+{
+    cairo_surface_flush(surf);
+    const unsigned char *data = cairo_image_surface_get_data(surf);
+    int stride = cairo_image_surface_get_stride(surf);
+    for (int y = 0; y < height; ++y) {
+        const uint32_t *row = (const uint32_t *)(data + (size_t)y * (size_t)stride);
+        uint8_t *out = rgb + (size_t)y * (size_t)width * 3;
+        for (int x = 0; x < width; ++x) {
+            out[3 * x] = (uint8_t)(row[x] >> 16);
+            out[3 * x + 1] = (uint8_t)(row[x] >> 8);
+            out[3 * x + 2] = (uint8_t)row[x];
+        }
+    }
+}
+
+tp_status tp_batch_render(tp_batch *batch, const tp_render_def *def, uint8_t *rgb)
+{
+    tp_status st = check_def(batch, def, rgb);
+    if (st != TP_OK) return st;
+    tp_state_view s;
+    tp_body_def *defs = NULL;
+    if ((st = read_scene(batch, &s, &defs)) != TP_OK) return st;
+    cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, def->width, def->height);
+    cairo_t *cr = cairo_create(surf);
+    int ok = cairo_status(cr) == CAIRO_STATUS_SUCCESS && draw_all(cr, batch, def, &s, defs);
+    if (ok) copy_pixels(surf, def->width, def->height, rgb);
+    cairo_destroy(cr);
+    cairo_surface_destroy(surf);
+    free(defs);
+    if (!ok)
+        return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_render: out of memory drawing %d x %d pixels", def->width,
+                       def->height);
+    return TP_OK;
+}
+
+#endif
