@@ -19,6 +19,7 @@ int tp_cmd_run(int argc, char **argv);
 int tp_cmd_info(int argc, char **argv);
 int tp_cmd_trace(int argc, char **argv);
 int tp_cmd_bench(int argc, char **argv);
+int tp_cmd_view(int argc, char **argv);
 
 /* Load a scene with sleep forced on (1) or off (0), or as written (-1). */
 tp_status tp_cli_load_scene(const char *path, int sleep, tp_model **out);

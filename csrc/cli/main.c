@@ -13,6 +13,9 @@ static void usage(FILE *f)
             "  torpor run SCENE [--worlds N] [--seconds T | --steps K] [--backend cpu|cuda|auto]\n"
             "                   [--threads N] [--seed S] [--out DIR] [--every K] [--record-bodies] [--quiet]\n"
             "                   [--snapshot T] [--sleep on|off] [--simd auto|off|sse2|avx2]\n"
+            "                   [--record-every K] [--record-worlds 0,1,2|0-15] [--view]\n"
+            "                   [--video FILE.mp4] [--video-worlds N] [--video-size WxH]\n"
+            "  torpor view OUT_DIR [--html FILE]   (a 3D page replaying a run's replay.json; docs/pictures.md)\n"
             "  torpor bench [PLAN.json] [--scenes A,B] [--worlds 16,128] [--sleep on,off] [--seconds T]\n"
             "               [--threads N] [--backend cpu|cuda|auto]   (table of throughput and sleep times)\n"
             "  torpor trace SCRIPT      (the island sleep policy alone; docs/trace-format.md)\n"
@@ -34,6 +37,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "run") == 0) return tp_cli_finish_stdout(cmd, tp_cmd_run(argc - 1, argv + 1));
     if (strcmp(cmd, "info") == 0) return tp_cli_finish_stdout(cmd, tp_cmd_info(argc - 1, argv + 1));
     if (strcmp(cmd, "bench") == 0) return tp_cli_finish_stdout(cmd, tp_cmd_bench(argc - 1, argv + 1));
+    if (strcmp(cmd, "view") == 0) return tp_cli_finish_stdout(cmd, tp_cmd_view(argc - 1, argv + 1));
     if (strcmp(cmd, "trace") == 0) return tp_cli_finish_stdout(cmd, tp_cmd_trace(argc - 1, argv + 1));
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);

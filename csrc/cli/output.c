@@ -47,8 +47,8 @@ int tp_record_open(tp_run_record *rec, const char *dir, int record_bodies, tp_ba
     rec->all_asleep_time = malloc((size_t)rec->worlds * sizeof(double));
     rec->record_bodies = record_bodies;
     /* Files of an earlier run that this run may not write must not linger
-     * beside the new ones (snapshot.png is written later, if asked for). */
-    const char *stale[] = {"bodies.csv", "snapshot.png"};
+     * beside the new ones (snapshot.png and the replay are written later, if asked for). */
+    const char *stale[] = {"bodies.csv", "snapshot.png", "replay.json", "replay.bin", "view.html"};
     for (size_t i = record_bodies ? 1 : 0; i < sizeof stale / sizeof stale[0]; ++i) {
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir, stale[i]);

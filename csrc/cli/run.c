@@ -2,10 +2,14 @@
  *
  * Outputs (docs/outputs.md): summary.json, awake.csv (every K steps),
  * state.csv (final), bodies.csv (with --record-bodies, every K steps), awake.png
- * and, with --snapshot T, snapshot.png (docs/pictures.md). Ctrl-C (SIGINT) or
- * SIGTERM stops the run after the current step and still writes what it has. */
+ * and, with --snapshot T, snapshot.png (docs/pictures.md); with --record-every K
+ * (or --record-worlds, --view) replay.json + replay.bin and with --view the 3D
+ * page view.html; with --video FILE a video. Ctrl-C (SIGINT) or SIGTERM stops
+ * the run after the current step and still writes what it has. */
 #include "cli.h"
 #include "output.h"
+#include "replay.h"
+#include "video.h"
 
 #include "plot.h"
 
@@ -28,6 +32,12 @@ typedef struct run_options {
     long worlds, threads, every, steps;
     double seconds, snapshot_time;
     int have_seconds, have_steps, have_seed, record_bodies, quiet, have_snapshot;
+    long record_every;      /* --record-every K: frames of replay.bin and of the video; 0: not given */
+    const char *record_worlds; /* --record-worlds LIST, or NULL */
+    int view;               /* --view: record and write view.html */
+    const char *video;      /* --video FILE, or NULL */
+    long video_worlds;
+    int video_width, video_height;
     int sleep;              /* --sleep: 1 on, 0 off, -1 as the scene says */
     unsigned long long seed;
     tp_backend backend;
@@ -40,7 +50,13 @@ static void run_usage(FILE *f)
                "                  [--threads N] [--seed S] [--out DIR] [--every K] [--record-bodies] [--quiet]\n"
                "                  [--snapshot T]   (snapshot.png: up to 16 worlds drawn at simulated time T s)\n"
                "                  [--sleep on|off] (island sleep on or off, whatever the scene says)\n"
-               "                  [--simd auto|off|sse2|avx2] (CPU contact sweeps' vector width; same results)\n");
+               "                  [--simd auto|off|sse2|avx2] (CPU contact sweeps' vector width; same results)\n"
+               "                  [--record-every K] [--record-worlds 0,1,2|0-15] (replay.json + replay.bin: those\n"
+               "                                   worlds every K steps; default K: about 30 frames per simulated s,\n"
+               "                                   worlds 0-15)\n"
+               "                  [--view]         (record, then write view.html: the run in 3D in a browser)\n"
+               "                  [--video FILE.mp4] [--video-worlds N] [--video-size WxH] (a video through ffmpeg:\n"
+               "                                   N worlds, default 16, 960x720 pixels, a frame every K steps)\n");
 }
 
 /* Value of an option that takes one; prints an error if it is missing. */
@@ -73,6 +89,9 @@ static int parse_options(int argc, char **argv, run_options *o)
     o->every = 1;
     o->backend = TP_BACKEND_CPU;
     o->sleep = -1;
+    o->video_worlds = 16;
+    o->video_width = 960;
+    o->video_height = 720;
     char name[64];
     for (int i = 1; i < argc; ++i) {
         const char *a = argv[i], *v = NULL, *eq = strchr(a, '=');
@@ -86,6 +105,7 @@ static int parse_options(int argc, char **argv, run_options *o)
         }
         if (strcmp(a, "--record-bodies") == 0) o->record_bodies = 1;
         else if (strcmp(a, "--quiet") == 0) o->quiet = 1;
+        else if (strcmp(a, "--view") == 0) o->view = 1;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { run_usage(stdout); exit(0); }
         else if (a[0] == '-' && a[1] == '-') {
             if (!v && !(v = option_value(argc, argv, &i))) return 0;
@@ -115,6 +135,11 @@ static int parse_options(int argc, char **argv, run_options *o)
                 o->have_seed = 1;
             } else if (strcmp(a, "--backend") == 0) { if (!parse_backend(v, &o->backend)) return 0; }
             else if (strcmp(a, "--out") == 0) o->out_dir = v;
+            else if (strcmp(a, "--record-every") == 0) { if (!tp_cli_parse_int(a, v, 1, 1000000000L, &o->record_every)) return 0; }
+            else if (strcmp(a, "--record-worlds") == 0) o->record_worlds = v;
+            else if (strcmp(a, "--video") == 0) o->video = v;
+            else if (strcmp(a, "--video-worlds") == 0) { if (!tp_cli_parse_int(a, v, 1, 256, &o->video_worlds)) return 0; }
+            else if (strcmp(a, "--video-size") == 0) { if (!tp_video_parse_size(v, &o->video_width, &o->video_height)) return 0; }
             else if (strcmp(a, "--simd") == 0) {
                 if (strcmp(v, "auto") == 0) o->simd = TP_SIMD_AUTO;
                 else if (strcmp(v, "off") == 0) o->simd = TP_SIMD_OFF;
@@ -253,15 +278,116 @@ static void maybe_snapshot(tp_batch *batch, const run_options *o, int *taken)
     *taken = tp_plot_snapshot(path, batch) ? 1 : -1;
 }
 
+/* What watches the run besides the records: the replay and the video, each
+ * taking a frame every `every` steps (the replay also at the last step). */
+typedef struct run_watch {
+    long every;
+    int replay_on, video_on;
+    double seconds;         /* wall time spent drawing and writing frames, left out of the run's wall time */
+    tp_replay replay;
+    tp_video video;
+} run_watch;
+
+/* Frames every --record-every K steps, else about 30 per simulated second. */
+static long frame_every(const run_options *o, float dt)
+{
+    if (o->record_every > 0) return o->record_every;
+    long k = lround(1.0 / (30.0 * (double)dt));
+    return k < 1 ? 1 : k;
+}
+
+static tp_status watch_step(run_watch *wt, tp_batch *batch, long step, int last)
+{
+    int replay = wt->replay_on && (step % wt->every == 0 || last), video = wt->video_on && step % wt->every == 0;
+    double start = tp_now_seconds();
+    if (replay) {
+        tp_state_view view;
+        tp_status st = tp_batch_state(batch, &view);
+        if (st != TP_OK) return st;
+        tp_replay_frame(&wt->replay, batch, &view);
+    }
+    if (video) tp_video_frame(&wt->video, batch);
+    wt->seconds += tp_now_seconds() - start;
+    return TP_OK;
+}
+
+static int watch_failed(const run_watch *wt) { return wt->replay.failed || wt->video.failed; }
+
+/* Check what the watchers need before anything is written: the recorded
+ * worlds' list, cairo and ffmpeg for a video. Returns an exit code. */
+static int watch_check(run_watch *wt, const run_options *o, tp_batch *batch, int **worlds, int *count)
+{
+    memset(wt, 0, sizeof *wt);
+    wt->every = frame_every(o, tp_model_get_def(tp_batch_model(batch)).dt);
+    wt->replay_on = o->record_every > 0 || o->record_worlds || o->view;
+    wt->video_on = o->video != NULL;
+    *worlds = NULL;
+    *count = 0;
+    if (wt->replay_on && o->record_worlds && !tp_replay_parse_worlds(o->record_worlds, tp_batch_worlds(batch), worlds, count))
+        return TP_EXIT_USAGE;
+    if (wt->replay_on && !o->record_worlds) {
+        *count = tp_batch_worlds(batch) < 16 ? tp_batch_worlds(batch) : 16;
+        if (!(*worlds = malloc((size_t)*count * sizeof **worlds))) return TP_EXIT_FAILURE;
+        for (int i = 0; i < *count; ++i) (*worlds)[i] = i;
+    }
+    if (wt->video_on && !tp_video_check(o->video)) return TP_EXIT_FAILURE;
+    return TP_EXIT_OK;
+}
+
+/* Open replay.bin and start ffmpeg (the list of worlds is taken over). Returns an exit code. */
+static int watch_open(run_watch *wt, const run_options *o, tp_batch *batch, int *worlds, int count)
+{
+    if (!wt->replay_on) free(worlds);
+    else if (!tp_replay_open(&wt->replay, o->out_dir, worlds, count, wt->every, batch)) {
+        tp_replay_free(&wt->replay);
+        wt->replay_on = wt->video_on = 0;
+        return TP_EXIT_FAILURE;
+    }
+    double fps = 1.0 / ((double)wt->every * (double)tp_model_get_def(tp_batch_model(batch)).dt);
+    if (wt->video_on &&
+        !tp_video_open(&wt->video, o->video, (int)o->video_worlds, o->video_width, o->video_height, fps, batch)) {
+        tp_video_finish(&wt->video);
+        wt->video_on = 0;
+        return TP_EXIT_FAILURE;
+    }
+    return TP_EXIT_OK;
+}
+
+/* Finish the replay (and view.html) and the video; say what was written. Returns 0 on a failure (reported). */
+static int watch_finish(run_watch *wt, const run_options *o, tp_batch *batch)
+{
+    int ok = 1;
+    char html[4096];
+    snprintf(html, sizeof html, "%s/view.html", o->out_dir);
+    if (wt->replay_on) {
+        ok = tp_replay_finish(&wt->replay, batch) && (!o->view || tp_view_write_page(o->out_dir, html));
+        if (ok && !o->quiet)
+            printf("replay           %s/{replay.json,replay.bin%s}: %d frames of %d world%s, every %ld steps\n", o->out_dir,
+                   o->view ? ",view.html" : "", wt->replay.frames, wt->replay.world_count,
+                   wt->replay.world_count == 1 ? "" : "s", wt->every);
+    }
+    if (wt->video_on) {
+        int frames = wt->video.frames;
+        int video_ok = tp_video_finish(&wt->video);
+        if (video_ok && !o->quiet)
+            printf("video            %s: %d frames, %dx%d, %.6g frames/s\n", o->video, frames, o->video_width,
+                   o->video_height, 1.0 / ((double)wt->every * (double)tp_model_get_def(tp_batch_model(batch)).dt));
+        ok = ok && video_ok;
+    }
+    tp_replay_free(&wt->replay);
+    return ok;
+}
+
 /* The stepping loop: record every `every` steps, stop early on Ctrl-C. */
-static tp_status run_loop(tp_batch *batch, const run_options *o, long steps, tp_run_record *rec, long *done,
-                          int *snapshot)
+static tp_status run_loop(tp_batch *batch, const run_options *o, long steps, tp_run_record *rec, run_watch *wt,
+                          long *done, int *snapshot)
 {
     tp_progress progress;
     tp_progress_begin(&progress, o->quiet);
     tp_state_view view;
     tp_status st = tp_batch_state(batch, &view);
     if (st == TP_OK) st = tp_record_sample(rec, batch, &view);
+    if (st == TP_OK) st = watch_step(wt, batch, 0, steps == 0);
     maybe_snapshot(batch, o, snapshot);
     long s = 0;
     for (; st == TP_OK && s < steps && !tp_interrupted; ++s) {
@@ -273,7 +399,8 @@ static tp_status run_loop(tp_batch *batch, const run_options *o, long steps, tp_
         tp_record_asleep(rec, batch, &view);
         if (sample && rec->record_bodies && (st = tp_batch_state(batch, &view)) != TP_OK) break;
         if (sample) st = tp_record_sample(rec, batch, &view);
-        if (rec->io_failed) break; /* an output file cannot be written: stop (reported) */
+        if (st == TP_OK) st = watch_step(wt, batch, s + 1, s + 1 == steps || tp_interrupted);
+        if (rec->io_failed || watch_failed(wt)) break; /* an output file cannot be written: stop (reported) */
         maybe_snapshot(batch, o, snapshot);
         tp_progress_update(&progress, (double)(s + 1) / (double)steps, tp_batch_time(batch), worlds_asleep(&view),
                            view.worlds);
@@ -306,18 +433,22 @@ int tp_cmd_run(int argc, char **argv)
         tp_model_destroy(model);
         return code;
     }
-    int code = TP_EXIT_OK;
     tp_run_record rec;
+    run_watch watch;
+    int *watch_worlds = NULL, watch_count = 0;
     long steps = steps_to_run(&o, tp_model_get_def(model).dt), done = 0;
-    if (!make_dir(o.out_dir)) code = TP_EXIT_USAGE;
-    else if (!tp_record_open(&rec, o.out_dir, o.record_bodies, batch)) code = TP_EXIT_FAILURE;
+    int code = watch_check(&watch, &o, batch, &watch_worlds, &watch_count);
+    if (code != TP_EXIT_OK) free(watch_worlds);
+    else if (!make_dir(o.out_dir)) code = TP_EXIT_USAGE, free(watch_worlds);
+    else if (!tp_record_open(&rec, o.out_dir, o.record_bodies, batch)) code = TP_EXIT_FAILURE, free(watch_worlds);
     else {
+        code = watch_open(&watch, &o, batch, watch_worlds, watch_count);
         void (*previous)(int) = signal(SIGINT, on_sigint);
         void (*previous_term)(int) = signal(SIGTERM, on_sigint); /* `timeout` and `kill` stop a run the same way */
         double start = tp_now_seconds();
         int snapshot = 0;
-        st = run_loop(batch, &o, steps, &rec, &done, &snapshot);
-        double wall = tp_now_seconds() - start;
+        if (code == TP_EXIT_OK) st = run_loop(batch, &o, steps, &rec, &watch, &done, &snapshot);
+        double wall = tp_now_seconds() - start - watch.seconds;
         signal(SIGINT, previous);
         signal(SIGTERM, previous_term);
         if (st != TP_OK) code = tp_cli_report(st, o.scene);
@@ -331,6 +462,7 @@ int tp_cmd_run(int argc, char **argv)
         tp_run_info info = {o.scene, o.out_dir, done, steps, wall, (int)tp_interrupted, snapshot == 1};
         if (!tp_record_finish(&rec, batch, &info) && code == TP_EXIT_OK) code = TP_EXIT_FAILURE;
         if (code == TP_EXIT_OK && !o.quiet) tp_print_summary(stdout, batch, &rec, &info);
+        if (!watch_finish(&watch, &o, batch) && code == TP_EXIT_OK) code = TP_EXIT_FAILURE;
         code = report_faults(batch, code);
         tp_record_free(&rec);
     }
