@@ -508,6 +508,39 @@ class Batch:
             arrays[name] = DeviceArray(self, int(ffi.cast("uintptr_t", getattr(view, name))), shape, typestr)
         return DeviceState(**arrays)
 
+    def render(self, width: int = 640, height: int = 480, worlds: Optional[Sequence[int]] = None, *,
+               labels: bool = False, title: Optional[str] = None, view_box: Any = None) -> np.ndarray:
+        """An RGB picture of worlds as they are now: (height, width, 3) uint8, row 0 at the top
+        (tp_batch_render, include/torpor_render.h; what ``torpor run --video`` draws with).
+
+        ``worlds``: indices of the worlds drawn, in a grid of ceil(sqrt(n)) columns (default [0]);
+        ``labels``: each cell names its world and its awake / checking / asleep counts; ``title``: a
+        60-pixel band above the grid with this line and the colour legend; ``view_box``: (6,) m, a
+        world-frame box [min x, y, z, max x, y, z] that every cell frames (default: the drawn worlds'
+        dynamic bodies now, so the view follows them). Bodies are coloured by sleep state (awake red,
+        sleep-checking orange, sleeping grey, static dark slate). The same state gives the same bytes.
+        Raises InvalidArgumentError for a size outside [16, 8192] or a bad world or box, and
+        BackendError when the library was built without cairo."""
+        idx = np.ascontiguousarray([0] if worlds is None else worlds, dtype=np.int32)
+        if idx.ndim != 1:
+            raise ValueError(f"worlds must be a 1-D list of world indices, got shape {idx.shape}")
+        d = ffi.new("tp_render_def *", lib.tp_default_render_def())
+        d.width, d.height = int(width), int(height)
+        d.worlds = ffi.cast("int *", idx.ctypes.data)
+        d.world_count = idx.size
+        d.labels = int(bool(labels))
+        text = ffi.new("char[]", title.encode()) if title is not None else ffi.NULL
+        d.title = text
+        if view_box is not None:
+            box = np.asarray(view_box, dtype=np.float32)
+            if box.shape != (6,):
+                raise ValueError(f"view_box must have shape (6,) [min x, y, z, max x, y, z], got {box.shape}")
+            d.has_view_box = 1
+            d.view_box = box.tolist()
+        out = np.empty((max(int(height), 0), max(int(width), 0), 3), dtype=np.uint8)
+        _check(lib.tp_batch_render(self._p(), d, ffi.cast("uint8_t *", out.ctypes.data) if out.size else ffi.NULL))
+        return out
+
     def world_hash(self, world: int) -> int:
         """64-bit FNV-1a hash of one world's state (docs/outputs.md)."""
         out = ffi.new("uint64_t *")

@@ -13,6 +13,11 @@ centre is above half the tower's height.
 - reward: -1 per push, +10 when the tower topples;
 - terminated: toppled; truncated: after ``max_steps`` environment steps.
 
+``render_mode="rgb_array"``: ``render()`` draws each environment's world with
+torpor's own renderer (:meth:`torpor.Batch.render`, the pictures of
+``torpor run --video``) framing the tower and where it falls, cubes coloured
+by sleep state, ``render_size`` (width, height) pixels.
+
 :class:`ToppleVecEnv` runs ``num_envs`` towers in one torpor batch (one world
 each) with Gymnasium's next-step autoreset; :class:`ToppleEnv` is the same task
 as a single ``gymnasium.Env`` (a batch of one world), for Gymnasium's checker.
@@ -47,12 +52,20 @@ class ToppleVecEnv(VectorEnv):
     Autoreset: next step (an environment that ended is reset by the following
     ``step``, which returns its first observation with reward 0 and ignores its
     action); each reset is a new random draw of that world (a new episode).
+    Rendering (``render_mode="rgb_array"``): ``render()`` returns a tuple of
+    ``num_envs`` (height, width, 3) uint8 frames, one per world, as Gymnasium's
+    vector wrappers (RecordVideo) expect; drawing costs about a millisecond per
+    world, so record few environments or rarely.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": []}
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"], "render_fps": 6}
 
     def __init__(self, num_envs: int = 16, *, levels: int = 10, impulse: float = 6.0, frame_skip: int = 10,
-                 max_steps: int = 40, backend: str = "cpu", threads: int = 0, seed: Optional[int] = None):
+                 max_steps: int = 40, backend: str = "cpu", threads: int = 0, seed: Optional[int] = None,
+                 render_mode: Optional[str] = None, render_size: tuple[int, int] = (320, 240)):
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
+        self.render_mode, self.render_size = render_mode, (int(render_size[0]), int(render_size[1]))
         self.num_envs = num_envs
         self.levels, self.impulse, self.frame_skip, self.max_steps = levels, float(impulse), frame_skip, max_steps
         self._backend, self._threads = backend, threads
@@ -116,6 +129,14 @@ class ToppleVecEnv(VectorEnv):
         self._ended = terminated | truncated
         return self._obs(), reward, terminated, truncated, {}
 
+    def render(self) -> Optional[tuple[np.ndarray, ...]]:
+        """One (height, width, 3) uint8 frame per environment (None without render_mode)."""
+        if self.render_mode is None:
+            return None
+        w, h = self.render_size
+        box = (-2.0, -2.0, 0.0, self.levels + 1.0, 2.0, float(self.levels))  # the tower and where it falls (+x)
+        return tuple(self.batch.render(w, h, [i], view_box=box) for i in range(self.num_envs))
+
     def close_extras(self, **kwargs: Any) -> None:
         self.batch.close()
 
@@ -123,10 +144,11 @@ class ToppleVecEnv(VectorEnv):
 class ToppleEnv(gym.Env):
     """The topple task as a single environment (a torpor batch of one world)."""
 
-    metadata = {"render_modes": []}
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 6}
 
-    def __init__(self, **kwargs: Any):
-        self._vec = ToppleVecEnv(1, **kwargs)
+    def __init__(self, render_mode: Optional[str] = None, **kwargs: Any):
+        self._vec = ToppleVecEnv(1, render_mode=render_mode, **kwargs)
+        self.render_mode = render_mode
         self.action_space = self._vec.single_action_space
         self.observation_space = self._vec.single_observation_space
 
@@ -139,6 +161,11 @@ class ToppleEnv(gym.Env):
         obs, r, term, trunc, info = self._vec.step(np.array([action]))
         self._vec._ended[:] = False  # a single Env is reset by its caller, not automatically
         return obs[0], float(r[0]), bool(term[0]), bool(trunc[0]), info
+
+    def render(self) -> Optional[np.ndarray]:
+        """The (height, width, 3) uint8 frame of the world (None without render_mode)."""
+        frames = self._vec.render()
+        return None if frames is None else frames[0]
 
     def close(self) -> None:
         self._vec.close()
