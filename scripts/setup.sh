@@ -14,6 +14,9 @@ shift $(( $# > 2 ? 2 : $# )) || true
 
 packages=(build-essential cmake ninja-build pkg-config libcriterion-dev libjansson-dev libcairo2-dev
           python3 python3-numpy python3-cffi python3-pytest python3-setuptools python3-pip)
+# The 3D viewer page inlines three.js (libjs-three); --video pipes frames to ffmpeg;
+# tests/test_view.py loads the page in headless chromium and probes videos with ffprobe.
+packages+=(libjs-three ffmpeg chromium)
 # clang (for the libFuzzer targets that scripts/test.sh runs when it is present)
 # is a large install: only with TORPOR_INSTALL_CLANG=1.
 if [ "${TORPOR_INSTALL_CLANG:-0}" = 1 ]; then packages+=(clang); fi

@@ -162,3 +162,24 @@ def test_view_and_recording_errors(tmp_path):
     r = run(CLI, "view", tmp_path / "p")
     assert r.returncode == 1 and f"has {len(data) - 4} bytes" in r.stderr, r.stderr
     assert not (tmp_path / "p" / "view.html").exists()
+
+
+def test_convex_shape_is_drawn_as_its_hull(tmp_path):
+    """A `convex` shape (docs/outputs.md: `vertices` in the shape frame) becomes the hull of its
+    vertices. No scene makes one yet, so a recorded box is turned into a tetrahedron (4 corners of
+    its box) plus an inner point that the hull must leave out: 4 triangles."""
+    r = run(CLI, "run", SCENE, "--steps", 6, "--record-every", 3, "--quiet", "--out", tmp_path)
+    assert r.returncode == 0, r.stderr
+    replay = json.loads((tmp_path / "replay.json").read_text())
+    box = replay["bodies"][1]["shapes"][0]
+    assert box["kind"] == "box"
+    hx, hy, hz = (0.5 * s for s in box["size"])
+    tetra = [[-hx, -hy, -hz], [hx, -hy, -hz], [-hx, hy, -hz], [-hx, -hy, hz]]
+    box.update(kind="convex", vertices=tetra + [[-0.5 * hx, -0.5 * hy, -0.5 * hz]])
+    (tmp_path / "replay.json").write_text(json.dumps(replay))
+    r = run(CLI, "view", tmp_path)
+    assert r.returncode == 0, r.stderr
+    p = probe(tmp_path, "last")
+    got = {(b["world"], b["body"]): b for b in p["bodies"]}
+    assert got[(0, 1)]["triangles"] == 4, "the hull of a tetrahedron and a point inside it"
+    assert got[(0, 2)]["triangles"] > 12, "the ball beside it is a sphere of many triangles"

@@ -54,7 +54,7 @@ class ToppleVecEnv(VectorEnv):
     action); each reset is a new random draw of that world (a new episode).
     Rendering (``render_mode="rgb_array"``): ``render()`` returns a tuple of
     ``num_envs`` (height, width, 3) uint8 frames, one per world, as Gymnasium's
-    vector wrappers (RecordVideo) expect; drawing costs about a millisecond per
+    vector wrappers (RecordVideo) expect; drawing costs a few milliseconds per
     world, so record few environments or rarely.
     """
 
