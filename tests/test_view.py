@@ -157,6 +157,12 @@ def test_view_and_recording_errors(tmp_path):
     assert not (tmp_path / "o").exists()
     r = run(CLI, "run", SCENE, "--steps", 6, "--record-every", 2, "--quiet", "--out", tmp_path / "p")
     assert r.returncode == 0, r.stderr
+    replay = json.loads((tmp_path / "p" / "replay.json").read_text())
+    assert replay["steps"] == [0, 2, 4, 6] and replay["worlds"] == [0]
+    r = run(CLI, "run", SCENE, "--steps", 7, "--record-worlds", "0", "--quiet", "--out", tmp_path / "q")
+    replay = json.loads((tmp_path / "q" / "replay.json").read_text())
+    assert r.returncode == 0 and replay["every"] == 2, "default: round(1 / (30 dt)) steps at dt = 1/60 s"
+    assert replay["steps"] == [0, 2, 4, 6, 7], "every K steps and the last step"
     data = (tmp_path / "p" / "replay.bin").read_bytes()
     (tmp_path / "p" / "replay.bin").write_bytes(data[:-4])
     r = run(CLI, "view", tmp_path / "p")

@@ -124,7 +124,7 @@ int tp_cmd_info(int argc, char **argv)
         printf("  cuda  not built in (nvcc was not found at configure time)\n");
     }
 #ifdef TP_HAVE_CAIRO
-    printf("pictures: yes (cairo: awake.png, snapshot.png)\n");
+    printf("pictures: yes (cairo: awake.png, snapshot.png, --video frames with ffmpeg)\n");
 #else
     printf("pictures: no (built without cairo; install libcairo2-dev and rebuild)\n");
 #endif

@@ -65,6 +65,7 @@ static int spawn_ffmpeg(tp_video *v, double fps)
         return 0;
     }
     if (pid == 0) {
+        setpgid(0, 0); /* its own process group: Ctrl-C stops torpor's run, which then ends the video cleanly */
         dup2(fds[0], STDIN_FILENO);
         close(fds[0]);
         close(fds[1]);
