@@ -98,6 +98,24 @@ def test_page_scene_graph_matches_the_run(out):
     assert "awake" in states or "checking" in states, "the middle frame shows moving bodies"
 
 
+def test_click_on_a_body_shows_its_name_state_and_velocity(out):
+    """A click at the capsule's centre on screen (world 2 shown alone, frame 3: falling) names it and gives
+    its state, position and velocity at that frame, as bodies.csv has them (to the 3 decimals shown)."""
+    r = browser(out, "--dump-dom", f"file://{out / 'view.html'}#world=1&frame=3&click=4&probe")
+    p = json.loads(html.unescape(re.search(r'<pre id="probe">(.*?)</pre>', r.stdout, re.S).group(1)))
+    row = rows(out / "bodies.csv", step=3 * EVERY)[(2, 4)]
+    assert float(row["vz"]) < -1.0, "it falls at that frame"
+    assert row["name"] == "capsule"
+    lines = p["info"].splitlines()
+    assert lines[0] == "capsule (body 4, dynamic) in world 2", p["info"]
+    assert lines[1].split() == ["state", row["state"]]
+    for line, cols in ((lines[2], ("x", "y", "z")), (lines[3], ("vx", "vy", "vz"))):
+        shown = [float(t) for t in re.search(r"\((.*?)\)", line).group(1).split(",")]
+        assert np.allclose(shown, [float(row[c]) for c in cols], atol=5.1e-4), (line, row)
+    assert float(re.search(r"\|v\| = (\S+)", p["info"]).group(1)) == pytest.approx(
+        np.linalg.norm([float(row[c]) for c in ("vx", "vy", "vz")]), abs=5.1e-4)
+
+
 def decode_png(path):
     """RGB pixels of a PNG, through ffmpeg (no imaging library in Debian's python3 here)."""
     r = subprocess.run(["ffprobe", "-v", "error", "-show_entries", "stream=width,height", "-of", "csv=p=0", str(path)],
