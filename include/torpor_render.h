@@ -39,8 +39,10 @@ tp_render_def tp_default_render_def(void);
 int tp_render_available(void);
 
 /* Draw the worlds of `batch` as they are now into rgb, [height][width][3]
- * uint8 (R, G, B; row 0 at the top), painter's algorithm: faces turned away
- * are dropped and the rest painted far to near, static bodies first. The same
+ * uint8 (R, G, B; row 0 at the top), by the painter's algorithm (depth
+ * sort; Foley, van Dam, Feiner, Hughes, "Computer Graphics: Principles and
+ * Practice", 2nd ed., section 15.5): faces turned away are dropped and the
+ * rest painted far to near, static bodies first. The same
  * state and def give the same bytes. On the CUDA backend the state is copied
  * to the host first (as tp_batch_state). Errors: TP_ERR_INVALID_ARGUMENT (NULL
  * batch, def or rgb; a size, world count, world index or view box out of
