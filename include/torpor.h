@@ -321,6 +321,14 @@ void tp_builder_destroy(tp_builder *builder); /* NULL is allowed */
 tp_status tp_model_load(const char *path, tp_model **out);
 /* The same from a string; `source` names it in messages (NULL: "<string>"). */
 tp_status tp_model_load_string(const char *json, const char *source, tp_model **out);
+/* The same from `len` bytes of `text` (no NUL needed after them; NULL text
+ * only with len 0): a NUL byte among them is TP_ERR_PARSE naming its offset
+ * and line:col (a scene is JSON text; a C string would end there). */
+tp_status tp_model_load_buffer(const char *text, size_t len, const char *source, tp_model **out);
+/* The largest scene a load reads, bytes (64 MiB; the largest scene in scenes/
+ * is under 1 MiB): a file, string or buffer past it is TP_ERR_CAPACITY, refused
+ * after reading at most this much (a stream such as /dev/zero included). */
+#define TP_MAX_SCENE_BYTES 67108864
 void tp_model_destroy(tp_model *model); /* NULL is allowed; no batch of it may remain */
 
 /* Queries of a model never fail: a NULL model or an index out of range gives
