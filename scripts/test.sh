@@ -27,11 +27,13 @@ echo "== Python suite on the sanitizer build (build-sanitize/libtorpor.so under 
 # The interpreter is not built with ASan, so its runtime is loaded first
 # (LD_PRELOAD) for the library's checks to work; leak checks stay with the C
 # suite above (CPython keeps much of its memory to the end on purpose).
+# --capture=sys leaves file descriptor 2 alone, so a sanitizer's report, which
+# ends the process, reaches the terminal instead of pytest's capture file.
 asan_runtime="$(gcc -print-file-name=libasan.so)"
 LD_PRELOAD="$asan_runtime" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
   TORPOR_LIBRARY="$here/build-sanitize/libtorpor.so" TORPOR_HEADER="$here/include/torpor.h" \
   TORPOR_CLI="$here/build-sanitize/torpor" PYTHONPATH="$here/python" \
-  /usr/bin/python3 -m pytest -q -p no:cacheprovider "$here/python/tests"
+  /usr/bin/python3 -m pytest -q -p no:cacheprovider --capture=sys "$here/python/tests"
 
 # libFuzzer targets of tests/fuzz/ (the scene loader, the trace reader), each for
 # TORPOR_FUZZ_SECONDS (default 60; 0 skips); skipped with a note without clang.
