@@ -197,19 +197,14 @@ static tp_status check_targets(const tp_batch *b, const int *worlds, int count, 
     return TP_OK;
 }
 
-tp_status tp_batch_set_joints(tp_batch *b, tp_joint_array which, const int *worlds, int count, const uint8_t *mask,
-                              const float *values)
+/* Every row of one array `which` that the write reads: finite, and a position
+ * or quaternion the model accepts. */
+static tp_status check_array(const tp_batch *b, tp_joint_array which, int rows, const uint8_t *mask,
+                             const float *values, const char *call)
 {
-    const char *call = "tp_batch_set_joints";
-    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
-    if ((unsigned)which > TP_JOINT_ARRAY_TARGET_QD)
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: unknown joint array %d", call, (int)which);
-    if (!b->artic) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: model \"%s\" has no joints", call, b->model->name);
-    tp_status st = check_targets(b, worlds, count, mask);
-    if (st) return st;
     const tp_artic_model *km = &host_of(b)->km;
-    int n = which == TP_JOINT_ARRAY_Q ? km->nq : km->nv, rows = worlds ? count : b->worlds;
-    if (rows > 0 && n > 0 && !values) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: values is NULL", call);
+    int n = which == TP_JOINT_ARRAY_Q ? km->nq : km->nv;
+    tp_status st;
     for (int i = 0; i < rows; ++i) {
         if (mask && !mask[i]) continue;
         const float *row = values + (size_t)i * (size_t)n;
@@ -222,20 +217,74 @@ tp_status tp_batch_set_joints(tp_batch *b, tp_joint_array which, const int *worl
             (st = check_positions(host_of(b), row, i, which == TP_JOINT_ARRAY_TARGET_Q)))
             return st;
     }
+    return TP_OK;
+}
+
+/* Row i of `values` into world w's array `which` (checked before). */
+static void write_row(tp_batch *b, tp_joint_array which, int w, const float *values, int i)
+{
+    const tp_artic_model *km = &host_of(b)->km;
+    int n = which == TP_JOINT_ARRAY_Q ? km->nq : km->nv;
+    tp_artic_world s = tp_artic_batch_world(b, w);
+    float *dst[] = {s.q, s.qd, s.f, s.target_q, s.target_qd};
+    memcpy(dst[which], values + (size_t)i * (size_t)n, (size_t)n * sizeof(float));
+    if (which == TP_JOINT_ARRAY_Q)
+        for (int j = 0; j < km->joint_count; ++j) {
+            const tp_artic_joint *jt = &km->joints[j];
+            int qo = jt->type == TP_AJ_BALL ? jt->q_start : jt->type == TP_AJ_FREE ? jt->q_start + 3 : -1;
+            if (qo >= 0) tp_q_store(s.q + qo, tp_q_normalize_any(tp_q_load(s.q + qo))); /* 3e38 and 1e-20 too */
+        }
+}
+
+/* The arrays of values[TP_JOINT_ARRAY_COUNT] that are not NULL, all checked
+ * before any is written; each world is then published and woken once. */
+static tp_status set_arrays(tp_batch *b, const int *worlds, int count, const uint8_t *mask,
+                            const float *const values[TP_JOINT_ARRAY_COUNT], const char *call)
+{
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
+    if (!b->artic) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: model \"%s\" has no joints", call, b->model->name);
+    tp_status st = check_targets(b, worlds, count, mask);
+    if (st) return st;
+    int rows = worlds ? count : b->worlds, moves = 0, wakes = 0;
+    for (int a = 0; a < TP_JOINT_ARRAY_COUNT; ++a) {
+        if (!values[a]) continue;
+        if ((st = check_array(b, (tp_joint_array)a, rows, mask, values[a], call))) return st;
+        moves |= a == TP_JOINT_ARRAY_Q || a == TP_JOINT_ARRAY_QD;
+        wakes |= a != TP_JOINT_ARRAY_F; /* joint_f wakes in the step (kernels/step.h, plan) */
+    }
     for (int i = 0; i < rows; ++i) {
         if (mask && !mask[i]) continue;
         int w = worlds ? worlds[i] : i;
-        tp_artic_world s = tp_artic_batch_world(b, w);
-        float *dst[] = {s.q, s.qd, s.f, s.target_q, s.target_qd};
-        memcpy(dst[which], values + (size_t)i * (size_t)n, (size_t)n * sizeof(float));
-        if (which == TP_JOINT_ARRAY_Q)
-            for (int j = 0; j < km->joint_count; ++j) {
-                const tp_artic_joint *jt = &km->joints[j];
-                int qo = jt->type == TP_AJ_BALL ? jt->q_start : jt->type == TP_AJ_FREE ? jt->q_start + 3 : -1;
-                if (qo >= 0) tp_q_store(s.q + qo, tp_q_normalize_any(tp_q_load(s.q + qo))); /* 3e38 and 1e-20 too */
-            }
-        if (which == TP_JOINT_ARRAY_Q || which == TP_JOINT_ARRAY_QD) publish_world(b, w);
-        if (which != TP_JOINT_ARRAY_F) wake_trees(b, w); /* joint_f wakes in the step (kernels/step.h, plan) */
+        for (int a = 0; a < TP_JOINT_ARRAY_COUNT; ++a)
+            if (values[a]) write_row(b, (tp_joint_array)a, w, values[a], i);
+        if (moves) publish_world(b, w);
+        if (wakes) wake_trees(b, w);
     }
     return TP_OK;
+}
+
+tp_status tp_batch_set_joints(tp_batch *b, tp_joint_array which, const int *worlds, int count, const uint8_t *mask,
+                              const float *values)
+{
+    const char *call = "tp_batch_set_joints";
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
+    if ((unsigned)which >= TP_JOINT_ARRAY_COUNT)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: unknown joint array %d", call, (int)which);
+    if (b->artic && !values) {
+        const tp_artic_model *km = &host_of(b)->km;
+        int n = which == TP_JOINT_ARRAY_Q ? km->nq : km->nv, rows = worlds ? count : b->worlds;
+        if (rows > 0 && n > 0) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: values is NULL", call);
+    }
+    static const float nothing[1];
+    const float *arrays[TP_JOINT_ARRAY_COUNT] = {NULL};
+    arrays[which] = values ? values : nothing; /* no rows or no columns: nothing is read */
+    return set_arrays(b, worlds, count, mask, arrays, call);
+}
+
+tp_status tp_batch_set_joint_arrays(tp_batch *b, const int *worlds, int count, const uint8_t *mask,
+                                    const float *const values[TP_JOINT_ARRAY_COUNT])
+{
+    const char *call = "tp_batch_set_joint_arrays";
+    if (!values) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: values is NULL", call);
+    return set_arrays(b, worlds, count, mask, values, call);
 }

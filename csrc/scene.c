@@ -12,6 +12,7 @@
  * and asks tp_json_locate (scene_positions.c) where that path sits in the text.
  * The reading helpers (paths, errors, values, field tables) are scene_read.c;
  * the joints of version 2 are scene_joints.c, the events scene_events.c. */
+#define _POSIX_C_SOURCE 200809L /* strnlen under -std=c11 */
 #include "articulation_host.h"
 #include "error.h"
 #include "hint.h"
@@ -401,9 +402,37 @@ static int load_root(scene *sc, const json_t *root, tp_model **out)
     return 1;
 }
 
-/* Parse `len` bytes of `text` (NUL-terminated after them) named `source`. */
+/* TP_ERR_CAPACITY for a scene past TP_MAX_SCENE_BYTES. */
+static tp_status fail_too_large(const char *source, const char *what)
+{
+    char reason[256];
+    snprintf(reason, sizeof reason, "%s more than %d bytes (64 MiB, TP_MAX_SCENE_BYTES), the largest scene torpor reads",
+             what, TP_MAX_SCENE_BYTES);
+    return tp_fail_at(TP_ERR_CAPACITY, source, 0, 0, "", reason);
+}
+
+/* TP_ERR_PARSE at the first NUL byte of the text, if any: JSON has none, and a
+ * C string of the text would silently end there. */
+static tp_status check_no_nul(const char *text, size_t len, const char *source)
+{
+    const char *nul = memchr(text, '\0', len);
+    if (!nul) return TP_OK;
+    int line = 1, column = 1;
+    for (const char *c = text; c < nul; ++c) {
+        if (*c == '\n') line++, column = 1;
+        else column++;
+    }
+    char reason[128];
+    snprintf(reason, sizeof reason, "a NUL byte at offset %zu; a scene is JSON text", (size_t)(nul - text));
+    return tp_fail_at(TP_ERR_PARSE, source, line, column, "", reason);
+}
+
+/* Parse `len` bytes of `text` named `source`. */
 static tp_status load_text(const char *text, size_t len, const char *source, tp_model **out)
 {
+    if (len > (size_t)TP_MAX_SCENE_BYTES) return fail_too_large(source, "the scene has");
+    tp_status nul = check_no_nul(text, len, source);
+    if (nul != TP_OK) return nul;
     json_error_t error;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &error);
     if (!root) {
@@ -437,7 +466,24 @@ tp_status tp_model_load_string(const char *json, const char *source, tp_model **
     if (!out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_load_string: out is NULL");
     *out = NULL;
     if (!json) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_load_string: json is NULL");
-    return load_text(json, strlen(json), source ? source : "<string>", out);
+    /* strnlen: a string past the limit is refused without scanning all of it */
+    return load_text(json, strnlen(json, (size_t)TP_MAX_SCENE_BYTES + 1), source ? source : "<string>", out);
+}
+
+tp_status tp_model_load_buffer(const char *text, size_t len, const char *source, tp_model **out)
+{
+    if (!out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_load_buffer: out is NULL");
+    *out = NULL;
+    if (!text && len > 0) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_load_buffer: text is NULL with len %zu", len);
+    source = source ? source : "<string>";
+    if (len > (size_t)TP_MAX_SCENE_BYTES) return fail_too_large(source, "the scene has");
+    char *copy = malloc(len + 1); /* NUL-terminated, as the error locator reads it */
+    if (!copy) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_model_load_buffer: out of memory for %zu bytes", len + 1);
+    if (len) memcpy(copy, text, len);
+    copy[len] = '\0';
+    tp_status status = load_text(copy, len, source, out);
+    free(copy);
+    return status;
 }
 
 /* "path: what: why" with the path kept apart for tp_last_error_info. */
@@ -448,7 +494,8 @@ static tp_status fail_io(tp_status status, const char *path, const char *what, c
     return tp_fail_at(status, path, 0, 0, "", reason);
 }
 
-/* Read a whole file into a NUL-terminated buffer. */
+/* Read a whole file into a NUL-terminated buffer; past TP_MAX_SCENE_BYTES it
+ * stops and fails (a stream may never end). */
 static tp_status read_file(const char *path, char **text, size_t *len)
 {
     FILE *f = fopen(path, "rb");
@@ -469,6 +516,11 @@ static tp_status read_file(const char *path, char **text, size_t *len)
         size_t got = fread(buf + n, 1, cap - n - 1, f);
         n += got;
         if (got == 0) break;
+        if (n > (size_t)TP_MAX_SCENE_BYTES) {
+            fclose(f);
+            free(buf);
+            return fail_too_large(path, "the file has");
+        }
     }
     int failed = ferror(f), saved_errno = errno;
     fclose(f);

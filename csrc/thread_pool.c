@@ -5,7 +5,12 @@
  * broadcast; each worker runs it once when it sees a generation it has not
  * run, then counts itself done. The caller runs part 0 and waits, also on a
  * condition variable, until the count of busy workers is zero. The mutex
- * orders every write of a job before the caller's return. */
+ * orders every write of a job before the caller's return.
+ *
+ * fork(): only the forking thread exists in the child, so a pool made before
+ * the fork has no workers there. The pool remembers the process it was made
+ * in; in another one a job runs every part on the caller, one after another
+ * (the same parts, so the same results), and destroy frees without joining. */
 #define _POSIX_C_SOURCE 200809L /* pthreads under -std=c11 */
 #include "thread_pool.h"
 
@@ -13,6 +18,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 struct tp_worker {
     struct tp_pool *pool;
@@ -31,6 +37,7 @@ struct tp_pool {
     int stop;
     int threads;              /* the caller and the workers */
     int started;              /* workers created (for an orderly destroy after a failure) */
+    pid_t pid;                /* the process the workers run in (see fork() above) */
     struct tp_worker *workers; /* [threads - 1] */
 };
 
@@ -61,6 +68,7 @@ tp_status tp_pool_create(int threads, tp_pool **out)
     tp_pool *p = calloc(1, sizeof *p);
     if (!p) return tp_fail(TP_ERR_OUT_OF_MEMORY, "thread pool: out of memory");
     p->threads = threads;
+    p->pid = getpid();
     if (pthread_mutex_init(&p->lock, NULL) != 0) {
         free(p);
         return tp_fail(TP_ERR_OUT_OF_MEMORY, "thread pool: cannot make a mutex");
@@ -96,6 +104,10 @@ tp_status tp_pool_create(int threads, tp_pool **out)
 
 void tp_pool_run(tp_pool *p, tp_pool_job job, void *arg)
 {
+    if (p->threads > 1 && getpid() != p->pid) { /* a forked child: the workers are not here */
+        for (int t = 0; t < p->threads; ++t) job(arg, t, p->threads);
+        return;
+    }
     pthread_mutex_lock(&p->lock);
     p->job = job;
     p->arg = arg;
@@ -116,6 +128,11 @@ int tp_pool_threads(const tp_pool *p) { return p->threads; }
 void tp_pool_destroy(tp_pool *p)
 {
     if (!p) return;
+    if (getpid() != p->pid) { /* a forked child: no workers to stop, and the lock may be the parent's state */
+        free(p->workers);
+        free(p);
+        return;
+    }
     pthread_mutex_lock(&p->lock);
     p->stop = 1;
     pthread_cond_broadcast(&p->start);

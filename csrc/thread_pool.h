@@ -24,7 +24,9 @@ typedef void (*tp_pool_job)(void *arg, int thread, int threads);
 tp_status tp_pool_create(int threads, tp_pool **out);
 
 /* Run job(arg, t, threads) on every thread t of the pool and return when all
- * have returned. Not reentrant: one job at a time per pool. */
+ * have returned. Not reentrant: one job at a time per pool. In a child made
+ * by fork() after the pool (which has no workers there) every part t runs on
+ * the caller in turn. */
 void tp_pool_run(tp_pool *p, tp_pool_job job, void *arg);
 
 /* Threads in the pool, the caller included. */

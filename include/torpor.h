@@ -40,11 +40,21 @@
  * Threads: the library keeps no global mutable state (the error message is
  * thread-local), so different threads may use different batches at once,
  * and several batches (on any threads) may share one model: a finished model
- * is read-only. Calls on one batch, or on one builder, must not overlap
- * (tp_batch_state and tp_batch_counts included: on CUDA they copy into the
- * batch's host arrays); tp_batch_step itself runs its worlds on the batch's
- * own OpenMP threads. CUDA batches on several host threads at once have not
- * been tested.
+ * is read-only. A batch is not thread-safe: calls on one batch, or on one
+ * builder, must not overlap (tp_batch_state and tp_batch_counts included: on
+ * CUDA they copy into the batch's host arrays); a caller that shares a batch
+ * between threads holds a lock around every call (the Python package does).
+ * Only the queries of what never changes after creation may run beside any
+ * call on the same batch: tp_batch_worlds, tp_batch_bodies, tp_batch_backend,
+ * tp_batch_threads, tp_batch_simd, tp_batch_seed, tp_batch_model and the
+ * tp_batch_*memory_bytes calls. Reading a view's arrays while a step or a
+ * write runs gives a mix of old and new values. tp_batch_step itself runs
+ * its worlds on the batch's own threads (a pool made by tp_batch_create).
+ * CUDA batches on several host threads at once have not been tested.
+ *
+ * fork(): a child forked while no call on the batch runs may go on using it;
+ * the pool's threads are not copied into the child, so there the batch steps
+ * its worlds on the calling thread alone, with the same results.
  */
 #ifndef TORPOR_H
 #define TORPOR_H
@@ -321,6 +331,14 @@ void tp_builder_destroy(tp_builder *builder); /* NULL is allowed */
 tp_status tp_model_load(const char *path, tp_model **out);
 /* The same from a string; `source` names it in messages (NULL: "<string>"). */
 tp_status tp_model_load_string(const char *json, const char *source, tp_model **out);
+/* The same from `len` bytes of `text` (no NUL needed after them; NULL text
+ * only with len 0): a NUL byte among them is TP_ERR_PARSE naming its offset
+ * and line:col (a scene is JSON text; a C string would end there). */
+tp_status tp_model_load_buffer(const char *text, size_t len, const char *source, tp_model **out);
+/* The largest scene a load reads, bytes (64 MiB; the largest scene in scenes/
+ * is under 1 MiB): a file, string or buffer past it is TP_ERR_CAPACITY, refused
+ * after reading at most this much (a stream such as /dev/zero included). */
+#define TP_MAX_SCENE_BYTES 67108864
 void tp_model_destroy(tp_model *model); /* NULL is allowed; no batch of it may remain */
 
 /* Queries of a model never fail: a NULL model or an index out of range gives

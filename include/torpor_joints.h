@@ -122,6 +122,7 @@ typedef enum tp_joint_array {
     TP_JOINT_ARRAY_Q = 0, TP_JOINT_ARRAY_QD = 1, TP_JOINT_ARRAY_F = 2, TP_JOINT_ARRAY_TARGET_Q = 3,
     TP_JOINT_ARRAY_TARGET_QD = 4
 } tp_joint_array;
+#define TP_JOINT_ARRAY_COUNT 5
 
 /* Write one joint array for some worlds: either a list (`worlds` [count], a
  * world may not repeat; `values` [count][n]) or a mask (`worlds` NULL, `mask`
@@ -133,6 +134,16 @@ typedef enum tp_joint_array {
  * at once. */
 tp_status tp_batch_set_joints(tp_batch *batch, tp_joint_array which, const int *worlds, int count, const uint8_t *mask,
                               const float *values);
+/* Several joint arrays of the same worlds in one all-or-nothing write:
+ * values[a] holds array a (indexed by tp_joint_array; rows as in
+ * tp_batch_set_joints) or is NULL to leave it alone. Every given array is
+ * checked whole before anything is written, so a refused call
+ * (TP_ERR_INVALID_ARGUMENT, as tp_batch_set_joints, values NULL included)
+ * changes nothing: no value, no sleep state, no timer. Then each world's
+ * links move once (q or qd given) and its trees wake once (anything but f
+ * given), as the separate writes would leave them. */
+tp_status tp_batch_set_joint_arrays(tp_batch *batch, const int *worlds, int count, const uint8_t *mask,
+                                    const float *const values[TP_JOINT_ARRAY_COUNT]);
 /* ================================================================ end of articulations */
 
 #endif

@@ -181,8 +181,8 @@ static int parse_option(bench_plan *p, const char *a, char *v, int *have)
     if (strcmp(a, "--seconds") == 0) return tp_cli_parse_double(a, v, 1e-6, 1e6, &p->seconds);
     if (strcmp(a, "--threads") == 0) return tp_cli_parse_int(a, v, 0, 4096, &p->threads);
     if (strcmp(a, "--backend") == 0) return parse_backend(v, &p->backend);
-    fprintf(stderr, "torpor bench: unknown option %s\n", a);
-    return 0;
+    static const char *const known[] = {"--scenes", "--worlds", "--sleep", "--seconds", "--threads", "--backend", "--help"};
+    return tp_cli_known_option("torpor bench", a, known, (int)(sizeof known / sizeof known[0]));
 }
 
 static int parse_plan(int argc, char **argv, bench_plan *p)

@@ -30,6 +30,11 @@ int tp_cli_default_threads(void);
 /* Exit code for a failed library call: 2 for bad input, 1 otherwise; prints the message. */
 int tp_cli_report(tp_status status, const char *context);
 
+/* 1 if `given` is one of the `count` options `known`; else prints "COMMAND:
+ * unknown option GIVEN", with "(did you mean --X?)" for the closest known
+ * option within a third of its length in edits, and returns 0. */
+int tp_cli_known_option(const char *command, const char *given, const char *const *known, int count);
+
 /* Parse an integer / double option value; print an error naming the option. */
 int tp_cli_parse_int(const char *option, const char *text, long min, long max, long *out);
 int tp_cli_parse_double(const char *option, const char *text, double min, double max, double *out);

@@ -20,6 +20,43 @@ int tp_cli_report(tp_status status, const char *context)
     return bad_input ? TP_EXIT_USAGE : TP_EXIT_FAILURE;
 }
 
+/* Levenshtein distance between a and b (insertions, deletions, substitutions),
+ * capped at 64 characters (options are shorter). */
+static int edit_distance(const char *a, const char *b)
+{
+    size_t len = strlen(b);
+    int n = len < 64 ? (int)len : 64, row[65];
+    for (int j = 0; j <= n; ++j) row[j] = j;
+    for (int i = 1; *a && i <= 64; ++i, ++a) {
+        int diag = row[0];
+        row[0] = i;
+        for (int j = 1; j <= n; ++j) {
+            int up = row[j], best = diag + (*a != b[j - 1]);
+            if (up + 1 < best) best = up + 1;
+            if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+            diag = up;
+            row[j] = best;
+        }
+    }
+    return row[n];
+}
+
+int tp_cli_known_option(const char *command, const char *given, const char *const *known, int count)
+{
+    const char *closest = NULL;
+    int best = 0;
+    for (int i = 0; i < count; ++i) {
+        if (strcmp(given, known[i]) == 0) return 1;
+        int d = edit_distance(given, known[i]);
+        if (!closest || d < best) closest = known[i], best = d;
+    }
+    if (closest && 3 * best <= (int)strlen(closest))
+        fprintf(stderr, "%s: unknown option %s (did you mean %s?)\n", command, given, closest);
+    else
+        fprintf(stderr, "%s: unknown option %s\n", command, given);
+    return 0;
+}
+
 int tp_cli_parse_int(const char *option, const char *text, long min, long max, long *out)
 {
     char *end = NULL;

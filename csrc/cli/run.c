@@ -27,6 +27,8 @@ static void on_sigint(int sig)
     tp_interrupted = 1;
 }
 
+#define COUNT_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
 typedef struct run_options {
     const char *scene, *out_dir;
     long worlds, threads, every, steps;
@@ -44,19 +46,36 @@ typedef struct run_options {
     tp_simd simd;           /* --simd: the CPU sweeps' width (auto: TORPOR_SIMD, else the widest) */
 } run_options;
 
+static const char *const run_option_names[] = {
+    "--worlds", "--seconds", "--steps", "--backend", "--threads", "--seed", "--out", "--every",
+    "--record-bodies", "--quiet", "--snapshot", "--sleep", "--simd", "--record-every", "--record-worlds",
+    "--view", "--video", "--video-worlds", "--video-size", "--help"};
+
 static void run_usage(FILE *f)
 {
-    fprintf(f, "usage: torpor run SCENE [--worlds N] [--seconds T | --steps K] [--backend cpu|cuda|auto]\n"
-               "                  [--threads N] [--seed S] [--out DIR] [--every K] [--record-bodies] [--quiet]\n"
-               "                  [--snapshot T]   (snapshot.png: up to 16 worlds drawn at simulated time T s)\n"
-               "                  [--sleep on|off] (island sleep on or off, whatever the scene says)\n"
-               "                  [--simd auto|off|sse2|avx2] (CPU contact sweeps' vector width; same results)\n"
-               "                  [--record-every K] [--record-worlds 0,1,2|0-15] (replay.json + replay.bin: those\n"
-               "                                   worlds every K steps; default K: about 30 frames per simulated s,\n"
-               "                                   worlds 0-15)\n"
-               "                  [--view]         (record, then write view.html: the run in 3D in a browser)\n"
-               "                  [--video FILE.mp4] [--video-worlds N] [--video-size WxH] (a video through ffmpeg:\n"
-               "                                   N worlds, default 16, 960x720 pixels, a frame every K steps)\n");
+    fprintf(f, "usage: torpor run SCENE [options]   (options also as --option=value)\n"
+               "  --worlds N          replicated worlds (default 1)\n"
+               "  --seconds T         simulated seconds (default 2)\n"
+               "  --steps K           steps instead of --seconds\n"
+               "  --backend B         cpu, cuda or auto (default cpu)\n"
+               "  --threads N         CPU threads over worlds (default %d here: OMP_NUM_THREADS, else the cores)\n"
+               "  --seed S            randomization seed (default: the scene's)\n"
+               "  --out DIR           output directory, created if missing (default out)\n"
+               "  --every K           awake.csv and bodies.csv every K steps (default 1)\n"
+               "  --record-bodies     write bodies.csv (default off)\n"
+               "  --quiet             no summary and no progress bar (default off)\n"
+               "  --snapshot T        snapshot.png: up to 16 worlds drawn at simulated time T s (default none)\n"
+               "  --sleep on|off      island sleep on or off, whatever the scene says (default: as the scene says)\n"
+               "  --simd W            auto, off, sse2 or avx2: the CPU contact sweeps' width, same results "
+               "(default auto)\n"
+               "  --record-every K    replay.json + replay.bin: the recorded worlds every K steps\n"
+               "                      (default: about 30 frames per simulated second)\n"
+               "  --record-worlds L   worlds to record, e.g. 0,1,2 or 0-15 (default 0-15)\n"
+               "  --view              record, then write view.html: the run in 3D in a browser (default off)\n"
+               "  --video FILE.mp4    a video through ffmpeg, a frame every K steps (default none)\n"
+               "  --video-worlds N    worlds in the video (default 16)\n"
+               "  --video-size WxH    video frame size in pixels (default 960x720)\n",
+            tp_cli_default_threads());
 }
 
 /* Value of an option that takes one; prints an error if it is missing. */
@@ -108,6 +127,7 @@ static int parse_options(int argc, char **argv, run_options *o)
         else if (strcmp(a, "--view") == 0) o->view = 1;
         else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) { run_usage(stdout); exit(0); }
         else if (a[0] == '-' && a[1] == '-') {
+            if (!tp_cli_known_option("torpor run", a, run_option_names, COUNT_OF(run_option_names))) return 0;
             if (!v && !(v = option_value(argc, argv, &i))) return 0;
             if (strcmp(a, "--worlds") == 0) { if (!tp_cli_parse_int(a, v, 1, TP_MAX_WORLDS, &o->worlds)) return 0; }
             else if (strcmp(a, "--threads") == 0) { if (!tp_cli_parse_int(a, v, 1, 4096, &o->threads)) return 0; }

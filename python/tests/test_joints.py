@@ -146,10 +146,10 @@ def test_refusals_carry_the_c_message_and_change_nothing():
     qd[1, 1] = np.nan
     with pytest.raises(torpor.InvalidArgumentError, match=r"joint_qd row 1 \[1\] must be finite"):
         b.set_joints(qd=qd)
-    # a valid target_q written first is put back when the qd after it is refused
+    # a valid target_q beside a refused qd is not written (one all-or-nothing call)
     with pytest.raises(torpor.InvalidArgumentError, match="joint_qd row 0"):
         b.set_joints(target_q=[0.7, 0.0], qd=[np.inf, 0.0], worlds=[2])
-    # so is a q, which had moved the bodies (the state hash below covers them)
+    # nor is a q, which would move the bodies (the state hash below covers them)
     with pytest.raises(torpor.InvalidArgumentError, match="joint_qd row 2"):
         b.set_joints(q=[0.3, 1.0], qd=qd[[0, 0, 1]], worlds=np.array([True, False, True]))
     with pytest.raises(torpor.InvalidArgumentError, match=r"target_q row 0 \[0\] \(slider\): must be within"):
@@ -180,3 +180,31 @@ def test_model_without_joints_gives_empty_views_and_refuses_writes(tower):
     assert all(getattr(j, n).shape == (2, 0) for n in ("q", "qd", "f", "target_q", "target_qd"))
     with pytest.raises(torpor.InvalidArgumentError, match="has no joints"):
         b.set_joints(f=0.0)
+
+
+HANG = """{"format": "torpor-scene", "version": 2, "name": "hang",
+ "bodies": [{"name": "ground", "size": [4, 4, 1], "pos": [0, 0, -0.5], "static": true},
+            {"name": "rod", "size": [0.1, 0.1, 1], "pos": [0, 0, 1.5], "mass": 1}],
+ "joints": [{"name": "pivot", "type": "revolute", "child": "rod", "axis": [1, 0, 0], "anchor": [0, 0, 0.5]}]}"""
+
+
+def test_a_refused_write_leaves_sleeping_trees_asleep():
+    """A rod hanging at rest sleeps after the quiet time (0.5 s); a set_joints
+    with a valid target_q and a non-finite qd is refused whole, in one C call:
+    sleep states, quiet timers, joint arrays and the state hash stay byte-identical
+    (a write of target_q alone would have woken the tree)."""
+    b = torpor.Batch(torpor.Model.from_json(HANG, "hang"), worlds=3)
+    b.step(60)
+    s = b.state()
+    assert (s.sleep_state[:, 1] == 1).all(), s.sleep_state
+    before = (s.sleep_state.tobytes(), s.quiet_timer.tobytes(), s.body_awake.tobytes(), b.target_q.tobytes(),
+              b.joint_qd.tobytes(), b.state_hash())
+    with pytest.raises(torpor.InvalidArgumentError, match=r"joint_qd row 1 \[0\] must be finite"):
+        b.set_joints(target_q=[0.5], qd=[[0.0], [np.nan], [0.0]])
+    with pytest.raises(torpor.InvalidArgumentError, match=r"target_q row 0 \[0\] \(pivot\): must be within"):
+        b.set_joints(q=[0.2], target_q=[2e6], worlds=[1])
+    after = (s.sleep_state.tobytes(), s.quiet_timer.tobytes(), s.body_awake.tobytes(), b.target_q.tobytes(),
+             b.joint_qd.tobytes(), b.state_hash())
+    assert after == before, "a refused set_joints changed the batch"
+    b.set_joints(target_q=[0.5], worlds=[2])  # accepted: wakes that world's tree alone
+    assert list(s.sleep_state[:, 1]) == [1, 1, 0]

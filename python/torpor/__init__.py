@@ -14,12 +14,18 @@ torpor.h): the C library is the one implementation. Quick start::
     batch.reset(fallen)                  # mask reset: a new random draw per world
 
 Units are SI (m, kg, s, rad, N), z up, quaternions [x, y, z, w], float32.
+
+Errors: a failed library call raises a subclass of :class:`TorporError`, one
+per C status: InvalidArgumentError and SceneError (both ValueError),
+FileError (OSError), OutOfMemoryError (MemoryError), CapacityError
+(ValueError), BackendError (RuntimeError). Each carries ``status`` and the C
+library's message, which names the bad value and where it came from.
 """
 from ._ffi import library_path
-from .core import (BackendError, Batch, InvalidArgumentError, JointState, Model, SceneError, State, TorporError,
-                   WorldSelection, cuda_built, cuda_device_count)
+from .core import (BackendError, Batch, CapacityError, FileError, InvalidArgumentError, JointState, Model,
+                   OutOfMemoryError, SceneError, State, TorporError, WorldSelection, cuda_built, cuda_device_count)
 
 __version__ = "0.1.0"
 
-__all__ = ["Batch", "Model", "State", "JointState", "TorporError", "InvalidArgumentError", "SceneError", "BackendError",
-           "WorldSelection", "cuda_built", "cuda_device_count", "library_path", "__version__"]
+__all__ = ["Batch", "Model", "State", "JointState", "TorporError", "InvalidArgumentError", "SceneError", "FileError",
+           "OutOfMemoryError", "CapacityError", "BackendError", "WorldSelection", "cuda_built", "cuda_device_count", "library_path", "__version__"]

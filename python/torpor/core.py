@@ -7,6 +7,8 @@ W = worlds and B = bodies per world (static bodies included).
 from __future__ import annotations
 
 import os
+import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence, Union
 
@@ -23,6 +25,9 @@ class TorporError(Exception):
     """A failed libtorpor call; the message is the library's (tp_last_error).
 
     ``status`` is the C status code (``tp_status``), ``status_name`` its name.
+    The subclasses below are raised for the status codes they name; each is
+    also the built-in exception that fits (``ValueError``, ``OSError``, ...),
+    so ``except ValueError`` catches a bad value as well.
     """
 
     def __init__(self, status: int, message: str):
@@ -32,34 +37,41 @@ class TorporError(Exception):
 
 
 class InvalidArgumentError(TorporError, ValueError):
-    """TP_ERR_INVALID_ARGUMENT: a bad value; nothing was changed."""
+    """TP_ERR_INVALID_ARGUMENT: a bad value (or a closed batch); nothing was changed."""
 
 
 class SceneError(TorporError, ValueError):
     """TP_ERR_PARSE: a malformed or invalid scene."""
 
 
+class FileError(TorporError, OSError):
+    """TP_ERR_IO: a file could not be read or written."""
+
+
+class OutOfMemoryError(TorporError, MemoryError):
+    """TP_ERR_OUT_OF_MEMORY: an allocation when a model or batch was made failed."""
+
+
+class CapacityError(TorporError, ValueError):
+    """TP_ERR_CAPACITY: a fixed capacity was exceeded (a scene past
+    TP_MAX_SCENE_BYTES, a batch past TP_MAX_WORLDS, ...)."""
+
+
 class BackendError(TorporError, RuntimeError):
     """TP_ERR_BACKEND or TP_ERR_CUDA: the backend is missing or failed."""
 
 
-_ERRORS = {1: InvalidArgumentError, 2: SceneError, 3: OSError, 6: BackendError, 7: BackendError}
+_ERRORS = {1: InvalidArgumentError, 2: SceneError, 3: FileError, 4: OutOfMemoryError, 5: CapacityError,
+           6: BackendError, 7: BackendError}
+for _cls in (TorporError, *set(_ERRORS.values())):
+    _cls.__module__ = "torpor"  # tracebacks name them as users import them: torpor.SceneError
 
 
 def _check(status: int) -> None:
     if status != 0:
         message = ffi.string(lib.tp_last_error()).decode()
-        cls = _ERRORS.get(status, TorporError)
-        if cls is OSError:
-            raise _IOError(status, message)
-        raise cls(status, message)
+        raise _ERRORS.get(status, TorporError)(status, message)
 
-
-class _IOError(TorporError, OSError):
-    """TP_ERR_IO: a file could not be read or written."""
-
-
-_ERRORS[3] = _IOError
 
 _EMPTY_LIST = ffi.new("int32_t[1]")
 _BACKENDS = {"cpu": 0, "cuda": 1, "auto": 2}
@@ -92,16 +104,22 @@ class Model:
 
     @classmethod
     def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Model":
-        """Load a scene file (JSON, docs/scene-format.md). Raises SceneError / OSError."""
+        """Load a scene file (JSON, docs/scene-format.md). Raises SceneError,
+        FileError (an OSError) when it cannot be read, CapacityError past
+        TP_MAX_SCENE_BYTES (64 MiB)."""
         out = ffi.new("tp_model **")
         _check(lib.tp_model_load(str(path).encode(), out))
         return cls(ffi.gc(out[0], lib.tp_model_destroy))
 
     @classmethod
     def from_json(cls, text: str, source: str = "<string>") -> "Model":
-        """Compile a scene from a JSON string; ``source`` names it in error messages."""
+        """Compile a scene from a JSON string; ``source`` names it in error messages.
+
+        Raises SceneError for a NUL character in ``text`` (naming its offset),
+        CapacityError past TP_MAX_SCENE_BYTES (64 MiB) of UTF-8."""
+        data = text.encode()
         out = ffi.new("tp_model **")
-        _check(lib.tp_model_load_string(text.encode(), source.encode(), out))
+        _check(lib.tp_model_load_buffer(data, len(data), source.encode(), out))
         return cls(ffi.gc(out[0], lib.tp_model_destroy))
 
     @classmethod
@@ -304,10 +322,12 @@ class Model:
 
 
 class _ArrayView:
-    """A host array of the batch seen through ``__array_interface__``; holding
-    the batch keeps the memory alive while NumPy arrays over it exist."""
+    """A host array of the batch seen through ``__array_interface__``. It holds
+    the batch's C handle (``owner``, the cdata whose finalizer frees the batch),
+    so the memory stays valid while a NumPy array over it exists, even after
+    :meth:`Batch.close`."""
 
-    def __init__(self, owner: "Batch", address: int, shape: tuple, typestr: str, readonly: bool):
+    def __init__(self, owner: Any, address: int, shape: tuple, typestr: str, readonly: bool):
         self._owner = owner
         self.__array_interface__ = {"data": (address, readonly), "shape": shape, "typestr": typestr, "version": 3}
 
@@ -403,6 +423,20 @@ class Batch:
     unselected worlds are not read). Every write checks all its values first: a
     non-finite or out-of-range value raises InvalidArgumentError with the C
     message and nothing changes.
+
+    Threads: every call into the library takes the batch's lock, so threads
+    sharing a batch take turns (the C batch itself is not thread-safe);
+    different batches run at once. The NumPy views of :meth:`state` and
+    :meth:`joints` read the batch's memory without the lock: one thread's
+    views see another thread's step as it happens.
+
+    Lifetime: :meth:`close` (or leaving ``with``) ends the batch; its C memory
+    is freed once no view of it (:meth:`state`, :meth:`joints`) is left, so a
+    view kept past close still reads the last state, never freed memory.
+
+    fork(): a child process may go on with a batch made before the fork; the
+    child's steps run its worlds on one thread (the pool's workers stay in the
+    parent), with the same results.
     """
 
     def __init__(self, model: Model, worlds: int = 1, *, backend: str = "cpu", threads: int = 0,
@@ -420,6 +454,9 @@ class Batch:
         out = ffi.new("tp_batch **")
         _check(lib.tp_batch_create(model._ptr, d, out))
         self.model = model
+        self._lock = threading.Lock()
+        # the handle: tp_batch_destroy runs when the last reference goes (this
+        # object's, the views', a call in flight), never under a live view
         self._ptr = ffi.gc(out[0], lib.tp_batch_destroy)
         self.worlds = int(lib.tp_batch_worlds(self._ptr))
         self.bodies = int(lib.tp_batch_bodies(self._ptr))
@@ -430,11 +467,12 @@ class Batch:
 
     # -- lifetime
     def close(self) -> None:
-        """Free the batch now. State arrays taken from it must not be used after."""
-        if self._ptr is not None:
-            ptr, self._ptr = self._ptr, None
-            ffi.gc(ptr, None)  # detach the finalizer, then free now
-            lib.tp_batch_destroy(ptr)
+        """End the batch: later calls raise InvalidArgumentError. Its memory is
+        freed now if no view of it (:meth:`state`, :meth:`joints`, the
+        ``joint_*`` arrays) is alive, else when the last one goes; those views
+        keep showing the final state."""
+        with self._lock:  # after a call in flight on another thread
+            self._ptr = None
             self._state = None
             self._joints = None
 
@@ -445,36 +483,58 @@ class Batch:
         self.close()
 
     def _p(self) -> Any:
-        if self._ptr is None:
-            raise ValueError("the batch was closed")
-        return self._ptr
+        ptr = self._ptr
+        if ptr is None:
+            raise InvalidArgumentError(int(lib.TP_ERR_INVALID_ARGUMENT), "the batch was closed")
+        return ptr
+
+    def _c(self, fn: Any, *args: Any) -> Any:
+        """fn(batch, *args) under the batch's lock (one C call on a batch at a time)."""
+        with self._lock:
+            return fn(self._p(), *args)
 
     # -- info
     @property
     def backend(self) -> str:
-        return "cuda" if lib.tp_batch_backend(self._p()) == 1 else "cpu"
+        return "cuda" if self._c(lib.tp_batch_backend) == 1 else "cpu"
 
     @property
     def step_count(self) -> int:
-        return int(lib.tp_batch_step_count(self._p()))
+        return int(self._c(lib.tp_batch_step_count))
 
     @property
     def time(self) -> float:
         """Simulated time, s (steps x dt)."""
-        return float(lib.tp_batch_time(self._p()))
+        return float(self._c(lib.tp_batch_time))
 
     @property
     def seed(self) -> int:
-        return int(lib.tp_batch_seed(self._p()))
+        return int(self._c(lib.tp_batch_seed))
 
     # -- stepping and reading
     def step(self, steps: int = 1) -> None:
-        """Advance every world by ``steps`` steps of dt."""
-        _check(lib.tp_batch_step(self._p(), steps))
+        """Advance every world by ``steps`` steps of dt.
+
+        Runs as calls of a few steps each (as many as take about 10 ms), so
+        Python sees Ctrl-C (KeyboardInterrupt) and other signals between them:
+        an interrupted call has taken whole steps only, as :attr:`step_count`
+        tells, and the batch stays usable."""
+        steps = int(steps)
+        if steps <= 0:
+            _check(self._c(lib.tp_batch_step, steps))  # 0 is a no-op, < 0 the C error
+            return
+        done, chunk = 0, 1
+        while done < steps:
+            n = min(chunk, steps - done)
+            start = time.perf_counter()
+            _check(self._c(lib.tp_batch_step, n))
+            done += n
+            if time.perf_counter() - start < 0.01:
+                chunk *= 2
 
     def state(self) -> State:
         """Read-only views of the whole state (see :class:`State`); no copy on the CPU."""
-        _check(lib.tp_batch_state(self._p(), self._view))
+        _check(self._c(lib.tp_batch_state, self._view))
         if self._state is None:
             self._state = self._make_state()
         return self._state
@@ -486,7 +546,7 @@ class Batch:
             ptr = getattr(self._view, name)
             shape = (W, B) + tail if per_body else (W,)
             address = int(ffi.cast("uintptr_t", ptr))
-            arrays[name] = np.asarray(_ArrayView(self, address, shape, typestr, True))
+            arrays[name] = np.asarray(_ArrayView(self._p(), address, shape, typestr, True))
         return State(**arrays)
 
     def device_state(self) -> "DeviceState":
@@ -500,12 +560,12 @@ class Batch:
         from .device import DeviceArray, DeviceState
 
         view = ffi.new("tp_state_view *")
-        _check(lib.tp_batch_device_state(self._p(), view))
+        _check(self._c(lib.tp_batch_device_state, view))
         W, B = self.worlds, self.bodies
         arrays = {}
         for name, (typestr, tail, per_body) in _VIEW_FIELDS.items():
             shape = (W, B) + tail if per_body else (W,)
-            arrays[name] = DeviceArray(self, int(ffi.cast("uintptr_t", getattr(view, name))), shape, typestr)
+            arrays[name] = DeviceArray(self._p(), int(ffi.cast("uintptr_t", getattr(view, name))), shape, typestr)
         return DeviceState(**arrays)
 
     def render(self, width: int = 640, height: int = 480, worlds: Optional[Sequence[int]] = None, *,
@@ -544,25 +604,25 @@ class Batch:
     def world_hash(self, world: int) -> int:
         """64-bit FNV-1a hash of one world's state (docs/outputs.md)."""
         out = ffi.new("uint64_t *")
-        _check(lib.tp_batch_world_hash(self._p(), world, out))
+        _check(self._c(lib.tp_batch_world_hash, world, out))
         return int(out[0])
 
     def state_hash(self) -> int:
         out = ffi.new("uint64_t *")
-        _check(lib.tp_batch_state_hash(self._p(), out))
+        _check(self._c(lib.tp_batch_state_hash, out))
         return int(out[0])
 
     @property
     def episodes(self) -> np.ndarray:
         """(W,) uint32 copy: how many times each world was reset (its draw's episode)."""
         out = np.empty(self.worlds, dtype=np.uint32)
-        _check(lib.tp_batch_get_episodes(self._p(), ffi.cast("uint32_t *", out.ctypes.data)))
+        _check(self._c(lib.tp_batch_get_episodes, ffi.cast("uint32_t *", out.ctypes.data)))
         return out
 
     def gravity(self, world: int) -> np.ndarray:
         """(3,) float32 gravity of one world, m/s^2."""
         out = np.empty(3, dtype=np.float32)
-        _check(lib.tp_batch_get_gravity(self._p(), world, ffi.cast("float *", out.ctypes.data)))
+        _check(self._c(lib.tp_batch_get_gravity, world, ffi.cast("float *", out.ctypes.data)))
         return out
 
     # -- selections and per-world data
@@ -609,7 +669,7 @@ class Batch:
                 ptr, arr = self._rows(value, rows, tail, name)
                 keep.append(arr)
                 args.append(ptr)
-        _check(fn(self._p(), sel, *args))
+        _check(self._c(fn, sel, *args))
 
     def apply_forces(self, force: Any, point: Any = None, worlds: WorldSelection = None) -> None:
         """Forces (N) [rows, B, 3] for the next step, at world points (m) [rows, B, 3] or the centres."""
@@ -650,7 +710,7 @@ class Batch:
     def reset(self, worlds: WorldSelection = None) -> None:
         """Reset the selected worlds: each starts its next episode with a new random draw."""
         sel, _, keep = self._selection(worlds)
-        _check(lib.tp_batch_reset_select(self._p(), sel))
+        _check(self._c(lib.tp_batch_reset_select, sel))
 
     def reset_to_state(self, pos: Any, quat: Any, v: Any = None, w: Any = None, worlds: WorldSelection = None) -> None:
         """Reset the selected worlds (new episode), then set their dynamic and
@@ -666,7 +726,7 @@ class Batch:
         (W, 0) arrays for a model without joints."""
         if self._joints is None:
             view = ffi.new("tp_joint_view *")
-            _check(lib.tp_batch_joints(self._p(), view))
+            _check(self._c(lib.tp_batch_joints, view))
             W, nq, nv = int(view.worlds), int(view.nq), int(view.nv)
             arrays = {}
             for name, width in (("q", nq), ("qd", nv), ("f", nv), ("target_q", nv), ("target_qd", nv)):
@@ -675,7 +735,7 @@ class Batch:
                     a = np.zeros((W, 0), np.float32)
                     a.flags.writeable = False
                 else:
-                    a = np.asarray(_ArrayView(self, int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4", True))
+                    a = np.asarray(_ArrayView(self._p(), int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4", True))
                 arrays[name] = a
             self._joints = JointState(**arrays)
         return self._joints
@@ -705,16 +765,16 @@ class Batch:
         """(W, nv) drive target velocities, rad/s or m/s: ``joints().target_qd``."""
         return self.joints().target_qd
 
-    def _joint_selection(self, worlds: WorldSelection) -> tuple[Any, int, Any, np.ndarray, list]:
-        """(C world list or NULL, count, C mask or NULL, rows written (indices), arrays to keep alive)
-        for tp_batch_set_joints, which takes a list or a mask (None becomes a mask of every world)."""
+    def _joint_selection(self, worlds: WorldSelection) -> tuple[Any, int, Any, list]:
+        """(C world list or NULL, count, C mask or NULL, arrays to keep alive) for
+        tp_batch_set_joint_arrays, which takes a list or a mask (None becomes a mask of every world)."""
         W = self.worlds
         a = np.ones(W, np.bool_) if worlds is None else np.asarray(worlds)
         if a.dtype == np.bool_:
             if a.shape != (W,):
                 raise ValueError(f"a world mask must have shape ({W},), got {a.shape}")
             m = np.ascontiguousarray(a, dtype=np.uint8)
-            return ffi.NULL, 0, ffi.cast("uint8_t *", m.ctypes.data), np.flatnonzero(a), [m]
+            return ffi.NULL, 0, ffi.cast("uint8_t *", m.ctypes.data), [m]
         if a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
             raise ValueError("worlds must be None, a bool mask or a 1-D array of world indices, "
                              f"got {a.dtype} {a.shape}")
@@ -724,11 +784,11 @@ class Batch:
         idx = np.ascontiguousarray(a, dtype=np.int32)
         # an empty list is still a list (NULL would ask for a mask)
         ptr = ffi.cast("int *", idx.ctypes.data) if idx.size else ffi.cast("int *", _EMPTY_LIST)
-        return ptr, int(idx.size), ffi.NULL, idx, [idx]
+        return ptr, int(idx.size), ffi.NULL, [idx]
 
     def set_joints(self, *, q: Any = None, qd: Any = None, f: Any = None, target_q: Any = None,
                    target_qd: Any = None, worlds: WorldSelection = None) -> None:
-        """Write joint arrays of the selected worlds (tp_batch_set_joints), each given one:
+        """Write joint arrays of the selected worlds (tp_batch_set_joint_arrays), each given one:
 
         q [rows, nq] rad or m (ball and free quaternions are normalized; a zero
         one is refused); qd [rows, nv] rad/s or m/s; f [rows, nv] N m or N,
@@ -739,34 +799,22 @@ class Batch:
         joint are at most 1e6 (TP_MAX_JOINT_Q).
 
         Writing q or qd moves the links' bodies (the state views) at once;
-        writing anything but f wakes the world's trees. A non-finite value, a
-        zero quaternion, a bad world list or a model without joints raises
-        InvalidArgumentError with the C message and nothing changes: the
-        arrays are written in the order above, each checked whole by the C
-        library, and one refused puts back those written before it (they may
-        have woken the trees).
+        writing anything but f wakes the world's trees. The arrays given are
+        written in one all-or-nothing C call (tp_batch_set_joint_arrays): a
+        non-finite value, a zero quaternion, a bad world list or a model
+        without joints raises InvalidArgumentError with the C message and
+        nothing changes, sleep states and timers included.
         """
         given = [(k, v) for k, v in (("q", q), ("qd", qd), ("f", f), ("target_q", target_q),
                                      ("target_qd", target_qd)) if v is not None]
-        ptr, count, mask, rows, keep = self._joint_selection(worlds)
+        ptr, count, mask, keep = self._joint_selection(worlds)
         n_rows = count if ptr != ffi.NULL else self.worlds
         view = self.joints()
         no_joints = view.q.shape[1] == 0 and view.qd.shape[1] == 0
-        prepared = []  # every shape is checked before anything is written
+        arrays = ffi.new("const float *[]", len(_JOINT_ARRAYS))  # NULL: left alone
         for key, value in given:
             which, field = _JOINT_ARRAYS[key]
             width = 0 if no_joints else getattr(view, field).shape[1]
-            data, arr = self._rows(value, n_rows, (width,), key)
+            arrays[which], arr = self._rows(value, n_rows, (width,), key)
             keep.append(arr)
-            prepared.append((which, field, data))
-        written: list[tuple[int, np.ndarray]] = []  # (tp_joint_array, the old rows as they are passed)
-        try:
-            for which, field, data in prepared:
-                current = getattr(view, field)
-                old = np.array(current[rows] if ptr != ffi.NULL else current, dtype=np.float32, order="C")
-                _check(lib.tp_batch_set_joints(self._p(), which, ptr, count, mask, data))
-                written.append((which, old))
-        except TorporError:
-            for which, old in reversed(written):  # values that were there: accepted again
-                lib.tp_batch_set_joints(self._p(), which, ptr, count, mask, ffi.cast("float *", old.ctypes.data))
-            raise
+        _check(self._c(lib.tp_batch_set_joint_arrays, ptr, count, mask, arrays))
