@@ -16,6 +16,8 @@
  * 0.1 mm is asked of their difference. */
 #define _POSIX_C_SOURCE 200809L /* truncate, getpid */
 #include "helpers.h"
+#include "hull.h"
+#include "narrowphase.h"
 #include "solver.h"
 
 #include <math.h>
@@ -573,4 +575,52 @@ Test(convex, rock_pile_settles_and_is_deterministic)
     cr_assert_eq(h1, h3, "world 0 differs with SSE2 sweeps");
     /* each rock's origin is inside it: none has sunk through the ground, all have fallen */
     cr_assert(low1 > 0.0f && low1 < 0.5f, "lowest rock origin at %g m", (double)low1);
+}
+
+/* A hull box sliding across a box, and across a hull slab, keeps its four
+ * feature ids, and its points are where the box shape's are. */
+Test(convex, feature_ids_stay_equal_while_a_hull_box_slides)
+{
+    float big[3] = {4.0f, 4.0f, 1.0f}, small[3] = {0.6f, 0.4f, 0.3f};
+    float vb[24], vs[24];
+    for (int i = 0; i < 24; ++i) {
+        float sign = ((i / 3) >> (i % 3)) & 1 ? 0.5f : -0.5f;
+        vb[i] = sign * big[i % 3];
+        vs[i] = sign * small[i % 3];
+    }
+    tp_hull hb, hs;
+    char why[200];
+    cr_assert(tp_hull_build(vb, 8, &hb, why, sizeof why), "%s", why);
+    cr_assert(tp_hull_build(vs, 8, &hs, why, sizeof why), "%s", why);
+    cr_assert(hs.poly.nv == 8 && hs.poly.nf == 6 && hs.poly.ne == 12, "a box's hull: %d %d %d", hs.poly.nv,
+              hs.poly.nf, hs.poly.ne);
+    tp_quat yaw = tp_q_normalize(tp_q(0, 0, (float)sin(0.1), (float)cos(0.1)));
+    for (int ground = 0; ground < 2; ++ground) {
+        const tp_poly *pg = ground ? &hb.poly : NULL;
+        int sg = ground ? TP_SHAPE_CONVEX : TP_SHAPE_BOX;
+        const float *size_g = ground ? hb.size : big;
+        tp_manifold first, m, box;
+        for (int step = 0; step < 100; ++step) {
+            tp_vec3 p = tp_v3(-0.05f + 0.001f * step, 0.02f + 0.0005f * step, 0.65f - 0.0008f * (float)(step % 3));
+            int n = tp_collide_shapes_polys(sg, size_g, pg, tp_v3(0, 0, 0), tp_q_identity(), TP_SHAPE_CONVEX, hs.size,
+                                            &hs.poly, p, yaw, TP_CONTACT_MARGIN, &m);
+            int nb = tp_collide_shapes(TP_SHAPE_BOX, big, tp_v3(0, 0, 0), tp_q_identity(), TP_SHAPE_BOX, small, p, yaw,
+                                       TP_CONTACT_MARGIN, &box);
+            cr_assert(n == 4 && nb == 4, "ground %d step %d: %d points (box %d)", ground, step, n, nb);
+            for (int i = 0; i < n; ++i) { /* the same corners as the box shape's, in some order */
+                int found = 0;
+                for (int j = 0; j < nb; ++j)
+                    found |= tp_len(tp_sub(m.local_b[i], box.local_b[j])) < 1e-6f &&
+                             fabsf(m.separation[i] - box.separation[j]) < 1e-6f;
+                cr_assert(found, "ground %d step %d: point %d is none of the box's", ground, step, i);
+            }
+            if (step == 0) {
+                first = m;
+                continue;
+            }
+            for (int i = 0; i < n; ++i)
+                cr_assert_eq(m.feature[i], first.feature[i], "ground %d step %d point %d: feature %x, was %x", ground,
+                             step, i, m.feature[i], first.feature[i]);
+        }
+    }
 }
