@@ -30,7 +30,8 @@
  * N m, impulses in N s, angular impulses in N m s, all in the world frame.
  * A body's `pos` is its origin, the centre of its shape's box (see the
  * shape notes below): for a box, ball, cylinder and capsule that is the centre
- * of mass; for a wedge and a corner wedge the centre of mass lies off it.
+ * of mass; for a wedge, a corner wedge and a convex hull the centre of mass
+ * lies off it (a hull's origin is that of its vertices).
  *
  * Lifetimes: strings returned by the library (names, messages) are owned by
  * it: a model's names live as long as the model; name tables (tp_shape_name,
@@ -390,9 +391,10 @@ int tp_model_dynamic_body_count(const tp_model *model); /* dynamic bodies per wo
 /* Index of the body named `name`, or -1. */
 int tp_model_find_body(const tp_model *model, const char *name);
 const char *tp_model_body_name(const tp_model *model, int body);
-/* Copy of the definitions the model was built from (name pointers and a
- * compound body's `shapes` stay owned by the model; the body's quat as
- * normalized on load). tp_model_get_def of
+/* Copy of the definitions the model was built from (name pointers, a
+ * compound body's `shapes` and a convex shape's `vertices` stay owned by the
+ * model; the body's quat as normalized on load; a convex shape's size as the
+ * builder set it). tp_model_get_def of
  * NULL gives the defaults. Errors of the tp_status calls:
  * TP_ERR_INVALID_ARGUMENT (NULL, body out of range). */
 tp_model_def tp_model_get_def(const tp_model *model);
