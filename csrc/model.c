@@ -133,6 +133,18 @@ tp_event_def tp_default_event_def(void)
 
 /* ---------------------------------------------------------------- owned copies */
 
+/* A copy of a convex shape's points src [count][3] into *dst, and their hull
+ * into *hull (the points have passed tp_body_def_check). 0 when out of memory. */
+static int points_copy(const float *src, int count, const float **dst, tp_hull *hull)
+{
+    float *copy = malloc(3 * (size_t)count * sizeof *copy);
+    *dst = copy;
+    if (!copy) return 0;
+    memcpy(copy, src, 3 * (size_t)count * sizeof *copy);
+    char reason[8];
+    return tp_hull_build(copy, count, hull, reason, sizeof reason);
+}
+
 /* A convex shape's vertices copied from src into *dst (NULL for any other
  * shape) and its size set from the hull: the box centred on the origin that
  * holds it (include/torpor.h). 0 when out of memory. */
@@ -140,13 +152,9 @@ static int vertices_copy(const float *src, int count, int shape, const float **d
 {
     *dst = NULL;
     if (shape != TP_SHAPE_CONVEX) return 1;
-    float *copy = malloc(3 * (size_t)count * sizeof *copy);
-    if (!copy) return 0;
-    memcpy(copy, src, 3 * (size_t)count * sizeof *copy);
-    *dst = copy;
     tp_hull h;
-    char reason[8];
-    if (tp_hull_build(copy, count, &h, reason, sizeof reason)) memcpy(size, h.size, sizeof h.size);
+    if (!points_copy(src, count, dst, &h)) return 0;
+    memcpy(size, h.size, sizeof h.size);
     return 1;
 }
 
@@ -433,13 +441,8 @@ static int model_add_hull(tp_model *m, int shape, const float *src, int count, c
                           float *bound)
 {
     if (shape != TP_SHAPE_CONVEX) return 1;
-    float *copy = malloc(3 * (size_t)count * sizeof *copy);
-    *vertices = copy;
-    if (!copy) return 0;
-    memcpy(copy, src, 3 * (size_t)count * sizeof *copy);
     tp_hull h;
-    char reason[8];
-    if (!tp_hull_build(copy, count, &h, reason, sizeof reason)) return 0; /* passed at tp_builder_add_body */
+    if (!points_copy(src, count, vertices, &h)) return 0;
     m->hulls[m->hull_total] = h.poly;
     *hull = m->hull_total++;
     if (bound) *bound = h.bound_radius * (1.0f + 1e-6f); /* rounding must not shrink the sphere */
