@@ -53,8 +53,8 @@
  * region. None depends on the cylinder's spin about its axis, so a rolling
  * cylinder keeps its two ids.
  *
- * Stack: two tp_poly (about 0.4 KiB each), two features and two clip
- * buffers, under 3 KiB per pair. */
+ * Stack: two tp_poly (2.3 KiB each: room for a convex hull), two features
+ * and two clip buffers, about 7 KiB per pair. */
 #ifndef TP_COLLIDE_CYLINDER_H
 #define TP_COLLIDE_CYLINDER_H
 
