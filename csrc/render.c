@@ -310,9 +310,66 @@ static void add_prism(item_list *l, const view3 *vw, const float *pos, const flo
 
 static double min3(const float *s) { return fmin(s[0], fmin(s[1], s[2])); }
 
+static int by_screen_x(const void *pa, const void *pb)
+{
+    const double *a = pa, *b = pb;
+    return a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+static double turn(const double *o, const double *a, const double *b)
+{
+    return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
+}
+
+/* A convex hull drawn as its outline: the 2-D convex hull of its projected
+ * points (Andrew's monotone chain), one flat polygon; the library's hull
+ * faces are not public, and the outline of a convex solid is this polygon. */
+static void add_hull_outline(item_list *l, const view3 *vw, const float *vertices, int count, const float *pos,
+                             const float *quat, const float rgb[3])
+{
+    double *pt = malloc(2 * (size_t)count * sizeof *pt), *h = malloc(4 * (size_t)count * sizeof *h);
+    double depth = 0.0;
+    if (!pt || !h || count < 3) goto done;
+    for (int i = 0; i < count; ++i) {
+        v3 w = vadd((v3){pos[0], pos[1], pos[2]},
+                    qrot(quat, (v3){vertices[3 * i], vertices[3 * i + 1], vertices[3 * i + 2]}));
+        pt[2 * i] = vdot(w, vw->right);
+        pt[2 * i + 1] = vdot(w, vw->up);
+        depth += vdot(w, vw->into) / count;
+    }
+    qsort(pt, (size_t)count, 2 * sizeof *pt, by_screen_x);
+    int k = 0;
+    for (int i = 0; i < count; ++i) { /* lower chain, left to right */
+        while (k >= 2 && turn(h + 2 * (k - 2), h + 2 * (k - 1), pt + 2 * i) <= 0.0) --k;
+        h[2 * k] = pt[2 * i], h[2 * k + 1] = pt[2 * i + 1], ++k;
+    }
+    for (int i = count - 2, t = k + 1; i >= 0; --i) { /* upper chain, right to left */
+        while (k >= t && turn(h + 2 * (k - 2), h + 2 * (k - 1), pt + 2 * i) <= 0.0) --k;
+        h[2 * k] = pt[2 * i], h[2 * k + 1] = pt[2 * i + 1], ++k;
+    }
+    k -= 1; /* the last point is the first again */
+    if (k < 3) goto done;
+    item *it = push_item(l);
+    if (!it) goto done;
+    int n = k < 2 * PRISM_SIDES ? k : 2 * PRISM_SIDES;
+    it->n = n;
+    it->depth = depth;
+    for (int i = 0; i < n; ++i) { /* past the item's room, every (k / n)-th point */
+        int j = (int)((long)i * k / n);
+        it->sx[i] = h[2 * j];
+        it->sy[i] = h[2 * j + 1];
+    }
+    for (int c = 0; c < 3; ++c) it->rgb[c] = (float)(rgb[c] * 0.8);
+done:
+    free(pt);
+    free(h);
+}
+
 /* One shape of extents `size` with the centre of its box at pos, turned by quat. */
-static void add_shape(item_list *l, const view3 *vw, tp_shape_type shape, const float *size, const float *pos,
-                      const float *quat, const float rgb[3])
+/* One shape of extents `size` with the centre of its box at pos, turned by quat;
+ * a convex shape draws its vertices (in the frame pos and quat place). */
+static void add_shape(item_list *l, const view3 *vw, tp_shape_type shape, const float *size, const float *vertices,
+                      int vertex_count, const float *pos, const float *quat, const float rgb[3])
 {
     v3 c[8];
     double r = 0.5 * fmin(size[1], size[2]);
@@ -329,6 +386,7 @@ static void add_shape(item_list *l, const view3 *vw, tp_shape_type shape, const 
     }
     case TP_SHAPE_WEDGE: box_corners(size, pos, quat, c); add_wedge(l, vw, c, rgb); break;
     case TP_SHAPE_CORNER_WEDGE: box_corners(size, pos, quat, c); add_corner_wedge(l, vw, c, rgb); break;
+    case TP_SHAPE_CONVEX: add_hull_outline(l, vw, vertices, vertex_count, pos, quat, rgb); break;
     default: box_corners(size, pos, quat, c); add_box(l, vw, c, rgb); break;
     }
 }
@@ -347,7 +405,7 @@ static void add_body(item_list *l, const view3 *vw, const tp_body_def *d, const 
                      const float rgb[3])
 {
     if (d->shape_count == 0) {
-        add_shape(l, vw, d->shape, d->size, pos, quat, rgb);
+        add_shape(l, vw, d->shape, d->size, d->vertices, d->vertex_count, pos, quat, rgb);
         return;
     }
     for (int i = 0; i < d->shape_count; ++i) {
@@ -359,7 +417,7 @@ static void add_body(item_list *l, const view3 *vw, const tp_body_def *d, const 
         float local[4] = {(float)(s->quat[0] / n), (float)(s->quat[1] / n), (float)(s->quat[2] / n),
                           (float)(s->quat[3] / n)};
         qmul(quat, local, sq);
-        add_shape(l, vw, s->shape, s->size, sp, sq, rgb);
+        add_shape(l, vw, s->shape, s->size, s->vertices, s->vertex_count, sp, sq, rgb);
     }
 }
 

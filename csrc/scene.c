@@ -37,7 +37,8 @@
 /* ---------------------------------------------------------------- field tables */
 
 /* Value names, indexed by the enum value of include/torpor.h. */
-const char *const scene_shape_names[TP_SHAPE_COUNT] = {"box", "ball", "cylinder", "capsule", "wedge", "corner_wedge"};
+const char *const scene_shape_names[TP_SHAPE_COUNT] = {"box",   "ball",         "cylinder", "capsule",
+                                                       "wedge", "corner_wedge", "convex"};
 #define shape_names scene_shape_names
 static const char *const mode_names[] = {"colored", "serial"};
 static const char *const policy_names[] = {"island", "assembly"};
@@ -102,7 +103,8 @@ static const field randomize_fields[] = {
         FIELD("ang_vel", V_VEC3, tp_body_def, ang_vel), FIELD("density", V_FLOAT, tp_body_def, density), \
         FIELD("mass", V_FLOAT, tp_body_def, mass), FIELD("friction", V_FLOAT, tp_body_def, friction), \
         FIELD("restitution", V_FLOAT, tp_body_def, restitution), OTHER("static"), OTHER("kinematic"), \
-        FIELD("actuated", V_BOOL, tp_body_def, actuated), OTHER("shapes"), OTHER("com"), OTHER("inertia")
+        FIELD("actuated", V_BOOL, tp_body_def, actuated), OTHER("shapes"), OTHER("com"), OTHER("inertia"), \
+        OTHER("vertices"), OTHER("mesh"), OTHER("scale")
 
 static const field body_fields[] = {BODY_HEAD_FIELDS, FIELD("pos", V_VEC3, tp_body_def, pos), BODY_TAIL_FIELDS};
 static const field stack_fields[] = {OTHER("generate"), OTHER("count"), OTHER("base"), OTHER("step"),
@@ -240,6 +242,7 @@ static int add_body(scene *sc, tp_body_def *def, const char *name, int element, 
     sc->bodies[sc->body_count] = *def;
     sc->bodies[sc->body_count].name = NULL; /* points at a buffer that does not outlive this call */
     sc->bodies[sc->body_count].shapes = NULL; /* so do the shapes (the builder copied them) */
+    sc->bodies[sc->body_count].vertices = NULL; /* and the vertices */
     sc->elements[sc->body_count] = element;
     sc->body_count++;
     return 1;
@@ -427,8 +430,9 @@ static tp_status check_no_nul(const char *text, size_t len, const char *source)
     return tp_fail_at(TP_ERR_PARSE, source, line, column, "", reason);
 }
 
-/* Parse `len` bytes of `text` named `source`. */
-static tp_status load_text(const char *text, size_t len, const char *source, tp_model **out)
+/* Parse `len` bytes of `text` named `source`; `file`: the scene's path when it
+ * came from a file (mesh files are found beside it), else NULL. */
+static tp_status load_text(const char *text, size_t len, const char *source, const char *file, tp_model **out)
 {
     if (len > (size_t)TP_MAX_SCENE_BYTES) return fail_too_large(source, "the scene has");
     tp_status nul = check_no_nul(text, len, source);
@@ -445,6 +449,7 @@ static tp_status load_text(const char *text, size_t len, const char *source, tp_
     memset(&sc, 0, sizeof sc);
     sc.text = text;
     sc.source = source;
+    sc.file = file;
     sc.version = 1;
     sc.names = json_object();
     tp_model *model = NULL;
@@ -454,6 +459,7 @@ static tp_status load_text(const char *text, size_t len, const char *source, tp_
     json_decref(root);
     free(sc.bodies);
     free(sc.elements);
+    scene_free_vertices(&sc);
     free(sc.worlds);
     if (!ok) return sc.status;
     *out = model;
@@ -467,7 +473,7 @@ tp_status tp_model_load_string(const char *json, const char *source, tp_model **
     *out = NULL;
     if (!json) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_load_string: json is NULL");
     /* strnlen: a string past the limit is refused without scanning all of it */
-    return load_text(json, strnlen(json, (size_t)TP_MAX_SCENE_BYTES + 1), source ? source : "<string>", out);
+    return load_text(json, strnlen(json, (size_t)TP_MAX_SCENE_BYTES + 1), source ? source : "<string>", NULL, out);
 }
 
 tp_status tp_model_load_buffer(const char *text, size_t len, const char *source, tp_model **out)
@@ -481,7 +487,7 @@ tp_status tp_model_load_buffer(const char *text, size_t len, const char *source,
     if (!copy) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_model_load_buffer: out of memory for %zu bytes", len + 1);
     if (len) memcpy(copy, text, len);
     copy[len] = '\0';
-    tp_status status = load_text(copy, len, source, out);
+    tp_status status = load_text(copy, len, source, NULL, out);
     free(copy);
     return status;
 }
@@ -543,7 +549,7 @@ tp_status tp_model_load(const char *path, tp_model **out)
     size_t len = 0;
     tp_status status = read_file(path, &text, &len);
     if (status != TP_OK) return status;
-    status = load_text(text, len, path, out);
+    status = load_text(text, len, path, path, out);
     free(text);
     return status;
 }

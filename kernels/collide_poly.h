@@ -35,15 +35,24 @@
 /* room for a clipped polygon: a cylinder cap's rim clipped by another's
  * (collide_cylinder.h) is the largest */
 #define TP_CLIP_MAX (2 * TP_CYL_RIM + 8)
+#if 2 * TP_POLY_MAX_FACE_VERTS > TP_CLIP_MAX
+#error "a face clipped by another must fit in TP_CLIP_MAX points"
+#endif
 
 /* Copy of `src` with every vertex and plane moved by xf. The centroid is NOT
  * moved (it stays src's): only the first polyhedron's centroid is read
  * (tp_sat_edges), and the second is the one moved (tp_collide_polys). */
 TP_HD void tp_poly_transform(const tp_poly *src, tp_xform xf, tp_poly *dst)
 {
-    *dst = *src;
+    /* the used entries only: a box fills 8 of the 32 vertices a hull may have */
+    dst->nv = src->nv;
+    dst->nf = src->nf;
+    dst->ne = src->ne;
+    dst->centroid = src->centroid;
+    for (int i = 0; i < src->ne; ++i) dst->e[i] = src->e[i];
     for (int i = 0; i < src->nv; ++i) dst->v[i] = tp_xf_apply(xf, src->v[i]);
     for (int i = 0; i < src->nf; ++i) {
+        dst->f[i] = src->f[i];
         dst->f[i].n = tp_q_rotate(xf.q, src->f[i].n);
         dst->f[i].d = src->f[i].d + tp_dot(dst->f[i].n, xf.t);
     }

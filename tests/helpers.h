@@ -58,6 +58,16 @@ static inline int builder_add(tp_builder *b, const tp_body_def *bd)
     return index;
 }
 
+/* A static ground box of 40 x 40 x 1 m whose top face is the plane z = 0. */
+static inline void builder_add_ground(tp_builder *b)
+{
+    tp_body_def bd = tp_default_body_def();
+    bd.type = TP_BODY_STATIC;
+    bd.size[0] = bd.size[1] = 40.0f;
+    bd.pos[2] = -0.5f;
+    builder_add(b, &bd);
+}
+
 /* Finish the model and destroy the builder. */
 static inline tp_model *builder_finish(tp_builder *b)
 {

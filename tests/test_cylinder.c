@@ -24,16 +24,6 @@ static tp_model_def c18_def(void)
     return md;
 }
 
-/* The static ground of CASES.md: a box whose top face is at z = 0. */
-static void add_ground(tp_builder *b)
-{
-    tp_body_def bd = tp_default_body_def();
-    bd.type = TP_BODY_STATIC;
-    bd.size[0] = bd.size[1] = 40.0f;
-    bd.pos[2] = -0.5f;
-    builder_add(b, &bd);
-}
-
 /* The C18 cylinder (axis along local x) at pos with orientation q [x y z w]. */
 static tp_body_def c18_cylinder(float x, float z, const float *q)
 {
@@ -54,7 +44,7 @@ static float rest_height(tp_shape_type shape, const float *q, float z0, float *s
 {
     tp_model_def md = c18_def();
     tp_builder *b = builder_begin(&md);
-    add_ground(b);
+    builder_add_ground(b);
     tp_body_def bd = c18_cylinder(0.0f, z0, q);
     if (shape == TP_SHAPE_BALL) {
         bd.shape = TP_SHAPE_BALL;
@@ -114,7 +104,7 @@ Test(cylinder, c18_rolls_without_slipping_as_a_ball_would)
     const float r = 0.5f * DIAMETER, v0 = 2.0f;
     tp_model_def md = c18_def();
     tp_builder *b = builder_begin(&md);
-    add_ground(b);
+    builder_add_ground(b);
     tp_body_def bd = c18_cylinder(0.0f, r, across);
     bd.vel[0] = v0;
     bd.ang_vel[1] = v0 / r; /* contact point at rest: v - w r = 0 */

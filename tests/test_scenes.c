@@ -382,12 +382,32 @@ Test(scenes_physics, heap_settles_in_the_bin, .timeout = 600)
     tp_model_destroy(m);
 }
 
+/* rock_pile (scenes/README.md): 18 hull rocks fall into a low pile and sleep
+ * (the 4 s of the README's figure); tests/test_convex.c checks its determinism. */
+Test(scenes_physics, rock_pile_settles_and_sleeps, .timeout = 600)
+{
+    tp_model *m = NULL;
+    tp_batch *b = run_scene_for("rock_pile.json", 4.0, &m);
+    tp_state_view s = batch_view(b);
+    for (int w = 0; w < 4; ++w) {
+        cr_expect_eq(s.faults[w], 0);
+        cr_expect_eq(s.contact_overflow[w], 0);
+        cr_expect_eq(s.awake_count[w], 0, "world %d: %d rocks awake at 4 s", w, s.awake_count[w]);
+        for (int i = 1; i < s.bodies; ++i) { /* a rock's origin lies inside it: above the ground, below the drop */
+            float z = s.pos[3 * ((size_t)w * s.bodies + i) + 2];
+            cr_expect(z > 0.0f && z < 0.9f, "world %d rock %d at z = %g", w, i, z);
+        }
+    }
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
 /* Every file in scenes/ is covered by a test above. */
 Test(scenes, every_file_is_tested)
 {
     static const char *known = " tower.json tower_push.json pyramid.json jenga.json ring_tower.json dominoes.json "
                                "card_house.json heap.json pyramid3d.json many_pyramids.json pendulum.json "
-                               "double_pendulum.json cartpole.json arm_tower.json walker.json ";
+                               "double_pendulum.json cartpole.json arm_tower.json walker.json rock_pile.json ";
     char cmd[600];
     snprintf(cmd, sizeof cmd, "ls %s/scenes", TP_SOURCE_DIR);
     FILE *p = popen(cmd, "r");

@@ -170,13 +170,20 @@ static json_t *vec_json(const float *v, int n)
     return a;
 }
 
-static json_t *shape_json(tp_shape_type kind, const float *size, const float *pos, const float *quat)
+/* A convex shape also carries its points (`vertices`, shape frame), drawn as their hull. */
+static json_t *shape_json(tp_shape_type kind, const float *size, const float *pos, const float *quat,
+                          const float *vertices, int vertex_count)
 {
     json_t *s = json_object();
     json_object_set_new(s, "kind", json_string(tp_shape_name(kind)));
     json_object_set_new(s, "size", vec_json(size, 3));
     json_object_set_new(s, "pos", vec_json(pos, 3));
     json_object_set_new(s, "quat", vec_json(quat, 4));
+    if (kind == TP_SHAPE_CONVEX && vertices) {
+        json_t *v = json_array();
+        for (int i = 0; i < vertex_count; ++i) json_array_append_new(v, vec_json(vertices + 3 * i, 3));
+        json_object_set_new(s, "vertices", v);
+    }
     return s;
 }
 
@@ -193,10 +200,10 @@ static json_t *bodies_json(const tp_model *m)
         tp_body_def d;
         tp_model_get_body_def(m, b, &d);
         json_t *shapes = json_array();
-        if (d.shape_count == 0) json_array_append_new(shapes, shape_json(d.shape, d.size, zero, identity));
+        if (d.shape_count == 0) json_array_append_new(shapes, shape_json(d.shape, d.size, zero, identity, d.vertices, d.vertex_count));
         for (int i = 0; i < d.shape_count; ++i) {
             const tp_shape_def *s = &d.shapes[i];
-            json_array_append_new(shapes, shape_json(s->shape, s->size, s->pos, s->quat));
+            json_array_append_new(shapes, shape_json(s->shape, s->size, s->pos, s->quat, s->vertices, s->vertex_count));
         }
         json_t *o = json_object();
         json_object_set_new(o, "name", json_string(tp_model_body_name(m, b)));

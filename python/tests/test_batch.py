@@ -191,6 +191,26 @@ def test_build_compound_body():
         torpor.Model.build([{"shapes": [{"size": [1, -1, 1]}]}])
 
 
+def test_build_convex_body():
+    # a corner tetrahedron of legs 0.3 m: V = a^3 / 6, centre a / 4 on each axis,
+    # central I_xx = 3 m a^2 / 40 (tests/test_convex.c derives it)
+    a, rho = 0.3, 1000.0
+    tet = [[0, 0, 0], [a, 0, 0], [0, a, 0], [0, 0, a]]
+    m = torpor.Model.build([{"shape": "convex", "vertices": tet, "density": rho},
+                            {"shapes": [{"shape": "convex", "vertices": tet, "pos": [1, 0, 0]}], "density": rho}])
+    mass, com, inertia = ffi.new("float *"), ffi.new("float[3]"), ffi.new("float[6]")
+    for body, centre in ((0, a / 4), (1, 1 + a / 4)):
+        lib.tp_model_body_mass(m._ptr, body, mass, ffi.NULL)
+        lib.tp_model_body_inertia(m._ptr, body, com, inertia)
+        want = rho * a ** 3 / 6
+        assert abs(mass[0] - want) < 1e-6 * want and abs(com[0] - centre) < 1e-6
+        assert abs(inertia[0] - 3 * want * a * a / 40) < 1e-5 * want * a * a
+    with pytest.raises(torpor.InvalidArgumentError, match="one plane"):
+        torpor.Model.build([{"shape": "convex", "vertices": [[0, 0, 0], [1, 0, 0], [0, 1, 0], [1, 1, 0]]}])
+    with pytest.raises(torpor.InvalidArgumentError, match=r"bodies\[0\]\.vertices: must be an array of \[x, y, z\]"):
+        torpor.Model.build([{"shape": "convex", "vertices": [0, 1, 2]}])
+
+
 def test_build_refuses_wrong_lengths_and_names():
     # a vector of the wrong length was taken in part (size [1, 1] kept the default z,
     # inertia [1, 1, 1, 0.5] became a product of inertia xy = 0.5), an empty shape

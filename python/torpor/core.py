@@ -76,7 +76,7 @@ def _check(status: int) -> None:
 _EMPTY_LIST = ffi.new("int32_t[1]")
 _BACKENDS = {"cpu": 0, "cuda": 1, "auto": 2}
 _BODY_TYPES = {"dynamic": 0, "static": 1, "kinematic": 2}
-_SHAPES = {"box": 0, "ball": 1, "cylinder": 2, "capsule": 3, "wedge": 4, "corner_wedge": 5}
+_SHAPES = {"box": 0, "ball": 1, "cylinder": 2, "capsule": 3, "wedge": 4, "corner_wedge": 5, "convex": 6}
 
 
 def cuda_built() -> bool:
@@ -130,7 +130,9 @@ class Model:
 
         bodies: dicts with the keys of ``tp_body_def``: ``name``, ``type``
         ("dynamic", "static", "kinematic"), ``shape`` ("box", "ball", "cylinder",
-        "capsule", "wedge", "corner_wedge"), ``size`` (m, full extents [3]),
+        "capsule", "wedge", "corner_wedge", "convex"), ``size`` (m, full extents [3];
+        not read for "convex"), ``vertices`` (m [n][3], the points whose convex hull a
+        "convex" shape is, in the body frame; also a shape's key),
         ``pos`` (m [3]), ``quat`` ([x, y, z, w]), ``vel`` (m/s [3]), ``ang_vel``
         (rad/s [3]), ``density`` (kg/m^3), ``mass`` (kg), ``friction``,
         ``restitution``; a compound body's ``shapes`` (a list of dicts with
@@ -178,6 +180,13 @@ class Model:
             setattr(md.randomize, key, value)
         for key, value in (sleep or {}).items():
             setattr(md.sleep, key, value)
+        def points(value, at):  # [n][3] floats the builder copies; kept alive until then
+            a = np.ascontiguousarray(np.asarray(value, dtype=np.float32))
+            if a.ndim != 2 or a.shape[1] != 3:
+                raise bad(at, f"must be an array of [x, y, z] points, got shape {a.shape}")
+            keep.append(a)
+            return ffi.cast("const float *", a.ctypes.data), a.shape[0]
+
         builder = ffi.new("tp_builder **")
         _check(lib.tp_builder_create(md, builder))
         b = ffi.gc(builder[0], lib.tp_builder_destroy)
@@ -194,6 +203,8 @@ class Model:
                     setattr(bd, key, vec(value, 4 if key == "quat" else 3, f"bodies[{i}].{key}"))
                 elif key in ("density", "mass", "friction", "restitution"):
                     setattr(bd, key, float(value))
+                elif key == "vertices":
+                    bd.vertices, bd.vertex_count = points(value, f"bodies[{i}].vertices")
                 elif key == "shapes":
                     if not 1 <= len(value) <= lib.TP_MAX_BODY_SHAPES:  # 0 would build a plain body
                         raise bad(f"bodies[{i}].shapes", f"must hold 1 to {lib.TP_MAX_BODY_SHAPES} shapes, got {len(value)}")
@@ -209,6 +220,8 @@ class Model:
                                 setattr(shapes[j], sk, vec(sv, 4 if sk == "quat" else 3, at))
                             elif sk == "density":
                                 shapes[j].density = float(sv)
+                            elif sk == "vertices":
+                                shapes[j].vertices, shapes[j].vertex_count = points(sv, at)
                             else:
                                 raise KeyError(f"bodies[{i}].shapes[{j}]: unknown key {sk!r}")
                     bd.shapes = shapes
