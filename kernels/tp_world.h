@@ -43,6 +43,8 @@ typedef struct tp_body_model {
                               compound body of the shapes [shape_first, shape_first + n) of the
                               world's shape table (shape and size are then unused) */
     int32_t shape_first;
+    uint32_t contype, conaffinity; /* collision filter (tp_body_def): MuJoCo's bitmask rule */
+    int32_t exclude[TP_MAX_BODY_EXCLUDES]; /* bodies (+ 1; 0 = none) it never collides with */
 } tp_body_model;
 
 /* tp_body_model.link_flags: the link's tree has a fixed base (attached to the
@@ -115,6 +117,18 @@ TP_HD int tp_links_adjacent(const tp_world *wd, int a, int b)
 {
     const tp_body_model *ma = &wd->model[a], *mb = &wd->model[b];
     return ma->link && mb->link && (ma->link_parent == b + 1 || mb->link_parent == a + 1);
+}
+
+/* May bodies a and b collide at all? The bitmask rule
+ * (contype_a & conaffinity_b) || (contype_b & conaffinity_a), as MuJoCo
+ * filters geoms, then the pairs excluded by tp_builder_exclude_pair. */
+TP_HD int tp_bodies_filtered(const tp_world *wd, int a, int b)
+{
+    const tp_body_model *ma = &wd->model[a], *mb = &wd->model[b];
+    if (!(ma->contype & mb->conaffinity) && !(mb->contype & ma->conaffinity)) return 1;
+    for (int k = 0; k < TP_MAX_BODY_EXCLUDES && ma->exclude[k]; ++k)
+        if (ma->exclude[k] == b + 1) return 1;
+    return 0;
 }
 
 /* An articulation link that is awake (its tree is stepped and solved). */

@@ -17,9 +17,9 @@ Units are SI (m, kg, s, rad, N), z up, quaternions [x, y, z, w], float32.
 """
 from ._ffi import library_path
 from .core import (BackendError, Batch, InvalidArgumentError, JointState, Model, SceneError, State, TorporError,
-                   WorldSelection, cuda_built, cuda_device_count)
+                   WorldSelection, cuda_built, cuda_device_count, import_scene)
 
 __version__ = "0.1.0"
 
 __all__ = ["Batch", "Model", "State", "JointState", "TorporError", "InvalidArgumentError", "SceneError", "BackendError",
-           "WorldSelection", "cuda_built", "cuda_device_count", "library_path", "__version__"]
+           "WorldSelection", "cuda_built", "cuda_device_count", "import_scene", "library_path", "__version__"]

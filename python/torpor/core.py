@@ -7,6 +7,7 @@ W = worlds and B = bodies per world (static bodies included).
 from __future__ import annotations
 
 import os
+import warnings
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence, Union
 
@@ -92,7 +93,15 @@ class Model:
 
     @classmethod
     def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Model":
-        """Load a scene file (JSON, docs/scene-format.md). Raises SceneError / OSError."""
+        """Load a scene file (JSON, docs/scene-format.md), or a robot in MJCF
+        (root ``<mujoco>``) or URDF (root ``<robot>``), recognised by content
+        (docs/import.md); what the import ignored is issued as
+        :class:`ImportWarning` warnings. Raises SceneError / OSError."""
+        with open(path, "rb") as f:
+            head = f.read(4096)
+        if lib.tp_xml_kind_of(ffi.new("char[]", head)) != lib.TP_XML_NONE:
+            for line in import_scene(path)[1]:
+                warnings.warn(f"{path}: {line}", ImportWarning, stacklevel=2)
         out = ffi.new("tp_model **")
         _check(lib.tp_model_load(str(path).encode(), out))
         return cls(ffi.gc(out[0], lib.tp_model_destroy))
@@ -247,6 +256,16 @@ class Model:
             types.append(int(bd.type))
         return np.array(types, dtype=np.int32)
 
+    def body_inertia(self, body: int) -> tuple[float, np.ndarray, np.ndarray]:
+        """(mass kg, centre of mass (3,) m in the body frame, inertia (3, 3) kg m^2
+        about it in the body frame) of body ``body`` in the template."""
+        m, com, t = ffi.new("float *"), ffi.new("float[3]"), ffi.new("float[6]")
+        _check(lib.tp_model_body_mass(self._ptr, body, m, ffi.new("float[3]")))
+        _check(lib.tp_model_body_inertia(self._ptr, body, com, t))
+        i = [float(t[k]) for k in range(6)]
+        tensor = np.array([[i[0], i[3], i[4]], [i[3], i[1], i[5]], [i[4], i[5], i[2]]])
+        return float(m[0]), np.array([com[0], com[1], com[2]]), tensor
+
     # -- joints (include/torpor_joints.h, docs/articulations.md)
     @property
     def joint_count(self) -> int:
@@ -286,6 +305,19 @@ class Model:
         _check(lib.tp_model_get_joint_def(self._ptr, joint, jd))
         return ffi.string(lib.tp_joint_type_name(jd.type)).decode()
 
+    def joint_def(self, joint: int) -> dict:
+        """The definition of joint ``joint`` (tp_joint_def) as a dict: name, type,
+        parent and child (body indices, -1 the world), axis, anchor, q0, qd0,
+        limits ((lower, upper) or None), damping, friction, armature, stiffness, rest."""
+        jd = ffi.new("tp_joint_def *")
+        _check(lib.tp_model_get_joint_def(self._ptr, joint, jd))
+        return {"name": ffi.string(jd.name).decode(), "type": ffi.string(lib.tp_joint_type_name(jd.type)).decode(),
+                "parent": int(jd.parent), "child": int(jd.child), "axis": np.array(list(jd.axis)),
+                "anchor": np.array(list(jd.anchor)), "q0": float(jd.q0), "qd0": float(jd.qd0),
+                "limits": (float(jd.lower), float(jd.upper)) if jd.has_limits else None,
+                "damping": float(jd.damping), "friction": float(jd.friction), "armature": float(jd.armature),
+                "stiffness": float(jd.stiffness), "rest": float(jd.rest)}
+
     def joint_slices(self, joint: Union[int, str]) -> tuple[slice, slice]:
         """Where a joint (index or name) sits: (columns of ``joint_q``, columns
         of ``joint_qd`` / ``joint_f`` / the targets). Raises InvalidArgumentError
@@ -298,6 +330,21 @@ class Model:
         out = ffi.new("int[4]")
         _check(lib.tp_model_joint_slices(self._ptr, joint, out, out + 1, out + 2, out + 3))
         return slice(out[0], out[0] + out[1]), slice(out[2], out[2] + out[3])
+
+
+def import_scene(path: Union[str, "os.PathLike[str]"]) -> tuple[str, list[str]]:
+    """An MJCF or URDF file as the torpor scene it loads as (tp_import_scene,
+    docs/import.md): (JSON text of a version 2 scene, warning lines
+    "element: what was ignored"). Raises SceneError (file:line:col) / OSError."""
+    js, warn = ffi.new("char **"), ffi.new("char **")
+    _check(lib.tp_import_scene(str(path).encode(), js, warn))
+    try:
+        text = ffi.string(js[0]).decode()
+        lines = ffi.string(warn[0]).decode().splitlines() if warn[0] != ffi.NULL else []
+    finally:
+        lib.tp_free(js[0])
+        lib.tp_free(warn[0])
+    return text, lines
 
 
 # ---------------------------------------------------------------- state views
