@@ -3,6 +3,7 @@
 #include "import_frames.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 void fq_identity(double q[4]) { q[0] = q[1] = q[2] = 0.0; q[3] = 1.0; }
@@ -158,4 +159,27 @@ int fm_result(const fm_sum *s, double com[3], double inertia[6])
     inertia[4] = s->inertia_origin[4] + m * com[0] * com[2];
     inertia[5] = s->inertia_origin[5] + m * com[1] * com[2];
     return 1;
+}
+
+int fm_inertia_impossible(const double t[6], char *why, size_t why_len)
+{
+    for (int k = 0; k < 3; ++k) {
+        double other = t[(k + 1) % 3] + t[(k + 2) % 3];
+        if (!(t[k] > 0.0)) {
+            snprintf(why, why_len, "moment %d (%g) must be > 0", k, t[k]);
+            return 1;
+        }
+        if (t[k] > other * (1.0 + 1e-9)) {
+            snprintf(why, why_len, "moment %d (%g) exceeds the sum of the other two (%g): no body has it", k, t[k], other);
+            return 1;
+        }
+    }
+    /* Sylvester's criterion on the 2x2 and 3x3 leading minors */
+    double m2 = t[0] * t[1] - t[3] * t[3];
+    double m3 = t[0] * (t[1] * t[2] - t[5] * t[5]) - t[3] * (t[3] * t[2] - t[5] * t[4]) + t[4] * (t[3] * t[5] - t[1] * t[4]);
+    if (!(m2 > 0.0) || !(m3 > 0.0)) {
+        snprintf(why, why_len, "the tensor is not positive definite");
+        return 1;
+    }
+    return 0;
 }

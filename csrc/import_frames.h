@@ -6,6 +6,8 @@
 #ifndef TP_IMPORT_FRAMES_H
 #define TP_IMPORT_FRAMES_H
 
+#include <stddef.h>
+
 typedef struct fr_pose {
     double pos[3];
     double quat[4]; /* x y z w, unit */
@@ -42,5 +44,9 @@ void fm_add(fm_sum *s, double m, const double c[3], const double q[4], const dou
 void fm_add_full(fm_sum *s, double m, const double c[3], const double full[6]);
 /* The sum's centre of mass and inertia about it; 0 when the mass is 0. */
 int fm_result(const fm_sum *s, double com[3], double inertia[6]);
+
+/* A tensor no rigid body has (not positive definite, or a moment above the sum
+ * of the other two): 1 with the reason in why; 0 when it is fine. */
+int fm_inertia_impossible(const double t[6], char *why, size_t why_len);
 
 #endif

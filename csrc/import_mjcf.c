@@ -543,6 +543,11 @@ static int read_inertial(mjcf *m, xmlNodePtr node, mj_body *body)
     if (mass[0] < 0) return xi_fail(m->x, node, "mass", "must be >= 0, got %g", mass[0]);
     if (got_d == got_f) return xi_fail(m->x, node, NULL, "give one of diaginertia and fullinertia");
     body->has_inertial = 1;
+    double check[6] = {got_d ? diag[0] : full[0], got_d ? diag[1] : full[1], got_d ? diag[2] : full[2],
+                       got_d ? 0 : full[3], got_d ? 0 : full[4], got_d ? 0 : full[5]};
+    char why[200];
+    if (mass[0] > 0 && fm_inertia_impossible(check, why, sizeof why))
+        return xi_fail(m->x, node, got_d ? "diaginertia" : "fullinertia", "%s", why);
     if (got_d) {
         fm_add(&body->inertial, mass[0], f.pos, f.quat, diag);
     } else { /* fullinertia: ixx iyy izz ixy ixz iyz, in the inertial frame */

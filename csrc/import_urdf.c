@@ -143,6 +143,8 @@ static int read_inertial(urdf *u, xmlNodePtr link, double *mass, double com[3], 
                 for (int l = 0; l < 3; ++l) rt[i][j] += r[i][k] * tt[k][l] * r[j][l];
         }
     double full[6] = {rt[0][0], rt[1][1], rt[2][2], rt[0][1], rt[0][2], rt[1][2]};
+    char why[200];
+    if (fm_inertia_impossible(e, why, sizeof why)) return xi_fail(u->x, t, NULL, "%s", why);
     fm_add_full(&s, v[0], f.pos, full);
     *mass = v[0];
     return fm_result(&s, com, inertia) || 1;

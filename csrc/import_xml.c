@@ -73,6 +73,21 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+/* The first error libxml2 reports while parsing (its structured-error hook). */
+typedef struct first_error {
+    int line, column;
+    char message[400];
+} first_error;
+
+static void keep_first_error(void *ctx, xmlErrorPtr e)
+{
+    first_error *f = ctx ? ((xmlParserCtxtPtr)ctx)->_private : NULL;
+    if (!f || f->line || !e) return;
+    f->line = e->line;
+    f->column = e->int2;
+    snprintf(f->message, sizeof f->message, "%s", e->message ? e->message : "unreadable");
+}
+
 int xi_read(xi *x, const char *path, xmlNodePtr *root, const char *where_path, int where_line)
 {
     if (x->doc_count >= XI_MAX_DOCS) {
@@ -92,15 +107,23 @@ int xi_read(xi *x, const char *path, xmlNodePtr *root, const char *where_path, i
     }
     xmlParserCtxtPtr ctx = xmlNewParserCtxt();
     if (!ctx) { free(text); return xi_oom(x); }
+    first_error first = {0, 0, ""};
+    ctx->_private = &first;
+    ctx->sax->serror = keep_first_error; /* libxml2 reports every error; the first is the cause */
     xmlDocPtr doc = xmlCtxtReadMemory(ctx, text, (int)len, path, NULL, XML_PARSE_NONET | XML_PARSE_NOERROR |
                                                                          XML_PARSE_NOWARNING | XML_PARSE_HUGE);
     if (!doc) {
         const xmlError *e = xmlCtxtGetLastError(ctx);
+        if (!first.line && e) {
+            first.line = e->line;
+            first.column = e->int2;
+            snprintf(first.message, sizeof first.message, "%s", e->message ? e->message : "unreadable");
+        }
         char reason[600];
-        snprintf(reason, sizeof reason, "malformed XML: %s", e && e->message ? e->message : "unreadable");
+        snprintf(reason, sizeof reason, "malformed XML: %s", first.message[0] ? first.message : "unreadable");
         size_t n = strlen(reason);
         while (n && (reason[n - 1] == '\n' || reason[n - 1] == ' ')) reason[--n] = '\0';
-        x->status = tp_fail_at(TP_ERR_PARSE, path, e ? e->line : 0, e && e->int2 > 0 ? e->int2 : 1, "", reason);
+        x->status = tp_fail_at(TP_ERR_PARSE, path, first.line, first.column > 0 ? first.column : 1, "", reason);
         xmlFreeParserCtxt(ctx);
         free(text);
         return 0;
