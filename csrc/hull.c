@@ -98,8 +98,9 @@ static int degenerate(const double *p, int n, char *reason, size_t reason_len)
     return 0;
 }
 
-/* Order a face's vertices counter-clockwise seen along -n (from outside),
- * starting at the lowest index. */
+/* Order a face's vertices (hull vertex numbers; v: [nv][3] the hull's
+ * vertices) counter-clockwise seen along -n (from outside), starting at the
+ * lowest number. */
 static void order_face(hull_face *f, const double *v)
 {
     double c[3] = {0, 0, 0}, u[3], w[3], ang[TP_POLY_MAX_FACE_VERTS];
@@ -264,9 +265,11 @@ static int run_qhull(double *v, int n, tp_hull *out, char *reason, size_t reason
         if (vert_of_point[i] == 0) point_of_vert[nv] = i, vert_of_point[i] = nv++;
     int nf;
     if (!take_facets(qh, vert_of_point, faces, &nf, reason, reason_len)) goto done;
+    double hv[3 * TP_MAX_HULL_VERTICES];
+    for (int i = 0; i < nv; ++i) memcpy(hv + 3 * i, v + 3 * point_of_vert[i], 3 * sizeof(double));
     int loops = 0;
     for (int f = 0; f < nf; ++f) {
-        order_face(&faces[f], v);
+        order_face(&faces[f], hv);
         loops += faces[f].count;
     }
     if (loops != 2 * (nv + nf - 2)) { /* each edge in two loops, Euler: E = V + F - 2 */
