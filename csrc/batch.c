@@ -92,7 +92,7 @@ static int batch_alloc_arrays(tp_batch *b)
     if (!b->island || !b->episode || !b->world_mark || !b->world_list) return 0;
     b->polys = calloc(b->bodies > 0 ? (size_t)b->bodies : 1, sizeof(tp_poly));
     if (!b->polys) return 0;
-    tp_build_body_polys(b->model->bodies, b->bodies, b->polys);
+    tp_build_body_polys(b->model->bodies, b->bodies, b->model->hulls, b->polys);
     size_t cap = (size_t)b->contact_capacity * W;
     for (int i = 0; i < 2; ++i) {
         b->contacts[i] = calloc(cap, sizeof(tp_contact));
@@ -131,6 +131,8 @@ static void batch_fill_layout(tp_batch *b)
     L->shapes = b->model->shapes;
     L->shape_total = b->model->shape_total;
     L->polys = b->polys;
+    L->hulls = b->model->hulls;
+    L->hull_total = b->model->hull_total;
     L->pos = b->pos;
     L->quat = b->quat;
     L->v = b->v;

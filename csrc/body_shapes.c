@@ -14,6 +14,7 @@
  * Shapes that overlap count their common volume twice (as MuJoCo does with
  * geoms); give `mass`, `com` and `inertia` to override. Sums run in double
  * and are rounded to float once. */
+#include "hull.h"
 #include "model.h"
 #include "shapes.h"
 
@@ -47,7 +48,9 @@ static int shape_def_check(const tp_shape_def *s, const char *at, char *field, s
         snprintf(path, sizeof path, "%s.shape", at);
         return CHECK_FAIL(path, "unknown shape %d", (int)s->shape);
     }
-    for (int k = 0; k < 3; ++k) {
+    if (!tp_shape_vertices_check(s->shape, s->vertices, s->vertex_count, at, field, field_len, reason, reason_len))
+        return 0;
+    for (int k = 0; k < 3 && s->shape != TP_SHAPE_CONVEX; ++k) { /* a hull's size comes from its vertices */
         snprintf(path, sizeof path, "%s.size[%d]", at, k);
         if (!isfinite(s->size[k]) || !(s->size[k] > 0.0f))
             return CHECK_FAIL(path, "must be > 0, got %g", (double)s->size[k]);
@@ -57,7 +60,7 @@ static int shape_def_check(const tp_shape_def *s, const char *at, char *field, s
     }
     char shape_reason[160];
     snprintf(path, sizeof path, "%s.size", at);
-    if (tp_shape_validate(s->shape, s->size, shape_reason, sizeof shape_reason) != 0)
+    if (s->shape != TP_SHAPE_CONVEX && tp_shape_validate(s->shape, s->size, shape_reason, sizeof shape_reason) != 0)
         return CHECK_FAIL(path, "%s", shape_reason);
     snprintf(path, sizeof path, "%s.pos", at);
     if (!all_finite(s->pos, 3)) return CHECK_FAIL(path, "must be finite");
@@ -126,6 +129,22 @@ int tp_body_shapes_check(const tp_body_def *def, char *field, size_t field_len, 
     return 1;
 }
 
+int tp_shape_vertices_check(int shape, const float *vertices, int count, const char *at, char *field, size_t field_len,
+                            char *reason, size_t reason_len)
+{
+    char path[48];
+    snprintf(path, sizeof path, "%s%svertices", at ? at : "", at ? "." : "");
+    if (shape != TP_SHAPE_CONVEX) {
+        if (vertices || count != 0)
+            return CHECK_FAIL(path, "only a convex shape takes vertices (this one is a %s)", tp_shape_name(shape));
+        return 1;
+    }
+    tp_hull h;
+    char why[200];
+    if (!tp_hull_build(vertices, count, &h, why, sizeof why)) return CHECK_FAIL(path, "%s", why);
+    return 1;
+}
+
 void tp_shape_model_from_def(const tp_shape_def *d, tp_shape_model *out)
 {
     memset(out, 0, sizeof *out);
@@ -144,7 +163,12 @@ double tp_compound_density_mass(const tp_body_def *def)
 {
     double m = 0.0;
     for (int i = 0; i < def->shape_count; ++i)
-        m += shape_density(def, i) * (double)tp_shape_volume(def->shapes[i].shape, def->shapes[i].size);
+    {
+        const tp_shape_def *s = &def->shapes[i];
+        float vol, c[3], ii[6];
+        tp_shape_unit_mass_props(s->shape, s->size, s->vertices, s->vertex_count, &vol, c, ii);
+        m += shape_density(def, i) * (double)vol;
+    }
     return m;
 }
 
@@ -176,7 +200,7 @@ void tp_compound_mass_props(const tp_body_def *def, float *mass, float com[3], f
         tp_shape_model sm;
         tp_shape_model_from_def(s, &sm);
         float vol, ci[3], ii[6];
-        tp_shape_mass_props(s->shape, s->size, 1.0f, &vol, ci, ii);
+        tp_shape_unit_mass_props(s->shape, s->size, s->vertices, s->vertex_count, &vol, ci, ii);
         double rho = shape_density(def, i), r[3][3], local[3][3];
         quat_matrix(sm.quat, r);
         sym_full(ii, local);

@@ -2,7 +2,10 @@
 #define _DEFAULT_SOURCE /* strdup, M_PI under -std=c11 */
 #include "import_geoms.h"
 
+#include "hull.h"
 #include "torpor.h"
+
+#include <stdlib.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -135,4 +138,50 @@ json_t *ig_shape_json(const ig_geom *g, char *why, size_t why_len)
             return NULL;
         }
     return shape_json(shape, size, pos, quat);
+}
+
+int ig_mesh_points(const char *path, const double scale[3], float **points, int *count, char *why, size_t why_len)
+{
+    float *v = NULL;
+    int n = 0;
+    if (tp_mesh_read(path, &v, &n) != TP_OK) {
+        snprintf(why, why_len, "%s", tp_last_error());
+        return 0;
+    }
+    float *copy = malloc((size_t)n * 3 * sizeof *copy);
+    if (!copy) {
+        tp_mesh_free(v);
+        snprintf(why, why_len, "out of memory");
+        return 0;
+    }
+    for (int i = 0; i < n; ++i)
+        for (int k = 0; k < 3; ++k) copy[3 * i + k] = (float)(v[3 * i + k] * scale[k]);
+    tp_mesh_free(v);
+    *points = copy;
+    *count = n;
+    return 1;
+}
+
+json_t *ig_convex_json(const float *points, int count, const fr_pose *pose, double *volume, double com[3],
+                       double unit_inertia[6], char *why, size_t why_len)
+{
+    tp_hull hull;
+    if (!tp_hull_build(points, count, &hull, why, why_len)) return NULL;
+    *volume = hull.volume;
+    for (int k = 0; k < 3; ++k) com[k] = hull.com[k];
+    for (int k = 0; k < 6; ++k) unit_inertia[k] = hull.inertia[k];
+    json_t *o = json_object(), *vs = json_array();
+    json_object_set_new(o, "shape", json_string("convex"));
+    for (int i = 0; i < count; ++i) {
+        json_t *p = json_array();
+        for (int k = 0; k < 3; ++k) json_array_append_new(p, json_real(points[3 * i + k]));
+        json_array_append_new(vs, p);
+    }
+    json_object_set_new(o, "vertices", vs);
+    json_t *pos = json_array(), *quat = json_array();
+    for (int k = 0; k < 3; ++k) json_array_append_new(pos, json_real(pose->pos[k]));
+    for (int k = 0; k < 4; ++k) json_array_append_new(quat, json_real(pose->quat[k]));
+    json_object_set_new(o, "pos", pos);
+    json_object_set_new(o, "quat", quat);
+    return o;
 }

@@ -30,4 +30,14 @@ void ig_unit_inertia(const ig_geom *g, double diag[3]);
  * along its longest semi-axis a, radius the larger of the other two, length 2a. */
 json_t *ig_shape_json(const ig_geom *g, char *why, size_t why_len);
 
+/* A mesh file's points (STL or OBJ, tp_mesh_read) times `scale` per axis:
+ * *points a malloc'd [*count][3] (free with free()); 0 with the reason in why. */
+int ig_mesh_points(const char *path, const double scale[3], float **points, int *count, char *why, size_t why_len);
+/* The convex hull of the points (their frame placed by `pose` in the body
+ * frame) as a torpor "convex" shape, with its volume (m^3), centre (m) and
+ * inertia per unit density (m^5, xx yy zz xy xz yz) in the points' frame; NULL
+ * with the reason in why (qhull's, or a hull past torpor's caps). */
+json_t *ig_convex_json(const float *points, int count, const fr_pose *pose, double *volume, double com[3],
+                       double unit_inertia[6], char *why, size_t why_len);
+
 #endif

@@ -16,6 +16,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <strings.h>
 
@@ -75,8 +76,16 @@ typedef struct mj_actuator {
     xmlNodePtr node;
 } mj_actuator;
 
+typedef struct mj_mesh {
+    char *name, *path;
+    double scale[3];
+    xmlNodePtr node;
+} mj_mesh;
+
 typedef struct mjcf {
     xi *x;
+    mj_mesh *meshes;
+    int mesh_count;
     char *dir;
     char *meshdir;
     int angle_deg, autolimits, inertia_from_geom; /* inertia_from_geom: 0 false, 1 true, 2 auto */
@@ -407,6 +416,70 @@ static int element_class(mjcf *m, xmlNodePtr node, int inherited, int *out)
 
 /* ---------------------------------------------------------------- geoms */
 
+/* <asset><mesh name file scale>: the file must be readable. */
+static int read_meshes(mjcf *m, xmlNodePtr asset)
+{
+    for (xmlNodePtr c = asset->children; c; c = c->next) {
+        if (!xi_is(c, "mesh")) continue;
+        check_attrs(m, c, "name class file scale content_type inertia maxhullvert refpos refquat smoothnormal");
+        int cls;
+        if (!element_class(m, c, 0, &cls)) return 0;
+        char *file = xi_attr(c, "file");
+        if (!file) return xi_fail(m->x, c, NULL, "needs \"file\" (meshes given by vertex lists are not read)");
+        char *name = xi_attr(c, "name");
+        mj_mesh mesh;
+        memset(&mesh, 0, sizeof mesh);
+        mesh.node = c;
+        mesh.scale[0] = mesh.scale[1] = mesh.scale[2] = 1.0;
+        mesh.path = xi_join(m->meshdir ? m->meshdir : m->dir, file);
+        if (name) {
+            mesh.name = strdup(name);
+        } else { /* MuJoCo names an unnamed mesh after its file, without folder and extension */
+            const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+            mesh.name = strdup(base);
+            char *dot = mesh.name ? strrchr(mesh.name, '.') : NULL;
+            if (dot) *dot = '\0';
+        }
+        int readable = mesh.path && access(mesh.path, R_OK) == 0;
+        if (mesh.path && !readable) xi_fail(m->x, c, "file", "cannot read mesh file \"%s\" (looked for %s)", file, mesh.path);
+        xmlFree(file);
+        xmlFree(name);
+        if (readable && !get_nums(m, c, K_MESH, cls, "scale", mesh.scale, 3, NULL)) readable = 0;
+        if (!readable || !mesh.name || !grow_array((void **)&m->meshes, m->mesh_count, sizeof *m->meshes)) {
+            free(mesh.name);
+            free(mesh.path);
+            return readable ? xi_oom(m->x) : 0;
+        }
+        m->meshes[m->mesh_count++] = mesh;
+    }
+    return 1;
+}
+
+/* A mesh geom: its mesh's points, their hull as a torpor shape and its mass properties per unit density. */
+static int mesh_hull(mjcf *m, xmlNodePtr node, int cls, const fr_pose *pose, json_t **shape, double *volume,
+                     double com[3], double inertia[6])
+{
+    xmlNodePtr where;
+    char *name = mj_get(m, node, K_GEOM, cls, "mesh", &where);
+    if (!name) return xi_fail(m->x, node, "type", "a mesh geom needs \"mesh\"");
+    int found = -1;
+    for (int i = 0; i < m->mesh_count; ++i)
+        if (strcmp(m->meshes[i].name, name) == 0) found = i;
+    if (found < 0) xi_fail(m->x, where, "mesh", "unknown mesh \"%s\"", name);
+    xmlFree(name);
+    if (found < 0) return 0;
+    const mj_mesh *mesh = &m->meshes[found];
+    float *points = NULL;
+    int count = 0;
+    char why[400];
+    if (!ig_mesh_points(mesh->path, mesh->scale, &points, &count, why, sizeof why))
+        return xi_fail(m->x, mesh->node, "file", "%s", why);
+    *shape = ig_convex_json(points, count, pose, volume, com, inertia, why, sizeof why);
+    free(points);
+    if (!*shape) return xi_fail(m->x, node, "mesh", "mesh \"%s\": %s", mesh->name, why);
+    return 1;
+}
+
 /* A geom of body b (or of the world when b < 0): its mass goes to the body's
  * sum and, if it collides, its shape to the body's shapes. */
 static int read_geom(mjcf *m, xmlNodePtr node, int cls, int b, const fr_pose *world)
@@ -457,15 +530,16 @@ static int read_geom(mjcf *m, xmlNodePtr node, int cls, int b, const fr_pose *wo
         if (!(size[k] > 0.0) && g.kind != IG_PLANE)
             return xi_fail(m->x, node, "size", "size[%d] must be > 0, got %g", k, size[k]);
     memcpy(g.size, size, sizeof size);
-    if (g.kind == IG_MESH)
-        return xi_fail(m->x, node, "type", "mesh geoms need convex mesh shapes, which this build of torpor does not "
-                                           "have");
+    /* a mesh: the convex hull of its points, the shape and the mass properties both */
+    json_t *convex = NULL;
+    double hull_volume = 0, hull_com[3] = {0, 0, 0}, hull_inertia[6] = {0};
+    if (g.kind == IG_MESH && !mesh_hull(m, node, cls, &g.pose, &convex, &hull_volume, hull_com, hull_inertia)) return 0;
     /* mass: `mass`, else density x volume */
     double mass[1] = {0}, density[1] = {1000.0};
     int has_mass = 0;
     if (!get_nums(m, node, K_GEOM, cls, "mass", mass, 1, &has_mass)) return 0;
     if (!get_nums(m, node, K_GEOM, cls, "density", density, 1, NULL)) return 0;
-    double gm = has_mass ? mass[0] : density[0] * ig_volume(&g);
+    double gm = has_mass ? mass[0] : density[0] * (g.kind == IG_MESH ? hull_volume : ig_volume(&g));
     if (gm < 0) return xi_fail(m->x, node, has_mass ? "mass" : "density", "must be >= 0, got %g", has_mass ? mass[0] : density[0]);
     /* collision */
     double ct[1] = {1}, ca[1] = {1}, fr[3] = {1, 0.005, 0.0001};
@@ -481,7 +555,17 @@ static int read_geom(mjcf *m, xmlNodePtr node, int cls, int b, const fr_pose *wo
         xi_warn(m->x, "geom", "ellipsoids collide as the capsule along their longest semi-axis (docs/import.md)");
     int collides = (unsigned)ct[0] != 0 || (unsigned)ca[0] != 0;
     json_t *shape = NULL;
-    if (collides) {
+    if (convex && collides) {
+        shape = convex;
+        if (b < 0) { /* world geoms: a static body at the origin */
+            fr_pose placed;
+            fr_compose(world, &g.pose, &placed);
+            json_object_set_new(shape, "pos", xi_vec(placed.pos, 3));
+            json_object_set_new(shape, "quat", xi_vec(placed.quat, 4));
+        }
+    } else if (convex) {
+        json_decref(convex);
+    } else if (collides) {
         char why[256];
         ig_geom placed = g;
         if (b < 0) fr_compose(world, &g.pose, &placed.pose); /* world geoms: a static body at the origin */
@@ -507,7 +591,25 @@ static int read_geom(mjcf *m, xmlNodePtr node, int cls, int b, const fr_pose *wo
         return 1;
     }
     mj_body *body = &m->bodies[b];
-    if (g.kind != IG_PLANE && gm > 0) {
+    if (g.kind == IG_MESH && gm > 0 && hull_volume > 0) { /* the hull's tensor, turned into the body frame */
+        double c[3], r[3][3], full[6];
+        fq_rotate(g.pose.quat, hull_com, c);
+        for (int k = 0; k < 3; ++k) c[k] += g.pose.pos[k];
+        fq_to_matrix(g.pose.quat, r);
+        double t[3][3] = {{hull_inertia[0], hull_inertia[3], hull_inertia[4]},
+                          {hull_inertia[3], hull_inertia[1], hull_inertia[5]},
+                          {hull_inertia[4], hull_inertia[5], hull_inertia[2]}}, rt[3][3];
+        for (int i = 0; i < 3; ++i)
+            for (int j = 0; j < 3; ++j) {
+                rt[i][j] = 0;
+                for (int k = 0; k < 3; ++k)
+                    for (int l = 0; l < 3; ++l) rt[i][j] += r[i][k] * t[k][l] * r[j][l];
+            }
+        double scale = gm / hull_volume;
+        full[0] = rt[0][0] * scale; full[1] = rt[1][1] * scale; full[2] = rt[2][2] * scale;
+        full[3] = rt[0][1] * scale; full[4] = rt[0][2] * scale; full[5] = rt[1][2] * scale;
+        fm_add_full(&body->geoms, gm, c, full);
+    } else if (g.kind != IG_PLANE && g.kind != IG_MESH && gm > 0) {
         double diag[3];
         ig_unit_inertia(&g, diag);
         for (int k = 0; k < 3; ++k) diag[k] *= gm;
@@ -1133,6 +1235,8 @@ static int read_top(mjcf *m, json_t *scene)
         if (xi_is(c, "default") && !read_default(m, c, -1)) return 0;
         if (xi_is(c, "option") && !read_option(m, c, scene)) return 0;
     }
+    for (int i = 0; i < m->top.count; ++i)
+        if (xi_is(m->top.items[i], "asset") && !read_meshes(m, m->top.items[i])) return 0;
     fr_pose origin;
     memset(&origin, 0, sizeof origin);
     fq_identity(origin.quat);
@@ -1193,6 +1297,11 @@ static void mjcf_free(mjcf *m)
     }
     for (int i = 0; i < m->joint_count; ++i) free(m->joints[i].name);
     for (int i = 0; i < m->act_count; ++i) free(m->acts[i].name);
+    for (int i = 0; i < m->mesh_count; ++i) {
+        free(m->meshes[i].name);
+        free(m->meshes[i].path);
+    }
+    free(m->meshes);
     free(m->classes);
     free(m->bodies);
     free(m->joints);

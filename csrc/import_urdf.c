@@ -150,11 +150,12 @@ static int read_inertial(urdf *u, xmlNodePtr link, double *mass, double com[3], 
     return fm_result(&s, com, inertia) || 1;
 }
 
-/* A mesh's file: it must exist (package:// resolved against the file's folder). */
-static int check_mesh(urdf *u, xmlNodePtr mesh)
+/* A mesh collision: the convex hull of its file's points (package:// and
+ * file:// resolved against the URDF's folder), times its scale. */
+static json_t *mesh_shape(urdf *u, xmlNodePtr mesh, const fr_pose *pose)
 {
     char *file = req_attr(u, mesh, "filename");
-    if (!file) return 0;
+    if (!file) return NULL;
     const char *rel = file;
     if (strncmp(rel, "package://", 10) == 0) {
         rel += 10;
@@ -164,13 +165,28 @@ static int check_mesh(urdf *u, xmlNodePtr mesh)
         rel += 7;
     }
     char *path = xi_join(u->dir, rel);
-    int exists = path && access(path, R_OK) == 0;
-    if (!path) xi_oom(u->x);
-    else if (!exists) xi_fail(u->x, mesh, "filename", "cannot read mesh file \"%s\" (looked for %s)", file, path);
-    else xi_fail(u->x, mesh, NULL, "mesh collision needs convex mesh shapes, which this build of torpor does not have");
+    double scale[3] = {1, 1, 1};
+    float *points = NULL;
+    int count = 0;
+    char why[400];
+    json_t *shape = NULL;
+    if (!path) {
+        xi_oom(u->x);
+    } else if (access(path, R_OK) != 0) {
+        xi_fail(u->x, mesh, "filename", "cannot read mesh file \"%s\" (looked for %s)", file, path);
+    } else if (nums(u, mesh, "scale", scale, 3, NULL)) {
+        if (!ig_mesh_points(path, scale, &points, &count, why, sizeof why)) {
+            xi_fail(u->x, mesh, "filename", "%s", why);
+        } else {
+            double volume, com[3], inertia[6];
+            shape = ig_convex_json(points, count, pose, &volume, com, inertia, why, sizeof why);
+            if (!shape) xi_fail(u->x, mesh, "filename", "%s", why);
+        }
+    }
+    free(points);
     free(path);
     xmlFree(file);
-    return 0;
+    return shape;
 }
 
 static int read_collisions(urdf *u, xmlNodePtr link, json_t *shapes)
@@ -204,7 +220,15 @@ static int read_collisions(urdf *u, xmlNodePtr link, json_t *shapes)
                 g.size[1] = 0.5 * v[0];
             }
         } else if (xi_is(s, "mesh")) {
-            return check_mesh(u, s);
+            json_t *shape = mesh_shape(u, s, &g.pose);
+            if (!shape) return 0;
+            if (json_array_size(shapes) >= TP_MAX_BODY_SHAPES) {
+                json_decref(shape);
+                return xi_fail(u->x, c, NULL, "more than %d collision shapes on one link, the most a torpor body holds",
+                               TP_MAX_BODY_SHAPES);
+            }
+            json_array_append_new(shapes, shape);
+            continue;
         } else {
             return xi_fail(u->x, s, NULL, "unknown collision geometry; URDF has box, sphere, cylinder, mesh");
         }

@@ -8,6 +8,7 @@
 #include "model.h"
 
 #include "error.h"
+#include "hull.h"
 #include "shapes.h"
 #include "articulation_host.h"
 
@@ -19,7 +20,8 @@
 
 /* ---------------------------------------------------------------- names */
 
-static const char *const tp_shape_names[TP_SHAPE_COUNT] = {"box", "ball", "cylinder", "capsule", "wedge", "corner_wedge"};
+static const char *const tp_shape_names[TP_SHAPE_COUNT] = {"box",   "ball",         "cylinder", "capsule",
+                                                            "wedge", "corner_wedge", "convex"};
 static const char *const tp_action_names[TP_EVENT_ACTION_COUNT] = {
     "impulse", "angular_impulse", "force", "set_velocity", "set_angular_velocity", "teleport",
     "gravity", "remove", "wake", "sleep", "reset"};
@@ -128,6 +130,54 @@ tp_event_def tp_default_event_def(void)
     def.body = -1;
     def.quat[3] = 1.0f;
     return def;
+}
+
+/* ---------------------------------------------------------------- owned copies */
+
+/* A convex shape's vertices copied from src into *dst (NULL for any other
+ * shape) and its size set from the hull: the box centred on the origin that
+ * holds it (include/torpor.h). 0 when out of memory. */
+static int vertices_copy(const float *src, int count, int shape, const float **dst, float size[3])
+{
+    *dst = NULL;
+    if (shape != TP_SHAPE_CONVEX) return 1;
+    float *copy = malloc(3 * (size_t)count * sizeof *copy);
+    if (!copy) return 0;
+    memcpy(copy, src, 3 * (size_t)count * sizeof *copy);
+    *dst = copy;
+    tp_hull h;
+    char reason[8];
+    if (tp_hull_build(copy, count, &h, reason, sizeof reason)) memcpy(size, h.size, sizeof h.size);
+    return 1;
+}
+
+static void body_def_free_owned(tp_body_def *def)
+{
+    for (int k = 0; def->shapes && k < def->shape_count; ++k) free((void *)def->shapes[k].vertices);
+    free((void *)def->shapes);
+    free((void *)def->vertices);
+}
+
+/* Make def own copies of its compound shapes and of every convex shape's
+ * vertices; def has passed tp_body_def_check. 0 when out of memory (then
+ * nothing is left allocated). */
+static int body_def_copy_owned(tp_body_def *def)
+{
+    const tp_shape_def *given = def->shapes;
+    int ok = 1;
+    def->shapes = NULL;
+    if (def->shape_count > 0) {
+        tp_shape_def *shapes = malloc((size_t)def->shape_count * sizeof *shapes);
+        if (!shapes) return 0;
+        memcpy(shapes, given, (size_t)def->shape_count * sizeof *shapes);
+        for (int k = 0; k < def->shape_count; ++k)
+            ok &= vertices_copy(given[k].vertices, given[k].vertex_count, given[k].shape, &shapes[k].vertices,
+                                shapes[k].size);
+        def->shapes = shapes;
+    }
+    ok &= vertices_copy(def->vertices, def->vertex_count, def->shape, &def->vertices, def->size);
+    if (!ok) body_def_free_owned(def);
+    return ok;
 }
 
 /* ---------------------------------------------------------------- builder */
@@ -259,19 +309,14 @@ tp_status tp_builder_add_body(tp_builder *b, const tp_body_def *def, int *out_in
     char **names = realloc(b->body_names, (size_t)b->body_capacity * sizeof *names);
     if (!names) goto oom;
     b->body_names = names;
-    tp_shape_def *shapes = NULL;
-    if (def->shape_count > 0) { /* a compound body's shapes, copied (freed with the builder) */
-        shapes = malloc((size_t)def->shape_count * sizeof *shapes);
-        if (!shapes) goto oom;
-        memcpy(shapes, def->shapes, (size_t)def->shape_count * sizeof *shapes);
-    }
+    tp_body_def kept = *def;
+    if (!body_def_copy_owned(&kept)) goto oom;
     char *copy = dup_string(name);
     if (!copy) {
-        free(shapes);
+        body_def_free_owned(&kept);
         goto oom;
     }
-    b->bodies[index] = *def;
-    b->bodies[index].shapes = shapes;
+    b->bodies[index] = kept;
     b->body_names[index] = copy;
     b->bodies[index].name = copy;
     name_slots_put(b->name_slots, b->name_slot_count, copy, index);
@@ -362,7 +407,7 @@ void tp_builder_destroy(tp_builder *b)
 {
     if (!b) return;
     for (int i = 0; i < b->body_count; ++i) free(b->body_names[i]);
-    for (int i = 0; i < b->body_count; ++i) free((void *)b->bodies[i].shapes);
+    for (int i = 0; i < b->body_count; ++i) body_def_free_owned(&b->bodies[i]);
     for (int i = 0; i < b->event_count; ++i) free((void *)b->events[i].worlds);
     free(b->body_names);
     free(b->name_slots);
@@ -381,7 +426,8 @@ static void body_mass_properties(const tp_body_def *def, tp_body_model *bm, floa
     if (def->shape_count > 0) {
         tp_compound_mass_props(def, &bm->mass, bm->com, bm->inertia);
     } else {
-        tp_shape_mass_props(def->shape, def->size, 1.0f, &bm->mass, bm->com, bm->inertia);
+        tp_shape_unit_mass_props(def->shape, def->size, def->vertices, def->vertex_count, &bm->mass, bm->com,
+                                 bm->inertia);
         float scale = def->mass > 0.0f ? def->mass / bm->mass : def->density;
         bm->mass *= scale;
         for (int k = 0; k < 6; ++k) bm->inertia[k] *= scale;
@@ -410,16 +456,44 @@ static void body_init(const tp_body_def *def, tp_body_model *bm, tp_body_init *t
     body_mass_properties(def, bm, &t->inv_mass, t->inv_inertia);
 }
 
-/* The model's shape tables, sized for every compound body's shapes (none: NULL). */
+/* The model's shape tables, sized for every compound body's shapes, and its
+ * hull table, for every convex shape (none: NULL). */
 static int model_shape_tables(const tp_builder *b, tp_model *m)
 {
-    int total = 0;
-    for (int i = 0; i < b->body_count; ++i) total += b->bodies[i].shape_count;
+    int total = 0, hulls = 0;
+    for (int i = 0; i < b->body_count; ++i) {
+        const tp_body_def *d = &b->bodies[i];
+        total += d->shape_count;
+        hulls += d->shape_count == 0 && d->shape == TP_SHAPE_CONVEX;
+        for (int k = 0; k < d->shape_count; ++k) hulls += d->shapes[k].shape == TP_SHAPE_CONVEX;
+    }
     m->shape_total = total;
+    if (hulls > 0 && !(m->hulls = calloc((size_t)hulls, sizeof *m->hulls))) return 0;
     if (total == 0) return 1;
     m->shapes = calloc((size_t)total, sizeof *m->shapes);
     m->shape_defs = calloc((size_t)total, sizeof *m->shape_defs);
     return m->shapes && m->shape_defs;
+}
+
+/* The model's own copy of a convex shape's vertices src into *vertices and
+ * its hull as entry m->hull_total of the hull table, whose index goes to
+ * *hull; *bound (may be NULL) gets the hull's bounding radius. 0 when out of
+ * memory. Other shapes: nothing to do. */
+static int model_add_hull(tp_model *m, int shape, const float *src, int count, const float **vertices, int32_t *hull,
+                          float *bound)
+{
+    if (shape != TP_SHAPE_CONVEX) return 1;
+    float *copy = malloc(3 * (size_t)count * sizeof *copy);
+    *vertices = copy;
+    if (!copy) return 0;
+    memcpy(copy, src, 3 * (size_t)count * sizeof *copy);
+    tp_hull h;
+    char reason[8];
+    if (!tp_hull_build(copy, count, &h, reason, sizeof reason)) return 0; /* passed at tp_builder_add_body */
+    m->hulls[m->hull_total] = h.poly;
+    *hull = m->hull_total++;
+    if (bound) *bound = h.bound_radius * (1.0f + 1e-6f); /* rounding must not shrink the sphere */
+    return 1;
 }
 
 /* Stable insertion sort of events by time: events at the same time keep the
@@ -485,6 +559,7 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
         tp_quat q = tp_q_normalize_any(tp_q_load(d.quat));
         tp_q_store(d.quat, q);
         m->body_defs[i] = d;
+        m->body_defs[i].vertices = NULL; /* the model's own copy below (model_add_hull) */
         tp_body_model *bm = &m->bodies[i];
         bm->type = (uint8_t)d.type;
         bm->shape = (uint8_t)d.shape;
@@ -502,12 +577,23 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
             bm->bound_radius = tp_compound_bound_radius(&d);
             for (int k = 0; k < d.shape_count; ++k) {
                 m->shape_defs[shape_at + k] = d.shapes[k];
+                m->shape_defs[shape_at + k].vertices = NULL;
                 tp_shape_model_from_def(&d.shapes[k], &m->shapes[shape_at + k]);
             }
             d.shapes = m->shape_defs + shape_at;
             m->body_defs[i].shapes = d.shapes;
             shape_at += d.shape_count;
         }
+        if (d.shape_count == 0 && !model_add_hull(m, d.shape, d.vertices, d.vertex_count, &m->body_defs[i].vertices,
+                                                  &bm->hull, &bm->bound_radius))
+            goto oom;
+        for (int k = 0; k < d.shape_count; ++k) {
+            const tp_shape_def *given = &b->bodies[i].shapes[k];
+            if (!model_add_hull(m, given->shape, given->vertices, given->vertex_count,
+                                &m->shape_defs[bm->shape_first + k].vertices, &m->shapes[bm->shape_first + k].hull, NULL))
+                goto oom;
+        }
+        d.vertices = m->body_defs[i].vertices;
         body_init(&d, bm, &m->body_init[i]);
         if (d.type == TP_BODY_DYNAMIC) m->dynamic_count++;
     }
@@ -551,10 +637,13 @@ void tp_model_destroy(tp_model *m)
     if (m->body_names)
         for (int i = 0; i < m->body_count; ++i) free(m->body_names[i]);
     free(m->body_names);
+    for (int i = 0; m->body_defs && i < m->body_count; ++i) free((void *)m->body_defs[i].vertices);
+    for (int k = 0; m->shape_defs && k < m->shape_total; ++k) free((void *)m->shape_defs[k].vertices);
     free(m->body_defs);
     free(m->bodies);
     free(m->shapes);
     free(m->shape_defs);
+    free(m->hulls);
     free(m->body_init);
     free(m->events);
     free(m->event_worlds);

@@ -19,6 +19,10 @@ struct tp_model {
     tp_shape_model *shapes;    /* [shape_total] shapes of the compound bodies (kernels/compound.h); NULL if none */
     tp_shape_def *shape_defs;  /* [shape_total] the definitions they came from (body_defs[i].shapes point here) */
     int shape_total;
+    struct tp_poly *hulls;     /* [hull_total] polytopes of the convex shapes (tp_body_model.hull,
+                                  tp_shape_model.hull); NULL if none. The vertices of body_defs and
+                                  shape_defs are the model's own copies (freed with it). */
+    int hull_total;
     tp_body_init *body_init;   /* [body_count] each body as a fresh world has it, before randomization */
     tp_event_def *events;      /* [event_count] sorted by time (stable) */
     int event_count;
@@ -54,6 +58,11 @@ double tp_compound_density_mass(const tp_body_def *def);
  * mass in the body frame and inertia about it (xx yy zz xy xz yz), rescaled to
  * def->mass when it is > 0. Computed in double, rounded once. */
 void tp_compound_mass_props(const tp_body_def *def, float *mass, float com[3], float inertia[6]);
+/* A shape's `vertices` (path "vertices", or "<at>.vertices" with at
+ * "shapes[2]"): for TP_SHAPE_CONVEX the hull must build (csrc/hull.c), for
+ * every other shape there must be none. */
+int tp_shape_vertices_check(int shape, const float *vertices, int count, const char *at, char *field, size_t field_len,
+                            char *reason, size_t reason_len);
 /* The shape table entry of one shape definition (orientation normalized). */
 void tp_shape_model_from_def(const tp_shape_def *d, tp_shape_model *out);
 /* Radius of a compound body's bounding sphere about its origin, m. */

@@ -4,6 +4,7 @@
  * (tp_builder_*), and the scene loader maps the field back onto the document. */
 #include "model.h"
 
+#include "hull.h"
 #include "shapes.h"
 
 #include <math.h>
@@ -174,7 +175,7 @@ static int mass_in_bounds(const tp_body_def *def, char *field, size_t field_len,
 {
     float volume, com[3], inertia[6];
     if (def->shape_count > 0) return compound_mass_in_bounds(def, field, field_len, reason, reason_len);
-    tp_shape_mass_props(def->shape, def->size, 1.0f, &volume, com, inertia);
+    tp_shape_unit_mass_props(def->shape, def->size, def->vertices, def->vertex_count, &volume, com, inertia);
     double mass = def->mass > 0.0f ? (double)def->mass : (double)def->density * (double)volume;
     const char *name = def->mass > 0.0f ? "mass" : "density";
     if (!(mass >= TP_MIN_MASS && mass <= TP_MAX_MASS)) {
@@ -201,12 +202,9 @@ static int quat_is_zero(const float q[4])
     return q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 0.0f;
 }
 
-int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, char *reason, size_t reason_len)
+/* size: finite, > 0, within the bounds, and a shape's own rule (a capsule's length). */
+static int body_size_check(const tp_body_def *def, char *field, size_t field_len, char *reason, size_t reason_len)
 {
-    if ((unsigned)def->type > TP_BODY_KINEMATIC)
-        return CHECK_FAIL("type", "must be dynamic, static or kinematic, got %d", (int)def->type);
-    if ((unsigned)def->shape >= TP_SHAPE_COUNT)
-        return CHECK_FAIL("shape", "unknown shape %d", (int)def->shape);
     if (!vec_finite(def->size, 3, "size", field, field_len, reason, reason_len)) return 0;
     for (int i = 0; i < 3; ++i) {
         if (!(def->size[i] > 0.0f)) {
@@ -226,6 +224,19 @@ int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, cha
     char shape_reason[160];
     if (tp_shape_validate(def->shape, def->size, shape_reason, sizeof shape_reason) != 0)
         return CHECK_FAIL("size", "%s", shape_reason);
+    return 1;
+}
+
+int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, char *reason, size_t reason_len)
+{
+    if ((unsigned)def->type > TP_BODY_KINEMATIC)
+        return CHECK_FAIL("type", "must be dynamic, static or kinematic, got %d", (int)def->type);
+    if ((unsigned)def->shape >= TP_SHAPE_COUNT)
+        return CHECK_FAIL("shape", "unknown shape %d", (int)def->shape);
+    if (!tp_shape_vertices_check(def->shape, def->vertices, def->vertex_count, NULL, field, field_len, reason,
+                                 reason_len))
+        return 0;
+    if (def->shape != TP_SHAPE_CONVEX && !body_size_check(def, field, field_len, reason, reason_len)) return 0;
     if (!vec_finite(def->pos, 3, "pos", field, field_len, reason, reason_len)) return 0;
     if (!vec_finite(def->quat, 4, "quat", field, field_len, reason, reason_len)) return 0;
     if (quat_is_zero(def->quat)) return CHECK_FAIL("quat", "must not be the zero quaternion");

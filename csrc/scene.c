@@ -36,7 +36,8 @@
 /* ---------------------------------------------------------------- field tables */
 
 /* Value names, indexed by the enum value of include/torpor.h. */
-const char *const scene_shape_names[TP_SHAPE_COUNT] = {"box", "ball", "cylinder", "capsule", "wedge", "corner_wedge"};
+const char *const scene_shape_names[TP_SHAPE_COUNT] = {"box",   "ball",         "cylinder", "capsule",
+                                                       "wedge", "corner_wedge", "convex"};
 #define shape_names scene_shape_names
 static const char *const mode_names[] = {"colored", "serial"};
 static const char *const policy_names[] = {"island", "assembly"};
@@ -103,7 +104,8 @@ static const field randomize_fields[] = {
         FIELD("mass", V_FLOAT, tp_body_def, mass), FIELD("friction", V_FLOAT, tp_body_def, friction), \
         FIELD("restitution", V_FLOAT, tp_body_def, restitution), OTHER("static"), OTHER("kinematic"), \
         FIELD("actuated", V_BOOL, tp_body_def, actuated), OTHER("shapes"), OTHER("com"), OTHER("inertia"), \
-        FIELD("contype", V_INT, tp_body_def, contype), FIELD("conaffinity", V_INT, tp_body_def, conaffinity)
+        OTHER("vertices"), OTHER("mesh"), OTHER("scale"), FIELD("contype", V_INT, tp_body_def, contype), \
+        FIELD("conaffinity", V_INT, tp_body_def, conaffinity)
 
 static const field body_fields[] = {BODY_HEAD_FIELDS, FIELD("pos", V_VEC3, tp_body_def, pos), BODY_TAIL_FIELDS};
 static const field stack_fields[] = {OTHER("generate"), OTHER("count"), OTHER("base"), OTHER("step"),
@@ -241,6 +243,7 @@ static int add_body(scene *sc, tp_body_def *def, const char *name, int element, 
     sc->bodies[sc->body_count] = *def;
     sc->bodies[sc->body_count].name = NULL; /* points at a buffer that does not outlive this call */
     sc->bodies[sc->body_count].shapes = NULL; /* so do the shapes (the builder copied them) */
+    sc->bodies[sc->body_count].vertices = NULL; /* and the vertices */
     sc->elements[sc->body_count] = element;
     sc->body_count++;
     return 1;
@@ -432,7 +435,9 @@ static int load_root(scene *sc, const json_t *root, tp_model **out)
 }
 
 /* Parse `len` bytes of `text` (NUL-terminated after them) named `source`. */
-static tp_status load_text(const char *text, size_t len, const char *source, tp_model **out)
+/* file: the scene's path when it came from a file (mesh files are found
+ * beside it), else NULL. */
+static tp_status load_text(const char *text, size_t len, const char *source, const char *file, tp_model **out)
 {
     json_error_t error;
     json_t *root = json_loadb(text, len, JSON_REJECT_DUPLICATES, &error);
@@ -446,6 +451,7 @@ static tp_status load_text(const char *text, size_t len, const char *source, tp_
     memset(&sc, 0, sizeof sc);
     sc.text = text;
     sc.source = source;
+    sc.file = file;
     sc.version = 1;
     sc.names = json_object();
     tp_model *model = NULL;
@@ -455,6 +461,7 @@ static tp_status load_text(const char *text, size_t len, const char *source, tp_
     json_decref(root);
     free(sc.bodies);
     free(sc.elements);
+    scene_free_vertices(&sc);
     free(sc.worlds);
     if (!ok) return sc.status;
     *out = model;
@@ -467,7 +474,7 @@ tp_status tp_model_load_string(const char *json, const char *source, tp_model **
     if (!out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_load_string: out is NULL");
     *out = NULL;
     if (!json) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_load_string: json is NULL");
-    return load_text(json, strlen(json), source ? source : "<string>", out);
+    return load_text(json, strlen(json), source ? source : "<string>", NULL, out);
 }
 
 /* "path: what: why" with the path kept apart for tp_last_error_info. */
@@ -527,7 +534,7 @@ static tp_status load_robot(const char *path, tp_model **out)
         return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_model_load: out of memory");
     }
     snprintf(source, n, "%s (as a torpor scene)", path);
-    status = load_text(json, strlen(json), source, out);
+    status = load_text(json, strlen(json), source, path, out);
     free(source);
     tp_free(json);
     return status;
@@ -543,7 +550,7 @@ tp_status tp_model_load(const char *path, tp_model **out)
     tp_status status = read_file(path, &text, &len);
     if (status != TP_OK) return status;
     if (tp_xml_kind_of(text) != TP_XML_NONE) status = load_robot(path, out);
-    else status = load_text(text, len, path, out);
+    else status = load_text(text, len, path, path, out);
     free(text);
     return status;
 }

@@ -30,6 +30,9 @@ typedef struct scene {
     int *worlds;        /* scratch for one event's world list */
     int version;        /* the file's "version" (1 when absent) */
     tp_shape_def shape_buf[TP_MAX_BODY_SHAPES]; /* the shapes of the body being read (scene_shapes.c) */
+    const char *file;   /* the scene file's path (mesh files are beside it), NULL for a string */
+    float *vertex_buf[1 + TP_MAX_BODY_SHAPES]; /* convex vertices of the body being read: its own,
+                                                  then its shapes' (scene_shapes.c) */
 } scene;
 
 typedef enum value_kind {
@@ -95,6 +98,8 @@ extern const char *const scene_shape_names[TP_SHAPE_COUNT];
 /* A body's `shapes`, `com` and `inertia` (version 2) into def (scene_shapes.c);
  * def->shapes then points at sc->shape_buf until the next body is read. */
 int scene_read_body_shapes(scene *sc, const json_t *obj, tp_body_def *def);
+/* Free the vertex buffers (at the end of a load). */
+void scene_free_vertices(scene *sc);
 /* The optional "joints" array of a version 2 scene (scene_joints.c). */
 int scene_read_joints(scene *sc, const json_t *root);
 /* The optional "events" array (scene_events.c); the joints are read first. */

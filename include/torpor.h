@@ -80,6 +80,20 @@ extern "C" {
 #define TP_MIN_MASS_SCALE 0.01f
 #define TP_MAX_MASS_SCALE 100.0f
 
+/* Capacities of a convex hull (TP_SHAPE_CONVEX), fixed by the 17-bit contact
+ * feature ids (docs/collision.md, "Feature ids": 5 bits name a vertex or a
+ * face, 6 an edge) and by the narrowphase's fixed-size polytope: at most
+ * TP_MAX_HULL_VERTICES vertices, TP_MAX_HULL_FACES faces (coplanar facets
+ * merged into one polygon) of at most TP_MAX_HULL_FACE_VERTICES vertices each.
+ * A hull past any of them is refused at build with a message naming the body,
+ * the count and the cap; simplify the mesh first (fewer vertices). The input
+ * may hold any number of points (up to TP_MAX_MESH_VERTICES): only the
+ * hull's own vertices count. */
+#define TP_MAX_HULL_VERTICES 32
+#define TP_MAX_HULL_FACES 32
+#define TP_MAX_HULL_FACE_VERTICES 16
+#define TP_MAX_MESH_VERTICES 1000000
+
 /* ---------------------------------------------------------------- status */
 
 typedef enum tp_status {
@@ -114,7 +128,18 @@ typedef enum tp_body_type { TP_BODY_DYNAMIC = 0, TP_BODY_STATIC = 1, TP_BODY_KIN
  *                 bottom front edge (+y). (The source document's y-up wedge with
  *                 its back at +Z, turned +90 degrees about x into our z-up frame.)
  *   CORNER_WEDGE  a pyramid over the full bottom face with its apex above the
- *                 (+x, +y) corner at the top: the wedge's slope cut in two. */
+ *                 (+x, +y) corner at the top: the wedge's slope cut in two;
+ *   CONVEX        the convex hull of the definition's `vertices` (given in the
+ *                 body frame, or the shape's frame in a compound body: `pos`
+ *                 and `quat` place that frame, the vertices are not moved).
+ *                 `size` is not read: the builder sets it to twice the largest
+ *                 |coordinate| of the vertices along each axis, the box centred
+ *                 on the origin that holds the hull, so "the centre of the
+ *                 shape's box" is the vertices' origin. The centre of mass is
+ *                 the hull's own (tp_model_body_inertia). Hull: qhull (Barber,
+ *                 Dobkin and Huhdanpaa, "The Quickhull algorithm for convex
+ *                 hulls", ACM TOMS 1996) at build time, its coplanar facets
+ *                 merged into polygons; docs/collision.md, "Convex hulls". */
 typedef enum tp_shape_type {
     TP_SHAPE_BOX = 0,
     TP_SHAPE_BALL = 1,
@@ -122,7 +147,8 @@ typedef enum tp_shape_type {
     TP_SHAPE_CAPSULE = 3,
     TP_SHAPE_WEDGE = 4,
     TP_SHAPE_CORNER_WEDGE = 5,
-    TP_SHAPE_COUNT = 6
+    TP_SHAPE_CONVEX = 6,
+    TP_SHAPE_COUNT = 7
 } tp_shape_type;
 
 typedef enum tp_solver_mode { TP_SOLVER_COLORED = 0, TP_SOLVER_SERIAL = 1 } tp_solver_mode;
@@ -226,6 +252,14 @@ typedef struct tp_shape_def {
     float pos[3];          /* m, centre of the shape's box in the body frame (default 0) */
     float quat[4];         /* [x, y, z, w] shape to body frame, normalized on build (default identity) */
     float density;         /* kg/m^3, > 0; 0 = the body's density (default 0) */
+    /* TP_SHAPE_CONVEX: the points whose convex hull is the shape, [vertex_count][3],
+     * m, in the shape's frame (copied at tp_builder_add_body; `size` is then set
+     * from them, see tp_shape_type). Errors name the shape: fewer than 4 points,
+     * a non-finite coordinate, all points on a plane or a line (no volume), more
+     * than TP_MAX_MESH_VERTICES points, a hull past TP_MAX_HULL_*. Other shapes:
+     * must be NULL / 0. */
+    const float *vertices;
+    int vertex_count;
 } tp_shape_def;
 
 typedef struct tp_body_def {
@@ -241,6 +275,11 @@ typedef struct tp_body_def {
     float mass;            /* kg; > 0 overrides density, 0 = use density */
     float friction;        /* >= 0 (default 0.6) */
     float restitution;     /* [0, 1] (default 0) */
+    /* TP_SHAPE_CONVEX: [vertex_count][3], m, in the body frame; copied; the shape
+     * is their convex hull (see tp_shape_type and tp_shape_def.vertices for
+     * `size` and the errors). Other shapes: NULL / 0 (default). */
+    const float *vertices;
+    int vertex_count;
     int actuated;          /* 0 or 1: driven by an actuator; the assembly policy uses
                               sleep.assembly.actuated_factor x its velocity thresholds (default 0) */
     /* Compound body: shape_count in [1, TP_MAX_BODY_SHAPES] shapes (copied) replace
@@ -292,6 +331,26 @@ tp_body_def tp_default_body_def(void);
 tp_shape_def tp_default_shape_def(void);
 tp_assembly_def tp_default_assembly_def(void);
 tp_event_def tp_default_event_def(void);
+
+/* ---------------------------------------------------------------- meshes */
+
+/* Read the vertices of a triangle mesh file, for TP_SHAPE_CONVEX: STL (binary,
+ * or ASCII starting with "solid" and holding "facet"/"vertex" lines) or
+ * Wavefront OBJ (its "v x y z" lines; faces and everything else are not
+ * needed for a hull and are skipped). The format is told by content, not by
+ * the file name. *out_vertices gets a malloc'd [*out_count][3] array of
+ * floats (m, the file's numbers as they are; STL repeats a vertex once per
+ * triangle that uses it, which the hull does not mind), to be freed with
+ * tp_mesh_free. Errors: TP_ERR_INVALID_ARGUMENT (a NULL argument), TP_ERR_IO
+ * (the file cannot be opened or read: "path: reason"), TP_ERR_PARSE ("path:
+ * reason" for binary STL, e.g. truncated: the header promises n triangles,
+ * the file holds m; "path:line: reason" for the text formats, a number that
+ * does not parse or is not finite), TP_ERR_CAPACITY (more than
+ * TP_MAX_MESH_VERTICES vertices), TP_ERR_OUT_OF_MEMORY. A file with no
+ * vertex at all is TP_ERR_PARSE. On failure *out_vertices is NULL and
+ * *out_count 0. */
+tp_status tp_mesh_read(const char *path, float **out_vertices, int *out_count);
+void tp_mesh_free(float *vertices); /* NULL is allowed */
 
 /* ---------------------------------------------------------------- model */
 

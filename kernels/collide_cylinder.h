@@ -389,10 +389,12 @@ TP_HD int tp_collide_cylinder_ball(float h, float r, tp_vec3 c, float rb, float 
 }
 
 /* Any pair with a cylinder: first shape s1 in its own frame, s2 posed by xf;
- * prefer: TP_REF_PREFER in that frame. A ball is always the second shape
- * (narrowphase.h orders round shapes last). */
-TP_HD int tp_collide_cylinder_pair(int s1, const float *size1, int s2, const float *size2, tp_xform xf,
-                                   tp_vec3 prefer, float margin, tp_pair_manifold *m)
+ * prefer: TP_REF_PREFER in that frame; poly1, poly2: a polyhedral shape's
+ * polytope where the caller has it (always for a convex hull), else NULL. A
+ * ball is always the second shape (narrowphase.h orders round shapes last). */
+TP_HD int tp_collide_cylinder_pair(int s1, const float *size1, const tp_poly *poly1_given, int s2, const float *size2,
+                                   const tp_poly *poly2_given, tp_xform xf, tp_vec3 prefer, float margin,
+                                   tp_pair_manifold *m)
 {
     m->count = 0;
     if (s2 == TP_SHAPE_BALL)
@@ -403,8 +405,8 @@ TP_HD int tp_collide_cylinder_pair(int s1, const float *size1, int s2, const flo
     tp_xform id;
     id.q = tp_q_identity();
     id.t = tp_v3(0.0f, 0.0f, 0.0f);
-    tp_cyl_shape_init(&A, s1, size1, id, &poly1);
-    tp_cyl_shape_init(&B, s2, size2, xf, &poly2);
+    tp_cyl_shape_init(&A, s1, size1, id, poly1_given, &poly1);
+    tp_cyl_shape_init(&B, s2, size2, xf, poly2_given, &poly2);
     float reach = margin + A.radius + B.radius, dist, lower, sep;
     tp_vec3 pa, pb, n, dir;
     int g = tp_gjk(&A.core, &B.core, reach, &pa, &pb, &dist, &dir, &lower);

@@ -35,6 +35,9 @@
 /* room for a clipped polygon: a cylinder cap's rim clipped by another's
  * (collide_cylinder.h) is the largest */
 #define TP_CLIP_MAX (2 * TP_CYL_RIM + 8)
+#if 2 * TP_POLY_MAX_FACE_VERTS > TP_CLIP_MAX
+#error "a face clipped by another must fit in TP_CLIP_MAX points"
+#endif
 
 /* Copy of `src` with every vertex and plane moved by xf. The centroid is NOT
  * moved (it stays src's): only the first polyhedron's centroid is read

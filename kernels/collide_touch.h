@@ -17,6 +17,10 @@
 #define TP_FEATURE_COS 0.99f
 #define TP_FEATURE_SIN 0.1411f
 
+#if TP_POLY_MAX_FACE_VERTS > TP_CYL_RIM
+#error "a polyhedron face must fit in tp_touch.p (TP_CYL_RIM points)"
+#endif
+
 enum { TP_TOUCH_POINT = 0, TP_TOUCH_SEGMENT = 1, TP_TOUCH_POLYGON = 2 };
 
 /* One shape of a pair: its core and the radius around it. */
@@ -56,10 +60,13 @@ TP_HD float tp_cos_pi8(int k)
 }
 TP_HD float tp_sin_pi8(int k) { return tp_cos_pi8(k - 4); }
 
-TP_HD void tp_cyl_shape_init(tp_cyl_shape *s, int shape, const float *size, tp_xform xf, tp_poly *poly)
+/* given: the shape's polytope when the caller has it (a convex hull always
+ * comes so), else NULL and a polyhedron is built into `scratch`. */
+TP_HD void tp_cyl_shape_init(tp_cyl_shape *s, int shape, const float *size, tp_xform xf, const tp_poly *given,
+                             tp_poly *scratch)
 {
     s->core.xf = xf;
-    s->core.poly = poly;
+    s->core.poly = given ? given : scratch;
     s->core.h = 0.0f;
     s->core.r = 0.0f;
     s->radius = 0.0f;
@@ -76,7 +83,7 @@ TP_HD void tp_cyl_shape_init(tp_cyl_shape *s, int shape, const float *size, tp_x
         s->radius = tp_shape_radius(shape, size);
     } else {
         s->core.kind = TP_CORE_POLY;
-        tp_poly_build(poly, shape, size);
+        if (!given) tp_poly_build(scratch, shape, size);
     }
 }
 

@@ -73,14 +73,25 @@ TP_HD int tp_manifold_contacts(const tp_world *wd, int a, int b, const tp_manifo
 /* The model's polytopes, one per body (unused entries zeroed): built once per
  * batch (csrc/batch.c for the CPU, the CUDA backend's upload), so that the
  * narrowphase does not build two per candidate pair (tp_poly_build depends on
- * the shape and size only: the same bits either way). */
-TP_HD void tp_build_body_polys(const tp_body_model *model, int bodies, tp_poly *polys)
+ * the shape and size only: the same bits either way). A convex body's is a
+ * copy of its hull from the model's table `hulls`. */
+TP_HD void tp_build_body_polys(const tp_body_model *model, int bodies, const tp_poly *hulls, tp_poly *polys)
 {
     for (int b = 0; b < bodies; ++b) {
         char *p = (char *)&polys[b];
         for (size_t k = 0; k < sizeof(tp_poly); ++k) p[k] = 0;
-        if (tp_shape_is_poly(model[b].shape)) tp_poly_build(&polys[b], model[b].shape, model[b].size);
+        if (model[b].shape == TP_SHAPE_CONVEX) polys[b] = hulls[model[b].hull];
+        else if (tp_shape_is_poly(model[b].shape)) tp_poly_build(&polys[b], model[b].shape, model[b].size);
     }
+}
+
+/* The polytope of body b's one shape: from the batch's table `polys` when
+ * there is one, else a convex body's hull from the model's, else NULL (the
+ * narrowphase builds a box's or a wedge's itself). */
+TP_HD const tp_poly *tp_body_poly(const tp_world *wd, const tp_poly *polys, int b)
+{
+    if (polys) return &polys[b];
+    return wd->model[b].shape == TP_SHAPE_CONVEX ? &wd->hulls[wd->model[b].hull] : 0;
 }
 
 /* Manifold of bodies a < b of world wd; polys: [bodies] their polytopes
@@ -94,8 +105,8 @@ TP_HD int tp_collide_pair_manifold(const tp_world *wd, int a, int b, float margi
     *from = tp_cache_manifold(wd, a, b, m);
     if (*from) return m->count;
     const tp_body_model *ma = &wd->model[a], *mb = &wd->model[b];
-    return tp_collide_shapes_polys(ma->shape, ma->size, polys ? &polys[a] : NULL, tp_v3_load(wd->pos + 3 * a),
-                                   tp_q_load(wd->quat + 4 * a), mb->shape, mb->size, polys ? &polys[b] : NULL,
+    return tp_collide_shapes_polys(ma->shape, ma->size, tp_body_poly(wd, polys, a), tp_v3_load(wd->pos + 3 * a),
+                                   tp_q_load(wd->quat + 4 * a), mb->shape, mb->size, tp_body_poly(wd, polys, b),
                                    tp_v3_load(wd->pos + 3 * b), tp_q_load(wd->quat + 4 * b), margin, m);
 }
 
@@ -177,8 +188,8 @@ TP_HD void tp_collide_compound_pair(const tp_world *wd, int a, int b, float marg
         for (int j = 0; j < sb.count; ++j) {
             if (!tp_boxes_overlap(sa.lo[i], sa.hi[i], sb.lo[j], sb.hi[j])) continue;
             tp_manifold m;
-            int n = tp_collide_shapes(sa.shape[i], sa.size[i], sa.pos[i], sa.q[i], sb.shape[j], sb.size[j],
-                                      sb.pos[j], sb.q[j], margin, &m);
+            int n = tp_collide_shapes_polys(sa.shape[i], sa.size[i], sa.poly[i], sa.pos[i], sa.q[i], sb.shape[j],
+                                            sb.size[j], sb.poly[j], sb.pos[j], sb.q[j], margin, &m);
             uint32_t ids[TP_MAX_MANIFOLD_POINTS];
             for (int k = 0; k < n; ++k) {
                 ids[k] = tp_compound_feature(i, j, m.feature[k], ids, k);

@@ -26,6 +26,8 @@ typedef struct tp_layout {
     const tp_shape_model *shapes;  /* [shape_total] the model's shape table; NULL without compound bodies */
     int shape_total;
     const struct tp_poly *polys;   /* [bodies] the model's polytopes (collision.h, tp_build_body_polys) */
+    const struct tp_poly *hulls;   /* [hull_total] the model's convex hulls; NULL without convex shapes */
+    int hull_total;
     float *pos, *quat, *v, *w;     /* [W][B][3], [W][B][4], [W][B][3], [W][B][3] */
     float *force, *torque;         /* [W][B][3] applied for the next step */
     float *inv_mass, *inv_inertia, *friction; /* [W][B], [W][B][6], [W][B] */
@@ -59,6 +61,7 @@ TP_HD tp_world tp_layout_world(const tp_layout *L, int w)
     wd.model = L->model;
     wd.shapes = L->shapes;
     wd.polys = L->polys;
+    wd.hulls = L->hulls;
     wd.pos = L->pos + 3 * o;
     wd.quat = L->quat + 4 * o;
     wd.v = L->v + 3 * o;

@@ -1,4 +1,4 @@
-/* narrowphase.h - the contact manifold of any pair of the six shapes.
+/* narrowphase.h - the contact manifold of any pair of the seven shapes.
  *
  * tp_collide_shapes takes two shapes with their world poses and writes a
  * manifold of up to 4 contact points: one world-frame normal pointing from A to
@@ -12,7 +12,7 @@
  *   polyhedron-polyhedron (box-box included)      collide_poly.h
  *   cylinder-anything                             collide_cylinder.h
  *                                                 (collide_support.h, collide_touch.h)
- * where the polyhedra are box, wedge and corner wedge (shapes.h); the
+ * where the polyhedra are box, wedge, corner wedge and convex hull (shapes.h); the
  * cylinder is round (closed form against a ball, GJK / MPR and touching
  * features against the rest).
  *
@@ -65,11 +65,12 @@ TP_HD int tp_pair_first_is_b(int shape_a, tp_vec3 pos_a, int shape_b, tp_vec3 po
 
 /* Manifold of shape s1 (first, its frame) and s2 posed by xf in that frame;
  * prefer: TP_REF_PREFER in that frame (collide_poly.h). poly1, poly2: the
- * shapes' polytopes (tp_poly_build of the shape and size) where the shape is
- * a polyhedron, built by the caller: once per pair (tp_collide_in_first), or
- * once per body for a whole batch (the CUDA backend's thread-per-pair
- * narrowphase, kernels/collide_pairs.h). tp_poly_build depends on the shape
- * and size only, so either gives the same bits. */
+ * shapes' polytopes where the shape is a polyhedron, or NULL to build a box's
+ * or a wedge's here (tp_poly_build of the shape and size). The CUDA backend's
+ * thread-per-pair narrowphase passes them built once per body for a whole
+ * batch (kernels/collide_pairs.h); tp_poly_build depends on the shape and
+ * size only, so either gives the same bits. A convex hull's polytope is the
+ * model's (tp_world.hulls) and must be passed. */
 TP_HD int tp_collide_in_first_polys(int s1, const float *size1, const tp_poly *poly1, int s2, const float *size2,
                                     const tp_poly *poly2, tp_xform xf, tp_vec3 prefer, float margin,
                                     tp_pair_manifold *m)
@@ -78,37 +79,35 @@ TP_HD int tp_collide_in_first_polys(int s1, const float *size1, const tp_poly *p
     float r1 = tp_shape_radius(s1, size1), r2 = tp_shape_radius(s2, size2);
     m->count = 0;
     if (s1 == TP_SHAPE_CYLINDER || s2 == TP_SHAPE_CYLINDER)
-        return tp_collide_cylinder_pair(s1, size1, s2, size2, xf, prefer, margin, m);
+        return tp_collide_cylinder_pair(s1, size1, poly1, s2, size2, poly2, xf, prefer, margin, m);
     if (f1 == 0 && f2 == 0) return tp_collide_ball_ball(r1, r2, xf, margin, m);
     if (f1 == 0 && f2 == 1) return tp_collide_ball_capsule(r1, r2, tp_capsule_half_core(size2), xf, margin, m);
     if (f1 == 1 && f2 == 1)
         return tp_collide_capsule_capsule(r1, tp_capsule_half_core(size1), r2, tp_capsule_half_core(size2), xf,
                                           margin, m);
     if (f1 != 2) return 0; /* not produced by tp_pair_first_is_b */
+    tp_poly p1, p2;
+    if (!poly1) {
+        if (!tp_poly_build(&p1, s1, size1)) return 0; /* a hull without its polytope */
+        poly1 = &p1;
+    }
     if (f2 == 0) return tp_collide_poly_ball(poly1, xf.t, r2, margin, m);
     if (f2 == 1) {
         float h = tp_capsule_half_core(size2);
         return tp_collide_poly_capsule(poly1, tp_xf_apply(xf, tp_v3(-h, 0.0f, 0.0f)),
                                        tp_xf_apply(xf, tp_v3(h, 0.0f, 0.0f)), r2, margin, m);
     }
+    if (!poly2) {
+        if (!tp_poly_build(&p2, s2, size2)) return 0;
+        poly2 = &p2;
+    }
     return tp_collide_polys(poly1, poly2, xf, prefer, margin, m);
-}
-
-/* The same, building the polytopes it needs. */
-TP_HD int tp_collide_in_first(int s1, const float *size1, int s2, const float *size2, tp_xform xf, tp_vec3 prefer,
-                              float margin, tp_pair_manifold *m)
-{
-    tp_poly p1, p2;
-    int cylinder = s1 == TP_SHAPE_CYLINDER || s2 == TP_SHAPE_CYLINDER; /* builds its own */
-    if (!cylinder && tp_shape_is_poly(s1)) tp_poly_build(&p1, s1, size1);
-    if (!cylinder && tp_shape_is_poly(s2)) tp_poly_build(&p2, s2, size2);
-    return tp_collide_in_first_polys(s1, size1, &p1, s2, size2, &p2, xf, prefer, margin, m);
 }
 
 /* Contact manifold of shape A (type, full size [3] in m, world pose, its
  * polytope or NULL) and shape B; points are kept while the separation is <=
  * margin (m, normally TP_CONTACT_MARGIN). poly_a, poly_b: as in
- * tp_collide_in_first_polys, or both NULL to build them here. Returns the
+ * tp_collide_in_first_polys (NULL builds a box's or a wedge's). Returns the
  * point count (0..4) and fills *out. */
 TP_HD int tp_collide_shapes_polys(int shape_a, const float *size_a, const tp_poly *poly_a, tp_vec3 pos_a, tp_quat q_a,
                                   int shape_b, const float *size_b, const tp_poly *poly_b, tp_vec3 pos_b, tp_quat q_b,
@@ -120,12 +119,7 @@ TP_HD int tp_collide_shapes_polys(int shape_a, const float *size_a, const tp_pol
     tp_xform xf = tp_xf_relative(pos1, q1, pos2, q2);
     tp_vec3 prefer = tp_q_inv_rotate(q1, tp_v3(TP_REF_PREFER_X, TP_REF_PREFER_Y, TP_REF_PREFER_Z));
     tp_pair_manifold m;
-    int n;
-    if (!poly_a)
-        n = swap ? tp_collide_in_first(shape_b, size_b, shape_a, size_a, xf, prefer, margin, &m)
-                 : tp_collide_in_first(shape_a, size_a, shape_b, size_b, xf, prefer, margin, &m);
-    else
-        n = swap ? tp_collide_in_first_polys(shape_b, size_b, poly_b, shape_a, size_a, poly_a, xf, prefer, margin, &m)
+    int n = swap ? tp_collide_in_first_polys(shape_b, size_b, poly_b, shape_a, size_a, poly_a, xf, prefer, margin, &m)
                  : tp_collide_in_first_polys(shape_a, size_a, poly_a, shape_b, size_b, poly_b, xf, prefer, margin, &m);
     out->count = n;
     if (n == 0) return 0;
@@ -142,7 +136,8 @@ TP_HD int tp_collide_shapes_polys(int shape_a, const float *size_a, const tp_pol
 }
 
 /* Contact manifold of shape A (type, full size [3] in m, world pose) and shape
- * B, building the polytopes per call. */
+ * B, building the polytopes per call (not for a convex hull: it needs
+ * tp_collide_shapes_polys). */
 TP_HD int tp_collide_shapes(int shape_a, const float *size_a, tp_vec3 pos_a, tp_quat q_a, int shape_b,
                             const float *size_b, tp_vec3 pos_b, tp_quat q_b, float margin, tp_manifold *out)
 {

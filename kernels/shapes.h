@@ -1,4 +1,4 @@
-/* shapes.h - geometry and mass properties of the six shapes.
+/* shapes.h - geometry and mass properties of the seven shapes.
  *
  * Every shape fills (or sits inside) the box of full extents size = (sx, sy, sz)
  * centred on the body origin (include/torpor.h, DESIGN.md section 2):
@@ -14,7 +14,11 @@
  *                 y = -sy/2, slope from the top of the back face (y = -sy/2,
  *                 z = +sz/2) to the bottom front edge (y = +sy/2, z = -sz/2);
  *   CORNER_WEDGE  pyramid over the full bottom face with its apex at the top
- *                 (+x, +y) corner (+sx/2, +sy/2, +sz/2).
+ *                 (+x, +y) corner (+sx/2, +sy/2, +sz/2);
+ *   CONVEX        the convex hull of given points (csrc/hull.c builds its
+ *                 tp_poly and mass properties on the host); size is the box
+ *                 centred on the origin that holds it, so the bounds below
+ *                 (bounding sphere, half extents) hold for it unchanged.
  *
  * Mass properties use the true solid (DESIGN.md: mass = density x true volume):
  * the round cylinder. All are closed forms:
@@ -37,9 +41,13 @@
  * The inertia layout is that of tp_body_model: xx, yy, zz, xy, xz, yz with the sign
  * of the tensor entries (products enter negated).
  *
+ * Mass properties of a convex hull come from its faces, not from size
+ * (csrc/hull.c); tp_shape_volume and tp_shape_mass_props do not know them.
+ *
  * Collision geometry: ball and capsule are round (a point or a segment plus a
  * radius), the cylinder is round too (its own narrowphase, collide_cylinder.h),
- * and box, wedge and corner wedge are convex polyhedra (tp_poly). */
+ * and box, wedge, corner wedge and convex hulls are convex polyhedra
+ * (tp_poly). */
 #ifndef TP_SHAPES_H
 #define TP_SHAPES_H
 
@@ -48,10 +56,13 @@
 #include <stdio.h>
 
 #define TP_PI 3.14159265358979f
-#define TP_POLY_MAX_VERTS 8      /* box */
-#define TP_POLY_MAX_FACES 6      /* box */
-#define TP_POLY_MAX_EDGES 12     /* box */
-#define TP_POLY_MAX_FACE_VERTS 4 /* box face */
+/* A convex hull's caps (include/torpor.h); the fixed shapes need less (a box:
+ * 8 vertices, 6 faces, 12 edges, 4 vertices a face). Edges follow from Euler's
+ * formula, E = V + F - 2 <= 62, within the 6 bits an edge id has. */
+#define TP_POLY_MAX_VERTS TP_MAX_HULL_VERTICES
+#define TP_POLY_MAX_FACES TP_MAX_HULL_FACES
+#define TP_POLY_MAX_EDGES (TP_MAX_HULL_VERTICES + TP_MAX_HULL_FACES - 2)
+#define TP_POLY_MAX_FACE_VERTS TP_MAX_HULL_FACE_VERTICES
 /* Points on the rim of a cylinder cap when it touches as a polygon
  * (collide_cylinder.h); contact points only, the collision itself is round. */
 #define TP_CYL_RIM 16
@@ -88,7 +99,8 @@ TP_HD float tp_min3f(float a, float b, float c) { return tp_minf(a, tp_minf(b, c
 /* 1 for the shapes that collide as convex polyhedra. */
 TP_HD int tp_shape_is_poly(int shape)
 {
-    return shape == TP_SHAPE_BOX || shape == TP_SHAPE_WEDGE || shape == TP_SHAPE_CORNER_WEDGE;
+    return shape == TP_SHAPE_BOX || shape == TP_SHAPE_WEDGE || shape == TP_SHAPE_CORNER_WEDGE ||
+           shape == TP_SHAPE_CONVEX;
 }
 
 /* Radius of the round part (m): ball d/2; cylinder and capsule min(sy, sz)/2; 0 otherwise. */
@@ -351,7 +363,8 @@ TP_HD void tp_poly_corner_wedge(tp_poly *p, float hx, float hy, float hz)
 
 /* Build the collision polyhedron of a polyhedral shape (box, wedge, corner
  * wedge) in its body frame (origin at the centre of the shape's box). Returns 0
- * for a round shape (ball, capsule, cylinder). */
+ * for a round shape (ball, capsule, cylinder) and for a convex hull, whose
+ * polytope is the model's (tp_world.hulls), not a function of its size. */
 TP_HD int tp_poly_build(tp_poly *p, int shape, const float *size)
 {
     float hx = 0.5f * size[0], hy = 0.5f * size[1], hz = 0.5f * size[2];

@@ -17,6 +17,7 @@ typedef struct tp_shape_model {
     float size[3];         /* full extents, m */
     float pos[3];          /* centre of the shape's box in the body frame, m */
     float quat[4];         /* shape to body frame, unit, [x, y, z, w] */
+    int32_t hull;          /* TP_SHAPE_CONVEX: its polytope in the model's hull table (tp_world.hulls) */
 } tp_shape_model;
 
 /* Read-only description of one template body, shared by every world. */
@@ -45,6 +46,7 @@ typedef struct tp_body_model {
     int32_t shape_first;
     uint32_t contype, conaffinity; /* collision filter (tp_body_def): MuJoCo's bitmask rule */
     int32_t exclude[TP_MAX_BODY_EXCLUDES]; /* bodies (+ 1; 0 = none) it never collides with */
+    int32_t hull;          /* shape TP_SHAPE_CONVEX: its polytope in the model's hull table (tp_world.hulls) */
 } tp_body_model;
 
 /* tp_body_model.link_flags: the link's tree has a fixed base (attached to the
@@ -67,6 +69,8 @@ typedef struct tp_world {
     const tp_shape_model *shapes;  /* the model's shape table (compound bodies); NULL when it has none */
     const struct tp_poly *polys;   /* [bodies] the model's polytopes (tp_build_body_polys, collision.h),
                                       or NULL: the narrowphase builds them per pair (the same bits) */
+    const struct tp_poly *hulls;   /* the model's convex hulls (tp_body_model.hull, tp_shape_model.hull);
+                                      NULL when it has none */
     float *pos, *quat, *v, *w;     /* [bodies][3], [bodies][4], [bodies][3], [bodies][3] */
     float *force, *torque;         /* accumulated for this step, cleared after it */
     float *inv_mass;               /* [bodies]    0 for static, kinematic, removed */

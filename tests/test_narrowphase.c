@@ -564,7 +564,7 @@ static double support_value(int shape, const float *size, tp_vec3 pos, tp_quat q
     tp_poly poly;
     tp_cyl_shape s;
     tp_xform xf = {q, pos};
-    tp_cyl_shape_init(&s, shape, size, xf, &poly);
+    tp_cyl_shape_init(&s, shape, size, xf, NULL, &poly);
     tp_vec3 x = tp_core_support(&s.core, u);
     return (double)tp_dot(x, u) + (double)s.radius;
 }

@@ -96,7 +96,7 @@ static void emu_init(emu *e, const tp_batch *b, int lanes)
     e->pair_count = calloc((size_t)b->worlds, sizeof(int32_t));
     e->pair_first = calloc((size_t)b->worlds + 1, sizeof(int32_t));
     cr_assert(e->polys && e->pairs && e->pair_count && e->pair_first);
-    tp_build_body_polys(b->layout.model, b->bodies, e->polys);
+    tp_build_body_polys(b->layout.model, b->bodies, b->layout.hulls, e->polys);
     e->list_plan = tp_list_plan_make(b->bodies, 0, SM90_OPTIN);
     e->list_area = alloc16(e->list_plan.shared ? e->list_plan.block_bytes
                                                           : e->list_plan.world_bytes * (size_t)b->worlds);

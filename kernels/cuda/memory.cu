@@ -107,6 +107,7 @@ static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     if (H->shapes) add_array(c, (void **)&D->shapes, H->shapes, (size_t)H->shape_total * sizeof(tp_shape_model), 1);
     add_array(c, (void **)&c->d.body_init, s->body_init, B * sizeof(tp_body_init), 1);
     add_array(c, (void **)&D->polys, c->host_polys, B * sizeof(tp_poly), 1);
+    if (H->hulls) add_array(c, (void **)&D->hulls, H->hulls, (size_t)H->hull_total * sizeof(tp_poly), 1);
     /* Device-only: per-world step scratch, the busy flags and list, the global sort's arrays. */
     size_t items = (size_t)c->sort_items;
     c->d.scratch_bytes = tp_solver_align(tp_step_scratch_bytes(H->bodies, H->capacity));
@@ -312,7 +313,7 @@ static tp_status setup(tp_cuda_batch *c, const tp_cuda_setup *s)
         snprintf(c->error, sizeof c->error, "cuda: out of host memory for %d polytopes", s->host.bodies);
         return TP_ERR_OUT_OF_MEMORY;
     }
-    tp_build_body_polys(s->host.model, s->host.bodies, c->host_polys);
+    tp_build_body_polys(s->host.model, s->host.bodies, s->host.hulls, c->host_polys);
     /* CUB's temporary storage for the full-capacity sort, asked for once. */
     TP_CUDA_TRY(c, (cudaError_t)tp_cub_sort_pairs(NULL, &c->sort_temp_bytes, NULL, NULL, NULL, NULL, c->sort_items, NULL),
                 "the contact sort's storage query (cub::DeviceRadixSort::SortPairs)");
