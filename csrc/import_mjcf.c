@@ -914,7 +914,7 @@ static int read_keyframe(mjcf *m, xmlNodePtr node)
         }
     }
     char *ctrl = ok ? xi_attr(key, "ctrl") : NULL;
-    if (ctrl) xi_warn(m->x, "keyframe", "ctrl ignored (no actuators are applied)");
+    if (ctrl) xi_warn(m->x, "keyframe", "ctrl ignored (the controls start at 0; write them with tp_batch_set_ctrl)");
     xmlFree(ctrl);
     free(qpos);
     free(qvel);
@@ -1221,6 +1221,38 @@ static int build_scene(mjcf *m, json_t *scene)
     return 1;
 }
 
+/* MuJoCo's actuators as torpor's (the same affine law, docs/scene-format.md "Actuators"). */
+static int build_actuators(mjcf *m, json_t *scene)
+{
+    if (m->act_count == 0) return 1;
+    static const char *const types[] = {"motor", "position", "velocity", "general"};
+    json_t *list = json_array();
+    json_object_set_new(scene, "actuators", list);
+    for (int i = 0; i < m->act_count; ++i) {
+        const mj_actuator *a = &m->acts[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(a->name));
+        json_object_set_new(o, "type", json_string(types[a->kind - K_MOTOR]));
+        json_object_set_new(o, "joint", json_string(m->joints[a->joint].name));
+        if (a->gear == 0) return xi_fail(m->x, a->node, "gear", "must not be 0");
+        json_object_set_new(o, "gear", json_real(a->gear));
+        if (a->ctrllimited) json_object_set_new(o, "ctrl_range", xi_vec(a->ctrlrange, 2));
+        if (a->forcelimited) json_object_set_new(o, "force_range", xi_vec(a->forcerange, 2));
+        if (a->kind == K_POSITION) {
+            json_object_set_new(o, "kp", json_real(a->gain[0]));
+            if (a->bias[2] != 0) json_object_set_new(o, "kv", json_real(-a->bias[2]));
+        } else if (a->kind == K_VELOCITY) {
+            json_object_set_new(o, "kv", json_real(a->gain[0]));
+        } else if (a->kind == K_GENERAL) {
+            double gain[3] = {a->gain[0], 0, 0};
+            json_object_set_new(o, "gain", xi_vec(gain, 3));
+            json_object_set_new(o, "bias", xi_vec(a->bias, 3));
+        }
+        json_array_append_new(list, o);
+    }
+    return 1;
+}
+
 /* ---------------------------------------------------------------- top level */
 
 static int read_top(mjcf *m, json_t *scene)
@@ -1282,10 +1314,7 @@ static int read_top(mjcf *m, json_t *scene)
             return xi_fail(m->x, c, NULL, "element not supported: it would change the model's dynamics");
     }
     if (worldbodies == 0) return xi_fail(m->x, m->root, NULL, "no <worldbody>");
-    if (m->act_count > 0)
-        xi_warn(m->x, "actuator", "%d actuators read, not applied: this build of torpor has no actuator model, so "
-                                  "the joints move passively", m->act_count);
-    return build_scene(m, scene);
+    return build_scene(m, scene) && build_actuators(m, scene);
 }
 
 static void mjcf_free(mjcf *m)
