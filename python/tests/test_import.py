@@ -307,8 +307,8 @@ def test_converted_scene_loads_to_the_same_model(tmp_path):
 
 
 def test_load_warns_about_what_it_ignores():
-    with pytest.warns(ImportWarning, match="actuator"):
-        torpor.Model.load(ASSETS / "ant.xml")
+    with pytest.warns(ImportWarning, match="tendon: ignored"):
+        torpor.Model.load(ASSETS / "humanoid.xml")
 
 
 # ---------------------------------------------------------------- collision filtering
