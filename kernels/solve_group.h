@@ -17,7 +17,7 @@
  *     pyramid (55 movers): 64 lanes, two warps, 2 worlds per block.
  *   - a group is `lanes` consecutive threads of a block, aligned to a multiple
  *     of `lanes`; its barrier is __syncwarp over the group's lanes (up to 32
- *     lanes, part of one warp) or a named barrier `bar.sync 1 + group, lanes`
+ *     lanes, part of one warp) or a named barrier `barrier.sync 1 + group, lanes`
  *     (two or more warps), never __syncthreads, so a group waits for its own
  *     world only (kernels/tp_hd.h, TP_BARRIER). Every lane of a group runs the
  *     same trip counts (the loops and the colors depend on the world, not on

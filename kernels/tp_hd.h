@@ -34,8 +34,11 @@
  * threads of the block starting at a multiple of nth (nth a power of two):
  * up to 32 it is part of one warp and waits with __syncwarp over its own
  * lanes; above, it is nth / 32 whole warps and waits at named barrier
- * 1 + threadIdx.x / nth with nth threads (bar.sync, so groups of one block
- * never wait for each other; 0 is __syncthreads'). Both order the memory
+ * 1 + threadIdx.x / nth with nth threads (groups of one block never wait
+ * for each other; 0 is __syncthreads'). It is PTX's non-aligned
+ * `barrier.sync`, not the aligned `bar.sync`: the group reaches it straight
+ * after lane-0-only sections (the shock pass, the serial tail), where its
+ * threads need not be converged. Both order the memory
  * accesses of the threads taking part, shared and global. nth is the same
  * for every thread of a group, so all of them reach it. A host test may
  * define its own before including this (tests/test_stages.c runs a group's
@@ -51,7 +54,7 @@ __device__ static inline void tp_group_barrier(int nth)
         unsigned int mask = nth == 32 ? 0xffffffffu : ((1u << nth) - 1u) << first;
         __syncwarp(mask);
     } else {
-        asm volatile("bar.sync %0, %1;" ::"r"(1 + (int)threadIdx.x / nth), "r"(nth) : "memory");
+        asm volatile("barrier.sync %0, %1;" ::"r"(1 + (int)threadIdx.x / nth), "r"(nth) : "memory");
     }
 }
 #define TP_BARRIER(nth) tp_group_barrier(nth)

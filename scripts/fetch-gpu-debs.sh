@@ -2,7 +2,8 @@
 # fetch-gpu-debs.sh - download the Debian packages that tests/gpu/run.sh needs on a
 # GPU machine that has nvcc, CMake and Ninja but cannot install packages.
 #
-# Run here (a Debian 12 machine that reaches the package registry); it writes
+# Run here (a Debian 12 machine that reaches the package registry; tests/gpu/prepare.sh
+# runs it when .deps/debs is empty); it writes
 # .deps/debs/*.deb, which .gitignore keeps out of git. Carry .deps to the
 # GPU machine with the working tree; tests/gpu/run.sh unpacks them into
 # .deps/root (dpkg -x, or ar and tar), never into /.

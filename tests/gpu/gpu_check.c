@@ -1,32 +1,54 @@
-/* gpu_check.c - the device check of the CUDA backend in one process per call
- * (tests/gpu/run.sh drives it; docs/gpu-results.md records what it printed).
+/* gpu_check.c - the device check of the CUDA backend, one step of
+ * tests/gpu/run.sh per process (docs/gpu-results.md says how to run it and
+ * records what it printed).
  *
+ *   gpu_check RESULTS probe
  *   gpu_check RESULTS smoke
  *   gpu_check RESULTS parity [--worlds N] [--steps N] [--capacity N] SCENE...
- *   gpu_check RESULTS bench  [--worlds N,N,...] [--awake] SCENE...
+ *   gpu_check RESULTS refused SCENE...
+ *   gpu_check RESULTS bench [--worlds N,N,...] [--lanes N,N,...] [--awake | --asleep] [--settle-s S] SCENE...
  *
  * Every result is printed and appended to the markdown file RESULTS as soon
- * as it exists (one line each, flushed), so a call cut short by its time limit
- * still leaves everything it measured.
+ * as it exists (one line each, flushed), so a step cut short by its time
+ * limit still leaves everything it measured.
  *
+ * probe: the CUDA devices seen (tp_cuda_probe) and whether this build has
+ *   the backend; exit 1 without a device.
  * smoke: CUDA batches of scenes/tower.json (2 worlds: 16 lanes each in the
  *   solve) and scenes/jenga.json (3 worlds: 64 lanes): the fresh worlds
- *   (device reset, cuRAND draws) against the CPU's, then 1 and 30 steps; and
- *   many_pyramids refused on CUDA at creation (too large for the solve block).
- * parity: each scene on both backends, the same worlds and steps in one
- *   process (no CUDA start-up per scene); state_hash, every world's hash and
- *   the counts (tp_batch_counts: one copy of every world's) must be equal.
- *   --capacity sets the contact points per world (a small one overflows and
- *   collides worlds whole: kernels/collide_pairs.h). Steps default to 120 for scenes/ and 420 (7 s, past every
- *   acceptance case's last event and its sleep) for tests/scenes/.
- * bench: each world count (in the order given), each scene on CUDA, twice
- *   (once with --awake):
- *   sleep off (every body awake every step) and sleep on, stepped until every
- *   world is asleep (at most 10 simulated s or 20 wall s; the row says whether
- *   they all slept) and then timed. Wall time of about 1 s of timed
- *   steps, ended by a counts read (which waits for the device); device bytes
- *   per world from tp_batch_device_memory_bytes.
- * Exit status: 0 when every comparison was equal and every run succeeded. */
+ *   (device reset, cuRAND draws) against the CPU's, then 1 and 30 steps.
+ * parity: each scene on both backends, the same worlds and steps; state_hash,
+ *   every world's hash and the counts (tp_batch_counts: one copy of every
+ *   world's) must be equal. --capacity sets the contact points per world (a
+ *   small one overflows and collides worlds whole: kernels/collide_pairs.h).
+ *   Steps default to 120 for scenes/ and 420 (7 s, past every acceptance
+ *   case's last event and its sleep) for tests/scenes/.
+ * refused: each scene must be refused by the CUDA backend at creation, with
+ *   TP_ERR_BACKEND (a model with joints) or TP_ERR_CAPACITY (a world too large
+ *   for the solve block, docs/cuda.md "Large worlds"), not run.
+ * bench: for each world count (in the order given), each lane count and each
+ *   scene, on CUDA: sleep off (every body awake every step) and/or sleep on,
+ *   stepped until every world is asleep (at most 10 simulated s or --settle-s
+ *   wall s, default 20; the row says whether they all slept) and then timed.
+ *   About 1 s of timed steps, ended by a counts read (which waits for the
+ *   device); creation and the first two steps (graph capture) are timed
+ *   apart. --lanes sets TORPOR_CUDA_SOLVE_LANES before each creation (the
+ *   solve's lanes per world), so lane counts share one process and one CUDA
+ *   start-up. Device bytes per world from tp_batch_device_memory_bytes.
+ *
+ * Every status is checked; a failure prints tp_status_name and tp_last_error.
+ * A TP_ERR_CUDA ends the process at once (exit 3): CUDA errors are sticky, so
+ * every later batch in the process would fail with the first one's message.
+ *
+ * TORPOR_GPU_CHECK_FAKE exercises this program and run.sh without a GPU
+ * (tests/gpu/test_check.sh): `cpu` runs the "device" side on the CPU backend
+ * (every row says FAKE; nothing ran on a GPU), refusing what the CUDA backend
+ * refuses (joints, worlds over the solve block's bodies); `fault` is `cpu`
+ * whose first device step fails with TP_ERR_CUDA; `hang` is `cpu` whose first
+ * device step never returns (for run.sh's time limits).
+ *
+ * Exit status: 0 when every comparison was equal and every run succeeded, 1
+ * on a failure, 2 on a usage error, 3 after a device fault. */
 #define _POSIX_C_SOURCE 200809L
 #include "torpor.h"
 
@@ -36,9 +58,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *results_path;
 static int failures;
+
+/* The device side: the CUDA backend, or a fake (TORPOR_GPU_CHECK_FAKE). */
+enum fake_mode { FAKE_NONE, FAKE_CPU, FAKE_FAULT, FAKE_HANG };
+static enum fake_mode fake;
+/* Bodies per world above which the CUDA backend refuses a world (docs/cuda.md,
+ * "Large worlds"); the fake device refuses them too. */
+#define CUDA_MAX_BODIES 9685
 
 /* Print a line and append it to the results file at once. */
 static void report(const char *fmt, ...)
@@ -64,11 +94,37 @@ static double now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static int failed(const char *what, tp_status st)
+/* A failed call: one row naming it, the status and tp_last_error. After a
+ * CUDA error nothing more can run in this process: exit 3. */
+static int failed(const char *scene, const char *what, tp_status st)
 {
-    report("| %s | failed: %s: %s |", what, tp_status_name(st), tp_last_error());
+    report("| %s | %s failed: %s: %s |", scene, what, tp_status_name(st), tp_last_error());
     failures++;
+    if (st == TP_ERR_CUDA) {
+        report("device fault: CUDA errors are sticky, so the rest of this process is not run (exit 3)");
+        exit(3);
+    }
     return 1;
+}
+
+/* The fake device's stand-in for a CUDA error (the fault and hang modes). */
+static tp_status fake_fault(void)
+{
+    if (fake == FAKE_HANG) {
+        report("fake device: the first step hangs (TORPOR_GPU_CHECK_FAKE=hang)");
+        for (;;) sleep(60);
+    }
+    /* tp_last_error keeps the last real failure; the row names the fake */
+    report("| fake device | simulated device fault (TORPOR_GPU_CHECK_FAKE=fault) |");
+    return TP_ERR_CUDA;
+}
+
+/* Steps on the device side (the fake's fault and hang modes act here). */
+static tp_status device_step(tp_batch *b, int steps)
+{
+    static int stepped;
+    if (fake >= FAKE_FAULT && !stepped++) return fake_fault();
+    return tp_batch_step(b, steps);
 }
 
 /* The scene with sleep.enabled forced on or off (-1: as the file says). */
@@ -103,14 +159,31 @@ static tp_status make(const tp_model *m, int worlds, tp_backend backend, tp_batc
     return tp_batch_create(m, &d, out);
 }
 
-/* Worlds of a and b whose hashes differ; the first in *first. */
-static int differing_worlds(tp_batch *a, tp_batch *b, int *first)
+/* A batch on the device side: CUDA, or the fake device (the CPU backend,
+ * refusing what CUDA refuses). */
+static tp_status make_device(const tp_model *m, int worlds, tp_batch **out)
+{
+    if (fake == FAKE_NONE) return make(m, worlds, TP_BACKEND_CUDA, out);
+    *out = NULL;
+    if (tp_model_joint_count(m) > 0) return TP_ERR_BACKEND; /* tp_last_error: as it was; the row says fake */
+    if (tp_model_body_count(m) > CUDA_MAX_BODIES) return TP_ERR_CAPACITY;
+    return make(m, worlds, TP_BACKEND_CPU, out);
+}
+
+static const char *device_name(void) { return fake ? "FAKE device (cpu backend, not a GPU)" : "cuda"; }
+
+/* Worlds of a and b whose hashes differ (the first in *first), or -1 when a
+ * hash could not be read (the failure is reported). */
+static int differing_worlds(const char *scene, tp_batch *a, tp_batch *b, int *first)
 {
     int n = 0;
     *first = -1;
     for (int w = 0; w < tp_batch_worlds(a); ++w) {
         uint64_t ha = 0, hb = 0;
-        if (tp_batch_world_hash(a, w, &ha) != TP_OK || tp_batch_world_hash(b, w, &hb) != TP_OK || ha != hb) {
+        tp_status st = tp_batch_world_hash(a, w, &ha);
+        if (st == TP_OK) st = tp_batch_world_hash(b, w, &hb);
+        if (st != TP_OK) return failed(scene, "tp_batch_world_hash", st), -1;
+        if (ha != hb) {
             if (*first < 0) *first = w;
             ++n;
         }
@@ -119,11 +192,14 @@ static int differing_worlds(tp_batch *a, tp_batch *b, int *first)
 }
 
 /* The per-world counts and body_awake of both, as tp_batch_counts gives them
- * (on CUDA after a step: every world's counts in one copy, csrc/mirror.h). */
-static int counts_equal(tp_batch *cpu, tp_batch *gpu)
+ * (on CUDA after a step: every world's counts in one copy, csrc/mirror.h);
+ * -1 when they could not be read (the failure is reported). */
+static int counts_equal(const char *scene, tp_batch *cpu, tp_batch *gpu)
 {
     tp_state_view a, b;
-    if (tp_batch_counts(cpu, &a) != TP_OK || tp_batch_counts(gpu, &b) != TP_OK) return 0;
+    tp_status st = tp_batch_counts(cpu, &a);
+    if (st == TP_OK) st = tp_batch_counts(gpu, &b);
+    if (st != TP_OK) return failed(scene, "tp_batch_counts", st), -1;
     size_t W = (size_t)a.worlds, i32 = sizeof(int32_t);
     return !memcmp(a.awake_count, b.awake_count, W * i32) && !memcmp(a.sleeping_count, b.sleeping_count, W * i32) &&
            !memcmp(a.checking_count, b.checking_count, W * i32) &&
@@ -134,11 +210,17 @@ static int counts_equal(tp_batch *cpu, tp_batch *gpu)
 /* One comparison row: steps taken so far on both, counts, hashes, equal or not. */
 static void compare_row(const char *scene, tp_batch *cpu, tp_batch *gpu, double seconds)
 {
-    int counts = counts_equal(cpu, gpu); /* first: the counts read is then the first pull after the step */
+    int counts = counts_equal(scene, cpu, gpu); /* first: the counts read is then the first pull after the step */
+    if (counts < 0) return;
     uint64_t hc = 0, hg = 0;
-    tp_batch_state_hash(cpu, &hc);
-    tp_batch_state_hash(gpu, &hg);
-    int first = -1, n = differing_worlds(cpu, gpu, &first);
+    tp_status st = tp_batch_state_hash(cpu, &hc);
+    if (st == TP_OK) st = tp_batch_state_hash(gpu, &hg);
+    if (st != TP_OK) {
+        failed(scene, "tp_batch_state_hash", st);
+        return;
+    }
+    int first = -1, n = differing_worlds(scene, cpu, gpu, &first);
+    if (n < 0) return;
     int equal = hc == hg && n == 0 && counts;
     if (!equal) failures++;
     report("| %s | %d | %lld | %016llx | %016llx | %s | %.2f |", scene, tp_batch_worlds(cpu),
@@ -147,31 +229,31 @@ static void compare_row(const char *scene, tp_batch *cpu, tp_batch *gpu, double 
     if (n) report("|  | first differing world %d of %d differing |  |  |  |  |  |", first, n);
 }
 
-static int parity_scene(const char *scene, int worlds, int steps)
+static void parity_scene(const char *scene, int worlds, int steps)
 {
     tp_model *m = NULL;
     tp_batch *cpu = NULL, *gpu = NULL;
     tp_status st = tp_model_load(scene, &m);
-    if (st != TP_OK) return failed(scene, st);
+    if (st != TP_OK) {
+        failed(scene, "load", st);
+        return;
+    }
     double t0 = now();
-    if ((st = make(m, worlds, TP_BACKEND_CPU, &cpu)) != TP_OK || (st = make(m, worlds, TP_BACKEND_CUDA, &gpu)) != TP_OK ||
-        (st = tp_batch_step(cpu, steps)) != TP_OK || (st = tp_batch_step(gpu, steps)) != TP_OK)
-        failed(scene, st);
-    else
-        compare_row(scene, cpu, gpu, now() - t0);
+    if ((st = make_device(m, worlds, &gpu)) != TP_OK) failed(scene, "creation on the device", st);
+    else if ((st = make(m, worlds, TP_BACKEND_CPU, &cpu)) != TP_OK) failed(scene, "creation on the cpu", st);
+    else if ((st = tp_batch_step(cpu, steps)) != TP_OK) failed(scene, "cpu step", st);
+    else if ((st = device_step(gpu, steps)) != TP_OK) failed(scene, "device step", st);
+    else compare_row(scene, cpu, gpu, now() - t0);
     tp_batch_destroy(gpu);
     tp_batch_destroy(cpu);
     tp_model_destroy(m);
-    return 0;
 }
 
 static void table_header(void)
 {
-    report("| scene | worlds | steps | state_hash cpu | state_hash cuda | equal | s |");
+    report("| scene | worlds | steps | state_hash cpu | state_hash %s | equal | s |", device_name());
     report("|---|---|---|---|---|---|---|");
 }
-
-static void refused(const char *scene);
 
 /* Fresh, 1 step, 30 steps of `worlds` worlds of `scene` on both backends. */
 static void smoke_scene(const char *scene, int worlds)
@@ -180,18 +262,22 @@ static void smoke_scene(const char *scene, int worlds)
     tp_batch *cpu = NULL, *gpu = NULL;
     tp_status st = tp_model_load(scene, &m);
     if (st != TP_OK) {
-        failed(scene, st);
+        failed(scene, "load", st);
         return;
     }
     double t0 = now();
-    if ((st = make(m, worlds, TP_BACKEND_CPU, &cpu)) != TP_OK || (st = make(m, worlds, TP_BACKEND_CUDA, &gpu)) != TP_OK) {
-        failed("smoke: batch creation", st);
-    } else {
+    if ((st = make_device(m, worlds, &gpu)) != TP_OK) failed(scene, "creation on the device", st);
+    else if ((st = make(m, worlds, TP_BACKEND_CPU, &cpu)) != TP_OK) failed(scene, "creation on the cpu", st);
+    else {
         compare_row(scene, cpu, gpu, now() - t0);
         const int steps[2] = {1, 29};
         for (int i = 0; i < 2; ++i) {
-            if ((st = tp_batch_step(cpu, steps[i])) != TP_OK || (st = tp_batch_step(gpu, steps[i])) != TP_OK) {
-                failed("smoke: step", st);
+            if ((st = tp_batch_step(cpu, steps[i])) != TP_OK) {
+                failed(scene, "cpu step", st);
+                break;
+            }
+            if ((st = device_step(gpu, steps[i])) != TP_OK) {
+                failed(scene, "device step", st);
                 break;
             }
             compare_row(scene, cpu, gpu, now() - t0);
@@ -205,33 +291,33 @@ static void smoke_scene(const char *scene, int worlds)
 /* The tower runs its solve with 16 lanes per world (two worlds in one warp,
  * __syncwarp over half a warp), jenga with 64 (two warps, a named barrier);
  * both collide by pairs (kernels/collide_pairs.h). */
-static int smoke(void)
+static void smoke(void)
 {
-    report("smoke: %d CUDA device(s); tower 2 worlds, jenga 3 worlds: fresh, 1 step, 30 steps", tp_cuda_device_count());
+    report("smoke on %s: tower 2 worlds, jenga 3 worlds: fresh, 1 step, 30 steps", device_name());
     table_header();
     smoke_scene("scenes/tower.json", 2);
     smoke_scene("scenes/jenga.json", 3);
-    refused("scenes/many_pyramids.json");
-    return 0;
 }
 
-/* A world too large for the solve block's shared memory must be refused at
- * creation (TP_ERR_CAPACITY, docs/cuda.md "Large worlds"), not run slowly. */
+/* A scene the CUDA backend must refuse at creation: joints (TP_ERR_BACKEND)
+ * or a world too large for the solve block (TP_ERR_CAPACITY). */
 static void refused(const char *scene)
 {
     tp_model *m = NULL;
     tp_batch *b = NULL;
-    if (tp_model_load(scene, &m) != TP_OK) {
-        report("refusal: %s: could not load (%s)", scene, tp_last_error());
-        failures++;
+    tp_status st = tp_model_load(scene, &m);
+    if (st != TP_OK) {
+        failed(scene, "load", st);
         return;
     }
-    tp_status st = make(m, 1, TP_BACKEND_CUDA, &b);
-    int ok = st == TP_ERR_CAPACITY;
+    int joints = tp_model_joint_count(m), bodies = tp_model_body_count(m);
+    tp_status want = joints > 0 ? TP_ERR_BACKEND : TP_ERR_CAPACITY;
+    st = make_device(m, 1, &b);
+    int ok = st == want && (joints > 0 || bodies > CUDA_MAX_BODIES);
     if (!ok) failures++;
-    report("refusal: %s (%d bodies) on CUDA: %s %s %s", scene, tp_model_body_count(m),
-           ok ? "refused as expected:" : "NOT refused as expected:", tp_status_name(st),
-           st == TP_OK ? "" : tp_last_error());
+    report("| %s | %d bodies, %d joints | %s: %s %s | %s |", scene, bodies, joints, device_name(),
+           tp_status_name(st), st == TP_OK ? "" : fake ? "(fake refusal)" : tp_last_error(),
+           ok ? "refused as expected" : "NOT as expected");
     tp_batch_destroy(b);
     tp_model_destroy(m);
 }
@@ -242,49 +328,65 @@ static double time_steps(tp_batch *b, int steps, tp_status *st)
     tp_state_view v;
     *st = tp_batch_counts(b, &v);
     double t0 = now();
-    if (*st == TP_OK) *st = tp_batch_step(b, steps);
+    if (*st == TP_OK) *st = device_step(b, steps);
     if (*st == TP_OK) *st = tp_batch_counts(b, &v);
     return (now() - t0) / (double)steps;
 }
 
-static int all_asleep(tp_batch *b, int *awake_worlds)
+/* 1 when every world is asleep; *awake_worlds counts the others. */
+static tp_status all_asleep(tp_batch *b, int *awake_worlds, int *asleep)
 {
     tp_state_view v;
-    if (tp_batch_counts(b, &v) != TP_OK) return 0;
+    tp_status st = tp_batch_counts(b, &v);
+    if (st != TP_OK) return st;
     *awake_worlds = 0;
     for (int w = 0; w < v.worlds; ++w) *awake_worlds += v.awake_count[w] > 0;
-    return *awake_worlds == 0;
+    *asleep = *awake_worlds == 0;
+    return TP_OK;
 }
 
+/* Wall seconds of sleep-on settling at most (bench --settle-s). */
+static double settle_limit_s = 20.0;
+
 /* One bench row: sleep off (awake) or on (all asleep after settling). */
-static void bench_case(const char *scene, int worlds, int sleep_on)
+static void bench_case(const char *scene, int worlds, int lanes, int sleep_on)
 {
     tp_model *m = NULL;
     tp_batch *b = NULL;
     tp_status st = load(scene, sleep_on, &m);
     if (st != TP_OK) {
-        failed(scene, st);
+        failed(scene, "load", st);
         return;
     }
+    char lanes_text[16] = "default";
+    if (lanes > 0) {
+        snprintf(lanes_text, sizeof lanes_text, "%d", lanes);
+        setenv("TORPOR_CUDA_SOLVE_LANES", lanes_text, 1);
+    } else {
+        unsetenv("TORPOR_CUDA_SOLVE_LANES");
+    }
     double t0 = now();
-    if ((st = make(m, worlds, TP_BACKEND_CUDA, &b)) != TP_OK) {
-        failed(scene, st);
+    if ((st = make_device(m, worlds, &b)) != TP_OK) {
+        failed(scene, "creation on the device", st);
         tp_model_destroy(m);
         return;
     }
     double create_s = now() - t0;
-    int dyn = tp_model_dynamic_body_count(m), awake_worlds = 0;
+    int dyn = tp_model_dynamic_body_count(m), awake_worlds = 0, asleep = 0;
     char note[96] = "";
-    st = tp_batch_step(b, 2); /* the graphs are captured at the first step */
+    t0 = now();
+    st = device_step(b, 2); /* the graphs are captured at the first step */
+    double first_s = now() - t0;
     if (st == TP_OK && sleep_on) {
         int settle = 0;
         double t_settle = now();
-        while (st == TP_OK && settle < 600 && now() - t_settle < 20.0 && !all_asleep(b, &awake_worlds)) {
-            st = tp_batch_step(b, 20); /* at most 10 simulated s, 20 wall s */
+        while (st == TP_OK && (st = all_asleep(b, &awake_worlds, &asleep)) == TP_OK && !asleep && settle < 600 &&
+               now() - t_settle < settle_limit_s) {
+            st = device_step(b, 20); /* at most 10 simulated s */
             settle += 20;
         }
-        snprintf(note, sizeof note, "%s after %d steps (%d worlds awake)",
-                 awake_worlds ? "NOT all asleep" : "all asleep", settle + 2, awake_worlds);
+        snprintf(note, sizeof note, "%s after %d steps (%d worlds awake)", asleep ? "all asleep" : "NOT all asleep",
+                 settle + 2, awake_worlds);
     }
     double per_step = 0.0;
     int timed = 0;
@@ -295,12 +397,12 @@ static void bench_case(const char *scene, int worlds, int sleep_on)
         if (st == TP_OK) per_step = time_steps(b, timed, &st);
     }
     if (st != TP_OK) {
-        failed(scene, st);
+        failed(scene, "bench step", st);
     } else {
         double ws = (double)worlds / per_step;
-        report("| %s | %d | %s | %d | %.3f | %.3g | %.3g | %zu | %.1f | %s |", scene, worlds,
+        report("| %s | %d | %s | %s | %d | %.3f | %.3g | %.3g | %zu | %.1f | %.2f | %s |", scene, worlds, lanes_text,
                sleep_on ? "all asleep" : "awake (sleep off)", timed, 1e3 * per_step, ws, ws * dyn,
-               tp_batch_device_memory_bytes(b), create_s, note);
+               fake ? tp_batch_memory_bytes(b) : tp_batch_device_memory_bytes(b), create_s, first_s, note);
     }
     tp_batch_destroy(b);
     tp_model_destroy(m);
@@ -312,10 +414,10 @@ static int parse_list(const char *text, int *list)
     int n = 0;
     char buf[256];
     snprintf(buf, sizeof buf, "%s", text);
-    for (char *s = strtok(buf, ","); s && n < 16; s = strtok(NULL, ",")) {
+    for (char *s = strtok(buf, ","); s; s = strtok(NULL, ",")) {
         char *end = NULL;
         long v = strtol(s, &end, 10);
-        if (*end || v < 1 || v > 1000000) return 0;
+        if (*end || v < 1 || v > 1000000 || n == 16) return 0;
         list[n++] = (int)v;
     }
     return n;
@@ -323,10 +425,33 @@ static int parse_list(const char *text, int *list)
 
 static int usage(void)
 {
-    fprintf(stderr, "usage: gpu_check RESULTS.md smoke\n"
+    fprintf(stderr, "usage: gpu_check RESULTS.md probe\n"
+                    "       gpu_check RESULTS.md smoke\n"
                     "       gpu_check RESULTS.md parity [--worlds N] [--steps N] [--capacity N] SCENE...\n"
-                    "       gpu_check RESULTS.md bench [--worlds N,N,...] [--awake] SCENE...\n");
+                    "       gpu_check RESULTS.md refused SCENE...\n"
+                    "       gpu_check RESULTS.md bench [--worlds N,N,...] [--lanes N,N,...] [--awake | --asleep] "
+                    "[--settle-s S] SCENE...\n");
     return 2;
+}
+
+static int probe(void)
+{
+    char why[256] = "";
+    int n = fake ? 1 : tp_cuda_probe(why, sizeof why);
+    report("probe: %s; CUDA backend built: %s; devices: %d %s", device_name(), tp_cuda_built() ? "yes" : "no", n,
+           why);
+    return n > 0 ? 0 : 1;
+}
+
+static enum fake_mode fake_from_env(void)
+{
+    const char *f = getenv("TORPOR_GPU_CHECK_FAKE");
+    if (!f || !*f) return FAKE_NONE;
+    if (!strcmp(f, "cpu")) return FAKE_CPU;
+    if (!strcmp(f, "fault")) return FAKE_FAULT;
+    if (!strcmp(f, "hang")) return FAKE_HANG;
+    fprintf(stderr, "gpu_check: TORPOR_GPU_CHECK_FAKE=%s: must be cpu, fault or hang\n", f);
+    exit(2);
 }
 
 int main(int argc, char **argv)
@@ -334,47 +459,63 @@ int main(int argc, char **argv)
     if (argc < 3) return usage();
     results_path = argv[1];
     const char *mode = argv[2];
-    if (!tp_cuda_built()) {
+    fake = fake_from_env();
+    if (!strcmp(mode, "probe")) return probe();
+    int worlds[16] = {8}, nworlds = 1, lanes[16] = {0}, nlanes = 1, steps = 0, nscenes = 0, runs = 3;
+    const char *scenes[64];
+    int is_smoke = !strcmp(mode, "smoke"), is_parity = !strcmp(mode, "parity"), is_refused = !strcmp(mode, "refused"),
+        is_bench = !strcmp(mode, "bench");
+    if (!is_smoke && !is_parity && !is_refused && !is_bench) return usage();
+    for (int i = 3; i < argc; ++i) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--worlds") && v && !is_refused) {
+            if (!(nworlds = parse_list(argv[++i], worlds))) return usage();
+        } else if (!strcmp(a, "--lanes") && v && is_bench) {
+            if (!(nlanes = parse_list(argv[++i], lanes))) return usage();
+        } else if (!strcmp(a, "--awake") && is_bench) {
+            runs = 1;
+        } else if (!strcmp(a, "--asleep") && is_bench) {
+            runs = 2;
+        } else if (!strcmp(a, "--settle-s") && v && is_bench) {
+            settle_limit_s = atof(argv[++i]);
+            if (!(settle_limit_s > 0.0)) return usage();
+        } else if (!strcmp(a, "--capacity") && v && is_parity) {
+            if ((capacity = atoi(argv[++i])) < 1) return usage();
+        } else if (!strcmp(a, "--steps") && v && is_parity) {
+            if ((steps = atoi(argv[++i])) < 1) return usage();
+        } else if (a[0] == '-' || nscenes == 64) {
+            return usage();
+        } else {
+            scenes[nscenes++] = a;
+        }
+    }
+    if (is_smoke != (nscenes == 0)) return usage(); /* smoke takes no scene, the others at least one */
+    if (!fake && !tp_cuda_built()) {
         report("gpu_check: this build has no CUDA backend");
         return 1;
     }
-    if (strcmp(mode, "smoke") == 0) {
+    if (is_smoke) {
         smoke();
-        return failures != 0;
-    }
-    int worlds[16] = {8}, nworlds = 1, steps = 0, nscenes = 0, awake_only = 0;
-    const char *scenes[16];
-    int is_parity = strcmp(mode, "parity") == 0;
-    if (!is_parity && strcmp(mode, "bench") != 0) return usage();
-    if (is_parity) table_header();
-    else {
-        report("| scene | worlds | run | steps timed | ms/step | world-steps/s | body-steps/s | device bytes/world | "
-               "create s | note |");
-        report("|---|---|---|---|---|---|---|---|---|---|");
-    }
-    for (int i = 3; i < argc; ++i) {
-        if (strcmp(argv[i], "--worlds") == 0 && i + 1 < argc) {
-            if (!(nworlds = parse_list(argv[++i], worlds))) return usage();
-        } else if (strcmp(argv[i], "--awake") == 0 && !is_parity) {
-            awake_only = 1;
-        } else if (strcmp(argv[i], "--capacity") == 0 && i + 1 < argc) {
-            capacity = atoi(argv[++i]);
-            if (capacity < 1) return usage();
-        } else if (strcmp(argv[i], "--steps") == 0 && i + 1 < argc) {
-            steps = atoi(argv[++i]);
-            if (steps < 1) return usage();
-        } else if (is_parity) {
-            int n = steps ? steps : strncmp(argv[i], "tests/", 6) == 0 ? 420 : 120;
-            parity_scene(argv[i], worlds[0], n);
-        } else {
-            scenes[nscenes++] = argv[i];
-            if (nscenes == 16) break;
-        }
-    }
-    /* World count by world count, so a call cut short has every scene at the smaller counts. */
-    for (int k = 0; k < nworlds; ++k)
+    } else if (is_parity) {
+        table_header();
         for (int i = 0; i < nscenes; ++i)
-            for (int sleep_on = 0; sleep_on < 2 - awake_only; ++sleep_on) bench_case(scenes[i], worlds[k], sleep_on);
+            parity_scene(scenes[i], worlds[0], steps ? steps : !strncmp(scenes[i], "tests/", 6) ? 420 : 120);
+    } else if (is_refused) {
+        report("| scene | size | %s creation | result |", device_name());
+        report("|---|---|---|---|");
+        for (int i = 0; i < nscenes; ++i) refused(scenes[i]);
+    } else {
+        report("| scene | worlds | solve lanes | run | steps timed | ms/step | world-steps/s | body-steps/s | "
+               "%s bytes/world | create s | first 2 steps s | note |",
+               fake ? "FAKE: host" : "device");
+        report("|---|---|---|---|---|---|---|---|---|---|---|---|");
+        /* World count by world count, so a step cut short has every scene at the smaller counts. */
+        for (int k = 0; k < nworlds; ++k)
+            for (int l = 0; l < nlanes; ++l)
+                for (int i = 0; i < nscenes; ++i)
+                    for (int sleep_on = 0; sleep_on < 2; ++sleep_on)
+                        if (runs & (1 << sleep_on)) bench_case(scenes[i], worlds[k], lanes[l], sleep_on);
+    }
     report("gpu_check %s: %d failure(s)", mode, failures);
     return failures != 0;
 }

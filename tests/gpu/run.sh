@@ -1,151 +1,258 @@
 #!/usr/bin/env bash
-# tests/gpu/run.sh CALL [OUT_DIR] - the device check of the CUDA backend, in two
-# calls of at most 5 minutes each (docs/gpu-results.md says how to run them and
-# records what they printed).
+# tests/gpu/run.sh [OUT_DIR] - the device check of the CUDA backend, in one call
+# of the device tool (docs/gpu-results.md says exactly how to run it and
+# records what it printed).
 #
-#   call 1 (about 3-4 min): unpack .deps, configure and build gpu_check only (no
-#     Criterion suite: the CPU suite runs in CI), then
-#       smoke   tower 2 worlds and jenga 3 worlds: device reset, 1 step, 30
-#               steps against the CPU, the counts too (printed as soon as the
-#               build ends, within 2 minutes of it);
-#       parity  every scene of scenes/ but many_pyramids (8 worlds, 120 steps;
-#               pyramid3d 1 world, 20 steps) and every acceptance case of
-#               tests/scenes/sleep/ (8 worlds, 420 steps), one process; and
-#               heap20 with 24 contact points per world (overflow, worlds
-#               collided whole);
-#     and copies the gpu_check binary to OUT_DIR, so that call 2 can carry it
-#     if the machine was given back in between.
-#   call 2 (about 4-5 min), with the build carried: compute-sanitizer memcheck
-#     and racecheck on a small batch (tower and jenga, 4 and 2 worlds: the
-#     solve's groups within a warp and across warps), then the benchmark
-#     table: tower, pyramid and jenga at 1,024, 4,096 and 16,384 worlds (every
-#     scene at one count before the next count), awake (sleep off) and all
-#     asleep, with device memory per world; then the tower awake at 16,384
-#     worlds with 4, 8 and 32 solve lanes per world.
-# Give each call the device tool's timeout_s 300; every step has its own
-# timeout inside that, so a slow step costs only its own rows.
+# Before the call, here: `bash tests/gpu/prepare.sh` builds gpu_check (x86-64,
+# CUDA 13, sm_90) into .gpu-build/ with the libraries it needs and a hash of
+# the sources it was built from, and fetches .deps/debs for a build there.
+# On the GPU machine this script uses .gpu-build/gpu_check when the sources'
+# hash matches and it runs; else it builds gpu_check (needs nvcc, CMake, Ninja;
+# jansson and pkg-config from .deps/debs when missing), which eats most of the
+# budget, and copies the binary to OUT_DIR so a second call can carry it.
 #
-# Every result line is appended to OUT_DIR/results.md as soon as it exists
-# (gpu_check writes each line itself), and everything printed goes to
-# OUT_DIR/log.txt. many_pyramids (22,001 bodies) is left out of CUDA runs: the
-# CUDA backend refuses worlds over 9,685 bodies (docs/cuda.md, "Large worlds").
+# Steps, in this order, each in its own processes with its own time limit
+# (at most what is left of the budget):
+#   probe      the CUDA device seen; without one nothing else runs
+#   headline   tower, 16,384 worlds, awake (sleep off) and all asleep
+#   smoke      tower 2 worlds, jenga 3 worlds: fresh, 1 step, 30 steps
+#   parity     every scene of scenes/ without joints (8 worlds, 120 steps)
+#              and every acceptance case of tests/scenes/sleep/ (8 worlds,
+#              420 steps), one process per scene
+#   refused    the scenes with joints (the CUDA backend refuses them,
+#              TP_ERR_BACKEND) and many_pyramids (too large: TP_ERR_CAPACITY)
+#   overflow   heap20 with 24 contact points per world (overflow, worlds
+#              collided whole), 4 worlds, 80 steps
+#   pyramid3d  1 world, 5 steps (collided whole on one thread: slow)
+#   bench      tower, jenga, pyramid at 1,024 then 4,096 worlds, awake and
+#              all asleep (settling capped at 8 wall s)
+#   lanes      tower awake at 16,384 worlds with 4, 8 and 32 solve lanes
+#   memcheck, racecheck   compute-sanitizer on tower and jenga, few worlds
 #
-# Needs nvcc, CMake and Ninja on the machine; jansson and pkg-config come from
-# .deps/debs (bash scripts/fetch-gpu-debs.sh, run beforehand where Debian's
-# package registry is reachable) when they are not installed. On the device
-# tool: call 1 carries .deps, call 2 carries .deps and .gpu-build (the binary
-# call 1 left in its OUT_DIR, copied into .gpu-build/ here).
+# Environment: GPU_CHECK_BUDGET_S (default 420: seconds for the whole check,
+# build included; the device tool's timeout_s 540 leaves 20 % to spare),
+# GPU_CHECK_STEPS (a comma list: only those steps, e.g. for a rerun),
+# GPU_CHECK_BIN (a gpu_check to use as it is), GPU_CHECK_HEAD_WORLDS and
+# GPU_CHECK_BENCH_WORLDS (world counts; tests/gpu/test_check.sh makes them
+# small), GPU_CHECK_SCENES (the parity list instead of all scenes).
+#
+# Every result line is appended to OUT_DIR/results.md as soon as it exists;
+# the whole output goes to OUT_DIR/log.txt; the last lines of results.md are
+# the table of steps (limit, time taken, result). Exit status: 0 when every
+# step passed, 1 otherwise.
+#
+#   tests/gpu/run.sh --sources-hash   prints the hash of the sources gpu_check
+#                                     is built from (prepare.sh records it)
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-call="${1:-}"
-out="${2:-$here/out/gpu}"
-case "$call" in 1|2) ;; *) echo "usage: tests/gpu/run.sh 1|2 [OUT_DIR]" >&2; exit 2 ;; esac
+cd "$here"
+
+sources_hash() {
+  find CMakeLists.txt cmake include csrc kernels tests/gpu/gpu_check.c -type f -print0 | LC_ALL=C sort -z |
+    xargs -0 sha256sum | sha256sum | cut -c1-16
+}
+if [ "${1:-}" = --sources-hash ]; then sources_hash; exit 0; fi
+
+# ---- the build of gpu_check on the GPU machine (run.sh --build OUT_DIR, a step of its own)
+if [ "${1:-}" = --build ]; then
+  out="$2"
+  if [ -d .deps/debs ] && ! pkg-config --exists jansson 2>/dev/null; then
+    echo "unpacking .deps/debs into .deps/root"
+    root="$here/.deps/root" lib="$here/.deps/root/usr/lib/x86_64-linux-gnu"
+    mkdir -p "$root"
+    for f in .deps/debs/*.deb; do
+      if command -v dpkg >/dev/null; then dpkg -x "$f" "$root" || exit 1; continue; fi
+      m=$(ar t "$f" | grep '^data.tar') # no dpkg: the .deb's data archive by hand
+      case "$m" in
+        *.xz) ar p "$f" "$m" | tar -xJ -C "$root" ;;
+        *.zst) ar p "$f" "$m" | tar --zstd -x -C "$root" ;;
+        *) ar p "$f" "$m" | tar -xz -C "$root" ;;
+      esac || exit 1
+    done
+    export PATH="$root/usr/bin:$PATH" LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    [ -x "$root/usr/bin/pkgconf" ] && [ ! -e "$root/usr/bin/pkg-config" ] && ln -s pkgconf "$root/usr/bin/pkg-config"
+    mkdir -p "$root/pc" # plain .pc files: the packaged ones name -dev dependencies
+    printf 'Name: jansson\nDescription: unpacked from .deps\nVersion: 2.14\nCflags: -I%s/usr/include\nLibs: -L%s -ljansson\n' \
+      "$root" "$lib" > "$root/pc/jansson.pc"
+    export PKG_CONFIG_PATH="$root/pc" PKG_CONFIG_LIBDIR="$root/pc:/usr/lib/x86_64-linux-gnu/pkgconfig:/usr/share/pkgconfig"
+  fi
+  if ! pkg-config --exists jansson 2>/dev/null; then
+    echo "no jansson and no .deps/debs: run bash tests/gpu/prepare.sh before the call"; exit 1
+  fi
+  export PATH="/usr/local/cuda/bin:$PATH"
+  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DTORPOR_TESTS=OFF \
+        -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" > "$out/cmake.txt" 2>&1 ||
+    { tail -20 "$out/cmake.txt"; exit 1; }
+  cmake --build build-gpu --target gpu_check --parallel > "$out/build.txt" 2>&1 || { tail -30 "$out/build.txt"; exit 1; }
+  cp build-gpu/gpu_check "$out/gpu_check" # carried as .gpu-build/gpu_check by a later call
+  exit 0
+fi
+
+out="${1:-$here/out/gpu}"
 mkdir -p "$out"
+out="$(cd "$out" && pwd)"
 results="$out/results.md"
 exec > >(tee -a "$out/log.txt") 2>&1
-cd "$here"
-say() { echo "== $(date -u +%H:%M:%S) $*"; }
+budget=${GPU_CHECK_BUDGET_S:-420}
 start=$(date +%s)
 elapsed() { echo $(( $(date +%s) - start )); }
+say() { echo "== $(date -u +%H:%M:%S) (+$(elapsed) s) $*"; }
+note() { echo "$*" | tee -a "$results"; }
+summary=()
 fail=0
 
-# ---- packages from .deps when missing: unpacked into .deps/root, never into /
-unpack() { # a .deb into $2 (dpkg -x, or ar and tar where there is no dpkg)
-  if command -v dpkg >/dev/null; then dpkg -x "$1" "$2"; return; fi
-  local m; m=$(ar t "$1" | grep '^data.tar')
-  case "$m" in
-    *.xz) ar p "$1" "$m" | tar -xJ -C "$2" ;;
-    *.zst) ar p "$1" "$m" | tar --zstd -x -C "$2" ;;
-    *) ar p "$1" "$m" | tar -xz -C "$2" ;;
+# ---- run one step: its name, its limit in seconds, the command; records a row
+# of the step table. A step starts only with at least 5 s of budget left and
+# gets at most what is left.
+wanted() { [ -z "${GPU_CHECK_STEPS:-}" ] || [[ ",$GPU_CHECK_STEPS," == *",$1,"* ]]; }
+step() {
+  local name=$1 limit=$2; shift 2
+  local left=$(( budget - $(elapsed) ))
+  if [ $left -lt 5 ]; then
+    summary+=("| $name | $limit | - | not run: the budget of $budget s is spent |"); fail=1; return 1
+  fi
+  [ $limit -gt $left ] && limit=$left
+  say "$name (limit $limit s)"
+  local t0; t0=$(date +%s)
+  timeout --kill-after=5 "$limit" "$@"
+  local rc=$? took=$(( $(date +%s) - t0 )) result
+  case $rc in
+    0) result="passed" ;;
+    124|137) result="TIMEOUT after $limit s (rows printed before it are kept)" ;;
+    3) result="DEVICE FAULT (exit 3: see the row before; the process stopped there)" ;;
+    *) result="FAILED (exit $rc)" ;;
   esac
+  [ $rc -eq 0 ] || fail=1
+  summary+=("| $name | $limit | $took | $result |")
+  return $rc
 }
-if [ -d .deps/debs ] && ! pkg-config --exists jansson 2>/dev/null; then
-  say "unpacking .deps/debs into .deps/root"
-  root="$here/.deps/root"
-  mkdir -p "$root"
-  for f in .deps/debs/*.deb; do unpack "$here/$f" "$root"; done
-  lib="$root/usr/lib/x86_64-linux-gnu"
-  export PATH="$root/usr/bin:$PATH"
-  export LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  [ -x "$root/usr/bin/pkgconf" ] && [ ! -e "$root/usr/bin/pkg-config" ] && ln -s pkgconf "$root/usr/bin/pkg-config"
-  mkdir -p "$root/pc" # plain .pc files: the packaged ones name -dev dependencies
-  printf 'Name: jansson\nDescription: unpacked from .deps\nVersion: 2.14\nCflags: -I%s/usr/include\nLibs: -L%s -ljansson\n' \
-    "$root" "$lib" > "$root/pc/jansson.pc"
-  export PKG_CONFIG_PATH="$root/pc"
-  export PKG_CONFIG_LIBDIR="$root/pc:/usr/lib/x86_64-linux-gnu/pkgconfig:/usr/share/pkgconfig"
+# A step made of several processes (parity: one per scene) shares one limit.
+steps_of() { # name limit per_process_limit command... -- items...
+  local name=$1 limit=$2 each=$3; shift 3
+  local cmd=() item rc=0
+  while [ "$1" != -- ]; do cmd+=("$1"); shift; done; shift
+  local left=$(( budget - $(elapsed) ))
+  if [ $left -lt 5 ]; then
+    summary+=("| $name | $limit | - | not run: the budget of $budget s is spent |"); fail=1; return 1
+  fi
+  [ $limit -gt $left ] && limit=$left
+  local t0; t0=$(date +%s)
+  say "$name (limit $limit s, $each s per process)"
+  for item in "$@"; do
+    local rest=$(( limit - ($(date +%s) - t0) ))
+    if [ $rest -lt 3 ]; then note "| $item | not run: the step's $limit s are spent |"; rc=1; continue; fi
+    [ $each -gt $rest ] && each=$rest
+    timeout --kill-after=5 "$each" "${cmd[@]}" "$item"
+    local r=$?
+    case $r in
+      0) ;;
+      124|137) note "| $item | TIMEOUT after $each s |"; rc=1 ;;
+      *) rc=1 ;;
+    esac
+  done
+  local took=$(( $(date +%s) - t0 ))
+  [ $rc -eq 0 ] || fail=1
+  summary+=("| $name | $limit | $took | $([ $rc -eq 0 ] && echo passed || echo "FAILED (see its rows)") |")
+}
+finish() {
+  { echo; echo "## Steps"; echo; echo "| step | limit s | took s | result |"; echo "|---|---|---|---|"
+    printf '%s\n' "${summary[@]}"; echo
+    echo "check done in $(elapsed) s of a $budget s budget; exit $fail"; } | tee -a "$results"
+  exit $fail
+}
+
+{ echo "# GPU check, $(date -u +%Y-%m-%dT%H:%MZ)"; echo
+  echo "GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -1)"
+  echo "nvcc: $(PATH=/usr/local/cuda/bin:$PATH nvcc --version 2>&1 | tail -1)"
+  echo "sources: $(sources_hash)"; [ -n "${TORPOR_GPU_CHECK_FAKE:-}" ] &&
+    echo "FAKE DEVICE (TORPOR_GPU_CHECK_FAKE=$TORPOR_GPU_CHECK_FAKE): nothing here ran on a GPU"; echo; } >> "$results"
+
+# ---- the gpu_check binary: as given, prebuilt (.gpu-build), or built here
+runs_here() { # its libraries resolve (with those carried in .gpu-build/lib or unpacked from .deps) and it starts
+  local d
+  for d in "$(dirname "$1")/lib" "$here/.deps/root/usr/lib/x86_64-linux-gnu"; do
+    ldd "$1" 2>/dev/null | grep -q "not found" || break
+    [ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  done
+  if ldd "$1" 2>/dev/null | grep "not found"; then return 1; fi
+  "$1" /dev/null probe >/dev/null 2>&1
+  [ $? -le 1 ] # probe exits 1 without a device: the binary itself ran
+}
+bin="${GPU_CHECK_BIN:-}"
+pre="${GPU_CHECK_PREBUILT:-$here/.gpu-build}" # another folder only for tests/gpu/test_check.sh
+if [ -n "$bin" ]; then
+  note "gpu_check: $bin (GPU_CHECK_BIN)"
+elif [ -x "$pre/gpu_check" ] && [ "$(cat "$pre/sources.sha256" 2>/dev/null)" = "$(sources_hash)" ] &&
+     runs_here "$pre/gpu_check"; then
+  bin="$pre/gpu_check"
+  note "gpu_check: prebuilt, sources match ($(tr '\n' ' ' < "$pre/info.txt" 2>/dev/null))"
+else
+  why="none in $pre"
+  [ -x "$pre/gpu_check" ] && why="the prebuilt one in $pre is stale (other sources) or does not run here"
+  note "gpu_check: building it here ($why)"
+  if step build 300 bash "$here/tests/gpu/run.sh" --build "$out" && runs_here build-gpu/gpu_check; then
+    bin=build-gpu/gpu_check
+  else
+    note "gpu_check could not be built or does not run: nothing else run"; finish
+  fi
 fi
 export PATH="/usr/local/cuda/bin:$PATH"
 
-# ---- the gpu_check binary: built here (call 1), or as call 1 left it
-bin=""
-if [ "$call" = 1 ] || { [ ! -x build-gpu/gpu_check ] && [ ! -x .gpu-build/gpu_check ]; }; then
-  say "build (gpu_check only)"
-  {
-    echo "# GPU check, call $call, $(date -u +%Y-%m-%dT%H:%MZ)"; echo
-    echo "GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>&1 | head -1)"
-    echo "nvcc: $(nvcc --version 2>&1 | tail -1)"; echo
-  } >> "$results"
-  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DTORPOR_TESTS=OFF \
-        -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" > "$out/cmake.txt" 2>&1 \
-    || { tail -20 "$out/cmake.txt"; echo "configure failed" >> "$results"; exit 1; }
-  cmake --build build-gpu --target gpu_check --parallel > "$out/build.txt" 2>&1 \
-    || { tail -30 "$out/build.txt"; echo "build failed" >> "$results"; exit 1; }
-  echo "build: $(elapsed) s" >> "$results"
-  bin=build-gpu/gpu_check
-  cp "$bin" "$out/gpu_check" # for call 2 on a fresh machine (carried as .gpu-build/gpu_check)
-elif [ -x build-gpu/gpu_check ]; then bin=build-gpu/gpu_check
-else bin=.gpu-build/gpu_check
+# ---- the steps
+gc=("$bin" "$results")
+if ! step probe 15 "${gc[@]}" probe; then note "no CUDA device: nothing else run"; finish; fi
+head_worlds=${GPU_CHECK_HEAD_WORLDS:-16384}
+bench_worlds=${GPU_CHECK_BENCH_WORLDS:-1024,4096}
+if wanted headline; then
+  { echo; echo "## Headline: tower at $head_worlds worlds"; } >> "$results"
+  step headline 75 "${gc[@]}" bench --worlds "$head_worlds" scenes/tower.json
 fi
-say "using $bin ($(elapsed) s)"
-ldd "$bin" | grep -i "not found" && { echo "missing libraries for $bin" >> "$results"; exit 1; }
-
-if [ "$call" = 1 ]; then
-  say "smoke"
+if wanted smoke; then
   { echo; echo "## Smoke"; } >> "$results"
-  timeout 45 "$bin" "$results" smoke || fail=1
-  say "parity ($(elapsed) s)"
-  { echo; echo "## Parity (CPU and CUDA in one process)"; } >> "$results"
-  scenes=()
-  for s in scenes/*.json; do
-    case "$(basename "$s" .json)" in many_pyramids|pyramid3d) ;; *) scenes+=("$s") ;; esac
-  done
-  timeout 110 "$bin" "$results" parity --worlds 8 "${scenes[@]}" tests/scenes/sleep/*.json || fail=1
-  timeout 30 "$bin" "$results" parity --worlds 1 --steps 20 scenes/pyramid3d.json || fail=1
-  # 24 contact points and 16 pair slots for 20 falling boxes: overflow, and
-  # worlds with more candidate pairs than slots collided whole
-  timeout 15 "$bin" "$results" parity --worlds 4 --steps 80 --capacity 24 tests/scenes/heap20.json || fail=1
-else
-  say "compute-sanitizer"
-  echo "# GPU check, call 2, $(date -u +%Y-%m-%dT%H:%MZ)" >> "$results"
-  san=""
-  for c in "$(command -v compute-sanitizer || true)" /usr/local/cuda/bin/compute-sanitizer \
-           /usr/local/cuda/compute-sanitizer/compute-sanitizer /opt/nvidia/compute-sanitizer/compute-sanitizer; do
-    [ -n "$c" ] && [ -x "$c" ] && { san="$c"; break; }
-  done
-  if [ -z "$san" ]; then
-    echo "compute-sanitizer: not run (not installed on this machine)" >> "$results"
-  else
-    for tool in memcheck racecheck; do
-      worlds=4; [ $tool = racecheck ] && worlds=2
-      timeout 50 "$san" --tool $tool --print-limit 50 --error-exitcode 3 "$bin" "$out/sanitizer_results.md" parity \
-        --worlds $worlds --steps 10 scenes/tower.json scenes/jenga.json > "$out/$tool.txt" 2>&1
-      rc=$?
-      [ $rc -eq 0 ] || fail=1
-      echo "compute-sanitizer $tool (tower and jenga, $worlds worlds, 10 steps): exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.txt" | tail -1)" >> "$results"
-      tail -3 "$out/$tool.txt"
-    done
-  fi
-  say "benchmarks ($(elapsed) s)"
-  { echo; echo "## Benchmarks (CUDA)"; } >> "$results"
-  timeout 130 "$bin" "$results" bench --worlds 1024,4096,16384 scenes/tower.json scenes/pyramid.json \
-    scenes/jenga.json || fail=1
-  # The solve's lanes per world (kernels/solve_group.h; default for the tower:
-  # 16, from its 10 dynamic bodies): the tower awake at 16,384 worlds with
-  # fewer and more lanes (same bits, other speed) to tune the default.
-  for lanes in 4 8 32; do
-    echo "solve lanes per world: $lanes (TORPOR_CUDA_SOLVE_LANES)" >> "$results"
-    TORPOR_CUDA_SOLVE_LANES=$lanes timeout 12 "$bin" "$results" bench --awake --worlds 16384 scenes/tower.json || fail=1
-  done
+  step smoke 30 "${gc[@]}" smoke
 fi
-say "call $call done in $(elapsed) s (fail=$fail); results in $results"
-exit $fail
+joints=() plain=()
+for s in scenes/*.json; do
+  case "$(basename "$s" .json)" in many_pyramids|pyramid3d) continue ;; esac
+  if grep -q '"joints"' "$s"; then joints+=("$s"); else plain+=("$s"); fi
+done
+if wanted parity; then
+  { echo; echo "## Parity (CPU and CUDA, one process per scene)"; } >> "$results"
+  if [ -n "${GPU_CHECK_SCENES:-}" ]; then read -r -a list <<< "$GPU_CHECK_SCENES"; else list=("${plain[@]}" tests/scenes/sleep/*.json); fi
+  steps_of parity 150 20 "${gc[@]}" parity --worlds 8 -- "${list[@]}"
+fi
+if wanted refused; then
+  { echo; echo "## Refused by the CUDA backend at creation"; } >> "$results"
+  step refused 20 "${gc[@]}" refused "${joints[@]}" scenes/many_pyramids.json
+fi
+if wanted overflow; then
+  { echo; echo "## Contact overflow (24 points per world)"; } >> "$results"
+  step overflow 20 "${gc[@]}" parity --worlds 4 --steps 80 --capacity 24 tests/scenes/heap20.json
+fi
+if wanted pyramid3d; then
+  { echo; echo "## pyramid3d (collided whole on one thread per world)"; } >> "$results"
+  step pyramid3d 30 "${gc[@]}" parity --worlds 1 --steps 5 scenes/pyramid3d.json
+fi
+if wanted bench; then
+  { echo; echo "## Benchmarks (CUDA)"; } >> "$results"
+  step bench 90 "${gc[@]}" bench --worlds "$bench_worlds" --settle-s 8 scenes/tower.json scenes/jenga.json scenes/pyramid.json
+fi
+if wanted lanes; then
+  { echo; echo "## Solve lanes per world (TORPOR_CUDA_SOLVE_LANES; the tower's default is 16)"; } >> "$results"
+  step lanes 40 "${gc[@]}" bench --awake --worlds "$head_worlds" --lanes 4,8,32 scenes/tower.json
+fi
+san=""
+for c in "$(command -v compute-sanitizer || true)" /usr/local/cuda/bin/compute-sanitizer \
+         /usr/local/cuda/compute-sanitizer/compute-sanitizer /opt/nvidia/compute-sanitizer/compute-sanitizer; do
+  [ -n "$c" ] && [ -x "$c" ] && { san="$c"; break; }
+done
+for tool in memcheck racecheck; do
+  wanted $tool || continue
+  { echo; echo "## compute-sanitizer $tool"; } >> "$results"
+  if [ -z "$san" ]; then summary+=("| $tool | - | - | not run: compute-sanitizer is not installed |"); continue; fi
+  worlds=4; [ $tool = racecheck ] && worlds=2
+  step $tool 60 "$san" --tool $tool --print-limit 50 --error-exitcode 4 "$bin" "$out/sanitizer_results.md" parity \
+    --worlds $worlds --steps 10 scenes/tower.json scenes/jenga.json > "$out/$tool.txt" 2>&1
+  note "compute-sanitizer $tool (tower and jenga, $worlds worlds, 10 steps): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.txt" | tail -1)"
+done
+finish
