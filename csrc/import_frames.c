@@ -136,14 +136,25 @@ void fm_add_full(fm_sum *s, double m, const double c[3], const double t[6])
     s->inertia_origin[5] += t[5] - m * c[1] * c[2];
 }
 
-void fm_add(fm_sum *s, double m, const double c[3], const double q[4], const double diag[3])
+void fm_rotate_tensor(const double q[4], const double t6[6], double out[6])
 {
-    double r[3][3], t[3][3];
+    double r[3][3], rt[3][3];
+    double t[3][3] = {{t6[0], t6[3], t6[4]}, {t6[3], t6[1], t6[5]}, {t6[4], t6[5], t6[2]}};
     fq_to_matrix(q, r);
     for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) t[i][j] = r[i][0] * diag[0] * r[j][0] + r[i][1] * diag[1] * r[j][1] +
-                                              r[i][2] * diag[2] * r[j][2];
-    double full[6] = {t[0][0], t[1][1], t[2][2], t[0][1], t[0][2], t[1][2]};
+        for (int j = 0; j < 3; ++j) {
+            rt[i][j] = 0.0;
+            for (int k = 0; k < 3; ++k)
+                for (int l = 0; l < 3; ++l) rt[i][j] += r[i][k] * t[k][l] * r[j][l];
+        }
+    out[0] = rt[0][0]; out[1] = rt[1][1]; out[2] = rt[2][2];
+    out[3] = rt[0][1]; out[4] = rt[0][2]; out[5] = rt[1][2];
+}
+
+void fm_add(fm_sum *s, double m, const double c[3], const double q[4], const double diag[3])
+{
+    double d[6] = {diag[0], diag[1], diag[2], 0.0, 0.0, 0.0}, full[6];
+    fm_rotate_tensor(q, d, full);
     fm_add_full(s, m, c, full);
 }
 

@@ -42,6 +42,8 @@ typedef struct fm_sum {
 void fm_add(fm_sum *s, double m, const double c[3], const double q[4], const double diag[3]);
 /* Add a part given its full tensor about its centre, body frame. */
 void fm_add_full(fm_sum *s, double m, const double c[3], const double full[6]);
+/* A tensor [xx, yy, zz, xy, xz, yz] in a frame turned by q, in the outer frame: R T R^T. */
+void fm_rotate_tensor(const double q[4], const double t[6], double out[6]);
 /* The sum's centre of mass and inertia about it; 0 when the mass is 0. */
 int fm_result(const fm_sum *s, double com[3], double inertia[6]);
 

@@ -592,22 +592,11 @@ static int read_geom(mjcf *m, xmlNodePtr node, int cls, int b, const fr_pose *wo
     }
     mj_body *body = &m->bodies[b];
     if (g.kind == IG_MESH && gm > 0 && hull_volume > 0) { /* the hull's tensor, turned into the body frame */
-        double c[3], r[3][3], full[6];
+        double c[3], full[6];
         fq_rotate(g.pose.quat, hull_com, c);
         for (int k = 0; k < 3; ++k) c[k] += g.pose.pos[k];
-        fq_to_matrix(g.pose.quat, r);
-        double t[3][3] = {{hull_inertia[0], hull_inertia[3], hull_inertia[4]},
-                          {hull_inertia[3], hull_inertia[1], hull_inertia[5]},
-                          {hull_inertia[4], hull_inertia[5], hull_inertia[2]}}, rt[3][3];
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) {
-                rt[i][j] = 0;
-                for (int k = 0; k < 3; ++k)
-                    for (int l = 0; l < 3; ++l) rt[i][j] += r[i][k] * t[k][l] * r[j][l];
-            }
-        double scale = gm / hull_volume;
-        full[0] = rt[0][0] * scale; full[1] = rt[1][1] * scale; full[2] = rt[2][2] * scale;
-        full[3] = rt[0][1] * scale; full[4] = rt[0][2] * scale; full[5] = rt[1][2] * scale;
+        fm_rotate_tensor(g.pose.quat, hull_inertia, full);
+        for (int k = 0; k < 6; ++k) full[k] *= gm / hull_volume;
         fm_add_full(&body->geoms, gm, c, full);
     } else if (g.kind != IG_PLANE && g.kind != IG_MESH && gm > 0) {
         double diag[3];
@@ -653,16 +642,8 @@ static int read_inertial(mjcf *m, xmlNodePtr node, mj_body *body)
     if (got_d) {
         fm_add(&body->inertial, mass[0], f.pos, f.quat, diag);
     } else { /* fullinertia: ixx iyy izz ixy ixz iyz, in the inertial frame */
-        double r[3][3], t[3][3] = {{full[0], full[3], full[4]}, {full[3], full[1], full[5]}, {full[4], full[5], full[2]}},
-                        rt[3][3];
-        fq_to_matrix(f.quat, r);
-        for (int i = 0; i < 3; ++i)
-            for (int j = 0; j < 3; ++j) {
-                rt[i][j] = 0;
-                for (int k = 0; k < 3; ++k)
-                    for (int l = 0; l < 3; ++l) rt[i][j] += r[i][k] * t[k][l] * r[j][l];
-            }
-        double w[6] = {rt[0][0], rt[1][1], rt[2][2], rt[0][1], rt[0][2], rt[1][2]};
+        double w[6];
+        fm_rotate_tensor(f.quat, full, w);
         fm_add_full(&body->inertial, mass[0], f.pos, w);
     }
     return 1;

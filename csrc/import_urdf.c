@@ -134,15 +134,8 @@ static int read_inertial(urdf *u, xmlNodePtr link, double *mass, double com[3], 
     }
     fm_sum s;
     memset(&s, 0, sizeof s);
-    double r[3][3], tt[3][3] = {{e[0], e[3], e[4]}, {e[3], e[1], e[5]}, {e[4], e[5], e[2]}}, rt[3][3];
-    fq_to_matrix(f.quat, r);
-    for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j) {
-            rt[i][j] = 0;
-            for (int k = 0; k < 3; ++k)
-                for (int l = 0; l < 3; ++l) rt[i][j] += r[i][k] * tt[k][l] * r[j][l];
-        }
-    double full[6] = {rt[0][0], rt[1][1], rt[2][2], rt[0][1], rt[0][2], rt[1][2]};
+    double full[6];
+    fm_rotate_tensor(f.quat, e, full);
     char why[200];
     if (fm_inertia_impossible(e, why, sizeof why)) return xi_fail(u->x, t, NULL, "%s", why);
     fm_add_full(&s, v[0], f.pos, full);

@@ -587,6 +587,7 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
         bm->restitution = d.restitution;
         bm->bound_radius = tp_shape_bound_radius(d.shape, d.size);
         bm->actuated = (uint8_t)(d.actuated != 0);
+        bm->has_filter = 1;
         bm->contype = (uint32_t)d.contype;
         bm->conaffinity = (uint32_t)d.conaffinity;
         builder_body_excludes(b, i, bm->exclude);
