@@ -118,6 +118,7 @@ tp_body_def tp_default_body_def(void)
     def.quat[3] = 1.0f;
     def.density = 1000.0f;
     def.friction = 0.6f;
+    def.contype = def.conaffinity = 1;
     return def;
 }
 
@@ -200,6 +201,8 @@ struct tp_builder {
     tp_event_def *events;
     int event_count, event_capacity;
     tp_artic_builder joints;   /* articulation joints (csrc/articulation_model.c) */
+    int *excludes;             /* [exclude_count][2] body pairs that never collide */
+    int exclude_count, exclude_capacity;
 };
 
 static char *dup_string(const char *s)
@@ -338,6 +341,71 @@ tp_status tp_builder_add_joint(tp_builder *b, const tp_joint_def *def, int *out_
     return tp_artic_builder_add(&b->joints, b->body_count, def, out_index);
 }
 
+/* Pairs naming `body` so far, and whether (body, other) is one of them. */
+static int exclude_count_of(const tp_builder *b, int body, int other, int *has_pair)
+{
+    int n = 0;
+    for (int i = 0; i < b->exclude_count; ++i) {
+        const int *p = b->excludes + 2 * i;
+        if (p[0] != body && p[1] != body) continue;
+        n++;
+        if (p[0] == other || p[1] == other) *has_pair = 1;
+    }
+    return n;
+}
+
+/* The bodies (+ 1) excluded with `body`, zero-filled. */
+static void builder_body_excludes(const tp_builder *b, int body, int32_t out[TP_MAX_BODY_EXCLUDES])
+{
+    int n = 0;
+    for (int k = 0; k < TP_MAX_BODY_EXCLUDES; ++k) out[k] = 0;
+    for (int i = 0; i < b->exclude_count; ++i) {
+        const int *p = b->excludes + 2 * i;
+        if (p[0] == body) out[n++] = p[1] + 1;
+        else if (p[1] == body) out[n++] = p[0] + 1;
+    }
+}
+
+tp_status tp_builder_exclude_pair(tp_builder *b, int a, int c)
+{
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_exclude_pair: builder is NULL");
+    if (a < 0 || a >= b->body_count || c < 0 || c >= b->body_count)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "exclude: body %d or %d is not a body of the model (it has %d)", a, c,
+                       b->body_count);
+    if (a == c) return tp_fail(TP_ERR_INVALID_ARGUMENT, "exclude: a body (%d) cannot be excluded from itself", a);
+    int seen = 0, na = exclude_count_of(b, a, c, &seen), nc = exclude_count_of(b, c, a, &seen);
+    if (seen) return TP_OK;
+    if (na >= TP_MAX_BODY_EXCLUDES || nc >= TP_MAX_BODY_EXCLUDES)
+        return tp_fail(TP_ERR_CAPACITY, "exclude: body %d (%s) is already in %d excluded pairs, the most a body may be",
+                       na >= TP_MAX_BODY_EXCLUDES ? a : c, b->body_names[na >= TP_MAX_BODY_EXCLUDES ? a : c],
+                       TP_MAX_BODY_EXCLUDES);
+    if (!grow((void **)&b->excludes, &b->exclude_capacity, 2 * (b->exclude_count + 1), sizeof *b->excludes))
+        return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_exclude_pair: out of memory");
+    b->excludes[2 * b->exclude_count] = a;
+    b->excludes[2 * b->exclude_count + 1] = c;
+    b->exclude_count++;
+    return TP_OK;
+}
+
+tp_status tp_builder_add_actuator(tp_builder *b, const tp_actuator_def *def, int *out_index)
+{
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_add_actuator: builder is NULL");
+    return tp_actuator_builder_add(&b->joints, def, out_index);
+}
+
+void tp_builder_joint_defs(const tp_builder *b, const tp_joint_def **defs, int *count)
+{
+    *defs = b->joints.defs;
+    *count = b->joints.count;
+}
+
+int tp_builder_find_joint(const tp_builder *b, const char *name)
+{
+    for (int i = 0; i < b->joints.count; ++i)
+        if (strcmp(b->joints.names[i], name) == 0) return i;
+    return -1;
+}
+
 tp_status tp_builder_add_event(tp_builder *b, const tp_event_def *def)
 {
     if (!b || !def) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_add_event: builder or def is NULL");
@@ -372,6 +440,7 @@ void tp_builder_destroy(tp_builder *b)
     free(b->name_slots);
     free(b->bodies);
     free(b->events);
+    free(b->excludes);
     tp_artic_builder_free(&b->joints);
     free(b->name);
     free(b);
@@ -521,6 +590,10 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
         bm->restitution = d.restitution;
         bm->bound_radius = tp_shape_bound_radius(d.shape, d.size);
         bm->actuated = (uint8_t)(d.actuated != 0);
+        bm->has_filter = 1;
+        bm->contype = (uint32_t)d.contype;
+        bm->conaffinity = (uint32_t)d.conaffinity;
+        builder_body_excludes(b, i, bm->exclude);
         if (d.shape_count > 0) { /* compound: its shapes in the model's tables */
             bm->shape_count = (uint8_t)d.shape_count;
             bm->shape_first = shape_at;

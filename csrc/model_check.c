@@ -252,6 +252,8 @@ int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, cha
         return CHECK_FAIL("friction", "must be >= 0, got %g", (double)def->friction);
     if (!isfinite(def->restitution) || def->restitution < 0.0f || def->restitution > 1.0f)
         return CHECK_FAIL("restitution", "must be within [0, 1], got %g", (double)def->restitution);
+    if (def->contype < 0) return CHECK_FAIL("contype", "must be >= 0 (a bitmask), got %d", def->contype);
+    if (def->conaffinity < 0) return CHECK_FAIL("conaffinity", "must be >= 0 (a bitmask), got %d", def->conaffinity);
     return 1;
 }
 

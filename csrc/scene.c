@@ -55,7 +55,8 @@ static const field model_fields[] = {
     OTHER("format"), OTHER("version"), OTHER("name"),
     FIELD("gravity", V_VEC3, tp_model_def, gravity), FIELD("dt", V_FLOAT, tp_model_def, dt),
     FIELD("substeps", V_INT, tp_model_def, substeps),
-    OTHER("solver"), OTHER("sleep"), OTHER("bodies"), OTHER("randomize"), OTHER("events"), OTHER("joints")};
+    OTHER("solver"), OTHER("sleep"), OTHER("bodies"), OTHER("randomize"), OTHER("events"), OTHER("joints"),
+    OTHER("exclude"), OTHER("actuators")};
 
 static const field solver_fields[] = {
     FIELD("iterations", V_INT, tp_solver_def, iterations),
@@ -104,7 +105,8 @@ static const field randomize_fields[] = {
         FIELD("mass", V_FLOAT, tp_body_def, mass), FIELD("friction", V_FLOAT, tp_body_def, friction), \
         FIELD("restitution", V_FLOAT, tp_body_def, restitution), OTHER("static"), OTHER("kinematic"), \
         FIELD("actuated", V_BOOL, tp_body_def, actuated), OTHER("shapes"), OTHER("com"), OTHER("inertia"), \
-        OTHER("vertices"), OTHER("mesh"), OTHER("scale")
+        OTHER("vertices"), OTHER("mesh"), OTHER("scale"), FIELD("contype", V_INT, tp_body_def, contype), \
+        FIELD("conaffinity", V_INT, tp_body_def, conaffinity)
 
 static const field body_fields[] = {BODY_HEAD_FIELDS, FIELD("pos", V_VEC3, tp_body_def, pos), BODY_TAIL_FIELDS};
 static const field stack_fields[] = {OTHER("generate"), OTHER("count"), OTHER("base"), OTHER("step"),
@@ -390,6 +392,32 @@ int scene_as_body(scene *sc, const json_t *v, int *out)
     return scene_fail(sc, 0, "unknown body \"%s\"; no body of the scene has that name", name);
 }
 
+/* `exclude`: pairs of body names that never collide (tp_builder_exclude_pair). */
+static int read_excludes(scene *sc, const json_t *root)
+{
+    const json_t *list = json_object_get(root, "exclude");
+    if (!list) return 1;
+    scene_push_key(sc, "exclude");
+    if (!json_is_array(list)) return scene_pop(sc, scene_fail(sc, 0, "must be an array of body name pairs, got %s",
+                                                              scene_json_kind(list)));
+    for (size_t i = 0; i < json_array_size(list); ++i) {
+        const json_t *pair = json_array_get(list, i);
+        scene_push_index(sc, (int)i);
+        if (!json_is_array(pair) || json_array_size(pair) != 2)
+            return scene_pop(sc, scene_pop(sc, scene_fail(sc, 0, "must be a pair of body names")));
+        int body[2];
+        for (int k = 0; k < 2; ++k) {
+            scene_push_index(sc, k);
+            if (!scene_pop(sc, scene_as_body(sc, json_array_get(pair, (size_t)k), &body[k])))
+                return scene_pop(sc, scene_pop(sc, 0));
+        }
+        tp_status status = tp_builder_exclude_pair(sc->builder, body[0], body[1]);
+        if (status != TP_OK) return scene_pop(sc, scene_pop(sc, scene_fail_builder(sc, status)));
+        scene_pop(sc, 1);
+    }
+    return scene_pop(sc, 1);
+}
+
 /* ---------------------------------------------------------------- loading */
 
 static int load_root(scene *sc, const json_t *root, tp_model **out)
@@ -399,7 +427,9 @@ static int load_root(scene *sc, const json_t *root, tp_model **out)
     if (!read_model_def(sc, root, &def)) return 0;
     tp_status status = tp_builder_create(&def, &sc->builder);
     if (status != TP_OK) return scene_fail_builder(sc, status);
-    if (!read_bodies(sc, root) || !scene_read_joints(sc, root) || !scene_read_events(sc, root)) return 0;
+    if (!read_bodies(sc, root) || !read_excludes(sc, root) || !scene_read_joints(sc, root) ||
+        !scene_read_actuators(sc, root) || !scene_read_events(sc, root))
+        return 0;
     status = tp_builder_finish(sc->builder, out);
     if (status != TP_OK) return scene_fail_builder(sc, status);
     return 1;
@@ -540,6 +570,27 @@ static tp_status read_file(const char *path, char **text, size_t *len)
     return TP_OK;
 }
 
+/* An MJCF or URDF file: its scene as tp_import_scene writes it, loaded as
+ * any scene (an error the loader finds in it is placed in that text, which
+ * `torpor convert` writes out). */
+static tp_status load_robot(const char *path, tp_model **out)
+{
+    char *json = NULL;
+    tp_status status = tp_import_scene(path, &json, NULL);
+    if (status != TP_OK) return status;
+    size_t n = strlen(path) + 32;
+    char *source = malloc(n);
+    if (!source) {
+        tp_free(json);
+        return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_model_load: out of memory");
+    }
+    snprintf(source, n, "%s (as a torpor scene)", path);
+    status = load_text(json, strlen(json), source, path, out);
+    free(source);
+    tp_free(json);
+    return status;
+}
+
 tp_status tp_model_load(const char *path, tp_model **out)
 {
     if (!out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_load: out is NULL");
@@ -549,7 +600,8 @@ tp_status tp_model_load(const char *path, tp_model **out)
     size_t len = 0;
     tp_status status = read_file(path, &text, &len);
     if (status != TP_OK) return status;
-    status = load_text(text, len, path, path, out);
+    if (tp_xml_kind_of(text) != TP_XML_NONE) status = load_robot(path, out);
+    else status = load_text(text, len, path, path, out);
     free(text);
     return status;
 }

@@ -308,6 +308,11 @@ typedef struct tp_body_def {
     float com[3];
     int has_inertia;
     float inertia[6];
+    /* Collision filter, MuJoCo's rule: bodies a and b collide only if
+     * (contype_a & conaffinity_b) != 0 or (contype_b & conaffinity_a) != 0
+     * (each >= 0; default 1 and 1: everything collides). 0 and 0: the body
+     * touches nothing (a visual or a massless placeholder link). */
+    int contype, conaffinity;
 } tp_body_def;
 
 /* Scripted events, applied before the first step that starts at or after `time`. */
@@ -377,13 +382,22 @@ tp_status tp_builder_add_body(tp_builder *builder, const tp_body_def *def, int *
  * bad value, a body that does not exist or is not dynamic where the action
  * needs one), TP_ERR_OUT_OF_MEMORY. */
 tp_status tp_builder_add_event(tp_builder *builder, const tp_event_def *def);
+/* Bodies a and b never collide (as MuJoCo's <contact><exclude>, and as a parent
+ * and child link already never do). A body may be named in at most
+ * TP_MAX_BODY_EXCLUDES pairs. Errors: TP_ERR_INVALID_ARGUMENT (NULL, a body out
+ * of range, a == b), TP_ERR_CAPACITY (a body past TP_MAX_BODY_EXCLUDES pairs),
+ * TP_ERR_OUT_OF_MEMORY. A pair given twice is kept once. */
+#define TP_MAX_BODY_EXCLUDES 6
+tp_status tp_builder_exclude_pair(tp_builder *builder, int a, int b);
 /* Compile the builder into an immutable model. The builder stays valid and
  * must still be destroyed. Errors: TP_ERR_INVALID_ARGUMENT (a NULL argument,
  * no bodies), TP_ERR_OUT_OF_MEMORY. */
 tp_status tp_builder_finish(const tp_builder *builder, tp_model **out);
 void tp_builder_destroy(tp_builder *builder); /* NULL is allowed */
 
-/* Load a scene file (JSON, format "torpor-scene", versions 1 and 2; see docs/scene-format.md).
+/* Load a scene file (JSON, format "torpor-scene", versions 1 and 2; see docs/scene-format.md),
+ * or a robot in MJCF or URDF, recognised by its root element (<mujoco>, <robot>)
+ * and read through tp_import_scene (torpor_import.h, docs/import.md).
  * Errors: TP_ERR_IO if it cannot be read, TP_ERR_PARSE with
  * "file:line:col: path: reason" (in parts: tp_last_error_info), TP_ERR_CAPACITY,
  * TP_ERR_OUT_OF_MEMORY, TP_ERR_INVALID_ARGUMENT for a NULL argument. On success
@@ -620,6 +634,7 @@ tp_status tp_batch_stage_seconds(const tp_batch *batch, double seconds[TP_STAGE_
 #include "torpor_joints.h"
 /* Pictures of worlds as RGB images: torpor_render.h. */
 #include "torpor_render.h"
+#include "torpor_actuators.h" /* actuators and their controls */
 
 
 /* ---------------------------------------------------------------- info */
@@ -649,6 +664,9 @@ tp_status tp_model_get_event(const tp_model *model, int index, tp_event_def *out
 
 /* The last failure in parts (file, line, column, field, reason): torpor_errors.h. */
 #include "torpor_errors.h"
+
+/* MJCF and URDF files read into scenes: torpor_import.h. */
+#include "torpor_import.h"
 
 /* ---------------------------------------------------------------- device probe */
 

@@ -149,6 +149,7 @@ TP_HD int tp_broadphase_keep_boxes(const tp_world *wd, const float *lo, const fl
     for (int k = 0; k < 3; ++k)
         if (lo[3 * a + k] > hi[3 * b + k] || lo[3 * b + k] > hi[3 * a + k]) return 0;
     if (tp_links_adjacent(wd, a, b)) return 0; /* parent and child links never collide */
+    if (tp_bodies_filtered(wd, a, b)) return 0;
     if (tp_body_is_simulated(wd, a) || tp_body_is_simulated(wd, b)) return 1;
     /* an awake articulation link collides with everything: its rows use the tree's response */
     if (tp_link_is_awake(wd, a) || tp_link_is_awake(wd, b)) return 1;

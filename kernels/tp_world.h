@@ -44,6 +44,9 @@ typedef struct tp_body_model {
                               compound body of the shapes [shape_first, shape_first + n) of the
                               world's shape table (shape and size are then unused) */
     int32_t shape_first;
+    uint8_t has_filter;            /* 1: contype and conaffinity below apply; 0 (a zeroed record): 1 and 1 */
+    uint32_t contype, conaffinity; /* collision filter (tp_body_def): MuJoCo's bitmask rule */
+    int32_t exclude[TP_MAX_BODY_EXCLUDES]; /* bodies (+ 1; 0 = none) it never collides with */
     int32_t hull;          /* shape TP_SHAPE_CONVEX: its polytope in the model's hull table (tp_world.hulls) */
 } tp_body_model;
 
@@ -119,6 +122,20 @@ TP_HD int tp_links_adjacent(const tp_world *wd, int a, int b)
 {
     const tp_body_model *ma = &wd->model[a], *mb = &wd->model[b];
     return ma->link && mb->link && (ma->link_parent == b + 1 || mb->link_parent == a + 1);
+}
+
+/* May bodies a and b collide at all? The bitmask rule
+ * (contype_a & conaffinity_b) || (contype_b & conaffinity_a), as MuJoCo
+ * filters geoms, then the pairs excluded by tp_builder_exclude_pair. */
+TP_HD int tp_bodies_filtered(const tp_world *wd, int a, int b)
+{
+    const tp_body_model *ma = &wd->model[a], *mb = &wd->model[b];
+    uint32_t ta = ma->has_filter ? ma->contype : 1u, aa = ma->has_filter ? ma->conaffinity : 1u;
+    uint32_t tb = mb->has_filter ? mb->contype : 1u, ab = mb->has_filter ? mb->conaffinity : 1u;
+    if (!(ta & ab) && !(tb & aa)) return 1;
+    for (int k = 0; k < TP_MAX_BODY_EXCLUDES && ma->exclude[k]; ++k)
+        if (ma->exclude[k] == b + 1) return 1;
+    return 0;
 }
 
 /* An articulation link that is awake (its tree is stepped and solved). */

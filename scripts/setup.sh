@@ -12,7 +12,7 @@ build_dir="${1:-$here/build}"
 build_type="${2:-Release}"
 shift $(( $# > 2 ? 2 : $# )) || true
 
-packages=(build-essential cmake ninja-build pkg-config libcriterion-dev libjansson-dev libqhull-dev libcairo2-dev
+packages=(build-essential cmake ninja-build pkg-config libcriterion-dev libjansson-dev libxml2-dev libqhull-dev libcairo2-dev
           python3 python3-numpy python3-cffi python3-pytest python3-setuptools python3-pip)
 # The 3D viewer page inlines three.js (libjs-three); --video pipes frames to ffmpeg;
 # tests/test_view.py loads the page in headless chromium and probes videos with ffprobe.

@@ -24,6 +24,13 @@ int tp_cmd_view(int argc, char **argv);
 /* Load a scene with sleep forced on (1) or off (0), or as written (-1). */
 tp_status tp_cli_load_scene(const char *path, int sleep, tp_model **out);
 
+/* Is the file an MJCF or URDF robot (its root element <mujoco> or <robot>)? */
+int tp_cli_is_robot(const char *path);
+/* Print tp_import_scene's warning lines as "torpor: PATH: warning: LINE". */
+void tp_cli_print_warnings(const char *path, const char *warnings);
+
+int tp_cmd_convert(int argc, char **argv);
+
 /* CPU threads a batch uses when --threads is not given (OpenMP's default). */
 int tp_cli_default_threads(void);
 

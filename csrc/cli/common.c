@@ -177,18 +177,58 @@ int tp_cli_finish_stdout(const char *command, int code)
     return code == TP_EXIT_OK || code == TP_EXIT_FAULTED ? TP_EXIT_FAILURE : code;
 }
 
+int tp_cli_is_robot(const char *path)
+{
+    char head[4096];
+    FILE *f = fopen(path, "rb");
+    if (!f) return 0;
+    size_t n = fread(head, 1, sizeof head - 1, f);
+    fclose(f);
+    head[n] = '\0';
+    return tp_xml_kind_of(head) != TP_XML_NONE;
+}
+
+void tp_cli_print_warnings(const char *path, const char *warnings)
+{
+    for (const char *p = warnings; p && *p;) {
+        const char *e = strchr(p, '\n');
+        if (!e) e = p + strlen(p);
+        fprintf(stderr, "torpor: %s: warning: %.*s\n", path, (int)(e - p), p);
+        p = *e ? e + 1 : e;
+    }
+}
+
+/* The scene of an MJCF or URDF file as JSON, its warnings printed; NULL when it
+ * cannot be read (the caller's tp_model_load then reports why). */
+static json_t *robot_scene_json(const char *path)
+{
+    char *json = NULL, *warnings = NULL;
+    if (tp_import_scene(path, &json, &warnings) != TP_OK) return NULL;
+    tp_cli_print_warnings(path, warnings);
+    tp_free(warnings);
+    json_t *root = json_loads(json, 0, NULL);
+    tp_free(json);
+    return root;
+}
+
 /* A scene with sleep.enabled forced on (1) or off (0), or as written (-1).
  * The file is loaded as it is first, so that its errors carry their line and
  * column; only then is it loaded again from a copy with the sleep switch
- * changed (events and everything else kept). */
+ * changed (events and everything else kept). An MJCF or URDF file's warnings
+ * are printed here. */
 tp_status tp_cli_load_scene(const char *path, int sleep, tp_model **out)
 {
+    int robot = tp_cli_is_robot(path);
+    json_t *robot_json = robot ? robot_scene_json(path) : NULL;
     tp_status st = tp_model_load(path, out);
-    if (st != TP_OK || sleep < 0 || tp_model_get_def(*out).sleep.enabled == sleep) return st;
+    if (st != TP_OK || sleep < 0 || tp_model_get_def(*out).sleep.enabled == sleep) {
+        json_decref(robot_json);
+        return st;
+    }
     tp_model_destroy(*out);
     *out = NULL;
     json_error_t err;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    json_t *root = robot ? robot_json : json_load_file(path, JSON_REJECT_DUPLICATES, &err);
     if (!root) return tp_model_load(path, out);
     json_t *sleep_obj = json_object_get(root, "sleep");
     if (!json_is_object(sleep_obj)) {

@@ -18,6 +18,7 @@ static void usage(FILE *f)
             "  torpor view OUT_DIR [--html FILE]   (a 3D page replaying a run's replay.json; docs/pictures.md)\n"
             "  torpor bench [PLAN.json] [--scenes A,B] [--worlds 16,128] [--sleep on,off] [--seconds T]\n"
             "               [--threads N] [--backend cpu|cuda|auto]   (table of throughput and sleep times)\n"
+            "  torpor convert ROBOT.xml OUT.json   (an MJCF or URDF file as the torpor scene it loads as)\n"
             "  torpor trace SCRIPT      (the island sleep policy alone; docs/trace-format.md)\n"
             "  torpor info\n"
             "  torpor help\n"
@@ -38,6 +39,7 @@ int main(int argc, char **argv)
     if (strcmp(cmd, "info") == 0) return tp_cli_finish_stdout(cmd, tp_cmd_info(argc - 1, argv + 1));
     if (strcmp(cmd, "bench") == 0) return tp_cli_finish_stdout(cmd, tp_cmd_bench(argc - 1, argv + 1));
     if (strcmp(cmd, "view") == 0) return tp_cli_finish_stdout(cmd, tp_cmd_view(argc - 1, argv + 1));
+    if (strcmp(cmd, "convert") == 0) return tp_cli_finish_stdout(cmd, tp_cmd_convert(argc - 1, argv + 1));
     if (strcmp(cmd, "trace") == 0) return tp_cli_finish_stdout(cmd, tp_cmd_trace(argc - 1, argv + 1));
     if (strcmp(cmd, "help") == 0 || strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0) {
         usage(stdout);

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence, Union
 
@@ -104,9 +105,17 @@ class Model:
 
     @classmethod
     def load(cls, path: Union[str, "os.PathLike[str]"]) -> "Model":
-        """Load a scene file (JSON, docs/scene-format.md). Raises SceneError,
-        FileError (an OSError) when it cannot be read, CapacityError past
+        """Load a scene file (JSON, docs/scene-format.md), or a robot in MJCF
+        (root ``<mujoco>``) or URDF (root ``<robot>``), recognised by content
+        (docs/import.md); what the import ignored is issued as
+        :class:`ImportWarning` warnings. Raises SceneError, FileError (an
+        OSError) when it cannot be read, CapacityError past
         TP_MAX_SCENE_BYTES (64 MiB)."""
+        with open(path, "rb") as f:
+            head = f.read(4096)
+        if lib.tp_xml_kind_of(ffi.new("char[]", head)) != lib.TP_XML_NONE:
+            for line in import_scene(path)[1]:
+                warnings.warn(f"{path}: {line}", ImportWarning, stacklevel=2)
         out = ffi.new("tp_model **")
         _check(lib.tp_model_load(str(path).encode(), out))
         return cls(ffi.gc(out[0], lib.tp_model_destroy))
@@ -278,6 +287,16 @@ class Model:
             types.append(int(bd.type))
         return np.array(types, dtype=np.int32)
 
+    def body_inertia(self, body: int) -> tuple[float, np.ndarray, np.ndarray]:
+        """(mass kg, centre of mass (3,) m in the body frame, inertia (3, 3) kg m^2
+        about it in the body frame) of body ``body`` in the template."""
+        m, com, t = ffi.new("float *"), ffi.new("float[3]"), ffi.new("float[6]")
+        _check(lib.tp_model_body_mass(self._ptr, body, m, ffi.new("float[3]")))
+        _check(lib.tp_model_body_inertia(self._ptr, body, com, t))
+        i = [float(t[k]) for k in range(6)]
+        tensor = np.array([[i[0], i[3], i[4]], [i[3], i[1], i[5]], [i[4], i[5], i[2]]])
+        return float(m[0]), np.array([com[0], com[1], com[2]]), tensor
+
     # -- joints (include/torpor_joints.h, docs/articulations.md)
     @property
     def joint_count(self) -> int:
@@ -317,6 +336,19 @@ class Model:
         _check(lib.tp_model_get_joint_def(self._ptr, joint, jd))
         return ffi.string(lib.tp_joint_type_name(jd.type)).decode()
 
+    def joint_def(self, joint: int) -> dict:
+        """The definition of joint ``joint`` (tp_joint_def) as a dict: name, type,
+        parent and child (body indices, -1 the world), axis, anchor, q0, qd0,
+        limits ((lower, upper) or None), damping, friction, armature, stiffness, rest."""
+        jd = ffi.new("tp_joint_def *")
+        _check(lib.tp_model_get_joint_def(self._ptr, joint, jd))
+        return {"name": ffi.string(jd.name).decode(), "type": ffi.string(lib.tp_joint_type_name(jd.type)).decode(),
+                "parent": int(jd.parent), "child": int(jd.child), "axis": np.array(list(jd.axis)),
+                "anchor": np.array(list(jd.anchor)), "q0": float(jd.q0), "qd0": float(jd.qd0),
+                "limits": (float(jd.lower), float(jd.upper)) if jd.has_limits else None,
+                "damping": float(jd.damping), "friction": float(jd.friction), "armature": float(jd.armature),
+                "stiffness": float(jd.stiffness), "rest": float(jd.rest)}
+
     def joint_slices(self, joint: Union[int, str]) -> tuple[slice, slice]:
         """Where a joint (index or name) sits: (columns of ``joint_q``, columns
         of ``joint_qd`` / ``joint_f`` / the targets). Raises InvalidArgumentError
@@ -329,6 +361,37 @@ class Model:
         out = ffi.new("int[4]")
         _check(lib.tp_model_joint_slices(self._ptr, joint, out, out + 1, out + 2, out + 3))
         return slice(out[0], out[0] + out[1]), slice(out[2], out[2] + out[3])
+
+
+    # -- actuators (include/torpor_actuators.h)
+    @property
+    def actuator_count(self) -> int:
+        """nu: actuators per world, the width of :attr:`Batch.ctrl`."""
+        return int(lib.tp_model_actuator_count(self._ptr))
+
+    @property
+    def actuator_names(self) -> list[str]:
+        """(nu,) names of the actuators, in index order (the columns of ``ctrl``)."""
+        return [ffi.string(lib.tp_model_actuator_name(self._ptr, k)).decode() for k in range(self.actuator_count)]
+
+    def find_actuator(self, name: str) -> int:
+        """Index of the actuator called ``name``, or -1."""
+        return int(lib.tp_model_find_actuator(self._ptr, name.encode()))
+
+
+def import_scene(path: Union[str, "os.PathLike[str]"]) -> tuple[str, list[str]]:
+    """An MJCF or URDF file as the torpor scene it loads as (tp_import_scene,
+    docs/import.md): (JSON text of a version 2 scene, warning lines
+    "element: what was ignored"). Raises SceneError (file:line:col) / OSError."""
+    js, warn = ffi.new("char **"), ffi.new("char **")
+    _check(lib.tp_import_scene(str(path).encode(), js, warn))
+    try:
+        text = ffi.string(js[0]).decode()
+        lines = ffi.string(warn[0]).decode().splitlines() if warn[0] != ffi.NULL else []
+    finally:
+        lib.tp_free(js[0])
+        lib.tp_free(warn[0])
+    return text, lines
 
 
 # ---------------------------------------------------------------- state views
@@ -477,6 +540,7 @@ class Batch:
         self._state: Optional[State] = None
         self._select = ffi.new("tp_world_select *")
         self._joints: Optional[JointState] = None
+        self._actuators: Optional[tuple[np.ndarray, np.ndarray]] = None
 
     # -- lifetime
     def close(self) -> None:
@@ -488,6 +552,7 @@ class Batch:
             self._ptr = None
             self._state = None
             self._joints = None
+            self._actuators = None
 
     def __enter__(self) -> "Batch":
         return self
@@ -777,6 +842,47 @@ class Batch:
     def target_qd(self) -> np.ndarray:
         """(W, nv) drive target velocities, rad/s or m/s: ``joints().target_qd``."""
         return self.joints().target_qd
+
+    # -- actuators (include/torpor_actuators.h: tp_batch_actuators, tp_batch_set_ctrl)
+    def _actuator_views(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._actuators is None:
+            view = ffi.new("tp_actuator_view *")
+            _check(self._c(lib.tp_batch_actuators, view))
+            W, nu, nv = int(view.worlds), int(view.nu), int(view.nv)
+            arrays = []
+            for ptr, width in ((view.ctrl, nu), (view.force, nv)):
+                if ptr == ffi.NULL:  # no actuators (or no joints): an empty view
+                    a = np.zeros((W, 0), np.float32)
+                    a.flags.writeable = False
+                else:
+                    a = np.asarray(_ArrayView(self._p(), int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4", True))
+                arrays.append(a)
+            self._actuators = (arrays[0], arrays[1])
+        return self._actuators
+
+    @property
+    def ctrl(self) -> np.ndarray:
+        """(W, nu) float32 read-only view of the actuator controls, no copy: held from
+        step to step until written with :meth:`set_ctrl` (a reset sets them to 0);
+        columns in :attr:`Model.actuator_names` order. (W, 0) without actuators."""
+        return self._actuator_views()[0]
+
+    @property
+    def actuator_force(self) -> np.ndarray:
+        """(W, nv) float32 read-only view, no copy: the actuators' generalised force on
+        each dof (gear x force, N m or N) in the last substep of the last step."""
+        return self._actuator_views()[1]
+
+    def set_ctrl(self, u: Any, worlds: WorldSelection = None) -> None:
+        """Write the controls of the selected worlds: u of shape (rows, nu), or (nu,)
+        broadcast to every row (rows = W, or the length of an index list). They act in
+        every substep of every later step until written again; ctrl_range clamps
+        them where they act. A non-finite value, a bad selection or a model
+        without actuators raises InvalidArgumentError and nothing changes."""
+        nu = self.model.actuator_count
+        if nu == 0:
+            raise InvalidArgumentError(1, f"set_ctrl: model {self.model.name!r} has no actuators")
+        self._call(lib.tp_batch_set_ctrl, worlds, (u, (nu,), "u"))
 
     def _joint_selection(self, worlds: WorldSelection) -> tuple[Any, int, Any, list]:
         """(C world list or NULL, count, C mask or NULL, arrays to keep alive) for
