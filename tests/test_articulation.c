@@ -1197,3 +1197,24 @@ Test(articulation, long_horizontal_chain_stays_finite)
     tp_batch_destroy(b);
     tp_model_destroy(m);
 }
+
+/* A body may not be named "world" (a joint's parent "world" is the world),
+ * in a scene (at the key) or through the builder; an unnamed joint whose
+ * default name another joint took is reported once, at the joint. */
+Test(articulation_scenes, reserved_and_default_names)
+{
+    expect_scene_error("{\"version\": 2, \"bodies\": [{\"name\": \"world\"}, {\"name\": \"b\"}]}",
+                       "t.json:1:36: bodies[0].name: ", "\"world\" is reserved");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"name\": \"joint1\", \"child\": \"a\"}, {\"parent\": \"a\", "
+                                  "\"child\": \"b\"}]}",
+                       "t.json:2:47: joints[1]: its default name ", "\"joint1\" is already the name of joints[0]");
+    const char *msg = tp_last_error();
+    cr_expect_null(strstr(msg, "joints[1]: joints[1]"), "%s", msg);
+    tp_model_def md = tp_default_model_def();
+    tp_builder *b = builder_begin(&md);
+    tp_body_def bd = tp_default_body_def();
+    bd.name = "world";
+    cr_expect_eq(tp_builder_add_body(b, &bd, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(tp_last_error(), "body 0: name: \"world\" is reserved"), "%s", tp_last_error());
+    tp_builder_destroy(b);
+}
