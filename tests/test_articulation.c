@@ -3,6 +3,7 @@
  * pendulum, momentum of a free-floating chain, the PD drive's closed-form
  * response, stiff drives, limits under load, determinism, scene loading. */
 #include "helpers.h"
+#include "tp_math.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -1217,4 +1218,54 @@ Test(articulation_scenes, reserved_and_default_names)
     cr_expect_eq(tp_builder_add_body(b, &bd, NULL), TP_ERR_INVALID_ARGUMENT);
     cr_expect(strstr(tp_last_error(), "body 0: name: \"world\" is reserved"), "%s", tp_last_error());
     tp_builder_destroy(b);
+}
+
+/* Joint velocities are bounded as positions are (TP_MAX_JOINT_QD): qd0 and
+ * target_qd of 3e38 are refused naming the field, as are joint_qd and
+ * target_qd writes (nothing changes); tp_sin_cos gives NaN, not a
+ * float-to-int overflow, for angles past TP_SIN_COS_MAX, infinite or NaN,
+ * and the world is faulted at its next step; within the bound it is a sine. */
+Test(articulation, joint_velocities_within_bounds)
+{
+    const char *fields[] = {"qd0", "target_qd"};
+    for (int i = 0; i < 2; ++i) {
+        tp_joint_def j = hinge(-1, 0, 0.0f);
+        if (i == 0) j.qd0 = 3e38f;
+        else {
+            j.drive = TP_DRIVE_VELOCITY;
+            j.max_effort = 10.0f;
+            j.target_qd = 3e38f;
+        }
+        char needle[64];
+        snprintf(needle, sizeof needle, "%s: must be within", fields[i]);
+        expect_finish_error(&j, 1, 1, needle);
+    }
+    tp_model *m = pendulum_model(0.5f, NULL, 4);
+    tp_batch *b = make_batch(m, 1, 1);
+    int w = 0;
+    float big = 3e38f;
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_QD, &w, 1, NULL, &big), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "joint_qd row 0 [0] (joint0): must be within"), "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_TARGET_QD, &w, 1, NULL, &big), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "target_qd row 0 [0] (joint0): must be within"), "%s", tp_last_error());
+    cr_assert_eq(joint_qd(b, 0, 0), 0.0f);
+    batch_steps(b, 1);
+    cr_assert_eq(batch_view(b).faults[0], 0);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+    const float bad[] = {3e38f, -2e9f, 1.0001e7f, INFINITY, -INFINITY, NAN};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        float s = 0.0f, c = 0.0f;
+        tp_sin_cos(bad[i], &s, &c);
+        cr_expect(isnan(s) && isnan(c), "tp_sin_cos(%g) = %g, %g", (double)bad[i], (double)s, (double)c);
+    }
+    const float good[] = {1e6f, -1e7f, 0.5f};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; ++i) {
+        float s, c;
+        tp_sin_cos(good[i], &s, &c);
+        cr_expect(fabsf(s * s + c * c - 1.0f) < 1e-6f, "tp_sin_cos(%g) = %g, %g", (double)good[i], (double)s, (double)c);
+    }
+    float s, c;
+    tp_sin_cos(0.5f, &s, &c);
+    cr_expect(fabs(s - sin(0.5)) < 1e-6 && fabs(c - cos(0.5)) < 1e-6);
 }
