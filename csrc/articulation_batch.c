@@ -181,6 +181,17 @@ static tp_status check_positions(const tp_artic_host *h, const float *row, int i
     return TP_OK;
 }
 
+/* Every entry of a joint_qd or target_qd row within TP_MAX_JOINT_QD. */
+static tp_status check_velocities(const tp_artic_host *h, const float *row, int i, const char *array)
+{
+    for (int k = 0; k < h->km.nv; ++k)
+        if (!(fabsf(row[k]) <= TP_MAX_JOINT_QD))
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_set_joints: %s row %d [%d] (%s): must be within [%g, %g] "
+                           "rad/s or m/s (TP_MAX_JOINT_QD), got %g", array, i, k, h->dof_names[k],
+                           -(double)TP_MAX_JOINT_QD, (double)TP_MAX_JOINT_QD, (double)row[k]);
+    return TP_OK;
+}
+
 /* The worlds a write names, validated: list (no repeats) or mask. */
 static tp_status check_targets(const tp_batch *b, const int *worlds, int count, const uint8_t *mask)
 {
@@ -217,6 +228,9 @@ static tp_status check_array(const tp_batch *b, tp_joint_array which, int rows, 
                 return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s row %d [%d] must be finite, got %g", call,
                                array_names[which], i, k, (double)row[k]);
         if (which == TP_JOINT_ARRAY_Q && (st = check_q_row(km, row, i))) return st;
+        if ((which == TP_JOINT_ARRAY_QD || which == TP_JOINT_ARRAY_TARGET_QD) &&
+            (st = check_velocities(host_of(b), row, i, array_names[which])))
+            return st;
         if ((which == TP_JOINT_ARRAY_Q || which == TP_JOINT_ARRAY_TARGET_Q) &&
             (st = check_positions(host_of(b), row, i, which == TP_JOINT_ARRAY_TARGET_Q)))
             return st;

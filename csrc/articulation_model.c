@@ -109,6 +109,12 @@ int tp_joint_def_check(const tp_joint_def *d, int body_count, char *field, size_
         if (!(fabsf(*bounded[i]) <= TP_MAX_JOINT_Q))
             return CHECK_FAIL(b_names[i], "must be within [%g, %g] rad or m (TP_MAX_JOINT_Q), got %g",
                               -(double)TP_MAX_JOINT_Q, (double)TP_MAX_JOINT_Q, (double)*bounded[i]);
+    const float *rates[] = {&d->qd0, &d->target_qd};
+    const char *r_names[] = {"qd0", "target_qd"};
+    for (int i = 0; i < 2; ++i)
+        if (!(fabsf(*rates[i]) <= TP_MAX_JOINT_QD))
+            return CHECK_FAIL(r_names[i], "must be within [%g, %g] rad/s or m/s (TP_MAX_JOINT_QD), got %g",
+                              -(double)TP_MAX_JOINT_QD, (double)TP_MAX_JOINT_QD, (double)*rates[i]);
     for (int k = 0; k < 3; ++k)
         if (!(fabsf(d->anchor[k]) <= TP_MAX_SIZE)) {
             char path[32];

@@ -305,6 +305,9 @@ tp_status tp_builder_add_body(tp_builder *b, const tp_body_def *def, int *out_in
     snprintf(auto_name, sizeof auto_name, "body%d", index);
     const char *name = def->name ? def->name : auto_name;
     if (name[0] == '\0') return tp_fail(TP_ERR_INVALID_ARGUMENT, "body %d: name: must not be empty", index);
+    if (strcmp(name, TP_WORLD_NAME) == 0)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "body %d: name: \"%s\" is reserved for the world (a joint's parent in "
+                       "scene files)", index, TP_WORLD_NAME);
     int other = builder_find_name(b, name);
     if (other >= 0)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "body %d: name: \"%s\" is already the name of body %d", index, name,
@@ -679,7 +682,9 @@ void tp_model_destroy(tp_model *m)
 
 const char *tp_model_name(const tp_model *m) { return m ? m->name : NULL; }
 int tp_model_body_count(const tp_model *m) { return m ? m->body_count : 0; }
-int tp_model_dynamic_body_count(const tp_model *m) { return m ? m->dynamic_count : 0; }
+/* Links move under their trees' dynamics: dynamic bodies for users (the
+ * stages treat them as kinematic, hence not in dynamic_count). */
+int tp_model_dynamic_body_count(const tp_model *m) { return m ? m->dynamic_count + tp_model_joint_count(m) : 0; }
 tp_model_def tp_model_get_def(const tp_model *m) { return m ? m->def : tp_default_model_def(); }
 
 int tp_model_find_body(const tp_model *m, const char *name)

@@ -237,6 +237,11 @@ static int add_body(scene *sc, tp_body_def *def, const char *name, int element, 
         return scene_pop(sc, scene_fail(sc, 0, "duplicate body name \"%s\"; bodies[%d] already has it", def->name,
                             sc->elements[json_integer_value(other)]));
     }
+    if (strcmp(def->name, TP_WORLD_NAME) == 0) {
+        scene_push_key(sc, "name");
+        return scene_pop(sc, scene_fail(sc, 0, "\"%s\" is reserved: a joint's parent \"%s\" is the world; "
+                                               "rename the body", TP_WORLD_NAME, TP_WORLD_NAME));
+    }
     if (sc->body_count == sc->body_capacity && !grow_bodies(sc)) return scene_fail_oom(sc);
     if (json_object_set_new(sc->names, def->name, json_integer(sc->body_count)) != 0) return scene_fail_oom(sc);
     tp_status status = tp_builder_add_body(sc->builder, def, NULL);

@@ -32,7 +32,7 @@ static const field joint_fields[] = {
 /* "world" (-1) or the name of a body. */
 static int as_parent(scene *sc, const json_t *v, int *out)
 {
-    if (json_is_string(v) && strcmp(json_string_value(v), "world") == 0) {
+    if (json_is_string(v) && strcmp(json_string_value(v), TP_WORLD_NAME) == 0) {
         *out = -1;
         return 1;
     }
@@ -46,15 +46,20 @@ static const char *joint_key_of(const char *field)
     return field;
 }
 
-/* `name` unique among the joints read before (defs[0 .. index)), reported at the key. */
+/* The joint's name unique among the joints read before (defs[0 .. index)),
+ * reported at the key; an unnamed joint's default "joint<i>" too, at the joint. */
 static int check_joint_name(scene *sc, const tp_joint_def *defs, int index)
 {
-    const char *name = defs[index].name;
-    if (!name) return 1;
+    char own[32];
+    snprintf(own, sizeof own, "joint%d", index);
+    const char *name = defs[index].name ? defs[index].name : own;
     for (int k = 0; k < index; ++k) {
         char earlier[32];
         snprintf(earlier, sizeof earlier, "joint%d", k); /* the default name of an unnamed joint */
         if (strcmp(defs[k].name ? defs[k].name : earlier, name) != 0) continue;
+        if (!defs[index].name)
+            return scene_fail(sc, 0, "its default name \"%s\" is already the name of joints[%d]; give it a \"name\"",
+                              name, k);
         scene_push_key(sc, "name");
         return scene_pop(sc, scene_fail(sc, 0, "\"%s\" is already the name of joints[%d]", name, k));
     }

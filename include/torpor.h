@@ -78,6 +78,9 @@ extern "C" {
 #define TP_MAX_BODIES_PER_WORLD 32768
 #endif
 
+/* The name a scene's joints use for the world ("parent": "world"): no body may have it. */
+#define TP_WORLD_NAME "world"
+
 /* Bounds of the definitions (checked by the builder and the scene loader; the
  * reason for each is in docs/scene-format.md, "Bounds"): a body's extents
  * (m); a dynamic body's mass, given or density x volume (kg); the step dt (s);
@@ -274,7 +277,8 @@ typedef struct tp_shape_def {
 } tp_shape_def;
 
 typedef struct tp_body_def {
-    const char *name;      /* unique within the model (copied); NULL gives "body<index>" */
+    const char *name;      /* unique within the model (copied); NULL gives "body<index>";
+                              not TP_WORLD_NAME */
     tp_body_type type;     /* default dynamic */
     tp_shape_type shape;   /* default box */
     float size[3];         /* m, full extents, each > 0 (default 1, 1, 1) */
@@ -419,7 +423,7 @@ void tp_model_destroy(tp_model *model); /* NULL is allowed; no batch of it may r
  * NULL, 0 or -1. Returned names live as long as the model. */
 const char *tp_model_name(const tp_model *model);
 int tp_model_body_count(const tp_model *model);         /* bodies per world, static included */
-int tp_model_dynamic_body_count(const tp_model *model); /* dynamic bodies per world */
+int tp_model_dynamic_body_count(const tp_model *model); /* dynamic bodies per world, articulation links included */
 /* Index of the body named `name`, or -1. */
 int tp_model_find_body(const tp_model *model, const char *name);
 const char *tp_model_body_name(const tp_model *model, int body);

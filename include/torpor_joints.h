@@ -82,6 +82,13 @@ typedef struct tp_joint_def {
  * anchor lies within TP_MAX_SIZE (m, each component) of its link's origin. */
 #define TP_MAX_JOINT_Q 1e6f
 
+/* Bound on a joint velocity, rad/s or m/s: qd0 and target_qd of a
+ * definition, and every entry of the joint_qd and target_qd a batch is given
+ * (ball and free dofs too). A link 1 m from its joint at 1e4 rad/s already
+ * moves at TP_MAX_SPEED, where its world is faulted; 3e38 made the links'
+ * velocities infinite at once. */
+#define TP_MAX_JOINT_QD 1e4f
+
 tp_joint_def tp_default_joint_def(void);
 const char *tp_joint_type_name(tp_joint_type type); /* "fixed", "revolute", ...; NULL if out of range */
 

@@ -40,8 +40,10 @@
  *      impulse (gravity, applied link forces, joint_f on the free dofs): the
  *      semi-implicit step alone keeps momentum only to O(h^2) per substep.
  *
- * All float32, +, -, *, / and sqrtf only (sin and cos of joint angles by
- * tp_sin_cos, our own polynomial), fixed loop orders: bitwise repeatable. */
+ * All float32 except H~, its factor and the solves with it (double: long
+ * chains cancel float32 to nothing there; docs/articulations.md), +, -, *, /
+ * and sqrtf only (sin and cos of joint angles by tp_sin_cos, our own
+ * polynomial), fixed loop orders: bitwise repeatable. */
 #ifndef TP_ARTICULATION_H
 #define TP_ARTICULATION_H
 
@@ -147,11 +149,13 @@ typedef struct tp_artic_point {
 typedef struct tp_artic_scratch {
     float *lq, *lp, *lc;        /* [J][4] link quaternion, [J][3] origin, [J][3] COM relative to O */
     float *lv, *la, *lf;        /* [J][6] spatial velocity, bias acceleration, force */
-    tp_sinertia *li, *lic;      /* [J] link and composite inertias about O */
+    tp_sinertia *li;            /* [J] link inertias about O */
+    tp_sinertia_d *lid, *lic;   /* [J] the same in double, and composite inertias (for H) */
     float *s_all;               /* [nv][6] motion subspace columns of every tree */
-    float *h_all;               /* [sum over trees of nv_t^2] each tree's factor of H~ (tp_ltl_factor:
+    double *h_all;              /* [sum over trees of nv_t^2] each tree's factor of H~ (tp_ltl_factor:
                                    only the entries of dof pairs on one root path are used) */
-    float *s, *h;               /* the current tree's slices of s_all, h_all */
+    float *s;                   /* the current tree's slice of s_all */
+    double *h;                  /* the current tree's slice of h_all */
     const int32_t *par;         /* the current tree's slice of dof_parent */
     float *rhs, *qdd, *tmp;     /* [max_nv], [max_nv], [nv] */
     float *qd_free, *push_qd;   /* [nv] qd before the rows of a substep; pseudo velocities (split impulse) */
@@ -178,9 +182,10 @@ TP_HD size_t tp_artic_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
 #define TP_ARTIC_SCRATCH_PARTS(X, J, n, V, T, C, P, U)                                                                   \
     X(lq, float, J * 10)                                                                                             \
     X(lv, float, J * 18)                                                                                             \
-    X(li, tp_sinertia, 2 * J)                                                                                        \
+    X(li, tp_sinertia, J)                                                                                            \
+    X(lid, tp_sinertia_d, 2 * J)                                                                                     \
     X(s_all, float, V * 6)                                                                                           \
-    X(h_all, float, V * n)                                                                                           \
+    X(h_all, double, V * n)                                                                                          \
     X(rhs, float, 2 * n + 3 * V)                                                                                     \
     X(o, float, 9 * T)                                                                                               \
     X(h_start, int32_t, 2 * T + 1)                                                                                   \
@@ -218,7 +223,7 @@ TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, i
 #undef TP_ARTIC_PART_AT
     x.lp = x.lq + 4 * J; x.lc = x.lp + 3 * J;
     x.la = x.lv + 6 * J; x.lf = x.la + 6 * J;
-    x.lic = x.li + J;
+    x.lic = x.lid + J;
     x.qdd = x.rhs + n; x.tmp = x.qdd + n; x.qd_free = x.tmp + V; x.push_qd = x.qd_free + V;
     x.target = x.o + 3 * T;
     x.row_start = x.h_start + T;
@@ -312,6 +317,7 @@ TP_HD void tp_artic_fk(const tp_artic_model *m, const tp_artic_tree *tr, const f
         float ic[6];
         tp_sym_rotate_m(r, j->inertia, ic);
         x->li[i] = tp_si_body(j->mass, c, ic);
+        x->lid[i] = tp_si_body_d(j->mass, c, ic);
         tp_vec3 jp = tp_sub(anchor, o); /* joint point relative to O */
         float *s = x->s + 6 * (j->v_start - tr->v_start);
         if (j->type == TP_AJ_REVOLUTE) {

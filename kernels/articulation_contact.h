@@ -200,7 +200,7 @@ TP_HD void tp_artic_point_rows(tp_artic_solve *A, const tp_world *wd, const tp_c
         const tp_artic_tree *tr = &m->trees[t];
         tp_vec3 pr = tp_sub(mid, tp_v3_load(x->o + 3 * t));
         const int32_t *par = x->dof_parent + tr->v_start;
-        const float *fac = x->h_all + x->h_start[t];
+        const double *fac = x->h_all + x->h_start[t];
         int chain = p->chain[side], n = tr->nv;
         float *j[3], *v[3];
         for (int k = 0; k < 3; ++k) {

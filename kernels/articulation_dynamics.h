@@ -32,22 +32,26 @@ TP_HD void tp_artic_bias(const tp_artic_model *m, const tp_artic_tree *tr, const
 TP_HD void tp_artic_crba(const tp_artic_model *m, const tp_artic_tree *tr, tp_artic_scratch *x)
 {
     int n = tr->nv;
-    for (int i = tr->first; i < tr->end; ++i) x->lic[i] = x->li[i];
+    for (int i = tr->first; i < tr->end; ++i) x->lic[i] = x->lid[i];
     for (int i = tr->end - 1; i >= tr->first; --i) {
         int p = m->joints[i].parent;
-        if (p >= 0) tp_si_add_to(&x->lic[p], &x->lic[i]);
+        if (p >= 0) tp_sid_add_to(&x->lic[p], &x->lic[i]);
     }
     for (int i = tr->first; i < tr->end; ++i) {
         const tp_artic_joint *j = &m->joints[i];
         for (int k = 0; k < j->nv; ++k) {
             int dk = j->v_start - tr->v_start + k;
-            tp_svec f = tp_si_mul(&x->lic[i], tp_sv_load(x->s + 6 * dk));
+            double f[6];
+            tp_sid_mul(&x->lic[i], x->s + 6 * dk, f);
             for (int a = i; a >= 0; a = m->joints[a].parent) {
                 const tp_artic_joint *ja = &m->joints[a];
                 for (int l = 0; l < ja->nv; ++l) {
                     int dl = ja->v_start - tr->v_start + l;
                     if (a == i && dl > dk) continue;
-                    x->h[dk * n + dl] = tp_sv_dot(tp_sv_load(x->s + 6 * dl), f);
+                    const float *sl = x->s + 6 * dl;
+                    double hkl = 0.0;
+                    for (int e = 0; e < 6; ++e) hkl += (double)sl[e] * f[e];
+                    x->h[dk * n + dl] = hkl;
                 }
             }
         }

@@ -53,7 +53,7 @@ TP_HD void tp_artic_apply_impulse(const tp_artic_model *m, tp_artic_world *s, vo
             sx.h[d * n + d] += j->armature;
         }
     }
-    tp_ldl_factor(sx.h, n);
+    tp_ltl_factor(sx.h, n, sx.par);
     tp_vec3 r = at_com ? tp_v3_load(sx.lc + 3 * joint) : tp_sub(x, o);
     tp_svec f = tp_sv(tp_add(L, tp_cross(r, p)), p);
     float *u = sx.rhs;
@@ -65,7 +65,7 @@ TP_HD void tp_artic_apply_impulse(const tp_artic_model *m, tp_artic_world *s, vo
             u[d] = tp_sv_dot(tp_sv_load(sx.s + 6 * d), f);
         }
     }
-    tp_ldl_solve(sx.h, n, u);
+    tp_ltl_solve(sx.h, n, sx.par, u);
     for (int d = 0; d < n; ++d) s->qd[tr->v_start + d] += u[d];
 }
 

@@ -7,8 +7,9 @@
  *   force   f = (n, f)  moment about O and force.
  * A rigid-body inertia about O is kept as (mass m, first moment h = m c, and
  * rotational inertia about O, Ibar = Ic + m (|c|^2 1 - c c^T)); inertias of
- * several bodies add by adding these parts (ch. 2.13). Float32 only, +, -, *, /
- * (no contraction), so the CPU and CUDA builds agree bitwise. */
+ * several bodies add by adding these parts (ch. 2.13). Float32, and double for
+ * the joint-space matrix and its factor; +, -, *, / (no contraction), so the
+ * CPU and CUDA builds agree bitwise. */
 #ifndef TP_ARTICULATION_SPATIAL_H
 #define TP_ARTICULATION_SPATIAL_H
 
@@ -69,6 +70,47 @@ TP_HD void tp_si_add_to(tp_sinertia *to, const tp_sinertia *x)
     to->m += x->m;
     to->h = tp_add(to->h, x->h);
     for (int k = 0; k < 6; ++k) to->ibar[k] += x->ibar[k];
+}
+
+/* A rigid-body inertia about O in double precision, for the joint-space
+ * matrix: far from O the parts m |c|^2 of Ibar are large, and H's entries and
+ * its factor cancel them down to the small inertias of the links. */
+typedef struct tp_sinertia_d { double m, h[3], ibar[6]; } tp_sinertia_d;
+
+/* tp_si_body in double (c and ic are float32 values, the rest exact in double). */
+TP_HD tp_sinertia_d tp_si_body_d(float m, tp_vec3 c, const float *ic)
+{
+    tp_sinertia_d r;
+    double cx = c.x, cy = c.y, cz = c.z, md = m, cc = cx * cx + cy * cy + cz * cz;
+    r.m = md;
+    r.h[0] = md * cx; r.h[1] = md * cy; r.h[2] = md * cz;
+    r.ibar[0] = ic[0] + md * (cc - cx * cx);
+    r.ibar[1] = ic[1] + md * (cc - cy * cy);
+    r.ibar[2] = ic[2] + md * (cc - cz * cz);
+    r.ibar[3] = ic[3] - md * cx * cy;
+    r.ibar[4] = ic[4] - md * cx * cz;
+    r.ibar[5] = ic[5] - md * cy * cz;
+    return r;
+}
+
+TP_HD void tp_sid_add_to(tp_sinertia_d *to, const tp_sinertia_d *x)
+{
+    to->m += x->m;
+    for (int k = 0; k < 3; ++k) to->h[k] += x->h[k];
+    for (int k = 0; k < 6; ++k) to->ibar[k] += x->ibar[k];
+}
+
+/* tp_si_mul in double for a motion given as 6 floats (angular first); out: the force. */
+TP_HD void tp_sid_mul(const tp_sinertia_d *I, const float *mo, double *out)
+{
+    double w[3] = {mo[0], mo[1], mo[2]}, v[3] = {mo[3], mo[4], mo[5]};
+    const double *h = I->h, *s = I->ibar;
+    out[0] = s[0] * w[0] + s[3] * w[1] + s[4] * w[2] + (h[1] * v[2] - h[2] * v[1]);
+    out[1] = s[3] * w[0] + s[1] * w[1] + s[5] * w[2] + (h[2] * v[0] - h[0] * v[2]);
+    out[2] = s[4] * w[0] + s[5] * w[1] + s[2] * w[2] + (h[0] * v[1] - h[1] * v[0]);
+    out[3] = I->m * v[0] - (h[1] * w[2] - h[2] * w[1]);
+    out[4] = I->m * v[1] - (h[2] * w[0] - h[0] * w[2]);
+    out[5] = I->m * v[2] - (h[0] * w[1] - h[1] * w[0]);
 }
 
 /* I m: the momentum (h_O, p) of motion m = (w, v_O):
@@ -141,16 +183,16 @@ TP_HD void tp_ldl_solve(const float *a, int n, float *x)
  * sparsity), so this costs sum over dofs of depth^2 instead of n^3 / 3. A
  * pivot that is not positive is replaced by a tiny one so a singular tree
  * still gives finite numbers. Returns 0 if a pivot had to be replaced. */
-TP_HD int tp_ltl_factor(float *a, int n, const int32_t *parent)
+TP_HD int tp_ltl_factor(double *a, int n, const int32_t *parent)
 {
     int ok = 1;
     for (int k = n - 1; k >= 0; --k) {
-        float *rk = a + k * n;
-        float d = rk[k];
-        if (!(d > 1e-12f)) { d = 1e-12f; rk[k] = d; ok = 0; }
+        double *rk = a + k * n;
+        double d = rk[k];
+        if (!(d > 1e-30)) { d = 1e-30; rk[k] = d; ok = 0; }
         for (int i = parent[k]; i >= 0; i = parent[i]) {
-            float l = rk[i] / d;
-            float *ri = a + i * n;
+            double l = rk[i] / d;
+            double *ri = a + i * n;
             for (int j = i; j >= 0; j = parent[j]) ri[j] -= l * rk[j];
             rk[i] = l;
         }
@@ -163,72 +205,72 @@ TP_HD int tp_ltl_factor(float *a, int n, const int32_t *parent)
  * (chain = n - 1 with dense b is not enough: use tp_ltl_solve). The first
  * half (L^-T, then D^-1) only visits that path: x stays zero elsewhere until
  * the last half (L^-1), which fills all of x. chain < 0: b = 0. */
-TP_HD void tp_ltl_solve_chain(const float *a, int n, const int32_t *parent, int chain, float *x)
+TP_HD void tp_ltl_solve_chain(const double *a, int n, const int32_t *parent, int chain, float *x)
 {
     for (int k = chain; k >= 0; k = parent[k]) {
-        const float *rk = a + k * n;
+        const double *rk = a + k * n;
         float xk = x[k];
         for (int i = parent[k]; i >= 0; i = parent[i]) x[i] -= rk[i] * xk;
     }
     for (int k = chain; k >= 0; k = parent[k]) x[k] /= a[k * n + k];
     for (int k = 0; k < n; ++k) {
-        const float *rk = a + k * n;
-        float s = x[k];
+        const double *rk = a + k * n;
+        double s = x[k];
         for (int i = parent[k]; i >= 0; i = parent[i]) s -= rk[i] * x[i];
-        x[k] = s;
+        x[k] = (float)s;
     }
 }
 
 /* tp_ltl_solve_chain for three right-hand sides with the same root path at
  * once (the three rows of a contact point): each gets exactly the operations
  * of its own tp_ltl_solve_chain, the index walk is shared. */
-TP_HD void tp_ltl_solve_chain3(const float *a, int n, const int32_t *parent, int chain, float *x, float *y, float *z)
+TP_HD void tp_ltl_solve_chain3(const double *a, int n, const int32_t *parent, int chain, float *x, float *y, float *z)
 {
     for (int k = chain; k >= 0; k = parent[k]) {
-        const float *rk = a + k * n;
+        const double *rk = a + k * n;
         float xk = x[k], yk = y[k], zk = z[k];
         for (int i = parent[k]; i >= 0; i = parent[i]) {
-            float l = rk[i];
+            double l = rk[i];
             x[i] -= l * xk;
             y[i] -= l * yk;
             z[i] -= l * zk;
         }
     }
     for (int k = chain; k >= 0; k = parent[k]) {
-        float d = a[k * n + k];
+        double d = a[k * n + k];
         x[k] /= d;
         y[k] /= d;
         z[k] /= d;
     }
     for (int k = 0; k < n; ++k) {
-        const float *rk = a + k * n;
-        float sx = x[k], sy = y[k], sz = z[k];
+        const double *rk = a + k * n;
+        double sx = x[k], sy = y[k], sz = z[k];
         for (int i = parent[k]; i >= 0; i = parent[i]) {
-            float l = rk[i];
+            double l = rk[i];
             sx -= l * x[i];
             sy -= l * y[i];
             sz -= l * z[i];
         }
-        x[k] = sx;
-        y[k] = sy;
-        z[k] = sz;
+        x[k] = (float)sx;
+        y[k] = (float)sy;
+        z[k] = (float)sz;
     }
 }
 
 /* Solve (L^T D L) x = b in place for a dense b (x = b on entry). */
-TP_HD void tp_ltl_solve(const float *a, int n, const int32_t *parent, float *x)
+TP_HD void tp_ltl_solve(const double *a, int n, const int32_t *parent, float *x)
 {
     for (int k = n - 1; k >= 0; --k) {
-        const float *rk = a + k * n;
+        const double *rk = a + k * n;
         float xk = x[k];
         for (int i = parent[k]; i >= 0; i = parent[i]) x[i] -= rk[i] * xk;
     }
     for (int k = 0; k < n; ++k) x[k] /= a[k * n + k];
     for (int k = 0; k < n; ++k) {
-        const float *rk = a + k * n;
-        float s = x[k];
+        const double *rk = a + k * n;
+        double s = x[k];
         for (int i = parent[k]; i >= 0; i = parent[i]) s -= rk[i] * x[i];
-        x[k] = s;
+        x[k] = (float)s;
     }
 }
 

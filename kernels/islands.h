@@ -108,9 +108,12 @@ TP_HD void tp_islands_build_lanes(tp_world *wd, const tp_contact *contacts, int 
         if (sa && tp_body_in_islands(wd, c->body_b)) root_flags[wd->island[c->body_b]] |= TP_ISLAND_SUPPORTED;
         if (sb && tp_body_in_islands(wd, c->body_a)) root_flags[wd->island[c->body_a]] |= TP_ISLAND_SUPPORTED;
     }
-    for (int b = 0; b < wd->bodies; ++b) /* a fixed base is attached to the world: it supports */
+    for (int b = 0; b < wd->bodies; ++b) { /* a fixed base is attached to the world: it supports */
         if ((wd->model[b].link_flags & TP_LINK_FIXED_BASE) && tp_body_in_islands(wd, b))
             root_flags[wd->island[b]] |= TP_ISLAND_SUPPORTED;
+        if ((wd->model[b].link_flags & TP_LINK_DRIVEN) && tp_body_in_islands(wd, b))
+            root_flags[wd->island[b]] |= TP_ISLAND_DRIVEN;
+    }
     for (int i = 0; i < n; ++i) tp_kinematic_wake_flag(wd, &contacts[i], horizon, root_flags);
 }
 

@@ -17,7 +17,8 @@
  * torpor's drift rule (tp_body_quiet_run): a quiet run ends when the velocity
  * has changed by the linear threshold since it began, so a body turned around
  * by a gentle net force does not sleep at its turning point (C14).
- * Awake bodies whose timer is running are reported as sleep-checking. */
+ * Awake bodies whose timer is running are reported as sleep-checking, except
+ * in an island held awake by a driven tree. */
 #ifndef TP_SLEEP_H
 #define TP_SLEEP_H
 
@@ -99,6 +100,15 @@ TP_HD int tp_body_sleep_timer(tp_world *wd, const tp_sleep_params *p, const floa
     return !(wd->quiet_timer[b] >= p->quiet_time);
 }
 
+/* The state an awake body b reports: checking while its quiet timer runs
+ * towards sleep; awake otherwise, and in an island a driven tree holds awake
+ * (it cannot sleep, whatever the timer says). */
+TP_HD uint8_t tp_island_sleep_state(const tp_world *wd, const uint8_t *root_flags, int b)
+{
+    int driven = (root_flags[wd->island[b]] & TP_ISLAND_DRIVEN) != 0;
+    return wd->quiet_timer[b] > 0.0f && !driven ? TP_CHECKING : TP_AWAKE;
+}
+
 /* Timers, then the decision per island. root_flags from tp_islands_build;
  * v_start [bodies][3]: velocities at the start of the step. */
 TP_HD void tp_sleep_update(tp_world *wd, const tp_sleep_params *p, const float *v_start, uint8_t *root_flags)
@@ -124,7 +134,7 @@ TP_HD void tp_sleep_update(tp_world *wd, const tp_sleep_params *p, const float *
     }
     for (int b = 0; b < wd->bodies; ++b) {
         if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
-        wd->sleep_state[b] = wd->quiet_timer[b] > 0.0f ? TP_CHECKING : TP_AWAKE;
+        wd->sleep_state[b] = tp_island_sleep_state(wd, root_flags, b);
     }
 }
 
@@ -161,7 +171,7 @@ TP_HD void tp_sleep_update_lanes(tp_world *wd, const tp_sleep_params *p, const f
             }
         }
         if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
-        wd->sleep_state[b] = wd->quiet_timer[b] > 0.0f ? TP_CHECKING : TP_AWAKE;
+        wd->sleep_state[b] = tp_island_sleep_state(wd, root_flags, b);
     }
     TP_BARRIER(nth);
     for (int r = tid; r < wd->bodies; r += nth)

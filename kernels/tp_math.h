@@ -164,12 +164,25 @@ TP_HD void tp_sym_inverse(const float *s, float *out)
 TP_HD int tp_finitef(float a) { return a == a && a - a == 0.0f; }
 TP_HD int tp_v3_finite(tp_vec3 a) { return tp_finitef(a.x) && tp_finitef(a.y) && tp_finitef(a.z); }
 
+/* Largest |x| tp_sin_cos reduces: there the float32 reduction still leaves
+ * |r| within the polynomial's range (s^2 + c^2 = 1 to 4e-7), and the
+ * quarter-turn count (6.4e6) is far inside an int. */
+#define TP_SIN_COS_MAX 1e7f
+
 /* sin and cos of x (radians) without libm: reduce to [-pi/4, pi/4] by quarter
- * turns, then Taylor polynomials to degree 9/8 (error < 1e-7 there). Used for
- * randomized yaw, never in the step; both backends get the same bits. */
+ * turns, then Taylor polynomials to degree 9/8 (error < 1e-7 there). For
+ * joint angles and randomized yaw; both backends get the same bits. An x
+ * beyond +-TP_SIN_COS_MAX, infinite or NaN has no meaningful float32 sine:
+ * both come out NaN (defined, no float-to-int overflow), so a pose built
+ * from them is non-finite and the world is faulted at the step's check. */
 TP_HD void tp_sin_cos(float x, float *s, float *c)
 {
     const float half_pi = 1.57079632679489662f;
+    if (!(tp_absf(x) <= TP_SIN_COS_MAX)) {
+        union { uint32_t u; float f; } nan_bits = {0x7fc00000u};
+        *s = *c = nan_bits.f;
+        return;
+    }
     float k = x * (1.0f / half_pi);
     int n = (int)(k < 0.0f ? k - 0.5f : k + 0.5f);
     float r = x - (float)n * half_pi;

@@ -27,7 +27,10 @@
 
 /* Island flags, kept per root in the scratch array root_flags by the island
  * builder (islands.h) and read by the wake and sleep rules. */
-enum { TP_ISLAND_HAS_AWAKE = 1, TP_ISLAND_HAS_SLEEPING = 2, TP_ISLAND_SUPPORTED = 4, TP_ISLAND_RESTLESS = 8 };
+/* DRIVEN: the island holds a link of a driven or sprung tree, which is never
+ * quiet, so the island never sleeps (its bodies report awake, not checking). */
+enum { TP_ISLAND_HAS_AWAKE = 1, TP_ISLAND_HAS_SLEEPING = 2, TP_ISLAND_SUPPORTED = 4, TP_ISLAND_RESTLESS = 8,
+       TP_ISLAND_DRIVEN = 16 };
 
 /* How far body b, awake, can move towards its contact partner along the
  * contact's normal n within one step of dt (m, an upper bound): its velocity

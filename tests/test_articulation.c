@@ -3,6 +3,7 @@
  * pendulum, momentum of a free-floating chain, the PD drive's closed-form
  * response, stiff drives, limits under load, determinism, scene loading. */
 #include "helpers.h"
+#include "tp_math.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -1104,4 +1105,167 @@ Test(articulation, mass_scale_on_a_link_is_refused)
                                       "joints[0] (joint0)"), "%s", tp_last_error());
     tp_batch_destroy(b);
     tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- long chains */
+
+#define CHAIN_PITCH 0.1  /* m between hinges */
+#define CHAIN_CUBE 0.05  /* m, 1 kg cubes */
+
+/* n 1 kg cubes CHAIN_PITCH apart on hinges about y, each hinge at its link's
+ * face towards the anchor (the world, at the origin): hanging along -z, or
+ * horizontal along +x. The first hinge starts at q0. */
+static tp_model *chain_model(int n, int hanging, float q0)
+{
+    tp_model_def md = quiet_def(-(float)G, 4);
+    tp_builder *b = builder_begin(&md);
+    for (int i = 0; i < n; ++i) {
+        tp_body_def bd = tp_default_body_def();
+        for (int k = 0; k < 3; ++k) bd.size[k] = (float)CHAIN_CUBE;
+        bd.mass = 1.0f;
+        float at = (float)(CHAIN_PITCH * i + 0.5 * CHAIN_CUBE);
+        if (hanging) bd.pos[2] = -at;
+        else bd.pos[0] = at;
+        int link = builder_add(b, &bd);
+        tp_joint_def j = tp_default_joint_def();
+        j.type = TP_JOINT_REVOLUTE;
+        j.parent = i == 0 ? -1 : link - 1;
+        j.child = link;
+        j.axis[1] = 1.0f;
+        j.axis[2] = 0.0f;
+        if (hanging) j.anchor[2] = 0.5f * (float)CHAIN_CUBE;
+        else j.anchor[0] = -0.5f * (float)CHAIN_CUBE;
+        j.q0 = i == 0 ? q0 : 0.0f;
+        add_joint(b, &j);
+    }
+    return builder_finish(b);
+}
+
+/* A hanging chain of 200 links released at 0.3 rad swings as a whole: every
+ * state finite, no world faulted, energy never above its start by more than
+ * 1 % of the energy released (the double pendulum above keeps 0.5 %; float32
+ * rounding of the energy itself at 20 m is 1e-5 of it), and the last link's
+ * centre within the chain's length of the anchor (199 pitches plus half a
+ * cube; joints in reduced coordinates cannot stretch) up to float32 rounding
+ * of the poses: at most an ulp (6e-8 relative) of the length per link passed. Before H and its
+ * factor were formed in double, 53 such links went non-finite within steps. */
+Test(articulation, long_hanging_chain_stays_bounded)
+{
+    const int n = 200;
+    const float q0 = 0.3f;
+    tp_model *m = chain_model(n, 1, q0);
+    tp_batch *b = make_batch(m, 1, 1);
+    const float g[3] = {0.0f, 0.0f, -(float)G};
+    tp_state_view s = batch_view(b);
+    double e0 = body_energy(m, &s, 0, g);
+    double length = CHAIN_PITCH * (n - 1) + 0.5 * CHAIN_CUBE;
+    /* released energy: the chain's COM (at length / 2 below the anchor) rises by (1 - cos q0) */
+    double released = n * 1.0 * G * 0.5 * (CHAIN_PITCH * (n - 1) + CHAIN_CUBE) * (1.0 - cos((double)q0));
+    double worst = -1e30, reach = 0.0;
+    for (int step = 0; step < 60; ++step) {
+        batch_steps(b, 1);
+        s = batch_view(b);
+        cr_assert_eq(s.faults[0], 0, "world faulted at step %d", step + 1);
+        for (int i = 0; i < 3 * n; ++i)
+            cr_assert(isfinite(s.pos[i]) && isfinite(s.v[i]) && isfinite(s.w[i]), "non-finite at step %d", step + 1);
+        double e = body_energy(m, &s, 0, g);
+        if (e - e0 > worst) worst = e - e0;
+        const float *tip = s.pos + 3 * (n - 1);
+        double r = sqrt((double)tip[0] * tip[0] + (double)tip[1] * tip[1] + (double)tip[2] * tip[2]);
+        if (r > reach) reach = r;
+    }
+    cr_log_info("200-link chain: energy growth %.4g J of %.4g J released, tip at most %.6f m of %.6f m", worst,
+                released, reach, length);
+    cr_expect_lt(worst, 0.01 * released, "energy grew by %g J (released %g J)", worst, released);
+    cr_expect_leq(reach, length * (1.0 + n * 6e-8), "tip %g m from the anchor, chain %g m", reach, length);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* The horizontal chain of the same links falls from rest: finite, not faulted. */
+Test(articulation, long_horizontal_chain_stays_finite)
+{
+    const int n = 200;
+    tp_model *m = chain_model(n, 0, 0.0f);
+    tp_batch *b = make_batch(m, 1, 1);
+    for (int step = 0; step < 10; ++step) {
+        batch_steps(b, 1);
+        tp_state_view s = batch_view(b);
+        cr_assert_eq(s.faults[0], 0, "world faulted at step %d", step + 1);
+        for (int i = 0; i < 3 * n; ++i)
+            cr_assert(isfinite(s.pos[i]) && isfinite(s.v[i]), "non-finite at step %d", step + 1);
+    }
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* A body may not be named "world" (a joint's parent "world" is the world),
+ * in a scene (at the key) or through the builder; an unnamed joint whose
+ * default name another joint took is reported once, at the joint. */
+Test(articulation_scenes, reserved_and_default_names)
+{
+    expect_scene_error("{\"version\": 2, \"bodies\": [{\"name\": \"world\"}, {\"name\": \"b\"}]}",
+                       "t.json:1:36: bodies[0].name: ", "\"world\" is reserved");
+    expect_scene_error(TWO_BODIES " \"joints\": [{\"name\": \"joint1\", \"child\": \"a\"}, {\"parent\": \"a\", "
+                                  "\"child\": \"b\"}]}",
+                       "t.json:2:47: joints[1]: its default name ", "\"joint1\" is already the name of joints[0]");
+    const char *msg = tp_last_error();
+    cr_expect_null(strstr(msg, "joints[1]: joints[1]"), "%s", msg);
+    tp_model_def md = tp_default_model_def();
+    tp_builder *b = builder_begin(&md);
+    tp_body_def bd = tp_default_body_def();
+    bd.name = "world";
+    cr_expect_eq(tp_builder_add_body(b, &bd, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_expect(strstr(tp_last_error(), "body 0: name: \"world\" is reserved"), "%s", tp_last_error());
+    tp_builder_destroy(b);
+}
+
+/* Joint velocities are bounded as positions are (TP_MAX_JOINT_QD): qd0 and
+ * target_qd of 3e38 are refused naming the field, as are joint_qd and
+ * target_qd writes (nothing changes); tp_sin_cos gives NaN, not a
+ * float-to-int overflow, for angles past TP_SIN_COS_MAX, infinite or NaN,
+ * and the world is faulted at its next step; within the bound it is a sine. */
+Test(articulation, joint_velocities_within_bounds)
+{
+    const char *fields[] = {"qd0", "target_qd"};
+    for (int i = 0; i < 2; ++i) {
+        tp_joint_def j = hinge(-1, 0, 0.0f);
+        if (i == 0) j.qd0 = 3e38f;
+        else {
+            j.drive = TP_DRIVE_VELOCITY;
+            j.max_effort = 10.0f;
+            j.target_qd = 3e38f;
+        }
+        char needle[64];
+        snprintf(needle, sizeof needle, "%s: must be within", fields[i]);
+        expect_finish_error(&j, 1, 1, needle);
+    }
+    tp_model *m = pendulum_model(0.5f, NULL, 4);
+    tp_batch *b = make_batch(m, 1, 1);
+    int w = 0;
+    float big = 3e38f;
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_QD, &w, 1, NULL, &big), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "joint_qd row 0 [0] (joint0): must be within"), "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_TARGET_QD, &w, 1, NULL, &big), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "target_qd row 0 [0] (joint0): must be within"), "%s", tp_last_error());
+    cr_assert_eq(joint_qd(b, 0, 0), 0.0f);
+    batch_steps(b, 1);
+    cr_assert_eq(batch_view(b).faults[0], 0);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+    const float bad[] = {3e38f, -2e9f, 1.0001e7f, INFINITY, -INFINITY, NAN};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; ++i) {
+        float s = 0.0f, c = 0.0f;
+        tp_sin_cos(bad[i], &s, &c);
+        cr_expect(isnan(s) && isnan(c), "tp_sin_cos(%g) = %g, %g", (double)bad[i], (double)s, (double)c);
+    }
+    const float good[] = {1e6f, -1e7f, 0.5f};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; ++i) {
+        float s, c;
+        tp_sin_cos(good[i], &s, &c);
+        cr_expect(fabsf(s * s + c * c - 1.0f) < 1e-6f, "tp_sin_cos(%g) = %g, %g", (double)good[i], (double)s, (double)c);
+    }
+    float s, c;
+    tp_sin_cos(0.5f, &s, &c);
+    cr_expect(fabs(s - sin(0.5)) < 1e-6 && fabs(c - cos(0.5)) < 1e-6);
 }

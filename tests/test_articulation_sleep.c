@@ -216,6 +216,36 @@ static void stays_awake(int kind)
 Test(articulation_sleep, driven_arm_never_sleeps) { stays_awake(ARM_PD); }
 Test(articulation_sleep, sprung_arm_never_sleeps) { stays_awake(ARM_SPRING); }
 
+/* A cube resting on the driven arm is in the arm's island, which never
+ * sleeps: once settled (after the quiet time, 30 steps, plus 30), the cube
+ * and the links report awake, not checking, under the island policy,
+ * whatever the cube's own quiet timer says (it runs: the cube is still). */
+Test(articulation_sleep, cube_on_a_driven_arm_reports_awake)
+{
+    int links[2];
+    tp_model_def md = sleepy_def();
+    tp_builder *b = builder_begin(&md);
+    add_arm_on_table(b, ARM_PD, links);
+    int cube = add_box(b, 0.75f, 0.0f, HINGE_Z + 0.5f * LINK_W + 0.05f, 0.1f);
+    tp_model *m = builder_finish(b);
+    tp_batch *batch = make_batch(m, 1, 1);
+    for (int step = 1; step <= 240; ++step) {
+        batch_steps(batch, 1);
+        tp_state_view s = batch_view(batch);
+        if (step < 60) continue;
+        cr_assert_eq(s.island[cube], s.island[links[0]], "step %d: the cube left the arm's island", step);
+        cr_assert_eq(s.body_awake[cube], 1, "step %d: the cube on a driven arm sleeps", step);
+        for (int k = 0; k < 3; ++k) {
+            int body = k < 2 ? links[k] : cube;
+            cr_assert_eq(s.sleep_state[body], TP_AWAKE, "step %d: body %d reports state %d (timer %g s)", step, body,
+                         s.sleep_state[body], s.quiet_timer[body]);
+        }
+        if (step == 240) cr_expect_gt(s.quiet_timer[cube], 0.5f, "the cube is quiet: its timer runs");
+    }
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
+}
+
 /* A cube resting on the arm's second link joins the arm's island (the table,
  * static, joins nothing); they fall asleep together, and a non-zero joint_f
  * on the first joint wakes both (a wake event of 002): the arm lifts. */

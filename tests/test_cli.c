@@ -434,3 +434,81 @@ Test(cli, readme_c_example_builds, .init = make_tmpdir, .fini = remove_tmpdir)
     free(log);
     free(readme);
 }
+
+/* A dt of 1e-30 s with --seconds (or the default 2 s) is 2e30 steps, past
+ * what a run may take: refused with status 2 naming --seconds and dt, and
+ * nothing written; --steps with the same scene still runs. */
+Test(cli, seconds_over_a_tiny_dt_are_refused, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+    char args[512], path[256], err[4096];
+    write_file("tiny.json", "{\"dt\": 1e-30, \"bodies\": [{\"pos\": [0, 0, 0.5]}]}");
+    const char *lengths[] = {"--seconds 2", ""};
+    for (int i = 0; i < 2; ++i) {
+        snprintf(args, sizeof args, "run %s/tiny.json %s --quiet --out %s/t%d", tmpdir, lengths[i], tmpdir, i);
+        cr_assert_eq(run_cli(args, err, sizeof err), 2, "%s: %s", lengths[i], err);
+        cr_expect(strstr(err, "--seconds 2") && strstr(err, "dt 1e-30"), "%s", err);
+        snprintf(path, sizeof path, "%s/t%d/summary.json", tmpdir, i);
+        cr_expect_neq(access(path, F_OK), 0, "a refused run wrote %s", path);
+    }
+    snprintf(args, sizeof args, "bench --scenes %s/tiny.json --seconds 1 --worlds 1", tmpdir);
+    cr_assert_eq(run_cli(args, err, sizeof err), 2, "%s", err);
+    cr_expect(strstr(err, "--seconds 1") && strstr(err, "dt 1e-30"), "%s", err);
+}
+
+/* Articulation links are dynamic bodies: the walker's 9 links count, so its
+ * throughput is not 0 and awake.png's y axis (its top is the dynamic count,
+ * as the summary gives it) holds every awake count awake.csv records. */
+Test(cli, links_count_as_dynamic_bodies, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+    char args[512], path[256], err[4096];
+    snprintf(args, sizeof args, "run scenes/walker.json --steps 30 --every 1 --out %s/w", tmpdir);
+    cr_assert_eq(run_cli(args, err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/w/summary.json", tmpdir);
+    json_error_t je;
+    json_t *j = json_load_file(path, 0, &je);
+    cr_assert_not_null(j);
+    json_int_t dyn = json_integer_value(json_object_get(j, "dynamic_bodies_per_world"));
+    cr_expect_eq(dyn, 9, "walker: 9 links, got %lld dynamic", (long long)dyn);
+    json_decref(j);
+    snprintf(path, sizeof path, "%s/stdout.txt", tmpdir);
+    char *out = read_text(path);
+    cr_expect(strstr(out, "(9 dynamic)") && !strstr(out, " 0 body-steps/s"), "%s", out);
+    free(out);
+    snprintf(path, sizeof path, "%s/w/awake.csv", tmpdir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    char line[256];
+    int max_awake = 0;
+    cr_assert_not_null(fgets(line, sizeof line, f)); /* header */
+    while (fgets(line, sizeof line, f)) {
+        int step, world, awake;
+        double t;
+        if (sscanf(line, "%d,%lf,%d,%d", &step, &t, &world, &awake) == 4 && awake > max_awake) max_awake = awake;
+    }
+    fclose(f);
+    cr_expect(max_awake > 0 && max_awake <= dyn, "awake up to %d, axis top %lld", max_awake, (long long)dyn);
+}
+
+/* torpor bench: a bare scene name is scenes/NAME.json; the stage shares
+ * shown are the four named groups and add up to 100 (each rounded: +-2). An
+ * unknown name is reported once, not "name: name: ...". */
+Test(cli, bench_scene_names_and_stage_groups, .init = make_tmpdir, .fini = remove_tmpdir)
+{
+    char path[256], err[8192];
+    cr_assert_eq(run_cli("bench --scenes tower --worlds 1 --seconds 0.1 --sleep off", err, sizeof err), 0, "%s", err);
+    snprintf(path, sizeof path, "%s/stdout.txt", tmpdir);
+    char *out = read_text(path);
+    cr_assert(strstr(out, "collide/color/solve/finish"), "%s", out);
+    const char *row = strstr(out, "\ntower ");
+    cr_assert_not_null(row, "%s", out);
+    const char *end = strchr(row + 1, '\n');
+    const char *p = end;
+    while (p > row && p[-1] != ' ') --p; /* the last column: a/b/c/d */
+    int a, b, c, d;
+    cr_assert_eq(sscanf(p, "%d/%d/%d/%d", &a, &b, &c, &d), 4, "%.*s", (int)(end - row), row);
+    cr_expect(a + b + c + d >= 98 && a + b + c + d <= 102, "shares %d/%d/%d/%d", a, b, c, d);
+    cr_expect_gt(c, 0, "solve share 0: %d/%d/%d/%d", a, b, c, d);
+    free(out);
+    cr_assert_eq(run_cli("bench --scenes towr --worlds 1 --seconds 0.1", err, sizeof err), 2, "%s", err);
+    cr_expect(strstr(err, "towr: cannot open") && !strstr(err, "towr: towr"), "%s", err);
+}

@@ -40,6 +40,8 @@ typedef struct bench_plan {
     json_t *file;   /* keeps the strings of the plan file alive */
 } bench_plan;
 
+#define BENCH_GROUPS 4 /* stage groups shown: collide, color, solve, finish */
+
 typedef struct bench_result {
     double wall, world_steps_s, body_steps_s, asleep_body_steps_s;
     double asleep_median, asleep_p95, asleep_max;
@@ -48,14 +50,29 @@ typedef struct bench_result {
     size_t mem_world, mem_contacts;
     long long overflow;
     int faults;
-    double stage_share[TP_STAGE_COUNT]; /* fraction of the staged time; < 0 when not measured */
+    double stage_share[BENCH_GROUPS]; /* fraction of the staged time per group; < 0 when not measured */
+    int refused;                      /* the case was refused with a message (steps do not fit) */
 } bench_result;
+
+/* The column's group of each stage (tp_stage): collide, color, solve, finish. */
+static int stage_group(int stage)
+{
+    switch (stage) {
+    case TP_STAGE_COLLIDE: case TP_STAGE_SORT: case TP_STAGE_ISLANDS: case TP_STAGE_WAKE: case TP_STAGE_WARM_START:
+        return 0;
+    case TP_STAGE_COLOR: return 1;
+    case TP_STAGE_SOLVE: case TP_STAGE_ARTICULATIONS: return 2;
+    default: return 3; /* plan, finish, sleep */
+    }
+}
 
 static void bench_usage(FILE *f)
 {
     fprintf(f, "usage: torpor bench [PLAN.json] [--scenes A.json,B.json] [--worlds 16,128] [--sleep on,off]\n"
                "                    [--seconds T] [--threads N] [--backend cpu|cuda|auto]\n"
-               "  PLAN.json: {\"scenes\": [...], \"worlds\": [...], \"sleep\": [\"on\", \"off\"], \"seconds\": T}\n");
+               "  PLAN.json: {\"scenes\": [...], \"worlds\": [...], \"sleep\": [\"on\", \"off\"], \"seconds\": T}\n"
+               "  A scene is a file or a bare name: tower is scenes/tower.json in the current directory,\n"
+               "  else in the source tree's scenes/ (%s).\n", TP_SCENES_DIR);
 }
 
 /* ---------------------------------------------------------------- plan */
@@ -297,13 +314,18 @@ static tp_status run_case(tp_batch *batch, long steps, double *asleep_t, bench_r
     return st;
 }
 
-/* Fractions of the profiled time per stage group (-1 when nothing was timed). */
+/* Fractions of the profiled time per stage group (-1 when nothing was timed);
+ * the groups cover every stage, so the shares add up to 100 %. */
 static void stage_shares(const tp_batch *batch, bench_result *r)
 {
     double t[TP_STAGE_COUNT], total = 0.0;
     tp_batch_stage_seconds(batch, t);
-    for (int k = 0; k < TP_STAGE_COUNT; ++k) total += t[k];
-    for (int k = 0; k < TP_STAGE_COUNT; ++k) r->stage_share[k] = total > 0.0 ? t[k] / total : -1.0;
+    for (int g = 0; g < BENCH_GROUPS; ++g) r->stage_share[g] = 0.0;
+    for (int k = 0; k < TP_STAGE_COUNT; ++k) {
+        total += t[k];
+        r->stage_share[stage_group(k)] += t[k];
+    }
+    for (int g = 0; g < BENCH_GROUPS; ++g) r->stage_share[g] = total > 0.0 ? r->stage_share[g] / total : -1.0;
 }
 
 static tp_status bench_case(const bench_plan *p, const char *scene, long worlds, int sleep_on, bench_result *r)
@@ -322,7 +344,12 @@ static tp_status bench_case(const bench_plan *p, const char *scene, long worlds,
     if (!asleep_t) st = TP_ERR_OUT_OF_MEMORY;
     if (st == TP_OK) st = tp_batch_create(model, &bd, &batch);
     if (st == TP_OK) {
-        r->steps = (long)(p->seconds / (double)tp_model_get_def(model).dt + 0.5);
+        if (!tp_cli_steps_for("bench", p->seconds, tp_model_get_def(model).dt, &r->steps)) {
+            st = TP_ERR_CAPACITY;
+            r->refused = 1; /* the message is printed */
+        }
+    }
+    if (st == TP_OK) {
         r->bodies = tp_model_dynamic_body_count(model);
         r->mem_world = tp_batch_memory_bytes(batch);
         r->mem_contacts = tp_batch_contact_memory_bytes(batch);
@@ -404,14 +431,15 @@ int tp_cmd_bench(int argc, char **argv)
                         total, p.scenes[i], p.worlds[j], p.sleep[k] ? "on" : "off", tp_now_seconds() - start);
                 bench_result r;
                 tp_status st = bench_case(&p, p.scenes[i], p.worlds[j], p.sleep[k], &r);
-                if (st != TP_OK) code = tp_cli_report(st, p.scenes[i]);
+                if (st != TP_OK) code = r.refused ? TP_EXIT_USAGE : tp_cli_report(st, p.scenes[i]);
                 else print_row(stdout, p.scenes[i], p.worlds[j], p.sleep[k], threads, &r);
             }
     printf("wsteps/s = world-steps per second; bsteps/s = dynamic body-steps per second (/t: per thread);\n"
            "settled = bsteps/s over the steps that began with >= 99%% of worlds asleep; all-asleep times in simulated s;\n"
            "B/body = bytes per dynamic body per world beyond the contact buffers;\n"
-           "stages = share of the stepping time (CPU backend): collide = broadphase, narrowphase, sort, islands,\n"
-           "wakes; color = constraints and coloring; solve = substeps; finish = forces, sleep update, checks.\n");
+           "stages = share of the stepping time (CPU backend), adding up to 100: collide = broadphase, narrowphase,\n"
+           "sort, islands, wakes, warm start; color = constraints and coloring; solve = substeps and articulations;\n"
+           "finish = plan, forces, fault checks, sleep update.\n");
     free_plan(&p);
     return code;
 }

@@ -21,8 +21,15 @@ int tp_cmd_trace(int argc, char **argv);
 int tp_cmd_bench(int argc, char **argv);
 int tp_cmd_view(int argc, char **argv);
 
-/* Load a scene with sleep forced on (1) or off (0), or as written (-1). */
-tp_status tp_cli_load_scene(const char *path, int sleep, tp_model **out);
+/* The file of a scene argument: `name` itself when it is a file or holds a
+ * '/'; else the first of scenes/NAME.json in the current directory and in
+ * the source tree's scenes/ (TP_SCENES_DIR) that exists (".json" is not
+ * added twice); else `name`. May return buf. */
+const char *tp_cli_scene_path(const char *name, char *buf, size_t len);
+
+/* Load a scene (a path or a bare name, tp_cli_scene_path) with sleep forced
+ * on (1) or off (0), or as written (-1). */
+tp_status tp_cli_load_scene(const char *name, int sleep, tp_model **out);
 
 /* Is the file an MJCF or URDF robot (its root element <mujoco> or <robot>)? */
 int tp_cli_is_robot(const char *path);
@@ -45,6 +52,13 @@ int tp_cli_known_option(const char *command, const char *given, const char *cons
 /* Parse an integer / double option value; print an error naming the option. */
 int tp_cli_parse_int(const char *option, const char *text, long min, long max, long *out);
 int tp_cli_parse_double(const char *option, const char *text, double min, double max, double *out);
+
+/* Most steps one run may take: --steps's bound, and that of --seconds / dt. */
+#define TP_CLI_MAX_STEPS 2000000000L
+
+/* Steps of `seconds` at the scene's dt (rounded to nearest) into *steps; 0
+ * with an error naming --seconds and dt when they exceed TP_CLI_MAX_STEPS. */
+int tp_cli_steps_for(const char *command, double seconds, float dt, long *steps);
 
 /* A progress bar on stderr, drawn only on a terminal and only once a run has
  * taken more than a second. */

@@ -13,7 +13,10 @@
 
 int tp_cli_report(tp_status status, const char *context)
 {
-    fprintf(stderr, "torpor: %s%s%s%s\n", context ? context : "", context ? ": " : "", tp_last_error(),
+    const char *msg = tp_last_error();
+    size_t n = context ? strlen(context) : 0;
+    if (context && strncmp(msg, context, n) == 0 && msg[n] == ':') context = NULL; /* the message names it */
+    fprintf(stderr, "torpor: %s%s%s%s\n", context ? context : "", context ? ": " : "", msg,
             status == TP_ERR_BACKEND ? " (--backend cpu)" : "");
     int bad_input = status == TP_ERR_INVALID_ARGUMENT || status == TP_ERR_PARSE || status == TP_ERR_IO ||
                     status == TP_ERR_BACKEND || status == TP_ERR_CAPACITY;
@@ -211,13 +214,34 @@ static json_t *robot_scene_json(const char *path)
     return root;
 }
 
+static int is_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (f) fclose(f);
+    return f != NULL;
+}
+
+const char *tp_cli_scene_path(const char *name, char *buf, size_t len)
+{
+    if (is_file(name) || strchr(name, '/')) return name;
+    const char *dirs[] = {"scenes", TP_SCENES_DIR};
+    const char *ext = strlen(name) > 5 && strcmp(name + strlen(name) - 5, ".json") == 0 ? "" : ".json";
+    for (int i = 0; i < 2; ++i) {
+        snprintf(buf, len, "%s/%s%s", dirs[i], name, ext);
+        if (is_file(buf)) return buf;
+    }
+    return name;
+}
+
 /* A scene with sleep.enabled forced on (1) or off (0), or as written (-1).
  * The file is loaded as it is first, so that its errors carry their line and
  * column; only then is it loaded again from a copy with the sleep switch
  * changed (events and everything else kept). An MJCF or URDF file's warnings
  * are printed here. */
-tp_status tp_cli_load_scene(const char *path, int sleep, tp_model **out)
+tp_status tp_cli_load_scene(const char *name, int sleep, tp_model **out)
 {
+    char buf[4096];
+    const char *path = tp_cli_scene_path(name, buf, sizeof buf);
     int robot = tp_cli_is_robot(path);
     json_t *robot_json = robot ? robot_scene_json(path) : NULL;
     tp_status st = tp_model_load(path, out);
@@ -242,4 +266,16 @@ tp_status tp_cli_load_scene(const char *path, int sleep, tp_model **out)
     st = tp_model_load_string(text, path, out);
     free(text);
     return st;
+}
+
+int tp_cli_steps_for(const char *command, double seconds, float dt, long *steps)
+{
+    double n = seconds / (double)dt + 0.5;
+    if (!(n < (double)TP_CLI_MAX_STEPS + 1.0)) {
+        fprintf(stderr, "torpor %s: --seconds %g at the scene's dt %g s is %.3g steps, more than %ld; give fewer "
+                        "seconds or a scene with a longer dt\n", command, seconds, (double)dt, n, TP_CLI_MAX_STEPS);
+        return 0;
+    }
+    *steps = (long)n;
+    return 1;
 }

@@ -133,7 +133,7 @@ static int parse_options(int argc, char **argv, run_options *o)
             else if (strcmp(a, "--threads") == 0) { if (!tp_cli_parse_int(a, v, 1, 4096, &o->threads)) return 0; }
             else if (strcmp(a, "--every") == 0) { if (!tp_cli_parse_int(a, v, 1, 1000000000L, &o->every)) return 0; }
             else if (strcmp(a, "--steps") == 0) {
-                if (!tp_cli_parse_int(a, v, 0, 2000000000L, &n)) return 0;
+                if (!tp_cli_parse_int(a, v, 0, TP_CLI_MAX_STEPS, &n)) return 0;
                 o->steps = n;
                 o->have_steps = 1;
             } else if (strcmp(a, "--seconds") == 0) {
@@ -273,12 +273,12 @@ static int report_faults(tp_batch *batch, int code)
     return code == TP_EXIT_OK ? TP_EXIT_FAULTED : code;
 }
 
-/* Default length when neither --seconds nor --steps is given: 2 s. */
-static long steps_to_run(const run_options *o, float dt)
+/* Default length when neither --seconds nor --steps is given: 2 s. 0 when
+ * the steps do not fit (the message is printed). */
+static int steps_to_run(const run_options *o, float dt, long *steps)
 {
-    if (o->have_steps) return o->steps;
-    double seconds = o->have_seconds ? o->seconds : 2.0;
-    return (long)(seconds / (double)dt + 0.5);
+    if (o->have_steps) { *steps = o->steps; return 1; }
+    return tp_cli_steps_for("run", o->have_seconds ? o->seconds : 2.0, dt, steps);
 }
 
 static int worlds_asleep(const tp_state_view *s)
@@ -456,9 +456,10 @@ int tp_cmd_run(int argc, char **argv)
     tp_run_record rec;
     run_watch watch;
     int *watch_worlds = NULL, watch_count = 0;
-    long steps = steps_to_run(&o, tp_model_get_def(model).dt), done = 0;
+    long steps = 0, done = 0;
     int code = watch_check(&watch, &o, batch, &watch_worlds, &watch_count);
     if (code != TP_EXIT_OK) free(watch_worlds);
+    else if (!steps_to_run(&o, tp_model_get_def(model).dt, &steps)) code = TP_EXIT_USAGE, free(watch_worlds);
     else if (!make_dir(o.out_dir)) code = TP_EXIT_USAGE, free(watch_worlds);
     else if (!tp_record_open(&rec, o.out_dir, o.record_bodies, batch)) code = TP_EXIT_FAILURE, free(watch_worlds);
     else {

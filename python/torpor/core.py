@@ -915,7 +915,8 @@ class Batch:
         target_qd [rows, nv] rad/s or m/s, the drive targets. rows is the
         length of an index list, W otherwise (rows of unmasked worlds are not
         read); a value broadcasts to that shape. |q| and |target_q| of a 1-dof
-        joint are at most 1e6 (TP_MAX_JOINT_Q).
+        joint are at most 1e6 (TP_MAX_JOINT_Q), every |qd| and |target_qd| at
+        most 1e4 (TP_MAX_JOINT_QD).
 
         Writing q or qd moves the links' bodies (the state views) at once;
         writing anything but f wakes the world's trees. The arrays given are
