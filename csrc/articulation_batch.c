@@ -36,7 +36,7 @@ tp_status tp_artic_batch_create(tp_batch *b)
     a->km.point_capacity = points < b->contact_capacity ? points : b->contact_capacity;
     a->scratch_bytes = tp_artic_align(tp_artic_scratch_bytes(&a->km, b->contact_capacity));
     a->scratch = aligned_alloc(16, W * a->scratch_bytes);
-    if (!(a->q && a->qd && a->f && a->target_q && a->target_qd && a->scratch))
+    if (!(a->q && a->qd && a->f && a->target_q && a->target_qd && a->scratch && tp_actuator_batch_create(b, a)))
         return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays (%d worlds, %zu "
                                              "bytes of scratch each)", b->worlds, a->scratch_bytes);
     tp_layout *L = &b->layout;
@@ -55,14 +55,15 @@ size_t tp_artic_batch_bytes_per_world(const tp_batch *b)
 {
     if (!b->artic) return 0;
     const tp_artic_model *km = &host_of(b)->km;
-    return ((size_t)km->nq + 4 * (size_t)km->nv) * sizeof(float) + b->artic->scratch_bytes;
+    return ((size_t)km->nq + 5 * (size_t)km->nv + (size_t)km->actuator_count) * sizeof(float) +
+           b->artic->scratch_bytes;
 }
 
 void tp_artic_batch_destroy(tp_batch *b)
 {
     tp_artic_batch *a = b->artic;
     if (!a) return;
-    void *arrays[] = {a->q, a->qd, a->f, a->target_q, a->target_qd, a->scratch};
+    void *arrays[] = {a->q, a->qd, a->f, a->target_q, a->target_qd, a->ctrl, a->act_f, a->scratch};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(a);
     b->artic = NULL;
@@ -71,7 +72,9 @@ void tp_artic_batch_destroy(tp_batch *b)
 tp_artic_world tp_artic_batch_world(tp_batch *b, int w)
 {
     tp_artic_batch *a = b->artic;
-    return tp_artic_world_at(&host_of(b)->km, a->q, a->qd, a->f, a->target_q, a->target_qd, w);
+    tp_artic_world s = tp_artic_world_at(&host_of(b)->km, a->q, a->qd, a->f, a->target_q, a->target_qd, w);
+    tp_artic_world_actuators(&host_of(b)->km, &s, a->ctrl, a->act_f, w);
+    return s;
 }
 
 /* Links of world w where (q, qd) put them, with world w's own scratch. */
@@ -103,7 +106,7 @@ const char *tp_artic_link_joint_name(const tp_model *m, int body)
 
 /* A write of a world's joint state or targets wakes every tree of it (and
  * what their islands hold), as a write of a body's pose or velocity does. */
-static void wake_trees(tp_batch *b, int w)
+void tp_artic_batch_wake_trees(tp_batch *b, int w)
 {
     const tp_artic_model *km = &host_of(b)->km;
     tp_world wd = tp_batch_world(b, w);
@@ -121,6 +124,7 @@ void tp_artic_batch_init_world(tp_batch *b, int w)
     memcpy(s.target_q, h->target_q0, (size_t)h->km.nv * sizeof(float));
     memcpy(s.target_qd, h->target_qd0, (size_t)h->km.nv * sizeof(float));
     memset(s.f, 0, (size_t)h->km.nv * sizeof(float));
+    tp_actuator_batch_init_world(b, w);
     publish_world(b, w);
 }
 
@@ -258,7 +262,7 @@ static tp_status set_arrays(tp_batch *b, const int *worlds, int count, const uin
         for (int a = 0; a < TP_JOINT_ARRAY_COUNT; ++a)
             if (values[a]) write_row(b, (tp_joint_array)a, w, values[a], i);
         if (moves) publish_world(b, w);
-        if (wakes) wake_trees(b, w);
+        if (wakes) tp_artic_batch_wake_trees(b, w);
     }
     return TP_OK;
 }

@@ -29,6 +29,7 @@ void tp_artic_host_free(tp_artic_host *h)
     free(h->qd0);
     free(h->target_q0);
     free(h->target_qd0);
+    tp_actuator_host_free(h);
     free(h);
 }
 
@@ -177,7 +178,7 @@ static int build_trees(const tp_artic_builder *ab, const tp_model *m, const int 
 }
 
 /* Does the tree rooted at joint `root` have a drive with non-zero gains (or a
- * velocity motor) or a passive spring? Such a tree never sleeps. */
+ * velocity motor), a passive spring or an actuator? Such a tree never sleeps. */
 static int tree_driven(const tp_artic_host *h, int root)
 {
     for (int t = 0; t < h->km.tree_count; ++t) {
@@ -189,6 +190,8 @@ static int tree_driven(const tp_artic_host *h, int root)
                 (j->drive == TP_AD_POSITION && (j->kp != 0.0f || j->kd != 0.0f)))
                 return 1;
         }
+        for (int a = 0; a < h->km.actuator_count; ++a)
+            if (&h->trees[h->actuators[a].tree] == tr) return 1;
     }
     return 0;
 }
@@ -245,6 +248,7 @@ tp_status tp_artic_compile(const tp_artic_builder *ab, tp_model *m, int solver_i
     if (!build_trees(ab, m, order, h)) goto oom;
     h->km.joints = h->joints;
     h->km.trees = h->trees;
+    if (!tp_actuator_compile(ab, h)) goto oom;
     links_to_kinematic(m, h);
     m->artic = h;
     free(order);

@@ -14,6 +14,8 @@ typedef struct tp_artic_builder {
     tp_joint_def *defs;
     char **names;
     int count, capacity;
+    tp_actuator_def *act_defs; /* actuators added so far (csrc/actuator_model.c), names copied */
+    int act_count, act_capacity;
 } tp_artic_builder;
 
 /* The compiled articulations of a model. Kernel order (tree by tree, parents
@@ -27,6 +29,8 @@ typedef struct tp_artic_host {
     char **names;             /* [J] */
     char **dof_names;         /* [nv] */
     float *q0, *qd0, *target_q0, *target_qd0; /* initial arrays of a world: [nq], [nv], [nv], [nv] */
+    tp_artic_actuator *actuators; /* [nu] as added (km.actuators points here) */
+    tp_actuator_def *act_defs;    /* [nu] as added, names owned */
 } tp_artic_host;
 
 /* Per-field check of one joint against a model of body_count bodies; on
@@ -54,6 +58,17 @@ void tp_link_write_reason(char *reason, size_t reason_len, int body, const char 
 tp_status tp_artic_builder_add(tp_artic_builder *ab, int body_count, const tp_joint_def *def, int *out_index);
 void tp_artic_builder_free(tp_artic_builder *ab);
 
+/* Actuators (csrc/actuator_model.c): per-field check of one definition
+ * against the joints added so far (writes field and reason, returns 0 on
+ * failure); add one to a builder; compile the builder's actuators into h
+ * (after its joints: needs h->kernel_of and h->joints); free them. */
+int tp_actuator_def_check(const tp_actuator_def *def, const tp_joint_def *joints, int joint_count, char *field,
+                          size_t field_len, char *reason, size_t reason_len);
+tp_status tp_actuator_builder_add(tp_artic_builder *ab, const tp_actuator_def *def, int *out_index);
+int tp_actuator_compile(const tp_artic_builder *ab, tp_artic_host *h);
+void tp_actuator_builder_free(tp_artic_builder *ab);
+void tp_actuator_host_free(tp_artic_host *h);
+
 /* Compile the builder's joints into m->artic (NULL when there are none) and
  * turn every link into a kinematic body of the rigid pipeline (it is moved by
  * the articulation step only). Needs m->bodies, m->body_defs and m->body_init. */
@@ -66,6 +81,7 @@ void tp_artic_host_free(tp_artic_host *h);
 typedef struct tp_artic_batch {
     tp_artic_model km; /* the model's, with this batch's link-point capacity (the layout points here) */
     float *q, *qd, *f, *target_q, *target_qd;
+    float *ctrl, *act_f; /* [W][nu] controls, [W][nv] actuator force per dof (csrc/actuator_batch.c) */
     char *scratch;
     size_t scratch_bytes;
 } tp_artic_batch;
@@ -86,6 +102,14 @@ tp_artic_world tp_artic_batch_world(struct tp_batch *b, int w);
  * (kernels/articulation_impulse.h), links published. Wakes nothing. */
 void tp_artic_batch_impulse(struct tp_batch *b, int w, int body, const float p[3], const float point[3],
                             const float L[3]);
+/* Actuator arrays of a batch (csrc/actuator_batch.c): allocate ctrl and the
+ * actuator force into a and the layout (0 on out of memory); world w's
+ * at their initial values (ctrl 0). */
+int tp_actuator_batch_create(struct tp_batch *b, tp_artic_batch *a);
+void tp_actuator_batch_init_world(struct tp_batch *b, int w);
+/* A write of joint state, targets or controls wakes every tree of world w. */
+void tp_artic_batch_wake_trees(struct tp_batch *b, int w);
+
 /* Name of the joint whose child is link `body` (a body with model.link set). */
 const char *tp_artic_link_joint_name(const struct tp_model *m, int body);
 

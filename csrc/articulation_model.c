@@ -266,6 +266,7 @@ void tp_artic_builder_free(tp_artic_builder *ab)
     for (int i = 0; i < ab->count; ++i) free(ab->names[i]);
     free(ab->names);
     free(ab->defs);
+    tp_actuator_builder_free(ab);
     memset(ab, 0, sizeof *ab);
 }
 

@@ -97,6 +97,14 @@ tp_status tp_batch_pull(tp_batch *b, int first, int last, int groups);
  * on the CPU). Tests that poke the internals call it too. */
 tp_status tp_batch_begin_write(tp_batch *b, int first, int last);
 
+/* World selections of the batched writes (csrc/writes_batched.c; torpor_batched.h):
+ * rows of the data, the world of row r (-1: unselected), the check of an
+ * index list (in range, no repeats) and the host copies made current. */
+int tp_select_rows(const tp_batch *b, const tp_world_select *s);
+int tp_select_world(const tp_world_select *s, int r);
+tp_status tp_select_check(tp_batch *b, const tp_world_select *s, const char *call);
+tp_status tp_select_begin_writes(tp_batch *b, const tp_world_select *s);
+
 /* Solver and sleep settings of the model, as the stages take them (csrc/step.c). */
 struct tp_step_params tp_batch_step_params(const tp_batch *b);
 

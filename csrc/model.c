@@ -285,6 +285,25 @@ tp_status tp_builder_add_joint(tp_builder *b, const tp_joint_def *def, int *out_
     return tp_artic_builder_add(&b->joints, b->body_count, def, out_index);
 }
 
+tp_status tp_builder_add_actuator(tp_builder *b, const tp_actuator_def *def, int *out_index)
+{
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_add_actuator: builder is NULL");
+    return tp_actuator_builder_add(&b->joints, def, out_index);
+}
+
+void tp_builder_joint_defs(const tp_builder *b, const tp_joint_def **defs, int *count)
+{
+    *defs = b->joints.defs;
+    *count = b->joints.count;
+}
+
+int tp_builder_find_joint(const tp_builder *b, const char *name)
+{
+    for (int i = 0; i < b->joints.count; ++i)
+        if (strcmp(b->joints.names[i], name) == 0) return i;
+    return -1;
+}
+
 tp_status tp_builder_add_event(tp_builder *b, const tp_event_def *def)
 {
     if (!b || !def) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_add_event: builder or def is NULL");

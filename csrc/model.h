@@ -63,6 +63,10 @@ float tp_compound_bound_radius(const tp_body_def *def);
 /* The joint (as added) whose child `body` is among a builder's joints so far,
  * or -1; its name to *name (may be NULL). */
 int tp_builder_link_joint(const tp_builder *b, int body, const char **name);
+/* Index (as added) of the builder's joint called `name`, or -1. */
+int tp_builder_find_joint(const tp_builder *b, const char *name);
+/* The joints added to a builder so far, as added. */
+void tp_builder_joint_defs(const tp_builder *b, const tp_joint_def **defs, int *count);
 int tp_event_def_check(const tp_event_def *def, int body_count, const tp_body_def *bodies, char *field,
                        size_t field_len, char *reason, size_t reason_len);
 

@@ -97,6 +97,8 @@ extern const char *const scene_shape_names[TP_SHAPE_COUNT];
 int scene_read_body_shapes(scene *sc, const json_t *obj, tp_body_def *def);
 /* The optional "joints" array of a version 2 scene (scene_joints.c). */
 int scene_read_joints(scene *sc, const json_t *root);
+/* The optional "actuators" array of a version 2 scene (scene_actuators.c), after the joints. */
+int scene_read_actuators(scene *sc, const json_t *root);
 /* The optional "events" array (scene_events.c); the joints are read first. */
 int scene_read_events(scene *sc, const json_t *root);
 

@@ -397,3 +397,10 @@ tp_status tp_batch_reset_to_state(tp_batch *b, const tp_world_select *s, const f
     /* (a reset world is all awake with its timers at 0: the writes' wakes change nothing) */
     return write_state(b, s, pos, quat, v, w);
 }
+
+/* ---------------------------------------------------------------- selections for other writers */
+
+int tp_select_rows(const tp_batch *b, const tp_world_select *s) { return sel_rows(b, s); }
+int tp_select_world(const tp_world_select *s, int r) { return sel_world(s, r); }
+tp_status tp_select_check(tp_batch *b, const tp_world_select *s, const char *call) { return check_select(b, s, call); }
+tp_status tp_select_begin_writes(tp_batch *b, const tp_world_select *s) { return begin_writes(b, s); }

@@ -45,6 +45,7 @@
 #ifndef TP_ARTICULATION_H
 #define TP_ARTICULATION_H
 
+#include "actuator.h"
 #include "articulation_spatial.h"
 #include "tp_world.h"
 
@@ -82,6 +83,8 @@ typedef struct tp_artic_model {
     int point_capacity;            /* contact points with a link side per world (a batch's copy sets it) */
     const tp_artic_joint *joints;  /* [joint_count] */
     const tp_artic_tree *trees;    /* [tree_count] */
+    int actuator_count;            /* nu */
+    const tp_artic_actuator *actuators; /* [actuator_count] (kernels/actuator.h) */
 } tp_artic_model;
 
 /* One world's articulation state. */
@@ -93,6 +96,8 @@ typedef struct tp_artic_world {
     float *target_qd;  /* [nv]  PD drive target velocity / velocity motor target */
     const float *force, *torque; /* [bodies][3] the world's applied forces (N, at the COM) and torques
                                     (N m), world frame; the links' entries act on the tree */
+    const float *ctrl; /* [nu] actuator controls, held until written (NULL without actuators) */
+    float *act_f;      /* [nv] actuator generalised force per dof in the last substep (NULL: not kept) */
 } tp_artic_world;
 
 /* World w's slice of the batch's joint arrays ([W][nq], [W][nv]). */
@@ -108,7 +113,16 @@ TP_HD tp_artic_world tp_artic_world_at(const tp_artic_model *m, float *q, float 
     s.target_qd = target_qd + (size_t)w * nv;
     s.force = NULL;
     s.torque = NULL;
+    s.ctrl = NULL;
+    s.act_f = NULL;
     return s;
+}
+
+/* World w's slices of the batch's actuator arrays: ctrl [W][nu], act_f [W][nv] (either may be NULL). */
+TP_HD void tp_artic_world_actuators(const tp_artic_model *m, tp_artic_world *s, const float *ctrl, float *act_f, int w)
+{
+    s->ctrl = ctrl ? ctrl + (size_t)w * (size_t)m->actuator_count : NULL;
+    s->act_f = act_f ? act_f + (size_t)w * (size_t)m->nv : NULL;
 }
 
 /* One contact point with an articulation link on one side or both
@@ -149,7 +163,8 @@ typedef struct tp_artic_scratch {
     float *cols;                /* [3 nv][max_nv] response columns of the joint rows */
     int32_t *row_dof;           /* [3 nv] tree-local dof */
     float *row_target, *row_lo, *row_hi, *row_lambda; /* [3 nv] */
-    uint8_t *saturated;         /* [max_nv] */
+    uint8_t *saturated;         /* [max_nv] PD drives made explicit at +-max effort (1 above, 2 below) */
+    uint8_t *act_sat;           /* [nu] actuators made explicit at a force_range bound (1 upper, 2 lower) */
     int capacity;               /* contact points */
     int32_t *slot;              /* [capacity] per contact point (sorted order): its link point, or -1 */
     int points, used, overflow; /* link points: capacity (m->point_capacity), used and dropped this step */
@@ -160,7 +175,7 @@ typedef struct tp_artic_scratch {
 TP_HD size_t tp_artic_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
 
 /* The parts of the scratch, in order: (count, element size). */
-#define TP_ARTIC_SCRATCH_PARTS(X, J, n, V, T, C, P)                                                                   \
+#define TP_ARTIC_SCRATCH_PARTS(X, J, n, V, T, C, P, U)                                                                   \
     X(lq, float, J * 10)                                                                                             \
     X(lv, float, J * 18)                                                                                             \
     X(li, tp_sinertia, 2 * J)                                                                                        \
@@ -173,7 +188,7 @@ TP_HD size_t tp_artic_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
     X(cols, float, 3 * V * n)                                                                                        \
     X(row_dof, int32_t, 3 * V)                                                                                       \
     X(row_target, float, 12 * V)                                                                                     \
-    X(saturated, uint8_t, n)                                                                                         \
+    X(saturated, uint8_t, n + U)                                                                                     \
     X(slot, int32_t, C)                                                                                              \
     X(pts, tp_artic_point, P)                                                                                        \
     X(jac, float, 12 * P * n)
@@ -182,9 +197,9 @@ TP_HD size_t tp_artic_scratch_bytes(const tp_artic_model *m, int capacity)
 {
     size_t J = (size_t)m->joint_count, n = (size_t)(m->max_tree_nv > 0 ? m->max_tree_nv : 1);
     size_t V = (size_t)(m->nv > 0 ? m->nv : 1), T = (size_t)m->tree_count, C = (size_t)capacity, bytes = 0;
-    size_t P = (size_t)m->point_capacity;
+    size_t P = (size_t)m->point_capacity, U = (size_t)m->actuator_count;
 #define TP_ARTIC_PART_BYTES(name, type, count) bytes += tp_artic_align((count) * sizeof(type));
-    TP_ARTIC_SCRATCH_PARTS(TP_ARTIC_PART_BYTES, J, n, V, T, C, P)
+    TP_ARTIC_SCRATCH_PARTS(TP_ARTIC_PART_BYTES, J, n, V, T, C, P, U)
 #undef TP_ARTIC_PART_BYTES
     return bytes;
 }
@@ -193,13 +208,13 @@ TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, i
 {
     size_t J = (size_t)m->joint_count, n = (size_t)(m->max_tree_nv > 0 ? m->max_tree_nv : 1);
     size_t V = (size_t)(m->nv > 0 ? m->nv : 1), T = (size_t)m->tree_count, C = (size_t)capacity;
-    size_t P = (size_t)m->point_capacity;
+    size_t P = (size_t)m->point_capacity, U = (size_t)m->actuator_count;
     char *p = (char *)mem;
     tp_artic_scratch x;
 #define TP_ARTIC_PART_AT(name, type, count)                                                                            \
     x.name = (type *)p;                                                                                                \
     p += tp_artic_align((count) * sizeof(type));
-    TP_ARTIC_SCRATCH_PARTS(TP_ARTIC_PART_AT, J, n, V, T, C, P)
+    TP_ARTIC_SCRATCH_PARTS(TP_ARTIC_PART_AT, J, n, V, T, C, P, U)
 #undef TP_ARTIC_PART_AT
     x.lp = x.lq + 4 * J; x.lc = x.lp + 3 * J;
     x.la = x.lv + 6 * J; x.lf = x.la + 6 * J;
@@ -210,6 +225,7 @@ TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, i
     x.row_lo = x.row_target + 3 * V; x.row_hi = x.row_lo + 3 * V; x.row_lambda = x.row_hi + 3 * V;
     x.resp = x.jac + 6 * P * n;
     x.link_dof = x.dof_parent + V;
+    x.act_sat = x.saturated + n;
     x.capacity = capacity;
     x.points = m->point_capacity;
     x.used = 0;

@@ -60,6 +60,68 @@ TP_HD float tp_artic_drive_force(const tp_artic_joint *j, const tp_artic_world *
     return j->kp * (s->target_q[v] - (q + h * qd1)) + j->kd * (s->target_qd[v] - qd1);
 }
 
+/* The actuators of tree tr (kernels/actuator.h) into step 3: each one's force
+ * at the predicted (q + h qd, qd) times gear into x->rhs, its implicit
+ * stiffness and damping on the diagonal (add_diag); a saturated one
+ * (x->act_sat) at its force bound, explicit. */
+TP_HD void tp_artic_actuator_terms(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_world *s,
+                                   tp_artic_scratch *x, float h, int add_diag)
+{
+    int n = tr->nv, t = (int)(tr - m->trees);
+    for (int k = 0; k < m->actuator_count; ++k) {
+        const tp_artic_actuator *a = &m->actuators[k];
+        if (a->tree != t) continue;
+        int d = a->v - tr->v_start;
+        float qd = s->qd[a->v], f;
+        if (x->act_sat[k]) {
+            f = tp_actuator_bound(a, x->act_sat[k]);
+        } else {
+            f = tp_actuator_force(a, tp_actuator_ctrl(a, s->ctrl[k]), s->q[a->q] + h * qd, qd);
+            if (add_diag) x->h[d * n + d] += tp_actuator_implicit_diag(a, h);
+        }
+        x->rhs[d] += a->gear * f;
+    }
+}
+
+/* After a solve for x->qdd: actuators whose force at the substep's end passes
+ * their force range become explicit at the bound; returns 1 if any did. */
+TP_HD int tp_artic_actuators_saturate(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_world *s,
+                                      tp_artic_scratch *x, float h)
+{
+    int t = (int)(tr - m->trees), more = 0;
+    for (int k = 0; k < m->actuator_count; ++k) {
+        const tp_artic_actuator *a = &m->actuators[k];
+        if (a->tree != t || x->act_sat[k]) continue;
+        float qd1 = s->qd[a->v] + h * x->qdd[a->v - tr->v_start];
+        float f = tp_actuator_force(a, tp_actuator_ctrl(a, s->ctrl[k]), s->q[a->q] + h * qd1, qd1);
+        int sat = tp_actuator_saturation(a, f);
+        if (sat) { x->act_sat[k] = (uint8_t)sat; more = 1; }
+    }
+    return more;
+}
+
+/* The actuators' generalised force per dof of tree tr in this substep (gear F
+ * at the substep's end, or at the bound) into s->act_f, if kept. */
+TP_HD void tp_artic_actuators_record(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_world *s,
+                                     const tp_artic_scratch *x, float h)
+{
+    if (!s->act_f) return;
+    int t = (int)(tr - m->trees);
+    for (int d = tr->v_start; d < tr->v_start + tr->nv; ++d) s->act_f[d] = 0.0f;
+    for (int k = 0; k < m->actuator_count; ++k) {
+        const tp_artic_actuator *a = &m->actuators[k];
+        if (a->tree != t) continue;
+        float f;
+        if (x->act_sat[k]) {
+            f = tp_actuator_bound(a, x->act_sat[k]);
+        } else {
+            float qd1 = s->qd[a->v] + h * x->qdd[a->v - tr->v_start];
+            f = tp_actuator_force(a, tp_actuator_ctrl(a, s->ctrl[k]), s->q[a->q] + h * qd1, qd1);
+        }
+        s->act_f[a->v] += a->gear * f;
+    }
+}
+
 /* Implicit terms of step 3 on the diagonal of H (already in x->h), and their
  * forces into the right-hand side x->rhs, which holds -C + tau on entry. */
 TP_HD void tp_artic_implicit_terms(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_world *s,
@@ -88,6 +150,7 @@ TP_HD void tp_artic_implicit_terms(const tp_artic_model *m, const tp_artic_tree 
             x->rhs[d] += r;
         }
     }
+    tp_artic_actuator_terms(m, tr, s, x, h, add_diag);
 }
 
 /* Velocity-dependent forces at the mid-step velocity qd + h/2 qdd (one
@@ -109,15 +172,17 @@ TP_HD void tp_artic_midpoint_bias(const tp_artic_model *m, const tp_artic_tree *
 }
 
 /* Build and solve step 3 for x->qdd; PD drives that exceed their max effort
- * become explicit at +-max effort and the system is solved again (a drive
- * never leaves the saturated set, so at most n + 1 passes; usually 1 or 2).
+ * and actuators past their force range become explicit at the bound and the
+ * system is solved again (none leaves the saturated set, so at most
+ * n + nu + 1 passes; usually 1 or 2).
  * On return x->h holds the factor of the final H~. */
 TP_HD void tp_artic_solve_accel(const tp_artic_model *m, const tp_artic_tree *tr, tp_artic_world *s,
                                 tp_artic_scratch *x, tp_vec3 g, float h)
 {
     int n = tr->nv;
     for (int d = 0; d < n; ++d) x->saturated[d] = 0;
-    for (int pass = 0; pass <= n; ++pass) {
+    for (int k = 0; k < m->actuator_count; ++k) x->act_sat[k] = 0;
+    for (int pass = 0; pass <= n + m->actuator_count; ++pass) {
         tp_artic_crba(m, tr, x);
         tp_artic_bias(m, tr, s, x);
         for (int d = 0; d < n; ++d) x->rhs[d] = s->f[tr->v_start + d] - x->rhs[d];
@@ -134,8 +199,10 @@ TP_HD void tp_artic_solve_accel(const tp_artic_model *m, const tp_artic_tree *tr
             float f = tp_artic_drive_force(j, s, v, s->q[j->q_start], s->qd[v] + h * x->qdd[d], h);
             if (tp_absf(f) > j->max_effort) { x->saturated[d] = f > 0.0f ? 1 : 2; more = 1; }
         }
+        more |= tp_artic_actuators_saturate(m, tr, s, x, h);
         if (!more) break;
     }
+    tp_artic_actuators_record(m, tr, s, x, h);
     tp_artic_midpoint_bias(m, tr, s, x, g, h);
 }
 

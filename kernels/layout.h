@@ -47,6 +47,8 @@ typedef struct tp_layout {
     float *joint_f, *joint_target_q, *joint_target_qd; /* [W][nv] each */
     char *artic_scratch;           /* [W][artic_scratch_bytes] the articulation stage's scratch */
     size_t artic_scratch_bytes;
+    float *ctrl;                   /* [W][nu] actuator controls (kernels/actuator.h); NULL without actuators */
+    float *actuator_f;             /* [W][nv] actuator generalised force per dof */
 } tp_layout;
 
 /* The view of world w: pointers to its slice of every array. */

@@ -318,6 +318,22 @@ class Model:
         return slice(out[0], out[0] + out[1]), slice(out[2], out[2] + out[3])
 
 
+    # -- actuators (include/torpor_actuators.h)
+    @property
+    def actuator_count(self) -> int:
+        """nu: actuators per world, the width of :attr:`Batch.ctrl`."""
+        return int(lib.tp_model_actuator_count(self._ptr))
+
+    @property
+    def actuator_names(self) -> list[str]:
+        """(nu,) names of the actuators, in index order (the columns of ``ctrl``)."""
+        return [ffi.string(lib.tp_model_actuator_name(self._ptr, k)).decode() for k in range(self.actuator_count)]
+
+    def find_actuator(self, name: str) -> int:
+        """Index of the actuator called ``name``, or -1."""
+        return int(lib.tp_model_find_actuator(self._ptr, name.encode()))
+
+
 # ---------------------------------------------------------------- state views
 
 
@@ -464,6 +480,7 @@ class Batch:
         self._state: Optional[State] = None
         self._select = ffi.new("tp_world_select *")
         self._joints: Optional[JointState] = None
+        self._actuators: Optional[tuple[np.ndarray, np.ndarray]] = None
 
     # -- lifetime
     def close(self) -> None:
@@ -475,6 +492,7 @@ class Batch:
             self._ptr = None
             self._state = None
             self._joints = None
+            self._actuators = None
 
     def __enter__(self) -> "Batch":
         return self
@@ -764,6 +782,47 @@ class Batch:
     def target_qd(self) -> np.ndarray:
         """(W, nv) drive target velocities, rad/s or m/s: ``joints().target_qd``."""
         return self.joints().target_qd
+
+    # -- actuators (include/torpor_actuators.h: tp_batch_actuators, tp_batch_set_ctrl)
+    def _actuator_views(self) -> tuple[np.ndarray, np.ndarray]:
+        if self._actuators is None:
+            view = ffi.new("tp_actuator_view *")
+            _check(lib.tp_batch_actuators(self._p(), view))
+            W, nu, nv = int(view.worlds), int(view.nu), int(view.nv)
+            arrays = []
+            for ptr, width in ((view.ctrl, nu), (view.force, nv)):
+                if ptr == ffi.NULL:  # no actuators (or no joints): an empty view
+                    a = np.zeros((W, 0), np.float32)
+                    a.flags.writeable = False
+                else:
+                    a = np.asarray(_ArrayView(self, int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4", True))
+                arrays.append(a)
+            self._actuators = (arrays[0], arrays[1])
+        return self._actuators
+
+    @property
+    def ctrl(self) -> np.ndarray:
+        """(W, nu) float32 read-only view of the actuator controls, no copy: held from
+        step to step until written with :meth:`set_ctrl` (a reset sets them to 0);
+        columns in :attr:`Model.actuator_names` order. (W, 0) without actuators."""
+        return self._actuator_views()[0]
+
+    @property
+    def actuator_force(self) -> np.ndarray:
+        """(W, nv) float32 read-only view, no copy: the actuators' generalised force on
+        each dof (gear x force, N m or N) in the last substep of the last step."""
+        return self._actuator_views()[1]
+
+    def set_ctrl(self, u: Any, worlds: WorldSelection = None) -> None:
+        """Write the controls of the selected worlds: u of shape (rows, nu), or (nu,)
+        broadcast to every row (rows = W, or the length of an index list). They act in
+        every substep of every later step until written again; ctrl_range clamps
+        them where they act. A non-finite value, a bad selection or a model
+        without actuators raises InvalidArgumentError and nothing changes."""
+        nu = self.model.actuator_count
+        if nu == 0:
+            raise InvalidArgumentError(1, f"set_ctrl: model {self.model.name!r} has no actuators")
+        self._call(lib.tp_batch_set_ctrl, worlds, (u, (nu,), "u"))
 
     def _joint_selection(self, worlds: WorldSelection) -> tuple[Any, int, Any, list]:
         """(C world list or NULL, count, C mask or NULL, arrays to keep alive) for
