@@ -66,6 +66,7 @@ TP_HD tp_artic_solve tp_artic_solve_at(const tp_artic_model *m, tp_artic_world s
     A.s.force = wd->force;
     A.s.torque = wd->torque;
     A.x = tp_artic_scratch_at(scratch, m, capacity);
+    A.x.link_scale = s.link_scale;
     A.g = tp_v3(wd->gravity[0], wd->gravity[1], wd->gravity[2]);
     A.h = h;
     A.kin_fresh = 0; /* q, o or the scratch may have changed since the last step */

@@ -718,7 +718,7 @@ class Batch:
         self._call(lib.tp_batch_set_gravities, worlds, (gravity, (3,), "gravity"))
 
     def set_mass_scale(self, scale: Any, worlds: WorldSelection = None) -> None:
-        """Mass scale [rows, B] (each in [0.01, 100]; 1 on articulation links) of the dynamic bodies, relative to the model's mass."""
+        """Mass scale [rows, B] (each in [0.01, 100]) of the dynamic bodies and articulation links, relative to the model's mass."""
         self._call(lib.tp_batch_set_mass_scales, worlds, (scale, (self.bodies,), "scale"))
 
     def set_friction(self, friction: Any, worlds: WorldSelection = None) -> None:
