@@ -343,9 +343,34 @@ class _ArrayView:
     so the memory stays valid while a NumPy array over it exists, even after
     :meth:`Batch.close`."""
 
-    def __init__(self, owner: Any, address: int, shape: tuple, typestr: str, readonly: bool):
+    def __init__(self, owner: Any, address: int, shape: tuple, typestr: str, readonly: bool,
+                 strides: Optional[tuple] = None):
         self._owner = owner
-        self.__array_interface__ = {"data": (address, readonly), "shape": shape, "typestr": typestr, "version": 3}
+        self.__array_interface__ = {"data": (address, readonly), "shape": shape, "typestr": typestr, "version": 3,
+                                    "strides": strides}
+
+
+class View(np.ndarray):
+    """A read-only NumPy view of a batch's memory (every state, joint, actuator
+    and sensor view is one) that also exports through DLPack to consumers that
+    cannot mark a tensor read-only: ``torch.from_dlpack(view)``,
+    ``jax.dlpack.from_dlpack(view)`` and ``numpy.from_dlpack(view)`` get a
+    zero-copy tensor of the same memory (CPU device). NumPy refuses to export a
+    read-only array to them (BufferError), so the export goes through a writable
+    alias of the same memory: writing through the consumer's tensor changes the
+    batch without the checks of its write calls, so treat it as read-only."""
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.flags.writeable:
+            return super().__dlpack__(*args, **kwargs)
+        ai = self.__array_interface__
+        alias = np.asarray(_ArrayView(self, ai["data"][0], self.shape, ai["typestr"], False, ai["strides"]))
+        return alias.__dlpack__(*args, **kwargs)
+
+
+def _view(owner: Any, address: int, shape: tuple, typestr: str) -> "View":
+    """Read-only :class:`View` of `shape` at `address`, keeping `owner` (the batch's C handle) alive."""
+    return np.asarray(_ArrayView(owner, address, shape, typestr, True)).view(View)
 
 
 _VIEW_FIELDS = {  # name: (element type, trailing shape, per body)
@@ -420,6 +445,16 @@ class JointState:
 _JOINT_ARRAYS = {  # keyword of Batch.set_joints: (tp_joint_array, JointState field)
     "q": (0, "q"), "qd": (1, "qd"), "f": (2, "f"), "target_q": (3, "target_q"), "target_qd": (4, "target_qd"),
 }
+
+
+def _contact_dtype() -> np.dtype:
+    """tp_contact_info as a NumPy structured type, offsets from the C layout."""
+    fields = [("body_a", "<i4", ()), ("body_b", "<i4", ()), ("point", "<f4", (3,)), ("normal", "<f4", (3,)),
+              ("separation", "<f4", ()), ("normal_force", "<f4", ()), ("friction_force", "<f4", (2,)),
+              ("feature", "<u4", ()), ("key", "<u8", ())]
+    return np.dtype({"names": [f[0] for f in fields], "formats": [(f[1], f[2]) for f in fields],
+                     "offsets": [ffi.offsetof("tp_contact_info", f[0]) for f in fields],
+                     "itemsize": ffi.sizeof("tp_contact_info")})
 
 
 # ---------------------------------------------------------------- batch
@@ -564,7 +599,7 @@ class Batch:
             ptr = getattr(self._view, name)
             shape = (W, B) + tail if per_body else (W,)
             address = int(ffi.cast("uintptr_t", ptr))
-            arrays[name] = np.asarray(_ArrayView(self._p(), address, shape, typestr, True))
+            arrays[name] = _view(self._p(), address, shape, typestr)
         return State(**arrays)
 
     def device_state(self) -> "DeviceState":
@@ -753,7 +788,7 @@ class Batch:
                     a = np.zeros((W, 0), np.float32)
                     a.flags.writeable = False
                 else:
-                    a = np.asarray(_ArrayView(self._p(), int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4", True))
+                    a = _view(self._p(), int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4")
                 arrays[name] = a
             self._joints = JointState(**arrays)
         return self._joints
@@ -783,6 +818,20 @@ class Batch:
         """(W, nv) drive target velocities, rad/s or m/s: ``joints().target_qd``."""
         return self.joints().target_qd
 
+    def contacts(self, world: int) -> np.ndarray:
+        """The contact points of one world from the last step (tp_batch_contacts), a
+        copy in key order: a structured array of shape (n,) with fields body_a,
+        body_b (int32, body_a < body_b), point (3,) m and normal (3,) (world frame,
+        from A to B), separation m (negative when penetrating), normal_force N,
+        friction_force (2,) N, feature (uint32) and key (uint64)."""
+        count = ffi.new("int *")
+        _check(lib.tp_batch_contacts(self._p(), world, ffi.NULL, 0, count))
+        out = np.zeros(int(count[0]), dtype=_contact_dtype())
+        if out.size:
+            _check(lib.tp_batch_contacts(self._p(), world, ffi.cast("tp_contact_info *", out.ctypes.data),
+                                         out.size, count))
+        return out
+
     # -- actuators (include/torpor_actuators.h: tp_batch_actuators, tp_batch_set_ctrl)
     def _actuator_views(self) -> tuple[np.ndarray, np.ndarray]:
         if self._actuators is None:
@@ -795,7 +844,7 @@ class Batch:
                     a = np.zeros((W, 0), np.float32)
                     a.flags.writeable = False
                 else:
-                    a = np.asarray(_ArrayView(self, int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4", True))
+                    a = _view(self._p(), int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4")
                 arrays.append(a)
             self._actuators = (arrays[0], arrays[1])
         return self._actuators
