@@ -568,6 +568,7 @@ tp_status tp_batch_stage_seconds(const tp_batch *batch, double seconds[TP_STAGE_
 /* Pictures of worlds as RGB images: torpor_render.h. */
 #include "torpor_render.h"
 #include "torpor_actuators.h" /* actuators and their controls */
+#include "torpor_sensors.h"   /* the IMU of every body */
 
 
 /* ---------------------------------------------------------------- info */

@@ -516,6 +516,7 @@ class Batch:
         self._select = ffi.new("tp_world_select *")
         self._joints: Optional[JointState] = None
         self._actuators: Optional[tuple[np.ndarray, np.ndarray]] = None
+        self._imu: Optional[tuple[np.ndarray, np.ndarray, np.ndarray]] = None
 
     # -- lifetime
     def close(self) -> None:
@@ -528,6 +529,7 @@ class Batch:
             self._state = None
             self._joints = None
             self._actuators = None
+            self._imu = None
 
     def __enter__(self) -> "Batch":
         return self
@@ -817,6 +819,21 @@ class Batch:
     def target_qd(self) -> np.ndarray:
         """(W, nv) drive target velocities, rad/s or m/s: ``joints().target_qd``."""
         return self.joints().target_qd
+
+    def imu(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The IMU of every body at its centre of mass, body frame (tp_batch_imu):
+        read-only zero-copy views (v, w, a), each (W, B, 3) float32: linear velocity
+        m/s, angular velocity rad/s, and proper acceleration m/s^2 over the last step
+        of the last :meth:`step` call ((v_after - v_before) / dt - gravity: 0 in free
+        fall, |g| up at rest). The first call turns the sensor on: the arrays read 0
+        until the next step, then every step call fills them. CPU backend only."""
+        if self._imu is None:
+            view = ffi.new("tp_imu_view *")
+            _check(lib.tp_batch_imu(self._p(), view))
+            shape = (self.worlds, self.bodies, 3)
+            self._imu = tuple(_view(self, int(ffi.cast("uintptr_t", getattr(view, k))), shape, "<f4")
+                              for k in ("v", "w", "a"))
+        return self._imu
 
     def contacts(self, world: int) -> np.ndarray:
         """The contact points of one world from the last step (tp_batch_contacts), a
