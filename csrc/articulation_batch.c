@@ -56,7 +56,7 @@ size_t tp_artic_batch_bytes_per_world(const tp_batch *b)
 {
     if (!b->artic) return 0;
     const tp_artic_model *km = &host_of(b)->km;
-    return ((size_t)km->nq + 5 * (size_t)km->nv + (size_t)km->actuator_count + (size_t)km->joint_count) * sizeof(float) +
+    return ((size_t)km->nq + 6 * (size_t)km->nv + (size_t)km->actuator_count + (size_t)km->joint_count) * sizeof(float) +
            b->artic->scratch_bytes;
 }
 
@@ -64,7 +64,7 @@ void tp_artic_batch_destroy(tp_batch *b)
 {
     tp_artic_batch *a = b->artic;
     if (!a) return;
-    void *arrays[] = {a->q, a->qd, a->f, a->target_q, a->target_qd, a->ctrl, a->act_f, a->link_scale, a->scratch};
+    void *arrays[] = {a->q, a->qd, a->f, a->target_q, a->target_qd, a->ctrl, a->act_f, a->limit_f, a->link_scale, a->scratch};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(a);
     b->artic = NULL;
@@ -74,7 +74,7 @@ tp_artic_world tp_artic_batch_world(tp_batch *b, int w)
 {
     tp_artic_batch *a = b->artic;
     tp_artic_world s = tp_artic_world_at(&host_of(b)->km, a->q, a->qd, a->f, a->target_q, a->target_qd, w);
-    tp_artic_world_actuators(&host_of(b)->km, &s, a->ctrl, a->act_f, w);
+    tp_artic_world_actuators(&host_of(b)->km, &s, a->ctrl, a->act_f, a->limit_f, w);
     tp_artic_world_link_scales(&host_of(b)->km, &s, a->link_scale, w);
     return s;
 }

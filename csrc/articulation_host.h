@@ -82,6 +82,7 @@ typedef struct tp_artic_batch {
     tp_artic_model km; /* the model's, with this batch's link-point capacity (the layout points here) */
     float *q, *qd, *f, *target_q, *target_qd;
     float *ctrl, *act_f; /* [W][nu] controls, [W][nv] actuator force per dof (csrc/actuator_batch.c) */
+    float *limit_f;      /* [W][nv] joint-limit force per dof (csrc/actuator_batch.c) */
     float *link_scale;   /* [W][J] mass scale of each link, kernel order (csrc/robot_randomize.c) */
     char *scratch;
     size_t scratch_bytes;

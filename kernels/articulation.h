@@ -98,6 +98,7 @@ typedef struct tp_artic_world {
                                     (N m), world frame; the links' entries act on the tree */
     const float *ctrl; /* [nu] actuator controls, held until written (NULL without actuators) */
     float *act_f;      /* [nv] actuator generalised force per dof in the last substep (NULL: not kept) */
+    float *limit_f;    /* [nv] joint-limit force per dof in the last substep (NULL: not kept) */
     const float *link_scale; /* [J] mass scale of each link (kernel order): its mass and inertia times it; NULL = 1 */
 } tp_artic_world;
 
@@ -116,15 +117,19 @@ TP_HD tp_artic_world tp_artic_world_at(const tp_artic_model *m, float *q, float 
     s.torque = NULL;
     s.ctrl = NULL;
     s.act_f = NULL;
+    s.limit_f = NULL;
     s.link_scale = NULL;
     return s;
 }
 
-/* World w's slices of the batch's actuator arrays: ctrl [W][nu], act_f [W][nv] (either may be NULL). */
-TP_HD void tp_artic_world_actuators(const tp_artic_model *m, tp_artic_world *s, const float *ctrl, float *act_f, int w)
+/* World w's slices of the batch's actuator and joint-force arrays: ctrl [W][nu],
+ * act_f and limit_f [W][nv] (any may be NULL). */
+TP_HD void tp_artic_world_actuators(const tp_artic_model *m, tp_artic_world *s, const float *ctrl, float *act_f,
+                                    float *limit_f, int w)
 {
     s->ctrl = ctrl ? ctrl + (size_t)w * (size_t)m->actuator_count : NULL;
     s->act_f = act_f ? act_f + (size_t)w * (size_t)m->nv : NULL;
+    s->limit_f = limit_f ? limit_f + (size_t)w * (size_t)m->nv : NULL;
 }
 
 /* World w's slice of the links' mass scales [W][J] (NULL: all 1). */

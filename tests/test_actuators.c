@@ -370,3 +370,45 @@ Test(actuators, scene_actuators_load_and_errors_name_the_key)
                   tp_last_error());
     }
 }
+
+/* ---------------------------------------------------------------- limit force */
+
+/* A hinged rod in zero g against its upper limit (0 rad), a motor pushing past
+ * it with 20 N m held: at rest the limit holds with exactly -20 N m, the
+ * motor's force reads +20 N m. */
+Test(actuators, limit_force_equals_the_load_pushing_past_the_limit)
+{
+    tp_model_def md = tp_default_model_def();
+    md.gravity[2] = 0.0f;
+    tp_builder *b = builder_begin(&md);
+    tp_body_def bd = tp_default_body_def();
+    bd.size[0] = bd.size[1] = 0.1f;
+    bd.size[2] = 1.0f;
+    bd.pos[2] = 1.5f;
+    int rod = builder_add(b, &bd);
+    tp_joint_def j = tp_default_joint_def();
+    j.child = rod;
+    j.axis[0] = 1.0f;
+    j.axis[2] = 0.0f;
+    j.anchor[2] = 0.5f;
+    j.q0 = -0.2f;
+    j.has_limits = 1;
+    j.lower = -1.0f;
+    j.upper = 0.0f;
+    cr_assert_eq(tp_builder_add_joint(b, &j, NULL), TP_OK, "%s", tp_last_error());
+    tp_actuator_def a = motor(1.0f);
+    cr_assert_eq(tp_builder_add_actuator(b, &a, NULL), TP_OK, "%s", tp_last_error());
+    tp_model *model = builder_finish(b);
+    tp_batch *batch = make_batch(model, 1, 1);
+    set_ctrl_all(batch, 20.0f);
+    tp_actuator_view av;
+    tp_batch_actuators(batch, &av);
+    batch_steps(batch, 1);
+    cr_assert_eq(av.limit_force[0], 0.0f, "off the limit: no limit force");
+    batch_steps(batch, 59);
+    cr_assert(fabsf(q_of(batch, 0)) < 1e-3f, "at the limit, q %g", q_of(batch, 0));
+    cr_assert(fabsf(av.limit_force[0] + 20.0f) < 1e-3f * 20.0f, "limit force %g, expected -20", av.limit_force[0]);
+    cr_assert_float_eq(av.force[0], 20.0f, 1e-5f);
+    tp_batch_destroy(batch);
+    tp_model_destroy(model);
+}

@@ -515,7 +515,7 @@ class Batch:
         self._state: Optional[State] = None
         self._select = ffi.new("tp_world_select *")
         self._joints: Optional[JointState] = None
-        self._actuators: Optional[tuple[np.ndarray, np.ndarray]] = None
+        self._actuators: Optional[tuple[np.ndarray, np.ndarray, np.ndarray]] = None
         self._imu: Optional[tuple[np.ndarray, np.ndarray, np.ndarray]] = None
 
     # -- lifetime
@@ -850,20 +850,20 @@ class Batch:
         return out
 
     # -- actuators (include/torpor_actuators.h: tp_batch_actuators, tp_batch_set_ctrl)
-    def _actuator_views(self) -> tuple[np.ndarray, np.ndarray]:
+    def _actuator_views(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._actuators is None:
             view = ffi.new("tp_actuator_view *")
             _check(lib.tp_batch_actuators(self._p(), view))
             W, nu, nv = int(view.worlds), int(view.nu), int(view.nv)
             arrays = []
-            for ptr, width in ((view.ctrl, nu), (view.force, nv)):
+            for ptr, width in ((view.ctrl, nu), (view.force, nv), (view.limit_force, nv)):
                 if ptr == ffi.NULL:  # no actuators (or no joints): an empty view
                     a = np.zeros((W, 0), np.float32)
                     a.flags.writeable = False
                 else:
                     a = _view(self._p(), int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4")
                 arrays.append(a)
-            self._actuators = (arrays[0], arrays[1])
+            self._actuators = (arrays[0], arrays[1], arrays[2])
         return self._actuators
 
     @property
@@ -878,6 +878,12 @@ class Batch:
         """(W, nv) float32 read-only view, no copy: the actuators' generalised force on
         each dof (gear x force, N m or N) in the last substep of the last step."""
         return self._actuator_views()[1]
+
+    @property
+    def limit_force(self) -> np.ndarray:
+        """(W, nv) float32 read-only view, no copy: the joint-limit constraint force on
+        each dof (N m or N) in the last substep of the last step; 0 off the limits."""
+        return self._actuator_views()[2]
 
     def set_ctrl(self, u: Any, worlds: WorldSelection = None) -> None:
         """Write the controls of the selected worlds: u of shape (rows, nu), or (nu,)
