@@ -44,6 +44,16 @@ static tp_actuator_def motor(float gear)
     return a;
 }
 
+static tp_actuator_def servo(float kp, float kv)
+{
+    tp_actuator_def a = tp_default_actuator_def();
+    a.type = TP_ACTUATOR_POSITION;
+    a.joint = 0;
+    a.kp = kp;
+    a.kv = kv;
+    return a;
+}
+
 static void set_ctrl_all(tp_batch *b, float u)
 {
     int W = tp_batch_worlds(b);
@@ -93,11 +103,7 @@ Test(actuators, motor_on_a_free_slider_accelerates_at_gear_u_over_m)
 /* A constant control over step(4) gives the bits of four step(1) calls. */
 Test(actuators, held_control_over_step4_equals_four_step1)
 {
-    tp_actuator_def a = tp_default_actuator_def();
-    a.type = TP_ACTUATOR_POSITION;
-    a.joint = 0;
-    a.kp = 40.0f;
-    a.kv = 3.0f;
+    tp_actuator_def a = servo(40.0f, 3.0f);
     a.force_limited = 1;
     a.force_range[0] = -5.0f;
     a.force_range[1] = 5.0f;
@@ -124,11 +130,7 @@ Test(actuators, held_control_over_step4_equals_four_step1)
 Test(actuators, position_servo_step_response_has_the_closed_form_time_constant)
 {
     const double m = 1.0, kp = 100.0, kv = 50.0, u = 0.5;
-    tp_actuator_def a = tp_default_actuator_def();
-    a.type = TP_ACTUATOR_POSITION;
-    a.joint = 0;
-    a.kp = (float)kp;
-    a.kv = (float)kv;
+    tp_actuator_def a = servo((float)kp, (float)kv);
     tp_model *model = slider_model((float)m, &a);
     tp_batch *b = make_batch(model, 1, 1);
     set_ctrl_all(b, (float)u);
@@ -158,10 +160,7 @@ Test(actuators, position_servo_step_response_has_the_closed_form_time_constant)
  * numerical damping. */
 Test(actuators, stiff_position_servo_stays_stable)
 {
-    tp_actuator_def a = tp_default_actuator_def();
-    a.type = TP_ACTUATOR_POSITION;
-    a.joint = 0;
-    a.kp = 1e5f;
+    tp_actuator_def a = servo(1e5f, 0.0f);
     tp_model *model = slider_model(1.0f, &a);
     tp_batch *b = make_batch(model, 1, 1);
     set_ctrl_all(b, 0.3f);
