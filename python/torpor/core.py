@@ -831,7 +831,7 @@ class Batch:
             view = ffi.new("tp_imu_view *")
             _check(lib.tp_batch_imu(self._p(), view))
             shape = (self.worlds, self.bodies, 3)
-            self._imu = tuple(_view(self, int(ffi.cast("uintptr_t", getattr(view, k))), shape, "<f4")
+            self._imu = tuple(_view(self._p(), int(ffi.cast("uintptr_t", getattr(view, k))), shape, "<f4")
                               for k in ("v", "w", "a"))
         return self._imu
 
