@@ -295,28 +295,37 @@ Test(actuators, bad_definitions_and_writes_are_refused)
     tp_model_destroy(plain);
 }
 
+/* A 1 kg 0.1 x 0.1 x 1 m rod (body 0) hinged about x at its top (z = 2) by
+ * joint *j (its geometry set here), gravity on with `sleepy` (sleep enabled),
+ * zero g otherwise; with a gear-1 motor if `actuated`. */
+static tp_model *rod_model(int sleepy, tp_joint_def *j, int actuated)
+{
+    tp_model_def md = tp_default_model_def();
+    md.sleep.enabled = sleepy;
+    if (!sleepy) md.gravity[2] = 0.0f;
+    tp_builder *b = builder_begin(&md);
+    tp_body_def bd = tp_default_body_def();
+    bd.size[0] = bd.size[1] = 0.1f;
+    bd.size[2] = 1.0f;
+    bd.pos[2] = 1.5f;
+    j->child = builder_add(b, &bd);
+    j->axis[0] = 1.0f;
+    j->axis[2] = 0.0f;
+    j->anchor[2] = 0.5f;
+    cr_assert_eq(tp_builder_add_joint(b, j, NULL), TP_OK, "%s", tp_last_error());
+    tp_actuator_def a = motor(1.0f);
+    if (actuated) cr_assert_eq(tp_builder_add_actuator(b, &a, NULL), TP_OK, "%s", tp_last_error());
+    return builder_finish(b);
+}
+
 /* A pendulum hanging at rest sleeps under the island policy; the same one
  * with a motor (ctrl 0) stays awake, as a driven tree does. */
 Test(actuators, actuated_tree_stays_awake_under_the_island_policy)
 {
     for (int actuated = 0; actuated < 2; ++actuated) {
-        tp_model_def md = tp_default_model_def();
-        md.sleep.enabled = 1;
-        tp_builder *b = builder_begin(&md);
-        tp_body_def bd = tp_default_body_def();
-        bd.size[0] = bd.size[1] = 0.1f;
-        bd.size[2] = 1.0f;
-        bd.pos[2] = 1.5f;
-        int rod = builder_add(b, &bd);
         tp_joint_def j = tp_default_joint_def();
-        j.child = rod;
-        j.axis[0] = 1.0f;
-        j.axis[2] = 0.0f;
-        j.anchor[2] = 0.5f;
-        cr_assert_eq(tp_builder_add_joint(b, &j, NULL), TP_OK, "%s", tp_last_error());
-        tp_actuator_def a = motor(1.0f);
-        if (actuated) cr_assert_eq(tp_builder_add_actuator(b, &a, NULL), TP_OK, "%s", tp_last_error());
-        tp_model *model = builder_finish(b);
+        tp_model *model = rod_model(1, &j, actuated);
+        int rod = 0;
         tp_batch *batch = make_batch(model, 1, 1);
         batch_steps(batch, 180);
         tp_state_view s = batch_view(batch);
@@ -377,27 +386,12 @@ Test(actuators, scene_actuators_load_and_errors_name_the_key)
  * motor's force reads +20 N m. */
 Test(actuators, limit_force_equals_the_load_pushing_past_the_limit)
 {
-    tp_model_def md = tp_default_model_def();
-    md.gravity[2] = 0.0f;
-    tp_builder *b = builder_begin(&md);
-    tp_body_def bd = tp_default_body_def();
-    bd.size[0] = bd.size[1] = 0.1f;
-    bd.size[2] = 1.0f;
-    bd.pos[2] = 1.5f;
-    int rod = builder_add(b, &bd);
     tp_joint_def j = tp_default_joint_def();
-    j.child = rod;
-    j.axis[0] = 1.0f;
-    j.axis[2] = 0.0f;
-    j.anchor[2] = 0.5f;
     j.q0 = -0.2f;
     j.has_limits = 1;
     j.lower = -1.0f;
     j.upper = 0.0f;
-    cr_assert_eq(tp_builder_add_joint(b, &j, NULL), TP_OK, "%s", tp_last_error());
-    tp_actuator_def a = motor(1.0f);
-    cr_assert_eq(tp_builder_add_actuator(b, &a, NULL), TP_OK, "%s", tp_last_error());
-    tp_model *model = builder_finish(b);
+    tp_model *model = rod_model(0, &j, 1);
     tp_batch *batch = make_batch(model, 1, 1);
     set_ctrl_all(batch, 20.0f);
     tp_actuator_view av;
