@@ -15,9 +15,11 @@ int tp_actuator_batch_create(tp_batch *b, tp_artic_batch *a)
     size_t W = (size_t)b->worlds;
     a->ctrl = calloc(W * (size_t)km->actuator_count + 1, sizeof(float));
     a->act_f = calloc(W * (size_t)km->nv + 1, sizeof(float));
-    if (!a->ctrl || !a->act_f) return 0;
+    a->limit_f = calloc(W * (size_t)km->nv + 1, sizeof(float));
+    if (!a->ctrl || !a->act_f || !a->limit_f) return 0;
     b->layout.ctrl = km->actuator_count > 0 ? a->ctrl : NULL;
     b->layout.actuator_f = a->act_f;
+    b->layout.limit_f = a->limit_f;
     return 1;
 }
 
@@ -27,6 +29,7 @@ void tp_actuator_batch_init_world(tp_batch *b, int w)
     tp_artic_batch *a = b->artic;
     memset(a->ctrl + (size_t)w * (size_t)km->actuator_count, 0, (size_t)km->actuator_count * sizeof(float));
     memset(a->act_f + (size_t)w * (size_t)km->nv, 0, (size_t)km->nv * sizeof(float));
+    memset(a->limit_f + (size_t)w * (size_t)km->nv, 0, (size_t)km->nv * sizeof(float));
 }
 
 tp_status tp_batch_actuators(tp_batch *b, tp_actuator_view *out)
@@ -40,6 +43,7 @@ tp_status tp_batch_actuators(tp_batch *b, tp_actuator_view *out)
     out->nv = km->nv;
     out->ctrl = km->actuator_count > 0 ? b->artic->ctrl : NULL;
     out->force = b->artic->act_f;
+    out->limit_force = b->artic->limit_f;
     return TP_OK;
 }
 

@@ -36,7 +36,8 @@ tp_status tp_artic_batch_create(tp_batch *b)
     a->km.point_capacity = points < b->contact_capacity ? points : b->contact_capacity;
     a->scratch_bytes = tp_artic_align(tp_artic_scratch_bytes(&a->km, b->contact_capacity));
     a->scratch = aligned_alloc(16, W * a->scratch_bytes);
-    if (!(a->q && a->qd && a->f && a->target_q && a->target_qd && a->scratch && tp_actuator_batch_create(b, a)))
+    if (!(a->q && a->qd && a->f && a->target_q && a->target_qd && a->scratch && tp_actuator_batch_create(b, a) &&
+          tp_robot_batch_create(b, a)))
         return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays (%d worlds, %zu "
                                              "bytes of scratch each)", b->worlds, a->scratch_bytes);
     tp_layout *L = &b->layout;
@@ -55,7 +56,7 @@ size_t tp_artic_batch_bytes_per_world(const tp_batch *b)
 {
     if (!b->artic) return 0;
     const tp_artic_model *km = &host_of(b)->km;
-    return ((size_t)km->nq + 5 * (size_t)km->nv + (size_t)km->actuator_count) * sizeof(float) +
+    return ((size_t)km->nq + 6 * (size_t)km->nv + (size_t)km->actuator_count + (size_t)km->joint_count) * sizeof(float) +
            b->artic->scratch_bytes;
 }
 
@@ -63,7 +64,7 @@ void tp_artic_batch_destroy(tp_batch *b)
 {
     tp_artic_batch *a = b->artic;
     if (!a) return;
-    void *arrays[] = {a->q, a->qd, a->f, a->target_q, a->target_qd, a->ctrl, a->act_f, a->scratch};
+    void *arrays[] = {a->q, a->qd, a->f, a->target_q, a->target_qd, a->ctrl, a->act_f, a->limit_f, a->link_scale, a->scratch};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(a);
     b->artic = NULL;
@@ -73,7 +74,8 @@ tp_artic_world tp_artic_batch_world(tp_batch *b, int w)
 {
     tp_artic_batch *a = b->artic;
     tp_artic_world s = tp_artic_world_at(&host_of(b)->km, a->q, a->qd, a->f, a->target_q, a->target_qd, w);
-    tp_artic_world_actuators(&host_of(b)->km, &s, a->ctrl, a->act_f, w);
+    tp_artic_world_actuators(&host_of(b)->km, &s, a->ctrl, a->act_f, a->limit_f, w);
+    tp_artic_world_link_scales(&host_of(b)->km, &s, a->link_scale, w);
     return s;
 }
 
@@ -125,6 +127,7 @@ void tp_artic_batch_init_world(tp_batch *b, int w)
     memcpy(s.target_qd, h->target_qd0, (size_t)h->km.nv * sizeof(float));
     memset(s.f, 0, (size_t)h->km.nv * sizeof(float));
     tp_actuator_batch_init_world(b, w);
+    tp_robot_randomize_world(b, w); /* joint-state noise and link mass scales of this episode */
     publish_world(b, w);
 }
 

@@ -82,6 +82,8 @@ typedef struct tp_artic_batch {
     tp_artic_model km; /* the model's, with this batch's link-point capacity (the layout points here) */
     float *q, *qd, *f, *target_q, *target_qd;
     float *ctrl, *act_f; /* [W][nu] controls, [W][nv] actuator force per dof (csrc/actuator_batch.c) */
+    float *limit_f;      /* [W][nv] joint-limit force per dof (csrc/actuator_batch.c) */
+    float *link_scale;   /* [W][J] mass scale of each link, kernel order (csrc/robot_randomize.c) */
     char *scratch;
     size_t scratch_bytes;
 } tp_artic_batch;
@@ -107,6 +109,14 @@ void tp_artic_batch_impulse(struct tp_batch *b, int w, int body, const float p[3
  * at their initial values (ctrl 0). */
 int tp_actuator_batch_create(struct tp_batch *b, tp_artic_batch *a);
 void tp_actuator_batch_init_world(struct tp_batch *b, int w);
+/* Per-world robot randomization (csrc/robot_randomize.c). Every per-world
+ * random number of a robot is tp_batch_draw(b, w, index, stream): Philox keyed
+ * on (seed, world, index, stream, the world's episode). */
+void tp_robot_randomize_world(struct tp_batch *b, int w);
+int tp_robot_batch_create(struct tp_batch *b, tp_artic_batch *a);
+/* Set the mass scale of link `body` in world w (kernel order from the body); a changed one wakes its tree. */
+void tp_robot_set_link_scale(struct tp_batch *b, int w, int body, float scale);
+
 /* A write of joint state, targets or controls wakes every tree of world w. */
 void tp_artic_batch_wake_trees(struct tp_batch *b, int w);
 

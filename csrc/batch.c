@@ -255,6 +255,7 @@ void tp_batch_destroy(tp_batch *b)
     if (!b) return;
     if (b->ops) b->ops->destroy(b);
     tp_artic_batch_destroy(b);
+    free(b->imu);
     batch_free_arrays(b);
     free(b);
 }
@@ -290,7 +291,9 @@ tp_status tp_batch_step(tp_batch *b, int steps)
     for (int s = 0; s < steps; ++s) {
         tp_status st = tp_events_apply_due(b);
         if (st != TP_OK) return st;
+        if (s == steps - 1) tp_sensors_before_step(b);
         if ((st = b->ops->step(b)) != TP_OK) return st;
+        if (s == steps - 1) tp_sensors_after_step(b, b->model->def.dt);
         b->step_count++;
     }
     return TP_OK;

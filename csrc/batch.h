@@ -74,6 +74,7 @@ struct tp_batch {
     int32_t *world_list;          /* [W] scratch: a selection turned into a list of worlds */
 
     struct tp_artic_batch *artic; /* joint arrays (csrc/articulation_batch.c), NULL without joints */
+    float *imu;                   /* [4][W][B][3] IMU v, w, a and v before the last step (csrc/sensors.c); NULL until asked */
 };
 
 /* The calls below are the bottom layer (csrc/batch_core.c): they call nothing
@@ -104,6 +105,10 @@ int tp_select_rows(const tp_batch *b, const tp_world_select *s);
 int tp_select_world(const tp_world_select *s, int r);
 tp_status tp_select_check(tp_batch *b, const tp_world_select *s, const char *call);
 tp_status tp_select_begin_writes(tp_batch *b, const tp_world_select *s);
+
+/* The IMU arrays around the last step of a tp_batch_step call (csrc/sensors.c; nothing until asked for). */
+void tp_sensors_before_step(tp_batch *b);
+void tp_sensors_after_step(tp_batch *b, float dt);
 
 /* Solver and sleep settings of the model, as the stages take them (csrc/step.c). */
 struct tp_step_params tp_batch_step_params(const tp_batch *b);

@@ -143,6 +143,14 @@ int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, c
     if (!isfinite(def->randomize.yaw_noise_deg) || def->randomize.yaw_noise_deg < 0.0f ||
         def->randomize.yaw_noise_deg > 180.0f)
         return CHECK_FAIL("randomize.yaw_noise_deg", "must be within [0, 180] degrees, got %g", (double)def->randomize.yaw_noise_deg);
+    const float *noise[] = {&def->randomize.joint_q_noise, &def->randomize.joint_qd_noise};
+    const char *noise_names[] = {"randomize.joint_q_noise", "randomize.joint_qd_noise"};
+    for (int i = 0; i < 2; ++i)
+        if (!isfinite(*noise[i]) || *noise[i] < 0.0f)
+            return CHECK_FAIL(noise_names[i], "must be a finite number >= 0, got %g", (double)*noise[i]);
+    if ((unsigned)def->randomize.joint_noise_normal > 1u)
+        return CHECK_FAIL("randomize.joint_noise", "must be 0 (uniform) or 1 (normal), got %d",
+                          def->randomize.joint_noise_normal);
     return randomize_ranges_check(&def->randomize, field, field_len, reason, reason_len);
 }
 

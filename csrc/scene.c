@@ -89,11 +89,15 @@ static const field assembly_fields[] = {
     FIELD("actuated_factor", V_FLOAT, tp_assembly_def, actuated_factor),
     FIELD("quiet_time", V_FLOAT, tp_assembly_def, quiet_time)};
 
+static const char *const joint_noise_names[] = {"uniform", "normal"};
 static const field randomize_fields[] = {
     OTHER("seed"), FIELD("pos_noise", V_FLOAT, tp_randomize_def, pos_noise),
     FIELD("yaw_noise_deg", V_FLOAT, tp_randomize_def, yaw_noise_deg),
     FIELD("mass_scale", V_VEC2, tp_randomize_def, mass_scale),
-    FIELD("friction_range", V_VEC2, tp_randomize_def, friction_range)};
+    FIELD("friction_range", V_VEC2, tp_randomize_def, friction_range),
+    FIELD("joint_q_noise", V_FLOAT, tp_randomize_def, joint_q_noise),
+    FIELD("joint_qd_noise", V_FLOAT, tp_randomize_def, joint_qd_noise),
+    ENUM_FIELD("joint_noise", tp_randomize_def, joint_noise_normal, joint_noise_names, "joint noise distribution")};
 
 /* Keys of a body other than its position, shared by plain bodies and
  * generators (split so that messages list them in a natural order). */

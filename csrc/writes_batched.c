@@ -285,25 +285,6 @@ tp_status tp_batch_set_gravities(tp_batch *b, const tp_world_select *s, const fl
     return TP_OK;
 }
 
-/* The articulation integrates with the model's link inertias: a link row of
- * a mass-scale write must be 1 (anything else would be silently ignored). */
-static tp_status check_link_scales(const tp_batch *b, const tp_world_select *s, const float *scale, const char *call)
-{
-    int rows = sel_rows(b, s);
-    for (int r = 0; r < rows; ++r) {
-        if (sel_world(s, r) < 0) continue;
-        for (int i = 0; i < b->bodies; ++i) {
-            int joint = b->model->bodies[i].link ? tp_model_link_joint(b->model, i) : -1;
-            if (joint < 0 || scale[(size_t)r * (size_t)b->bodies + (size_t)i] == 1.0f) continue;
-            return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: scale[%d][%d] (world %d): body %d (%s) is the link of "
-                           "joints[%d] (%s), and mass scales do not apply to links yet (docs/articulations.md): give 1; "
-                           "nothing was changed", call, r, i, sel_world(s, r), i, b->model->body_names[i], joint,
-                           tp_model_joint_name(b->model, joint));
-        }
-    }
-    return TP_OK;
-}
-
 tp_status tp_batch_set_mass_scales(tp_batch *b, const tp_world_select *s, const float *scale)
 {
     const char *call = "tp_batch_set_mass_scales";
@@ -311,7 +292,7 @@ tp_status tp_batch_set_mass_scales(tp_batch *b, const tp_world_select *s, const 
     /* the bounds of randomize.mass_scale: within them a scaled mass keeps its inverse finite */
     if ((st = check_select(b, s, call)) ||
         (st = check_values(b, s, scale, b->bodies, TP_MIN_MASS_SCALE, TP_MAX_MASS_SCALE, call, "scale")) ||
-        (st = check_link_scales(b, s, scale, call)) || (st = begin_writes(b, s)))
+        (st = begin_writes(b, s)))
         return st;
     int rows = sel_rows(b, s);
     for (int r = 0; r < rows; ++r) {
@@ -320,6 +301,10 @@ tp_status tp_batch_set_mass_scales(tp_batch *b, const tp_world_select *s, const 
         for (int i = 0; i < b->bodies; ++i) {
             size_t k = (size_t)w * (size_t)b->bodies + (size_t)i;
             const tp_body_init *t = &b->model->body_init[i];
+            if (b->model->bodies[i].link && writable(b, k, i, 0)) { /* the tree integrates with it */
+                tp_robot_set_link_scale(b, w, i, scale[(size_t)r * (size_t)b->bodies + (size_t)i]);
+                continue;
+            }
             if (!t->dynamic || !writable(b, k, i, 0)) continue;
             /* the same operations as the randomized draw (kernels/world_init.h),
              * so writing a drawn scale back gives the drawn bits */

@@ -244,6 +244,14 @@ typedef struct tp_randomize_def {
      * (finite, 0 <= lo <= hi), Philox stream 2, replacing the body's own. */
     int has_friction_range;
     float friction_range[2];
+    /* Joint-state noise of articulations (docs/articulations.md, "Randomization"):
+     * each revolute and prismatic joint starts at q0 + dq and qd0 + dqd, drawn
+     * per world and episode (Philox streams 3 and 4 keyed on the joint's index):
+     * uniform in [-a, a], or normal with standard deviation a if
+     * joint_noise_normal; q is then kept within the joint's limits. */
+    float joint_q_noise;  /* rad or m, finite, >= 0 (default 0 = off) */
+    float joint_qd_noise; /* rad/s or m/s, finite, >= 0 (default 0 = off) */
+    int joint_noise_normal; /* 0 uniform (default), 1 normal */
 } tp_randomize_def;
 
 typedef struct tp_model_def {
@@ -639,6 +647,7 @@ tp_status tp_batch_stage_seconds(const tp_batch *batch, double seconds[TP_STAGE_
 /* Pictures of worlds as RGB images: torpor_render.h. */
 #include "torpor_render.h"
 #include "torpor_actuators.h" /* actuators and their controls */
+#include "torpor_sensors.h"   /* the IMU of every body */
 
 
 /* ---------------------------------------------------------------- info */

@@ -77,6 +77,8 @@ typedef struct tp_actuator_view {
     const float *ctrl;  /* [W][nu] the controls, as written (clamping to ctrl_range happens where they act) */
     const float *force; /* [W][nv] the actuators' generalised force on each dof in the last substep of the
                            last step, N m or N (gear F summed per dof; 0 where no actuator acts) */
+    const float *limit_force; /* [W][nv] the joint-limit constraint force on each dof in the last substep of
+                                 the last step, N m or N (the limit row's impulse / h; 0 off the limits) */
 } tp_actuator_view;
 
 tp_status tp_batch_actuators(tp_batch *batch, tp_actuator_view *out);

@@ -70,8 +70,10 @@ tp_status tp_batch_set_gravities(tp_batch *batch, const tp_world_select *select,
 /* Mass scale [rows][B] (in [TP_MIN_MASS_SCALE, TP_MAX_MASS_SCALE], the bounds
  * of randomize.mass_scale) of each dynamic body: its mass and inertia
  * become the model's times the scale (replacing the randomized draw until the
- * next reset). Rows of static and kinematic bodies are skipped. Articulation
- * links take no mass scale yet: their rows must be 1. */
+ * next reset). Rows of static and kinematic bodies are skipped. An
+ * articulation link's scale multiplies its mass and inertia in its tree's
+ * dynamics (the tree's mass matrix and bias forces); a changed one wakes the
+ * world's trees. */
 tp_status tp_batch_set_mass_scales(tp_batch *batch, const tp_world_select *select, const float *scale);
 /* Friction coefficient [rows][B] (finite, >= 0) of every body, static ones
  * included (until the next reset). A changed static or kinematic body wakes

@@ -100,6 +100,8 @@ typedef struct tp_artic_world {
                                     (N m), world frame; the links' entries act on the tree */
     const float *ctrl; /* [nu] actuator controls, held until written (NULL without actuators) */
     float *act_f;      /* [nv] actuator generalised force per dof in the last substep (NULL: not kept) */
+    float *limit_f;    /* [nv] joint-limit force per dof in the last substep (NULL: not kept) */
+    const float *link_scale; /* [J] mass scale of each link (kernel order): its mass and inertia times it; NULL = 1 */
 } tp_artic_world;
 
 /* World w's slice of the batch's joint arrays ([W][nq], [W][nv]). */
@@ -117,14 +119,25 @@ TP_HD tp_artic_world tp_artic_world_at(const tp_artic_model *m, float *q, float 
     s.torque = NULL;
     s.ctrl = NULL;
     s.act_f = NULL;
+    s.limit_f = NULL;
+    s.link_scale = NULL;
     return s;
 }
 
-/* World w's slices of the batch's actuator arrays: ctrl [W][nu], act_f [W][nv] (either may be NULL). */
-TP_HD void tp_artic_world_actuators(const tp_artic_model *m, tp_artic_world *s, const float *ctrl, float *act_f, int w)
+/* World w's slices of the batch's actuator and joint-force arrays: ctrl [W][nu],
+ * act_f and limit_f [W][nv] (any may be NULL). */
+TP_HD void tp_artic_world_actuators(const tp_artic_model *m, tp_artic_world *s, const float *ctrl, float *act_f,
+                                    float *limit_f, int w)
 {
     s->ctrl = ctrl ? ctrl + (size_t)w * (size_t)m->actuator_count : NULL;
     s->act_f = act_f ? act_f + (size_t)w * (size_t)m->nv : NULL;
+    s->limit_f = limit_f ? limit_f + (size_t)w * (size_t)m->nv : NULL;
+}
+
+/* World w's slice of the links' mass scales [W][J] (NULL: all 1). */
+TP_HD void tp_artic_world_link_scales(const tp_artic_model *m, tp_artic_world *s, const float *link_scale, int w)
+{
+    s->link_scale = link_scale ? link_scale + (size_t)w * (size_t)m->joint_count : NULL;
 }
 
 /* One contact point with an articulation link on one side or both
@@ -172,6 +185,7 @@ typedef struct tp_artic_scratch {
     int capacity;               /* contact points */
     int32_t *slot;              /* [capacity] per contact point (sorted order): its link point, or -1 */
     int points, used, overflow; /* link points: capacity (m->point_capacity), used and dropped this step */
+    const float *link_scale;    /* [J] the world's link mass scales (tp_artic_world.link_scale), NULL = 1 */
     tp_artic_point *pts;        /* [points] per link point */
     float *jac, *resp;          /* [points][2 sides][3 rows][max_nv] signed Jacobians and H~^-1 J^T */
 } tp_artic_scratch;
@@ -235,6 +249,7 @@ TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, i
     x.points = m->point_capacity;
     x.used = 0;
     x.overflow = 0;
+    x.link_scale = NULL;
     int32_t at = 0;
     for (int t = 0; t < m->tree_count; ++t) {
         const tp_artic_tree *tr = &m->trees[t];
@@ -314,10 +329,11 @@ TP_HD void tp_artic_fk(const tp_artic_model *m, const tp_artic_tree *tr, const f
         tp_mat3 r = tp_q_to_mat3(cq);
         tp_vec3 c = tp_sub(tp_add(cp, tp_m3_mul_v(r, tp_v3_load(j->com))), o);
         tp_v3_store(x->lc + 3 * i, c);
-        float ic[6];
+        float ic[6], scale = x->link_scale ? x->link_scale[i] : 1.0f;
         tp_sym_rotate_m(r, j->inertia, ic);
-        x->li[i] = tp_si_body(j->mass, c, ic);
-        x->lid[i] = tp_si_body_d(j->mass, c, ic);
+        for (int k = 0; k < 6; ++k) ic[k] *= scale;
+        x->li[i] = tp_si_body(j->mass * scale, c, ic);
+        x->lid[i] = tp_si_body_d(j->mass * scale, c, ic);
         tp_vec3 jp = tp_sub(anchor, o); /* joint point relative to O */
         float *s = x->s + 6 * (j->v_start - tr->v_start);
         if (j->type == TP_AJ_REVOLUTE) {

@@ -66,6 +66,7 @@ TP_HD tp_artic_solve tp_artic_solve_at(const tp_artic_model *m, tp_artic_world s
     A.s.force = wd->force;
     A.s.torque = wd->torque;
     A.x = tp_artic_scratch_at(scratch, m, capacity);
+    A.x.link_scale = s.link_scale;
     A.g = tp_v3(wd->gravity[0], wd->gravity[1], wd->gravity[2]);
     A.h = h;
     A.kin_fresh = 0; /* q, o or the scratch may have changed since the last step */
@@ -472,6 +473,20 @@ TP_HD void tp_artic_substep_position(tp_artic_solve *A, tp_world *wd)
     }
 }
 
+/* The joint-limit force per dof of tree t in this substep into s->limit_f
+ * (if kept): the impulse of its limit rows (one side unbounded) over h. */
+TP_HD void tp_artic_record_limit_forces(const tp_artic_solve *A, int t)
+{
+    float *out = A->s.limit_f;
+    if (!out) return;
+    const tp_artic_tree *tr = &A->m->trees[t];
+    const tp_artic_scratch *x = &A->x;
+    for (int d = tr->v_start; d < tr->v_start + tr->nv; ++d) out[d] = 0.0f;
+    for (int r = x->row_start[t]; r < x->row_start[t + 1]; ++r)
+        if (x->row_lo[r] == -3.0e38f || x->row_hi[r] == 3.0e38f)
+            out[tr->v_start + x->row_dof[r]] += x->row_lambda[r] / A->h;
+}
+
 /* End of a substep: links' velocities after the relax sweeps published. */
 TP_HD void tp_artic_substep_end(tp_artic_solve *A, tp_world *wd)
 {
@@ -479,6 +494,7 @@ TP_HD void tp_artic_substep_end(tp_artic_solve *A, tp_world *wd)
     for (int t = 0; t < m->tree_count; ++t) {
         const tp_artic_tree *tr = &m->trees[t];
         if (!tp_artic_tree_awake(m, wd, t)) continue;
+        tp_artic_record_limit_forces(A, t);
         tp_artic_use_tree(m, &A->x, t);
         tp_artic_motion(m, tr, A->s.qd, A->g, &A->x);
         tp_artic_publish(m, tr, &A->x, wd);

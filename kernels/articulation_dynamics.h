@@ -230,7 +230,7 @@ TP_HD int tp_artic_add_row(tp_artic_scratch *x, int rows, int d, float target, f
 TP_HD int tp_artic_build_rows(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_world *s,
                               tp_artic_scratch *x, const float *qd, float h, int rows)
 {
-    const float big = 3.0e38f;
+    const float big = 3.0e38f; /* a limit row's open side (tp_artic_record_limit_forces reads it) */
     for (int i = tr->first; i < tr->end; ++i) {
         const tp_artic_joint *j = &m->joints[i];
         for (int k = 0; k < j->nv; ++k) {

@@ -51,6 +51,8 @@ typedef struct tp_layout {
     size_t artic_scratch_bytes;
     float *ctrl;                   /* [W][nu] actuator controls (kernels/actuator.h); NULL without actuators */
     float *actuator_f;             /* [W][nv] actuator generalised force per dof */
+    float *limit_f;                /* [W][nv] joint-limit force per dof */
+    float *link_scale;             /* [W][J] mass scale of each link (kernel order) */
 } tp_layout;
 
 /* The view of world w: pointers to its slice of every array. */

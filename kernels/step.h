@@ -169,7 +169,8 @@ TP_HD tp_world_step tp_world_step_at(const tp_layout *L, int w, int current, voi
     if (L->artic) {
         s.joints = tp_artic_world_at(L->artic, L->joint_q, L->joint_qd, L->joint_f, L->joint_target_q,
                                      L->joint_target_qd, w);
-        tp_artic_world_actuators(L->artic, &s.joints, L->ctrl, L->actuator_f, w);
+        tp_artic_world_actuators(L->artic, &s.joints, L->ctrl, L->actuator_f, L->limit_f, w);
+        tp_artic_world_link_scales(L->artic, &s.joints, L->link_scale, w);
         s.artic_scratch = L->artic_scratch + (size_t)w * L->artic_scratch_bytes;
     }
     s.w_start = (float *)((char *)s.v_start + tp_solver_align(3 * nb * sizeof(float)));

@@ -44,6 +44,16 @@ static tp_actuator_def motor(float gear)
     return a;
 }
 
+static tp_actuator_def servo(float kp, float kv)
+{
+    tp_actuator_def a = tp_default_actuator_def();
+    a.type = TP_ACTUATOR_POSITION;
+    a.joint = 0;
+    a.kp = kp;
+    a.kv = kv;
+    return a;
+}
+
 static void set_ctrl_all(tp_batch *b, float u)
 {
     int W = tp_batch_worlds(b);
@@ -93,11 +103,7 @@ Test(actuators, motor_on_a_free_slider_accelerates_at_gear_u_over_m)
 /* A constant control over step(4) gives the bits of four step(1) calls. */
 Test(actuators, held_control_over_step4_equals_four_step1)
 {
-    tp_actuator_def a = tp_default_actuator_def();
-    a.type = TP_ACTUATOR_POSITION;
-    a.joint = 0;
-    a.kp = 40.0f;
-    a.kv = 3.0f;
+    tp_actuator_def a = servo(40.0f, 3.0f);
     a.force_limited = 1;
     a.force_range[0] = -5.0f;
     a.force_range[1] = 5.0f;
@@ -124,11 +130,7 @@ Test(actuators, held_control_over_step4_equals_four_step1)
 Test(actuators, position_servo_step_response_has_the_closed_form_time_constant)
 {
     const double m = 1.0, kp = 100.0, kv = 50.0, u = 0.5;
-    tp_actuator_def a = tp_default_actuator_def();
-    a.type = TP_ACTUATOR_POSITION;
-    a.joint = 0;
-    a.kp = (float)kp;
-    a.kv = (float)kv;
+    tp_actuator_def a = servo((float)kp, (float)kv);
     tp_model *model = slider_model((float)m, &a);
     tp_batch *b = make_batch(model, 1, 1);
     set_ctrl_all(b, (float)u);
@@ -158,10 +160,7 @@ Test(actuators, position_servo_step_response_has_the_closed_form_time_constant)
  * numerical damping. */
 Test(actuators, stiff_position_servo_stays_stable)
 {
-    tp_actuator_def a = tp_default_actuator_def();
-    a.type = TP_ACTUATOR_POSITION;
-    a.joint = 0;
-    a.kp = 1e5f;
+    tp_actuator_def a = servo(1e5f, 0.0f);
     tp_model *model = slider_model(1.0f, &a);
     tp_batch *b = make_batch(model, 1, 1);
     set_ctrl_all(b, 0.3f);
@@ -296,28 +295,37 @@ Test(actuators, bad_definitions_and_writes_are_refused)
     tp_model_destroy(plain);
 }
 
+/* A 1 kg 0.1 x 0.1 x 1 m rod (body 0) hinged about x at its top (z = 2) by
+ * joint *j (its geometry set here), gravity on with `sleepy` (sleep enabled),
+ * zero g otherwise; with a gear-1 motor if `actuated`. */
+static tp_model *rod_model(int sleepy, tp_joint_def *j, int actuated)
+{
+    tp_model_def md = tp_default_model_def();
+    md.sleep.enabled = sleepy;
+    if (!sleepy) md.gravity[2] = 0.0f;
+    tp_builder *b = builder_begin(&md);
+    tp_body_def bd = tp_default_body_def();
+    bd.size[0] = bd.size[1] = 0.1f;
+    bd.size[2] = 1.0f;
+    bd.pos[2] = 1.5f;
+    j->child = builder_add(b, &bd);
+    j->axis[0] = 1.0f;
+    j->axis[2] = 0.0f;
+    j->anchor[2] = 0.5f;
+    cr_assert_eq(tp_builder_add_joint(b, j, NULL), TP_OK, "%s", tp_last_error());
+    tp_actuator_def a = motor(1.0f);
+    if (actuated) cr_assert_eq(tp_builder_add_actuator(b, &a, NULL), TP_OK, "%s", tp_last_error());
+    return builder_finish(b);
+}
+
 /* A pendulum hanging at rest sleeps under the island policy; the same one
  * with a motor (ctrl 0) stays awake, as a driven tree does. */
 Test(actuators, actuated_tree_stays_awake_under_the_island_policy)
 {
     for (int actuated = 0; actuated < 2; ++actuated) {
-        tp_model_def md = tp_default_model_def();
-        md.sleep.enabled = 1;
-        tp_builder *b = builder_begin(&md);
-        tp_body_def bd = tp_default_body_def();
-        bd.size[0] = bd.size[1] = 0.1f;
-        bd.size[2] = 1.0f;
-        bd.pos[2] = 1.5f;
-        int rod = builder_add(b, &bd);
         tp_joint_def j = tp_default_joint_def();
-        j.child = rod;
-        j.axis[0] = 1.0f;
-        j.axis[2] = 0.0f;
-        j.anchor[2] = 0.5f;
-        cr_assert_eq(tp_builder_add_joint(b, &j, NULL), TP_OK, "%s", tp_last_error());
-        tp_actuator_def a = motor(1.0f);
-        if (actuated) cr_assert_eq(tp_builder_add_actuator(b, &a, NULL), TP_OK, "%s", tp_last_error());
-        tp_model *model = builder_finish(b);
+        tp_model *model = rod_model(1, &j, actuated);
+        int rod = 0;
         tp_batch *batch = make_batch(model, 1, 1);
         batch_steps(batch, 180);
         tp_state_view s = batch_view(batch);
@@ -369,4 +377,31 @@ Test(actuators, scene_actuators_load_and_errors_name_the_key)
         cr_assert(strstr(tp_last_error(), bad[k][1]) && strstr(tp_last_error(), "bad.json:3:"), "case %zu: %s", k,
                   tp_last_error());
     }
+}
+
+/* ---------------------------------------------------------------- limit force */
+
+/* A hinged rod in zero g against its upper limit (0 rad), a motor pushing past
+ * it with 20 N m held: at rest the limit holds with exactly -20 N m, the
+ * motor's force reads +20 N m. */
+Test(actuators, limit_force_equals_the_load_pushing_past_the_limit)
+{
+    tp_joint_def j = tp_default_joint_def();
+    j.q0 = -0.2f;
+    j.has_limits = 1;
+    j.lower = -1.0f;
+    j.upper = 0.0f;
+    tp_model *model = rod_model(0, &j, 1);
+    tp_batch *batch = make_batch(model, 1, 1);
+    set_ctrl_all(batch, 20.0f);
+    tp_actuator_view av;
+    tp_batch_actuators(batch, &av);
+    batch_steps(batch, 1);
+    cr_assert_eq(av.limit_force[0], 0.0f, "off the limit: no limit force");
+    batch_steps(batch, 59);
+    cr_assert(fabsf(q_of(batch, 0)) < 1e-3f, "at the limit, q %g", q_of(batch, 0));
+    cr_assert(fabsf(av.limit_force[0] + 20.0f) < 1e-3f * 20.0f, "limit force %g, expected -20", av.limit_force[0]);
+    cr_assert_float_eq(av.force[0], 20.0f, 1e-5f);
+    tp_batch_destroy(batch);
+    tp_model_destroy(model);
 }

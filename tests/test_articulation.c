@@ -1090,23 +1090,6 @@ Test(articulation, violated_limit_returns_without_flying_across)
     tp_model_destroy(m);
 }
 
-/* Mass scales do not reach the articulation yet (it integrates with the
- * model's link inertias): a scale other than 1 on a link's row is refused,
- * naming the joint, where it was silently ignored (a link pushed with 1 N
- * through joint_f kept its unscaled acceleration). Rows of 1 pass. */
-Test(articulation, mass_scale_on_a_link_is_refused)
-{
-    tp_model *m = pendulum_model(0.3f, NULL, 4);
-    tp_batch *b = make_batch(m, 1, 1);
-    float one = 1.0f, two = 2.0f;
-    cr_assert_eq(tp_batch_set_mass_scales(b, NULL, &one), TP_OK, "%s", tp_last_error());
-    cr_assert_eq(tp_batch_set_mass_scales(b, NULL, &two), TP_ERR_INVALID_ARGUMENT);
-    cr_assert(strstr(tp_last_error(), "tp_batch_set_mass_scales: scale[0][0] (world 0): body 0 (body0) is the link of "
-                                      "joints[0] (joint0)"), "%s", tp_last_error());
-    tp_batch_destroy(b);
-    tp_model_destroy(m);
-}
-
 /* ---------------------------------------------------------------- long chains */
 
 #define CHAIN_PITCH 0.1  /* m between hinges */

@@ -23,11 +23,11 @@ library's message, which names the bad value and where it came from.
 """
 from ._ffi import library_path
 from .core import (BackendError, Batch, CapacityError, FileError, InvalidArgumentError, JointState, Model,
-                   OutOfMemoryError, SceneError, State, TorporError, WorldSelection, cuda_built, cuda_device_count,
-                   import_scene)
+                   OutOfMemoryError, SceneError, State, TorporError, View, WorldSelection, cuda_built,
+                   cuda_device_count, import_scene)
 
 __version__ = "0.1.0"
 
 __all__ = ["Batch", "Model", "State", "JointState", "TorporError", "InvalidArgumentError", "SceneError", "FileError",
-           "OutOfMemoryError", "CapacityError", "BackendError", "WorldSelection", "cuda_built", "cuda_device_count",
-           "import_scene", "library_path", "__version__"]
+           "OutOfMemoryError", "CapacityError", "BackendError", "View", "WorldSelection", "cuda_built",
+           "cuda_device_count", "import_scene", "library_path", "__version__"]

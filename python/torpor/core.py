@@ -403,9 +403,34 @@ class _ArrayView:
     so the memory stays valid while a NumPy array over it exists, even after
     :meth:`Batch.close`."""
 
-    def __init__(self, owner: Any, address: int, shape: tuple, typestr: str, readonly: bool):
+    def __init__(self, owner: Any, address: int, shape: tuple, typestr: str, readonly: bool,
+                 strides: Optional[tuple] = None):
         self._owner = owner
-        self.__array_interface__ = {"data": (address, readonly), "shape": shape, "typestr": typestr, "version": 3}
+        self.__array_interface__ = {"data": (address, readonly), "shape": shape, "typestr": typestr, "version": 3,
+                                    "strides": strides}
+
+
+class View(np.ndarray):
+    """A read-only NumPy view of a batch's memory (every state, joint, actuator
+    and sensor view is one) that also exports through DLPack to consumers that
+    cannot mark a tensor read-only: ``torch.from_dlpack(view)``,
+    ``jax.dlpack.from_dlpack(view)`` and ``numpy.from_dlpack(view)`` get a
+    zero-copy tensor of the same memory (CPU device). NumPy refuses to export a
+    read-only array to them (BufferError), so the export goes through a writable
+    alias of the same memory: writing through the consumer's tensor changes the
+    batch without the checks of its write calls, so treat it as read-only."""
+
+    def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
+        if self.flags.writeable:
+            return super().__dlpack__(*args, **kwargs)
+        ai = self.__array_interface__
+        alias = np.asarray(_ArrayView(self, ai["data"][0], self.shape, ai["typestr"], False, ai["strides"]))
+        return alias.__dlpack__(*args, **kwargs)
+
+
+def _view(owner: Any, address: int, shape: tuple, typestr: str) -> "View":
+    """Read-only :class:`View` of `shape` at `address`, keeping `owner` (the batch's C handle) alive."""
+    return np.asarray(_ArrayView(owner, address, shape, typestr, True)).view(View)
 
 
 _VIEW_FIELDS = {  # name: (element type, trailing shape, per body)
@@ -482,6 +507,16 @@ _JOINT_ARRAYS = {  # keyword of Batch.set_joints: (tp_joint_array, JointState fi
 }
 
 
+def _contact_dtype() -> np.dtype:
+    """tp_contact_info as a NumPy structured type, offsets from the C layout."""
+    fields = [("body_a", "<i4", ()), ("body_b", "<i4", ()), ("point", "<f4", (3,)), ("normal", "<f4", (3,)),
+              ("separation", "<f4", ()), ("normal_force", "<f4", ()), ("friction_force", "<f4", (2,)),
+              ("feature", "<u4", ()), ("key", "<u8", ())]
+    return np.dtype({"names": [f[0] for f in fields], "formats": [(f[1], f[2]) for f in fields],
+                     "offsets": [ffi.offsetof("tp_contact_info", f[0]) for f in fields],
+                     "itemsize": ffi.sizeof("tp_contact_info")})
+
+
 # ---------------------------------------------------------------- batch
 
 
@@ -540,7 +575,8 @@ class Batch:
         self._state: Optional[State] = None
         self._select = ffi.new("tp_world_select *")
         self._joints: Optional[JointState] = None
-        self._actuators: Optional[tuple[np.ndarray, np.ndarray]] = None
+        self._actuators: Optional[tuple[np.ndarray, np.ndarray, np.ndarray]] = None
+        self._imu: Optional[tuple[np.ndarray, np.ndarray, np.ndarray]] = None
 
     # -- lifetime
     def close(self) -> None:
@@ -553,6 +589,7 @@ class Batch:
             self._state = None
             self._joints = None
             self._actuators = None
+            self._imu = None
 
     def __enter__(self) -> "Batch":
         return self
@@ -624,7 +661,7 @@ class Batch:
             ptr = getattr(self._view, name)
             shape = (W, B) + tail if per_body else (W,)
             address = int(ffi.cast("uintptr_t", ptr))
-            arrays[name] = np.asarray(_ArrayView(self._p(), address, shape, typestr, True))
+            arrays[name] = _view(self._p(), address, shape, typestr)
         return State(**arrays)
 
     def device_state(self) -> "DeviceState":
@@ -676,7 +713,7 @@ class Batch:
             d.has_view_box = 1
             d.view_box = box.tolist()
         out = np.empty((max(int(height), 0), max(int(width), 0), 3), dtype=np.uint8)
-        _check(lib.tp_batch_render(self._p(), d, ffi.cast("uint8_t *", out.ctypes.data) if out.size else ffi.NULL))
+        _check(self._c(lib.tp_batch_render, d, ffi.cast("uint8_t *", out.ctypes.data) if out.size else ffi.NULL))
         return out
 
     def world_hash(self, world: int) -> int:
@@ -778,7 +815,7 @@ class Batch:
         self._call(lib.tp_batch_set_gravities, worlds, (gravity, (3,), "gravity"))
 
     def set_mass_scale(self, scale: Any, worlds: WorldSelection = None) -> None:
-        """Mass scale [rows, B] (each in [0.01, 100]; 1 on articulation links) of the dynamic bodies, relative to the model's mass."""
+        """Mass scale [rows, B] (each in [0.01, 100]) of the dynamic bodies and articulation links, relative to the model's mass."""
         self._call(lib.tp_batch_set_mass_scales, worlds, (scale, (self.bodies,), "scale"))
 
     def set_friction(self, friction: Any, worlds: WorldSelection = None) -> None:
@@ -813,7 +850,7 @@ class Batch:
                     a = np.zeros((W, 0), np.float32)
                     a.flags.writeable = False
                 else:
-                    a = np.asarray(_ArrayView(self._p(), int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4", True))
+                    a = _view(self._p(), int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4")
                 arrays[name] = a
             self._joints = JointState(**arrays)
         return self._joints
@@ -843,21 +880,50 @@ class Batch:
         """(W, nv) drive target velocities, rad/s or m/s: ``joints().target_qd``."""
         return self.joints().target_qd
 
+    def imu(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The IMU of every body at its centre of mass, body frame (tp_batch_imu):
+        read-only zero-copy views (v, w, a), each (W, B, 3) float32: linear velocity
+        m/s, angular velocity rad/s, and proper acceleration m/s^2 over the last step
+        of the last :meth:`step` call ((v_after - v_before) / dt - gravity: 0 in free
+        fall, |g| up at rest). The first call turns the sensor on: the arrays read 0
+        until the next step, then every step call fills them. CPU backend only."""
+        if self._imu is None:
+            view = ffi.new("tp_imu_view *")
+            _check(self._c(lib.tp_batch_imu, view))
+            shape = (self.worlds, self.bodies, 3)
+            self._imu = tuple(_view(self._p(), int(ffi.cast("uintptr_t", getattr(view, k))), shape, "<f4")
+                              for k in ("v", "w", "a"))
+        return self._imu
+
+    def contacts(self, world: int) -> np.ndarray:
+        """The contact points of one world from the last step (tp_batch_contacts), a
+        copy in key order: a structured array of shape (n,) with fields body_a,
+        body_b (int32, body_a < body_b), point (3,) m and normal (3,) (world frame,
+        from A to B), separation m (negative when penetrating), normal_force N,
+        friction_force (2,) N, feature (uint32) and key (uint64)."""
+        count = ffi.new("int *")
+        _check(self._c(lib.tp_batch_contacts, world, ffi.NULL, 0, count))
+        out = np.zeros(int(count[0]), dtype=_contact_dtype())
+        if out.size:
+            _check(self._c(lib.tp_batch_contacts, world, ffi.cast("tp_contact_info *", out.ctypes.data),
+                                         out.size, count))
+        return out
+
     # -- actuators (include/torpor_actuators.h: tp_batch_actuators, tp_batch_set_ctrl)
-    def _actuator_views(self) -> tuple[np.ndarray, np.ndarray]:
+    def _actuator_views(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         if self._actuators is None:
             view = ffi.new("tp_actuator_view *")
             _check(self._c(lib.tp_batch_actuators, view))
             W, nu, nv = int(view.worlds), int(view.nu), int(view.nv)
             arrays = []
-            for ptr, width in ((view.ctrl, nu), (view.force, nv)):
+            for ptr, width in ((view.ctrl, nu), (view.force, nv), (view.limit_force, nv)):
                 if ptr == ffi.NULL:  # no actuators (or no joints): an empty view
                     a = np.zeros((W, 0), np.float32)
                     a.flags.writeable = False
                 else:
-                    a = np.asarray(_ArrayView(self._p(), int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4", True))
+                    a = _view(self._p(), int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4")
                 arrays.append(a)
-            self._actuators = (arrays[0], arrays[1])
+            self._actuators = (arrays[0], arrays[1], arrays[2])
         return self._actuators
 
     @property
@@ -872,6 +938,12 @@ class Batch:
         """(W, nv) float32 read-only view, no copy: the actuators' generalised force on
         each dof (gear x force, N m or N) in the last substep of the last step."""
         return self._actuator_views()[1]
+
+    @property
+    def limit_force(self) -> np.ndarray:
+        """(W, nv) float32 read-only view, no copy: the joint-limit constraint force on
+        each dof (N m or N) in the last substep of the last step; 0 off the limits."""
+        return self._actuator_views()[2]
 
     def set_ctrl(self, u: Any, worlds: WorldSelection = None) -> None:
         """Write the controls of the selected worlds: u of shape (rows, nu), or (nu,)

@@ -1,0 +1,56 @@
+"""Views leave torpor without copies: DLPack export of the read-only views (the
+protocol torch.from_dlpack and jax.dlpack use; tested with NumPy's consumer and
+a consumer of the legacy, unversioned capsule, as torch is not installed here),
+and batch.contacts(world) over tp_batch_contacts."""
+import json
+
+import numpy as np
+import pytest
+
+import torpor
+from conftest import ROOT
+
+
+class _LegacyCapsule:
+    """A producer that hands over only the unversioned DLPack capsule (what a
+    consumer asking for an older DLPack version receives)."""
+
+    def __init__(self, capsule, device):
+        self._capsule, self._device = capsule, device
+
+    def __dlpack__(self, stream=None, **kwargs):
+        return self._capsule
+
+    def __dlpack_device__(self):
+        return self._device
+
+
+def test_views_export_through_dlpack_without_copies():
+    b = torpor.Batch(torpor.Model.load(ROOT / "scenes" / "cartpole.json"), 4)
+    views = [b.state().pos, b.joint_q, b.joint_qd[:, 1:]]
+    for v in views:
+        assert not v.flags.writeable
+        assert v.__dlpack_device__() == (1, 0)  # kDLCPU
+        legacy = v.__dlpack__()  # no max_version: the legacy capsule; NumPy alone raises BufferError here
+        t = np.from_dlpack(_LegacyCapsule(legacy, v.__dlpack_device__()))
+        assert t.shape == v.shape and np.shares_memory(t, v) and np.array_equal(t, v)
+        t2 = np.from_dlpack(v)
+        assert np.shares_memory(t2, v)
+    q = np.from_dlpack(b.joint_q)
+    before = q[:, 1].copy()
+    b.step(5)
+    assert not np.array_equal(q[:, 1], before), "the exported tensor shows later steps (same memory)"
+
+
+def test_contacts_of_a_world():
+    scene = {"version": 2, "sleep": {"enabled": False}, "bodies": [
+        {"name": "ground", "shape": "box", "size": [4, 4, 1], "pos": [0, 0, -0.5], "static": True},
+        {"name": "cube", "shape": "box", "size": [0.5, 0.5, 0.5], "pos": [0, 0, 0.25], "mass": 2}]}
+    b = torpor.Batch(torpor.Model.from_json(json.dumps(scene)), 2)
+    b.step(60)
+    c = b.contacts(1)
+    assert c.shape[0] == 4 and set(c["body_a"]) == {0} and set(c["body_b"]) == {1}
+    np.testing.assert_allclose(c["normal"], np.tile([0, 0, 1], (4, 1)), atol=1e-6)
+    assert c["normal_force"].sum() == pytest.approx(2 * 9.81, rel=1e-3), "four corners carry m g"
+    with pytest.raises(torpor.InvalidArgumentError):
+        b.contacts(2)
