@@ -111,8 +111,11 @@ class Model:
         :class:`ImportWarning` warnings. Raises SceneError, FileError (an
         OSError) when it cannot be read, CapacityError past
         TP_MAX_SCENE_BYTES (64 MiB)."""
-        with open(path, "rb") as f:
-            head = f.read(4096)
+        try:
+            with open(path, "rb") as f:
+                head = f.read(4096)
+        except OSError:
+            head = b""  # the C loader below reports it as a FileError, naming the path
         if lib.tp_xml_kind_of(ffi.new("char[]", head)) != lib.TP_XML_NONE:
             for line in import_scene(path)[1]:
                 warnings.warn(f"{path}: {line}", ImportWarning, stacklevel=2)
