@@ -1,0 +1,158 @@
+#define _POSIX_C_SOURCE 200809L
+/* test_mpi_cli.c - `mpirun -n K torpor run` (docs/scale-out.md): the files
+ * rank 0 writes are those of one process running the same worlds, byte for
+ * byte, but for the timing fields of summary.json and its per-rank block. In a
+ * build without MPI, `torpor info` says so. */
+#include <criterion/criterion.h>
+
+#include "torpor.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+static char tmpdir[64];
+
+static void make_tmpdir(void)
+{
+    strcpy(tmpdir, "/tmp/tp_mpi_XXXXXX");
+    cr_assert_not_null(mkdtemp(tmpdir));
+}
+
+static void remove_tmpdir(void)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", tmpdir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+static int shell(const char *cmd)
+{
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static char *read_file(const char *dir, const char *name, size_t *size)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s is missing", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *text = malloc((size_t)n + 1);
+    cr_assert_eq(fread(text, 1, (size_t)n, f), (size_t)n);
+    text[n] = '\0';
+    fclose(f);
+    *size = (size_t)n;
+    return text;
+}
+
+static void assert_same_bytes(const char *a, const char *b, const char *name)
+{
+    size_t na, nb;
+    char *x = read_file(a, name, &na), *y = read_file(b, name, &nb);
+    cr_assert(na == nb && memcmp(x, y, na) == 0, "%s differs between %s and %s", name, a, b);
+    free(x);
+    free(y);
+}
+
+/* summary.json without the fields that are timings. */
+static json_t *summary_without_timings(const char *dir)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/summary.json", dir);
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    cr_assert_not_null(j, "%s: %s", path, err.text);
+    const char *timings[] = {"wall_seconds", "world_steps_per_second", "body_steps_per_second"};
+    for (size_t i = 0; i < 3; ++i) cr_assert_eq(json_object_del(j, timings[i]), 0, "%s: no %s", path, timings[i]);
+    return j;
+}
+
+#ifdef TP_CLI_MPI
+
+/* One process, then K ranks, of the same run; every file compared. */
+static void compare_ranks(const char *scene, int worlds, int ranks)
+{
+    make_tmpdir();
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1); /* CI runs as root; Open MPI refuses it otherwise */
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    char cmd[2048], one[128], many[128];
+    snprintf(one, sizeof one, "%s/one", tmpdir);
+    snprintf(many, sizeof many, "%s/many", tmpdir);
+    const char *args = "--steps 150 --every 7 --threads 1 --snapshot 1.5 --quiet";
+    snprintf(cmd, sizeof cmd, "%s run %s/scenes/%s --worlds %d %s --out %s 2>%s/one.err", TP_CLI, TP_SOURCE_DIR, scene,
+             worlds, args, one, tmpdir);
+    cr_assert_eq(shell(cmd), 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "%s -n %d --oversubscribe %s run %s/scenes/%s --worlds %d %s --out %s 2>%s/many.err",
+             TP_MPIEXEC, ranks, TP_CLI, TP_SOURCE_DIR, scene, worlds, args, many, tmpdir);
+    cr_assert_eq(shell(cmd), 0, "%s", cmd);
+    const char *files[] = {"awake.csv", "state.csv", "awake.png", "snapshot.png"};
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; ++i) assert_same_bytes(one, many, files[i]);
+    json_t *a = summary_without_timings(one), *b = summary_without_timings(many);
+    cr_assert_null(json_object_get(a, "ranks"), "a one-process run has no per-rank block");
+    json_t *r = json_object_get(b, "ranks");
+    cr_assert_eq(json_array_size(r), (size_t)ranks);
+    int next = 0;
+    for (int k = 0; k < ranks; ++k) { /* contiguous blocks, in rank order, covering every world */
+        json_t *e = json_array_get(r, (size_t)k);
+        cr_assert_eq(json_integer_value(json_object_get(e, "first_world")), next);
+        int n = (int)json_integer_value(json_object_get(e, "worlds"));
+        cr_assert(n == worlds / ranks || n == worlds / ranks + 1, "rank %d: %d worlds", k, n);
+        cr_assert(json_real_value(json_object_get(e, "wall_seconds")) > 0.0);
+        next += n;
+    }
+    cr_assert_eq(next, worlds);
+    json_object_del(b, "ranks");
+    char *ta = json_dumps(a, JSON_SORT_KEYS), *tb = json_dumps(b, JSON_SORT_KEYS);
+    cr_assert_str_eq(ta, tb, "summary.json differs beyond its timings");
+    free(ta);
+    free(tb);
+    json_decref(a);
+    json_decref(b);
+    remove_tmpdir();
+}
+
+Test(mpi_cli, tower_on_2_ranks_writes_the_files_of_one_process, .timeout = 120) { compare_ranks("tower.json", 11, 2); }
+Test(mpi_cli, tower_on_3_ranks_writes_the_files_of_one_process, .timeout = 120) { compare_ranks("tower.json", 11, 3); }
+Test(mpi_cli, heap_on_2_ranks_writes_the_files_of_one_process, .timeout = 120) { compare_ranks("heap.json", 5, 2); }
+Test(mpi_cli, heap_on_3_ranks_writes_the_files_of_one_process, .timeout = 120) { compare_ranks("heap.json", 5, 3); }
+
+Test(mpi_cli, fewer_worlds_than_ranks_is_refused, .timeout = 60)
+{
+    make_tmpdir();
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s -n 3 --oversubscribe %s run %s/scenes/tower.json --worlds 2 --quiet --out %s/o 2>%s/err",
+             TP_MPIEXEC, TP_CLI, TP_SOURCE_DIR, tmpdir, tmpdir);
+    cr_assert_neq(shell(cmd), 0);
+    size_t n;
+    char *err = read_file(tmpdir, "err", &n);
+    cr_assert(strstr(err, "2 worlds over 3 MPI ranks"), "%s", err);
+    free(err);
+    remove_tmpdir();
+}
+
+#endif
+
+Test(mpi_cli, info_says_whether_mpi_is_built_in)
+{
+    make_tmpdir();
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s info >%s/info.txt", TP_CLI, tmpdir);
+    cr_assert_eq(shell(cmd), 0);
+    size_t n;
+    char *text = read_file(tmpdir, "info.txt", &n);
+#ifdef TP_CLI_MPI
+    cr_assert(strstr(text, "mpi: yes (Open MPI"), "%s", text);
+#else
+    cr_assert(strstr(text, "mpi: no (built without MPI"), "%s", text);
+#endif
+    free(text);
+    remove_tmpdir();
+}
