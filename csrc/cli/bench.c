@@ -19,6 +19,7 @@
  *   the share of the stepping time in each stage group (CPU backend,
  *   tp_batch_def.profile_stages: collide, color, solve, finish). */
 #include "cli.h"
+#include "shard.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -416,6 +417,14 @@ int tp_cmd_bench(int argc, char **argv)
     bench_plan p;
     if (!parse_plan(argc, argv, &p)) {
         bench_usage(stderr);
+        free_plan(&p);
+        return TP_EXIT_USAGE;
+    }
+    if (tp_shard_ranks() > 1) { /* not split over ranks yet: K copies of one table would mislead */
+        if (tp_shard_rank() == 0)
+            fprintf(stderr, "torpor bench: runs in one process, not over %d MPI ranks; for a sharded throughput use "
+                            "mpirun -n K torpor run (summary.json's \"ranks\" has each rank's timing)\n",
+                    tp_shard_ranks());
         free_plan(&p);
         return TP_EXIT_USAGE;
     }

@@ -57,7 +57,7 @@ const char *tp_shard_transport(void)
     MPI_Get_library_version(version, &n); /* callable before MPI_Init */
     for (int i = 0; version[i]; ++i)
         if (version[i] == '\n' || version[i] == ',') version[i] = '\0'; /* the first part: name and version */
-    snprintf(text, sizeof text, "yes (%s; mpirun -n K torpor run|bench splits the worlds over K ranks)", version);
+    snprintf(text, sizeof text, "yes (%s; mpirun -n K torpor run splits the worlds over K ranks)", version);
     return text;
 }
 
