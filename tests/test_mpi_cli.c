@@ -122,6 +122,44 @@ Test(mpi_cli, tower_on_3_ranks_writes_the_files_of_one_process, .timeout = 120) 
 Test(mpi_cli, heap_on_2_ranks_writes_the_files_of_one_process, .timeout = 120) { compare_ranks("heap.json", 5, 2); }
 Test(mpi_cli, heap_on_3_ranks_writes_the_files_of_one_process, .timeout = 120) { compare_ranks("heap.json", 5, 3); }
 
+/* The tower.json row of a bench table in dir/name: its worlds, steps and
+ * all-asleep column (simulated times: the same at any split). */
+static void bench_row(const char *name, char *row, size_t n)
+{
+    size_t size;
+    char *text = read_file(tmpdir, name, &size);
+    char *line = strstr(text, "\ntower.json");
+    cr_assert_not_null(line, "no tower row in:\n%s", text);
+    cr_assert_null(strstr(line + 1, "\ntower.json"), "more than one tower row (every rank printed?):\n%s", text);
+    char scene[64], worlds[16], sleep[8], steps[16], wall[16], ws[16], bs[16], bst[16], settled[16], asleep[64];
+    cr_assert_eq(sscanf(line + 1, "%63s %15s %7s %15s %15s %15s %15s %15s %15s %63s", scene, worlds, sleep, steps, wall,
+                        ws, bs, bst, settled, asleep), 10);
+    snprintf(row, n, "%s %s %s %s", worlds, sleep, steps, asleep);
+    free(text);
+}
+
+Test(mpi_cli, bench_on_2_ranks_prints_one_table_of_all_the_worlds, .timeout = 120)
+{
+    make_tmpdir();
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    char cmd[2048], one[128], two[128];
+    const char *args = "bench --scenes " TP_SOURCE_DIR "/scenes/tower.json --worlds 9 --seconds 1 --threads 1";
+    snprintf(cmd, sizeof cmd, "%s %s >%s/one.txt 2>/dev/null", TP_CLI, args, tmpdir);
+    cr_assert_eq(shell(cmd), 0, "%s", cmd);
+    snprintf(cmd, sizeof cmd, "%s -n 2 %s %s >%s/two.txt 2>/dev/null", TP_MPIEXEC, TP_CLI, args, tmpdir);
+    cr_assert_eq(shell(cmd), 0, "%s", cmd);
+    bench_row("one.txt", one, sizeof one);
+    bench_row("two.txt", two, sizeof two);
+    cr_assert_str_eq(two, one, "2 ranks: %s; one process: %s", two, one);
+    cr_assert(strstr(one, "9 on 60 "), "%s", one);
+    size_t n;
+    char *text = read_file(tmpdir, "two.txt", &n);
+    cr_assert(strstr(text, "2 MPI ranks"), "%s", text);
+    free(text);
+    remove_tmpdir();
+}
+
 Test(mpi_cli, fewer_worlds_than_ranks_is_refused, .timeout = 60)
 {
     make_tmpdir();

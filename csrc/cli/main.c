@@ -22,7 +22,7 @@ static void usage(FILE *f)
             "  torpor convert ROBOT.xml OUT.json   (an MJCF or URDF file as the torpor scene it loads as)\n"
             "  torpor trace SCRIPT      (the island sleep policy alone; docs/trace-format.md)\n"
             "  torpor info\n"
-            "  mpirun -n K torpor run ...         (worlds split over K MPI ranks; docs/scale-out.md)\n"
+            "  mpirun -n K torpor run|bench ...   (worlds split over K MPI ranks; docs/scale-out.md)\n"
             "  torpor help\n"
             "\n"
             "See README.md for the scene format and the output files.\n",

@@ -47,6 +47,9 @@ int tp_shard_device(const tp_shard *s);
 /* Collectives (every rank must call them, in the same order). */
 /* 1 on every rank if `flag` is non-zero on any (stop together: Ctrl-C, errors). */
 int tp_shard_any(int flag);
+/* The sum of x over the ranks, and the largest x, on every rank. */
+long long tp_shard_sum(long long x);
+double tp_shard_max(double x);
 /* Rank 0 gets every rank's `per_world` bytes of each of its worlds, in world
  * order, in `all` (total_worlds x per_world bytes); rank 0's own part may
  * already be in place (local == all). `all` is not touched elsewhere. */

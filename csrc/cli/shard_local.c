@@ -13,6 +13,8 @@ int tp_shard_rank(void) { return 0; }
 int tp_shard_local_rank(void) { return 0; }
 const char *tp_shard_transport(void) { return "no (built without MPI; install libopenmpi-dev and rebuild)"; }
 int tp_shard_any(int flag) { return flag != 0; }
+long long tp_shard_sum(long long x) { return x; }
+double tp_shard_max(double x) { return x; }
 
 void tp_shard_gather_worlds(const tp_shard *s, const void *local, size_t per_world, void *all)
 {

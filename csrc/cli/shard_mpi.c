@@ -57,7 +57,7 @@ const char *tp_shard_transport(void)
     MPI_Get_library_version(version, &n); /* callable before MPI_Init */
     for (int i = 0; version[i]; ++i)
         if (version[i] == '\n' || version[i] == ',') version[i] = '\0'; /* the first part: name and version */
-    snprintf(text, sizeof text, "yes (%s; mpirun -n K torpor run splits the worlds over K ranks)", version);
+    snprintf(text, sizeof text, "yes (%s; mpirun -n K torpor run|bench splits the worlds over K ranks)", version);
     return text;
 }
 
@@ -67,6 +67,20 @@ int tp_shard_any(int flag)
     int mine = flag != 0, any = 0;
     MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     return any;
+}
+
+long long tp_shard_sum(long long x)
+{
+    long long sum = x;
+    if (started) MPI_Allreduce(&x, &sum, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return sum;
+}
+
+double tp_shard_max(double x)
+{
+    double max = x;
+    if (started) MPI_Allreduce(&x, &max, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    return max;
 }
 
 void tp_shard_gather_worlds(const tp_shard *s, const void *local, size_t per_world, void *all)
