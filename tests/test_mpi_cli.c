@@ -51,6 +51,8 @@ static char *read_file(const char *dir, const char *name, size_t *size)
     return text;
 }
 
+#ifdef TP_CLI_MPI
+
 static void assert_same_bytes(const char *a, const char *b, const char *name)
 {
     size_t na, nb;
@@ -72,8 +74,6 @@ static json_t *summary_without_timings(const char *dir)
     for (size_t i = 0; i < 3; ++i) cr_assert_eq(json_object_del(j, timings[i]), 0, "%s: no %s", path, timings[i]);
     return j;
 }
-
-#ifdef TP_CLI_MPI
 
 /* One process, then K ranks, of the same run; every file compared. */
 static void compare_ranks(const char *scene, int worlds, int ranks)
