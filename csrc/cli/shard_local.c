@@ -4,9 +4,23 @@
 
 #ifndef TP_HAVE_MPI
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-void tp_shard_start(int *argc, char ***argv) { (void)argc, (void)argv; }
+/* Started by mpirun with more than one process: each would run every world
+ * and write the same files, so stop and say why. */
+void tp_shard_start(int *argc, char ***argv)
+{
+    (void)argc, (void)argv;
+    const char *size = getenv("OMPI_COMM_WORLD_SIZE");
+    if (!size) size = getenv("PMI_SIZE");
+    if (size && atoi(size) > 1) {
+        fprintf(stderr, "torpor: started as one of %s MPI processes, but this build has no MPI: each would run every "
+                        "world; install libopenmpi-dev and rebuild (torpor info says whether MPI is in)\n", size);
+        exit(2);
+    }
+}
 void tp_shard_stop(void) {}
 int tp_shard_ranks(void) { return 1; }
 int tp_shard_rank(void) { return 0; }
