@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 static char tmpdir[64];
 
@@ -175,6 +176,32 @@ Test(mpi_cli, fewer_worlds_than_ranks_is_refused, .timeout = 60)
     free(err);
     remove_tmpdir();
 }
+
+/* The replay and the video record one process's worlds: over several ranks
+ * they are refused before anything is written. */
+static void refused_over_ranks(const char *option)
+{
+    make_tmpdir();
+    setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+    setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+    char cmd[2048], want[128];
+    snprintf(cmd, sizeof cmd, "%s -n 2 --oversubscribe %s run %s/scenes/tower.json --worlds 4 --steps 5 %s --quiet "
+             "--out %s/o 2>%s/err", TP_MPIEXEC, TP_CLI, TP_SOURCE_DIR, option, tmpdir, tmpdir);
+    cr_assert_eq(shell(cmd), 2, "%s", cmd); /* TP_EXIT_USAGE */
+    size_t n;
+    char *err = read_file(tmpdir, "err", &n);
+    snprintf(want, sizeof want, "%.*s is not available over 2 MPI ranks", (int)strcspn(option, " "), option);
+    cr_assert(strstr(err, want), "%s", err);
+    char out[128];
+    snprintf(out, sizeof out, "%s/o", tmpdir);
+    cr_assert_eq(access(out, F_OK), -1, "%s was made", out);
+    free(err);
+    remove_tmpdir();
+}
+
+Test(mpi_cli, view_is_refused_over_ranks, .timeout = 60) { refused_over_ranks("--view"); }
+Test(mpi_cli, record_every_is_refused_over_ranks, .timeout = 60) { refused_over_ranks("--record-every 2"); }
+Test(mpi_cli, video_is_refused_over_ranks, .timeout = 60) { refused_over_ranks("--video v.mp4"); }
 
 #endif
 

@@ -7,6 +7,7 @@
 
 #include "torpor.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* A tower of 6 boxes with every draw on (pose, mass, friction), knocked over
@@ -175,5 +176,67 @@ Test(shard, bad_fields_are_named)
         expect_error(m, d, TP_ERR_BACKEND, "backend cuda");
     d.device = 4096; /* no machine has it */
     expect_error(m, d, TP_ERR_BACKEND, tp_cuda_device_count() > 0 ? "CUDA device 4096 does not exist" : "backend cuda");
+    tp_model_destroy(m);
+}
+
+/* Arrays of one state field: the worlds of shard a, then those of shard b. */
+static void *concat(const void *a, size_t na, const void *b, size_t nb)
+{
+    char *out = malloc(na + nb);
+    cr_assert_not_null(out);
+    memcpy(out, a, na);
+    memcpy(out + na, b, nb);
+    return out;
+}
+
+/* tp_render_state draws worlds gathered from two shards (what `torpor run`'s
+ * rank 0 does for snapshot.png) to the bytes tp_batch_render draws from one
+ * batch of all the worlds. */
+Test(shard, render_state_of_gathered_shards_equals_render_of_one_batch)
+{
+    if (!tp_render_available()) cr_skip_test("built without cairo");
+    tp_model *m = load();
+    tp_batch *whole = make(m, 0, WORLDS, 0), *lo = make(m, 0, 4, WORLDS), *hi = make(m, 4, WORLDS - 4, WORLDS);
+    tp_batch *all[3] = {whole, lo, hi};
+    for (int i = 0; i < 3; ++i) cr_assert_eq(tp_batch_step(all[i], 100), TP_OK, "%s", tp_last_error());
+    tp_state_view a, b, g;
+    cr_assert_eq(tp_batch_state(lo, &a), TP_OK);
+    cr_assert_eq(tp_batch_state(hi, &b), TP_OK);
+    memset(&g, 0, sizeof g);
+    g.worlds = WORLDS;
+    g.bodies = a.bodies;
+    size_t na = (size_t)a.worlds * (size_t)a.bodies, nb = (size_t)b.worlds * (size_t)b.bodies;
+    g.pos = concat(a.pos, 3 * na * sizeof(float), b.pos, 3 * nb * sizeof(float));
+    g.quat = concat(a.quat, 4 * na * sizeof(float), b.quat, 4 * nb * sizeof(float));
+    g.sleep_state = concat(a.sleep_state, na, b.sleep_state, nb);
+    g.removed = concat(a.removed, na, b.removed, nb);
+    size_t wa = (size_t)a.worlds * sizeof(int32_t), wb = (size_t)b.worlds * sizeof(int32_t);
+    g.awake_count = concat(a.awake_count, wa, b.awake_count, wb);
+    g.sleeping_count = concat(a.sleeping_count, wa, b.sleeping_count, wb);
+    g.checking_count = concat(a.checking_count, wa, b.checking_count, wb);
+    tp_render_def rd = tp_default_render_def();
+    const int worlds[3] = {8, 1, 5}; /* both shards, out of order */
+    rd.width = 300;
+    rd.height = 200;
+    rd.worlds = worlds;
+    rd.world_count = 3;
+    rd.labels = 1;
+    rd.title = "gathered";
+    size_t bytes = (size_t)rd.width * (size_t)rd.height * 3;
+    uint8_t *one = malloc(bytes), *gathered = malloc(bytes);
+    cr_assert_eq(tp_batch_render(whole, &rd, one), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_render_state(m, &g, &rd, gathered), TP_OK, "%s", tp_last_error());
+    cr_assert(memcmp(one, gathered, bytes) == 0, "the gathered view draws other pixels than the one batch");
+    /* a view that does not belong to the model is refused, rgb untouched */
+    g.bodies = a.bodies - 1;
+    memset(gathered, 7, bytes);
+    cr_assert_eq(tp_render_state(m, &g, &rd, gathered), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "tp_render_state: the view has 9 worlds of 6 bodies (the model has 7 bodies)"),
+              "%s", tp_last_error());
+    cr_assert_eq(gathered[0], 7);
+    free((void *)g.pos), free((void *)g.quat), free((void *)g.sleep_state), free((void *)g.removed);
+    free((void *)g.awake_count), free((void *)g.sleeping_count), free((void *)g.checking_count);
+    free(one), free(gathered);
+    for (int i = 0; i < 3; ++i) tp_batch_destroy(all[i]);
     tp_model_destroy(m);
 }

@@ -457,8 +457,7 @@ static tp_status step_and_record(tp_batch *batch, tp_run_record *rec, int sample
  * ranks of an MPI run agree before each step whether to go on (an error, an
  * interrupt or an unwritable file on any rank stops them all at one step). */
 static tp_status run_loop(tp_batch *batch, const run_options *o, long steps, tp_run_record *rec, run_shard *sh,
-                          run_watch *wt,
-                          long *done, int *snapshot)
+                          run_watch *wt, long *done, int *snapshot)
 {
     tp_progress progress;
     tp_progress_begin(&progress, o->quiet || sh->split.rank != 0);
