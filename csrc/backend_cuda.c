@@ -30,9 +30,20 @@ static tp_status device_failed(tp_batch *b, tp_status st)
     return tp_fail(st, "%s", tp_cuda_error(host_of(b)->dev));
 }
 
+/* Every operation below first makes the batch's device current on this
+ * thread (tp_batch_def.device): no CUDA state of the process ties the library
+ * to one device. */
+static tp_status use_device(tp_batch *b)
+{
+    tp_status st = tp_cuda_use_device(host_of(b)->dev);
+    return st == TP_OK ? TP_OK : device_failed(b, st);
+}
+
 static tp_status cuda_reset_worlds(tp_batch *b, const int *worlds, int count)
 {
     tp_cuda_host *h = host_of(b);
+    tp_status st = use_device(b);
+    if (st != TP_OK) return st;
     int n = 0; /* each world once: two blocks must not write the same world */
     for (int i = 0; i < count; ++i)
         if (!h->reset_mark[worlds[i]]) {
@@ -45,7 +56,7 @@ static tp_status cuda_reset_worlds(tp_batch *b, const int *worlds, int count)
         h->reset_mark[h->reset_list[i]] = 0;
         tp_mirror_device_changed(&h->mirror, h->reset_list[i], h->reset_list[i]);
     }
-    tp_status st = tp_cuda_reset(h->dev, h->reset_list, b->episode, n);
+    st = tp_cuda_reset(h->dev, h->reset_list, b->episode, n);
     return st == TP_OK ? TP_OK : device_failed(b, st);
 }
 
@@ -60,6 +71,7 @@ static tp_status cuda_create(tp_batch *b)
     for (int k = 0; k < 3; ++k) s.gravity0[k] = b->model->def.gravity[k];
     s.step = tp_batch_step_params(b);
     s.randomize = tp_batch_randomize_params(b);
+    s.device = b->device;
     char err[512];
     tp_status st = tp_cuda_create(&s, &h->dev, err, sizeof err);
     if (st != TP_OK) return tp_fail(st, "%s", err);
@@ -90,6 +102,7 @@ static void cuda_destroy(tp_batch *b)
 {
     tp_cuda_host *h = host_of(b);
     if (!h) return;
+    if (h->dev) tp_cuda_use_device(h->dev); /* (tp_cuda_destroy selects it too) */
     tp_cuda_destroy(h->dev);
     tp_mirror_free(&h->mirror);
     free(h->reset_list);
@@ -101,7 +114,9 @@ static void cuda_destroy(tp_batch *b)
 static tp_status cuda_step(tp_batch *b)
 {
     tp_cuda_host *h = host_of(b);
-    tp_status st = tp_mirror_push(&h->mirror); /* the worlds the host wrote */
+    tp_status st = use_device(b);
+    if (st != TP_OK) return st;
+    st = tp_mirror_push(&h->mirror); /* the worlds the host wrote */
     if (st != TP_OK) return st == TP_ERR_CUDA ? device_failed(b, st) : st;
     if ((st = tp_cuda_step(h->dev, b->current)) != TP_OK) return device_failed(b, st);
     b->current = 1 - b->current;
@@ -111,13 +126,17 @@ static tp_status cuda_step(tp_batch *b)
 
 static tp_status cuda_pull(tp_batch *b, int first, int last, int groups)
 {
-    tp_status st = tp_mirror_pull(&host_of(b)->mirror, first, last, groups);
+    tp_status st = use_device(b);
+    if (st != TP_OK) return st;
+    st = tp_mirror_pull(&host_of(b)->mirror, first, last, groups);
     return st == TP_ERR_CUDA ? device_failed(b, st) : st;
 }
 
 static tp_status cuda_begin_write(tp_batch *b, int first, int last)
 {
-    tp_status st = tp_mirror_begin_write(&host_of(b)->mirror, first, last);
+    tp_status st = use_device(b);
+    if (st != TP_OK) return st;
+    st = tp_mirror_begin_write(&host_of(b)->mirror, first, last);
     return st == TP_ERR_CUDA ? device_failed(b, st) : st;
 }
 
@@ -136,7 +155,9 @@ static const void *device_twin(const tp_cuda_host *h, const void *host)
 static tp_status cuda_device_view(tp_batch *b, tp_state_view *view)
 {
     tp_cuda_host *h = host_of(b);
-    tp_status st = tp_mirror_push(&h->mirror); /* host writes not yet sent */
+    tp_status st = use_device(b);
+    if (st != TP_OK) return st;
+    st = tp_mirror_push(&h->mirror); /* host writes not yet sent */
     if (st == TP_OK) st = tp_cuda_wait(h->dev); /* the last step finished */
     if (st != TP_OK) return st == TP_ERR_CUDA ? device_failed(b, st) : st;
     const void **fields[] = {(const void **)&view->pos, (const void **)&view->quat, (const void **)&view->v,

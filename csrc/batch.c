@@ -17,6 +17,7 @@
 
 static size_t tp_align16(size_t n) { return (n + 15u) & ~(size_t)15u; }
 
+#include <limits.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
@@ -183,6 +184,39 @@ static tp_status resolve_backend(const tp_batch_def *def, tp_backend *out)
     return TP_OK;
 }
 
+/* The device ordinal against the backend in use and the devices there are. */
+static tp_status check_device(const tp_batch_def *def, tp_backend backend)
+{
+    if (def->device < 0)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "batch definition: device: must be >= 0, got %d", def->device);
+    if (backend == TP_BACKEND_CPU) {
+        if (def->device != 0)
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "batch definition: device: %d asked for, but the backend is cpu%s "
+                           "(a device ordinal is for the cuda backend)", def->device,
+                           def->backend == TP_BACKEND_AUTO ? " (auto found no CUDA device)" : "");
+        return TP_OK;
+    }
+    int n = tp_cuda_device_count();
+    if (def->device >= n)
+        return tp_fail(TP_ERR_BACKEND, "batch definition: device: CUDA device %d does not exist; this machine has %d "
+                       "(ordinals 0 to %d)", def->device, n, n - 1);
+    return TP_OK;
+}
+
+/* The batch's slice of a sharded run: first_world and total_worlds. */
+static tp_status check_shard(const tp_batch_def *d)
+{
+    if (d->first_world < 0)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "batch definition: first_world: must be >= 0, got %d", d->first_world);
+    if (d->first_world > INT_MAX - d->worlds)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "batch definition: first_world + worlds = %d + %d is past %d",
+                       d->first_world, d->worlds, INT_MAX);
+    if (d->total_worlds != 0 && d->total_worlds < d->first_world + d->worlds)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "batch definition: total_worlds: %d is fewer than first_world + worlds "
+                       "= %d + %d", d->total_worlds, d->first_world, d->worlds);
+    return TP_OK;
+}
+
 tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_batch **out)
 {
     if (!out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_create: out is NULL");
@@ -200,9 +234,11 @@ tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_bat
     if (d.contact_capacity < 0)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "batch definition: contact_capacity: must be >= 0, got %d",
                        d.contact_capacity);
-    tp_backend backend = TP_BACKEND_CPU;
-    tp_status st = resolve_backend(&d, &backend);
+    tp_status st = check_shard(&d);
     if (st != TP_OK) return st;
+    tp_backend backend = TP_BACKEND_CPU;
+    if ((st = resolve_backend(&d, &backend)) != TP_OK) return st;
+    if ((st = check_device(&d, backend)) != TP_OK) return st;
     tp_simd simd = TP_SIMD_OFF;
     st = tp_simd_resolve(d.simd, &simd);
     if (st != TP_OK) return st;
@@ -212,6 +248,9 @@ tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_bat
     b->model = model;
     b->backend = backend;
     b->worlds = d.worlds;
+    b->first_world = d.first_world;
+    b->total_worlds = d.total_worlds ? d.total_worlds : d.first_world + d.worlds;
+    b->device = backend == TP_BACKEND_CUDA ? d.device : 0;
     b->bodies = model->body_count;
     b->threads = d.threads > 0 ? d.threads : omp_get_max_threads();
     /* links collide like dynamic bodies (dynamic_count counts them as kinematic) */
@@ -307,6 +346,8 @@ tp_backend tp_batch_backend(const tp_batch *b) { return b ? b->backend : TP_BACK
 int tp_batch_threads(const tp_batch *b) { return b ? b->threads : 0; }
 tp_simd tp_batch_simd(const tp_batch *b) { return b ? b->simd : TP_SIMD_OFF; }
 int64_t tp_batch_step_count(const tp_batch *b) { return b ? b->step_count : 0; }
+int tp_batch_first_world(const tp_batch *b) { return b ? b->first_world : 0; }
+int tp_batch_device(const tp_batch *b) { return b ? b->device : 0; }
 uint64_t tp_batch_seed(const tp_batch *b) { return b ? b->seed : 0; }
 double tp_batch_time(const tp_batch *b) { return b ? (double)b->step_count * (double)b->model->def.dt : 0.0; }
 const tp_model *tp_batch_model(const tp_batch *b) { return b ? b->model : NULL; }
@@ -399,6 +440,14 @@ static uint64_t world_hash(const tp_batch *b, int w)
     return fnv1a(h, b->faults + w, 1);
 }
 
+/* The batch hash so far, h, with one more world hash (its bytes little-endian). */
+static uint64_t hash_add_world(uint64_t h, uint64_t world)
+{
+    unsigned char bytes[8];
+    for (int k = 0; k < 8; ++k) bytes[k] = (unsigned char)(world >> (8 * k));
+    return fnv1a(h, bytes, 8);
+}
+
 static tp_status check_world(const tp_batch *b, int world, const char *call)
 {
     if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
@@ -423,14 +472,17 @@ tp_status tp_batch_state_hash(tp_batch *b, uint64_t *out)
     tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_STATE);
     if (st != TP_OK) return st;
     uint64_t h = TP_FNV_OFFSET;
-    for (int w = 0; w < b->worlds; ++w) {
-        uint64_t wh = world_hash(b, w);
-        unsigned char bytes[8];
-        for (int k = 0; k < 8; ++k) bytes[k] = (unsigned char)(wh >> (8 * k)); /* little-endian */
-        h = fnv1a(h, bytes, 8);
-    }
+    for (int w = 0; w < b->worlds; ++w) h = hash_add_world(h, world_hash(b, w));
     *out = h;
     return TP_OK;
+}
+
+uint64_t tp_world_hashes_combine(const uint64_t *world_hashes, int count)
+{
+    if (!world_hashes) return 0;
+    uint64_t h = TP_FNV_OFFSET;
+    for (int w = 0; w < count; ++w) h = hash_add_world(h, world_hashes[w]);
+    return h;
 }
 
 /* ---------------------------------------------------------------- contacts */

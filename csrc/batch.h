@@ -18,6 +18,8 @@ struct tp_batch {
     const tp_model *model;
     tp_backend backend;
     int worlds, bodies, threads;
+    int first_world, total_worlds; /* this batch is worlds [first_world, first_world + worlds) of total_worlds */
+    int device;                   /* CUDA device ordinal (0 on the CPU) */
     int contact_capacity;         /* contact points per world */
     int link_point_capacity;      /* tp_batch_def's (0 = default, csrc/articulation_batch.c) */
     uint64_t seed;

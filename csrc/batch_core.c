@@ -25,6 +25,7 @@ tp_randomize_params tp_batch_randomize_params(const tp_batch *b)
     tp_randomize_params p;
     memset(&p, 0, sizeof p);
     p.seed = b->seed;
+    p.first_world = (uint32_t)b->first_world;
     p.pos_noise = r->pos_noise;
     p.yaw_amplitude = r->yaw_noise_deg * (3.14159265358979f / 180.0f);
     p.scale_mass = r->mass_scale[0] != 1.0f || r->mass_scale[1] != 1.0f;
@@ -43,7 +44,7 @@ void tp_batch_init_world(tp_batch *b, int w)
     tp_randomize_params r = tp_batch_randomize_params(b);
     tp_world wd = tp_batch_world(b, w);
     for (int i = 0; i < b->bodies; ++i) {
-        tp_body_draws u = tp_body_draws_philox(r.seed, (uint32_t)w, (uint32_t)i, b->episode[w]);
+        tp_body_draws u = tp_body_draws_philox(r.seed, tp_draw_world(&r, w), (uint32_t)i, b->episode[w]);
         tp_world_init_body(&wd, i, &m->body_init[i], &r, &u);
     }
     tp_world_init_globals(&b->contact_count[0][w], &b->contact_count[1][w], b->gravity + 3 * w, m->def.gravity,

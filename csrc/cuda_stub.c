@@ -51,6 +51,7 @@ tp_status tp_cuda_copy(void *c, void *dst, const void *src, size_t bytes, int to
 
 tp_status tp_cuda_wait(void *c) { (void)c; return TP_ERR_BACKEND; }
 tp_status tp_cuda_step(tp_cuda_batch *c, int current) { (void)c, (void)current; return TP_ERR_BACKEND; }
+tp_status tp_cuda_use_device(tp_cuda_batch *c) { (void)c; return TP_ERR_BACKEND; }
 
 tp_status tp_cuda_reset(tp_cuda_batch *c, const int32_t *worlds, const uint32_t *episode, int count)
 {

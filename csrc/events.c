@@ -17,7 +17,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 /* A step count past any run: 2^62 steps. An event time or duration of up to
  * 1e9 s with a dt down to 1e-30 s is up to 1e39 steps, past what an int64
@@ -39,10 +38,11 @@ tp_status tp_events_schedule(tp_batch *b)
     for (int i = 0; i < m->event_count; ++i) {
         const tp_event_def *e = &m->events[i];
         for (int k = 0; k < e->world_count; ++k)
-            if (e->worlds[k] >= b->worlds)
+            if (e->worlds[k] >= b->total_worlds)
                 return tp_fail(TP_ERR_INVALID_ARGUMENT,
-                               "event %d (%s at t = %g s): worlds[%d] = %d, but the batch has %d worlds", i,
-                               tp_event_action_name(e->action), e->time, k, e->worlds[k], b->worlds);
+                               "event %d (%s at t = %g s): worlds[%d] = %d, but the %s has %d worlds", i,
+                               tp_event_action_name(e->action), e->time, k, e->worlds[k],
+                               b->total_worlds == b->worlds ? "batch" : "sharded run (total_worlds)", b->total_worlds);
         int64_t step = steps_of(ceil(e->time / dt - 1e-6));
         int64_t n = 1;
         if (e->action == TP_EVENT_FORCE) {
@@ -100,17 +100,27 @@ static tp_status apply_to_world(tp_batch *b, const tp_event_def *e, int w)
     return tp_fail(TP_ERR_INVALID_ARGUMENT, "event: unknown action %d", (int)e->action);
 }
 
-/* A reset event: every listed world (all of them if none is listed) in one
- * call, which on CUDA is one device launch and reads nothing back. */
+/* The batch's own index of global world g (an event's worlds list names
+ * global worlds, tp_batch_def.first_world), or -1 when another batch holds it. */
+static int local_world(const tp_batch *b, int g)
+{
+    return g >= b->first_world && g - b->first_world < b->worlds ? g - b->first_world : -1;
+}
+
+/* A reset event: every listed world of this batch (all of them if none is
+ * listed), each once, in one call, which on CUDA is one device launch and
+ * reads nothing back. */
 static tp_status apply_reset(tp_batch *b, const tp_event_def *e)
 {
-    if (e->world_count > 0) return tp_op_reset_worlds(b, e->worlds, e->world_count);
-    int *all = malloc((size_t)b->worlds * sizeof *all);
-    if (!all) return tp_fail(TP_ERR_OUT_OF_MEMORY, "reset event: out of memory for %d world indices", b->worlds);
-    for (int w = 0; w < b->worlds; ++w) all[w] = w;
-    tp_status st = tp_op_reset_worlds(b, all, b->worlds);
-    free(all);
-    return st;
+    int n = 0;
+    for (int k = 0; k < (e->world_count > 0 ? e->world_count : b->worlds); ++k) {
+        int w = e->world_count > 0 ? local_world(b, e->worlds[k]) : k;
+        if (w < 0 || b->world_mark[w]) continue;
+        b->world_mark[w] = 1;
+        b->world_list[n++] = w;
+    }
+    for (int i = 0; i < n; ++i) b->world_mark[b->world_list[i]] = 0;
+    return tp_op_reset_unique_worlds(b, b->world_list, n);
 }
 
 static tp_status apply_event(tp_batch *b, int i)
@@ -127,7 +137,8 @@ static tp_status apply_event(tp_batch *b, int i)
         return TP_OK;
     }
     for (int k = 0; k < e->world_count; ++k) {
-        tp_status st = apply_to_world(b, e, e->worlds[k]);
+        int w = local_world(b, e->worlds[k]);
+        tp_status st = w < 0 ? TP_OK : apply_to_world(b, e, w);
         if (st) return st;
     }
     return TP_OK;

@@ -1,6 +1,7 @@
-/* render.c - tp_batch_render: worlds drawn into an RGB image with cairo, each
- * body coloured by its sleep state (awake red, sleep-checking orange, sleeping
- * grey, static dark), as a debug view would (docs/pictures.md).
+/* render.c - tp_render_state (tp_batch_render calls it): worlds of a state
+ * view drawn into an RGB image with cairo, each body coloured by its sleep
+ * state (awake red, sleep-checking orange, sleeping grey, static dark), as a
+ * debug view would (docs/pictures.md).
  *
  * An orthographic view from the front right and above. Every shape becomes
  * flat polygons (box, wedge, corner wedge: their faces; cylinder and capsule:
@@ -36,34 +37,46 @@ tp_render_def tp_default_render_def(void)
 
 static int world_of(const tp_render_def *def, int i) { return def->worlds ? def->worlds[i] : i; }
 
-static tp_status check_worlds(tp_batch *batch, const tp_render_def *def)
+/* The def's worlds against the `worlds` there are; `fn` names the caller in the message. */
+static tp_status check_worlds(const char *fn, int worlds, const tp_render_def *def)
 {
-    if (!batch || !def) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_render: NULL batch or def");
+    if (!def) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: NULL def", fn);
     if (def->world_count < 1 || def->world_count > RENDER_MAX_WORLDS)
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_render: world_count %d is outside [1, %d]",
-                       def->world_count, RENDER_MAX_WORLDS);
-    int W = tp_batch_worlds(batch);
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: world_count %d is outside [1, %d]", fn, def->world_count,
+                       RENDER_MAX_WORLDS);
     for (int i = 0; i < def->world_count; ++i)
-        if (world_of(def, i) < 0 || world_of(def, i) >= W)
-            return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_render: worlds[%d] = %d is outside [0, %d) (the batch's worlds)",
-                           i, world_of(def, i), W);
+        if (world_of(def, i) < 0 || world_of(def, i) >= worlds)
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: worlds[%d] = %d is outside [0, %d) (the worlds there are)", fn, i,
+                           world_of(def, i), worlds);
     return TP_OK;
 }
 
-static tp_status check_def(tp_batch *batch, const tp_render_def *def, const uint8_t *rgb)
+/* A model and a state view that go together: the view's bodies are the model's. */
+static tp_status check_scene(const char *fn, const tp_model *model, const tp_state_view *view)
 {
-    tp_status st = check_worlds(batch, def);
+    if (!model || !view) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: NULL model or view", fn);
+    if (view->bodies != tp_model_body_count(model) || view->worlds < 1)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: the view has %d worlds of %d bodies (the model has %d bodies)", fn,
+                       view->worlds, view->bodies, tp_model_body_count(model));
+    return TP_OK;
+}
+
+static tp_status check_def(const char *fn, const tp_model *model, const tp_state_view *view, const tp_render_def *def,
+                           const uint8_t *rgb)
+{
+    tp_status st = check_scene(fn, model, view);
+    if (st == TP_OK) st = check_worlds(fn, view->worlds, def);
     if (st != TP_OK) return st;
-    if (!rgb) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_render: NULL rgb");
+    if (!rgb) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: NULL rgb", fn);
     int min_height = def->title ? RENDER_TITLE_BAND + 16 : 16;
     if (def->width < 16 || def->width > RENDER_MAX_SIZE || def->height < min_height || def->height > RENDER_MAX_SIZE)
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_render: size %d x %d is outside [16, %d] x [%d, %d] pixels",
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: size %d x %d is outside [16, %d] x [%d, %d] pixels", fn,
                        def->width, def->height, RENDER_MAX_SIZE, min_height, RENDER_MAX_SIZE);
     if (def->has_view_box)
         for (int k = 0; k < 3; ++k)
             if (!isfinite(def->view_box[k]) || !isfinite(def->view_box[k + 3]) || def->view_box[k] > def->view_box[k + 3])
-                return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_render: view_box axis %d is [%g, %g] (need finite, "
-                               "min <= max)", k, (double)def->view_box[k], (double)def->view_box[k + 3]);
+                return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: view_box axis %d is [%g, %g] (need finite, min <= max)", fn,
+                               k, (double)def->view_box[k], (double)def->view_box[k + 3]);
     return TP_OK;
 }
 
@@ -113,43 +126,63 @@ static int dynamic_bounds(const tp_state_view *s, const tp_body_def *defs, const
     return any;
 }
 
-/* The state and the body definitions of the batch's model (defs freed by the caller). */
-static tp_status read_scene(tp_batch *batch, tp_state_view *s, tp_body_def **defs)
+/* The body definitions of the model (freed by the caller). */
+static tp_status read_defs(const char *fn, const tp_model *m, tp_body_def **defs)
 {
-    tp_status st = tp_batch_state(batch, s);
+    int n = tp_model_body_count(m);
+    *defs = malloc((size_t)(n > 0 ? n : 1) * sizeof **defs);
+    if (!*defs) return tp_fail(TP_ERR_OUT_OF_MEMORY, "%s: out of memory for %d bodies", fn, n);
+    for (int i = 0; i < n; ++i) tp_model_get_body_def(m, i, &(*defs)[i]);
+    return TP_OK;
+}
+
+/* The batch's state as a view (a host copy on CUDA, as tp_batch_state). */
+static tp_status batch_view(const char *fn, tp_batch *batch, tp_state_view *s)
+{
+    if (!batch) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: NULL batch", fn);
+    return tp_batch_state(batch, s);
+}
+
+tp_status tp_render_state_box(const tp_model *model, const tp_state_view *view, const tp_render_def *def, float box[6])
+{
+    const char *fn = "tp_render_state_box";
+    tp_status st = check_scene(fn, model, view);
+    if (st == TP_OK) st = check_worlds(fn, view->worlds, def);
     if (st != TP_OK) return st;
-    const tp_model *m = tp_batch_model(batch);
-    *defs = malloc((size_t)s->bodies * sizeof **defs);
-    if (!*defs) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_render: out of memory for %d bodies", s->bodies);
-    for (int i = 0; i < s->bodies; ++i) tp_model_get_body_def(m, i, &(*defs)[i]);
+    if (!box) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: NULL box", fn);
+    tp_body_def *defs = NULL;
+    if ((st = read_defs(fn, model, &defs)) != TP_OK) return st;
+    const v3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
+    double b[6];
+    dynamic_bounds(view, defs, def, axes, b);
+    for (int k = 0; k < 6; ++k) box[k] = (float)b[k];
+    free(defs);
     return TP_OK;
 }
 
 tp_status tp_batch_render_box(tp_batch *batch, const tp_render_def *def, float box[6])
 {
-    tp_status st = check_worlds(batch, def);
-    if (st != TP_OK) return st;
-    if (!box) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_render_box: NULL box");
     tp_state_view s;
-    tp_body_def *defs = NULL;
-    if ((st = read_scene(batch, &s, &defs)) != TP_OK) return st;
-    const v3 axes[3] = {{1, 0, 0}, {0, 1, 0}, {0, 0, 1}};
-    double b[6];
-    dynamic_bounds(&s, defs, def, axes, b);
-    for (int k = 0; k < 6; ++k) box[k] = (float)b[k];
-    free(defs);
-    return TP_OK;
+    tp_status st = batch_view("tp_batch_render_box", batch, &s);
+    return st == TP_OK ? tp_render_state_box(tp_batch_model(batch), &s, def, box) : st;
+}
+
+tp_status tp_batch_render(tp_batch *batch, const tp_render_def *def, uint8_t *rgb)
+{
+    tp_state_view s;
+    tp_status st = batch_view("tp_batch_render", batch, &s);
+    return st == TP_OK ? tp_render_state(tp_batch_model(batch), &s, def, rgb) : st;
 }
 
 #ifndef TP_HAVE_CAIRO
 
 int tp_render_available(void) { return 0; }
 
-tp_status tp_batch_render(tp_batch *batch, const tp_render_def *def, uint8_t *rgb)
+tp_status tp_render_state(const tp_model *model, const tp_state_view *view, const tp_render_def *def, uint8_t *rgb)
 {
-    tp_status st = check_def(batch, def, rgb);
+    tp_status st = check_def("tp_render_state", model, view, def, rgb);
     if (st != TP_OK) return st;
-    return tp_fail(TP_ERR_BACKEND, "tp_batch_render: this build of torpor has no cairo (install libcairo2-dev and rebuild)");
+    return tp_fail(TP_ERR_BACKEND, "tp_render_state: this build of torpor has no cairo (install libcairo2-dev and rebuild)");
 }
 
 #else
@@ -561,7 +594,7 @@ static void draw_title(cairo_t *cr, const char *title)
 }
 
 /* Everything onto the surface; returns 0 when out of memory. */
-static int draw_all(cairo_t *cr, tp_batch *batch, const tp_render_def *def, const tp_state_view *s,
+static int draw_all(cairo_t *cr, const tp_model *model, const tp_render_def *def, const tp_state_view *s,
                     const tp_body_def *defs)
 {
     int n = def->world_count;
@@ -575,7 +608,7 @@ static int draw_all(cairo_t *cr, tp_batch *batch, const tp_render_def *def, cons
     cairo_paint(cr);
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
     if (def->title) draw_title(cr, def->title);
-    tp_sleep_def sd = tp_model_get_def(tp_batch_model(batch)).sleep;
+    tp_sleep_def sd = tp_model_get_def(model).sleep;
     item_list l = {NULL, 0, 0, 0};
     for (int i = 0; i < n && !l.failed; ++i) {
         cell_frame cf = {(i % cols) * cw, band + (i / cols) * ch, cw, ch, def->labels,
@@ -603,23 +636,22 @@ static void copy_pixels(cairo_surface_t *surf, int width, int height, uint8_t *r
     }
 }
 
-tp_status tp_batch_render(tp_batch *batch, const tp_render_def *def, uint8_t *rgb)
+tp_status tp_render_state(const tp_model *model, const tp_state_view *view, const tp_render_def *def, uint8_t *rgb)
 {
-    tp_status st = check_def(batch, def, rgb);
-    if (st != TP_OK) return st;
-    tp_state_view s;
+    const char *fn = "tp_render_state";
+    tp_status st = check_def(fn, model, view, def, rgb);
     tp_body_def *defs = NULL;
-    if ((st = read_scene(batch, &s, &defs)) != TP_OK) return st;
+    if (st == TP_OK) st = read_defs(fn, model, &defs);
+    if (st != TP_OK) return st;
     cairo_surface_t *surf = cairo_image_surface_create(CAIRO_FORMAT_RGB24, def->width, def->height);
     cairo_t *cr = cairo_create(surf);
-    int ok = cairo_status(cr) == CAIRO_STATUS_SUCCESS && draw_all(cr, batch, def, &s, defs);
+    int ok = cairo_status(cr) == CAIRO_STATUS_SUCCESS && draw_all(cr, model, def, view, defs);
     if (ok) copy_pixels(surf, def->width, def->height, rgb);
     cairo_destroy(cr);
     cairo_surface_destroy(surf);
     free(defs);
     if (!ok)
-        return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_render: out of memory drawing %d x %d pixels", def->width,
-                       def->height);
+        return tp_fail(TP_ERR_OUT_OF_MEMORY, "%s: out of memory drawing %d x %d pixels", fn, def->width, def->height);
     return TP_OK;
 }
 

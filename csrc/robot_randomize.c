@@ -10,13 +10,15 @@
 
 #include <stdlib.h>
 
-/* Every per-world random number of a robot: Philox keyed on (seed, world,
- * index, stream, episode), the scheme of kernels/world_init.h's body draws.
+/* Every per-world random number of a robot: Philox keyed on (seed, global
+ * world, index, stream, episode), the scheme of kernels/world_init.h's body
+ * draws; the global index (tp_batch_def.first_world + w) makes a shard draw
+ * as the same world of one batch.
  * Streams: 1 link mass scale (index: the link's body, as for any body), 3
  * joint q noise, 4 joint qd noise (index: the joint as added). */
 static tp_philox4 tp_batch_draw(const tp_batch *b, int w, uint32_t index, uint32_t stream)
 {
-    return tp_philox_draw(b->seed, (uint32_t)w, index, stream, b->episode[w]);
+    return tp_philox_draw(b->seed, (uint32_t)b->first_world + (uint32_t)w, index, stream, b->episode[w]);
 }
 
 enum { STREAM_MASS = 1, STREAM_JOINT_Q = 3, STREAM_JOINT_QD = 4 };

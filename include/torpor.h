@@ -343,7 +343,8 @@ typedef struct tp_event_def {
     float quat[4];          /* teleport: new orientation, if has_quat */
     int has_quat;
     double duration;        /* force: seconds it acts (>= 0; 0 = one step) */
-    const int *worlds;      /* worlds it acts in (copied); NULL = all worlds */
+    const int *worlds;      /* worlds it acts in (copied; global indices of a sharded run,
+                               tp_batch_def.first_world); NULL = all worlds */
     int world_count;
 } tp_event_def;
 
@@ -476,6 +477,21 @@ typedef struct tp_batch_def {
                                    TP_ERR_INVALID_ARGUMENT for a value not in tp_simd or a
                                    TORPOR_SIMD other than off, sse2, avx2, auto. Checked for the
                                    CUDA backend too, which ignores it. */
+    /* Sharding (docs/scale-out.md). The batch holds worlds [first_world, first_world + worlds) of a run of
+       total_worlds worlds split over batches (processes, devices): every random draw (initial noise, mass
+       and friction scales, resets) is keyed on the world's global index first_world + w, so each world
+       draws, steps and hashes exactly as the same world of one batch of all the worlds. The API's world
+       arguments and the state arrays stay local (0 .. worlds - 1); scripted events' `worlds` lists are
+       global: a batch applies the entries in its range. Errors: TP_ERR_INVALID_ARGUMENT for
+       first_world < 0, or total_worlds (when not 0) below first_world + worlds or past INT_MAX. */
+    int first_world;            /* global index of world 0 of the batch, >= 0 (default 0) */
+    int total_worlds;           /* worlds of the whole run; 0 = first_world + worlds (default 0). Scripted
+                                   events naming a world at or past it are refused at creation. */
+    /* CUDA backend: the device ordinal, in [0, tp_cuda_device_count()) (default 0). Every CUDA call of the
+       batch selects it first, so batches on different devices can live in one process. TP_ERR_BACKEND
+       names an ordinal that does not exist; TP_ERR_INVALID_ARGUMENT a negative one. Must be 0 on the CPU
+       backend. */
+    int device;
 } tp_batch_def;
 
 tp_batch_def tp_default_batch_def(void);
@@ -512,6 +528,8 @@ tp_backend tp_batch_backend(const tp_batch *batch);
 int tp_batch_threads(const tp_batch *batch);      /* CPU threads the batch steps with (requested, or the OpenMP default) */
 tp_simd tp_batch_simd(const tp_batch *batch);     /* the CPU sweeps' width in use (resolved: off, sse2 or avx2; off on CUDA) */
 int64_t tp_batch_step_count(const tp_batch *batch);
+int tp_batch_first_world(const tp_batch *batch);  /* global index of world 0 (tp_batch_def.first_world) */
+int tp_batch_device(const tp_batch *batch);       /* CUDA device ordinal (0 on the CPU backend) */
 uint64_t tp_batch_seed(const tp_batch *batch);        /* the randomization seed in use */
 double tp_batch_time(const tp_batch *batch);      /* steps x dt, seconds */
 const tp_model *tp_batch_model(const tp_batch *batch);
@@ -612,6 +630,10 @@ tp_status tp_batch_contacts(tp_batch *batch, int world, tp_contact_info *out, in
  * Errors: TP_ERR_INVALID_ARGUMENT (NULL, world out of range), TP_ERR_CUDA. */
 tp_status tp_batch_world_hash(tp_batch *batch, int world, uint64_t *out);
 tp_status tp_batch_state_hash(tp_batch *batch, uint64_t *out);
+/* The batch hash of `count` world hashes in order (what tp_batch_state_hash
+ * computes from its worlds' hashes): a sharded run's hash from the world
+ * hashes of its shards, gathered in global order. count >= 0; 0 for NULL. */
+uint64_t tp_world_hashes_combine(const uint64_t *world_hashes, int count);
 
 /* The stages of a world's step, in the order they run (docs/step.md; the
  * library's one list of them is kernels/step.h, which these numbers follow). */

@@ -12,7 +12,7 @@
 
 /* ---------------------------------------------------------------- pictures */
 
-/* What tp_batch_render draws. The worlds go into a grid of ceil(sqrt(n))
+/* What tp_batch_render and tp_render_state draw. The worlds go into a grid of ceil(sqrt(n))
  * columns, row by row, every cell with the same scale. The view is
  * orthographic, from the front (-y), 35 degrees round to the right and 25
  * degrees up; bodies are coloured by sleep state (awake red, sleep-checking
@@ -50,11 +50,22 @@ int tp_render_available(void);
  * TP_ERR_OUT_OF_MEMORY, TP_ERR_CUDA; rgb is left unchanged on failure. */
 tp_status tp_batch_render(tp_batch *batch, const tp_render_def *def, uint8_t *rgb);
 
+/* tp_batch_render's drawing from a state view instead of a batch: the worlds
+ * of `view` (any tp_state_view whose bodies are the model's, e.g. the worlds
+ * of several shard batches gathered into one; def->worlds index view's worlds)
+ * drawn as tp_batch_render draws a batch in that state, to the same bytes.
+ * Errors as tp_batch_render, and TP_ERR_INVALID_ARGUMENT for a NULL model or
+ * view or a view whose body count is not the model's. */
+tp_status tp_render_state(const tp_model *model, const tp_state_view *view, const tp_render_def *def, uint8_t *rgb);
+
 /* The box tp_batch_render frames when def->has_view_box is 0: the world-frame
  * bounds (m; min x, y, z, max x, y, z) of the dynamic bodies of the worlds def
  * names, each body's origin +- its bounding radius; a box of +-1 m about the
  * origin when there is none. Errors as tp_batch_render (width, height and
  * view box are not read). */
 tp_status tp_batch_render_box(tp_batch *batch, const tp_render_def *def, float box[6]);
+
+/* tp_batch_render_box from a state view (as tp_render_state). */
+tp_status tp_render_state_box(const tp_model *model, const tp_state_view *view, const tp_render_def *def, float box[6]);
 
 #endif

@@ -33,6 +33,7 @@ typedef struct tp_body_init {
 /* The randomization of a batch, from tp_randomize_def and the batch's seed. */
 typedef struct tp_randomize_params {
     uint64_t seed;
+    uint32_t first_world;  /* global index of the batch's world 0 (tp_batch_def.first_world) */
     float pos_noise;       /* m, 0 = off */
     float yaw_amplitude;   /* rad, 0 = off */
     int scale_mass;        /* mass_scale is not [1, 1] */
@@ -47,6 +48,11 @@ typedef struct tp_body_draws {
     uint32_t mass;         /* stream 1, word 0 */
     uint32_t friction;     /* stream 2, word 0 */
 } tp_body_draws;
+
+/* The key of world w's draws: its global index (the batch's first world + w),
+ * so a batch holding a slice of a run's worlds draws what one batch of all of
+ * them draws. Every draw site takes its world key from here. */
+TP_HD uint32_t tp_draw_world(const tp_randomize_params *r, int w) { return r->first_world + (uint32_t)w; }
 
 /* The draws of body `body` in world `world` in episode `episode`, computed by
  * kernels/philox.h. */

@@ -13,7 +13,8 @@ build_type="${2:-Release}"
 shift $(( $# > 2 ? 2 : $# )) || true
 
 packages=(build-essential cmake ninja-build pkg-config libcriterion-dev libjansson-dev libxml2-dev libqhull-dev libcairo2-dev
-          python3 python3-numpy python3-cffi python3-pytest python3-setuptools python3-pip)
+          python3 python3-numpy python3-cffi python3-pytest python3-setuptools python3-pip
+          openmpi-bin libopenmpi-dev python3-mpi4py)
 # The 3D viewer page inlines three.js (libjs-three); --video pipes frames to ffmpeg;
 # tests/test_view.py loads the page in headless chromium and probes videos with ffprobe.
 packages+=(libjs-three ffmpeg chromium)

@@ -154,3 +154,32 @@ Test(robot_randomize, bad_noise_is_refused_at_its_key)
         cr_assert(strstr(tp_last_error(), key[k]), "%s", tp_last_error());
     }
 }
+
+/* A shard (tp_batch_def.first_world) draws a robot's joint noise and link mass
+ * scales on the global world index: worlds [3, 7) of an 8-world run hold the
+ * bits of worlds 3-6 of one batch, at creation and after a reset. */
+Test(robot_randomize, a_shard_draws_as_the_same_worlds_of_one_batch)
+{
+    tp_model *m = pendulum("\"joint_q_noise\": 0.05, \"joint_qd_noise\": 0.2, \"mass_scale\": [0.5, 2], \"seed\": 3", 0);
+    tp_batch *whole = make_batch(m, 8, 1), *shard = NULL;
+    tp_batch_def d = tp_default_batch_def();
+    d.worlds = 4;
+    d.first_world = 3;
+    d.total_worlds = 8;
+    d.threads = 1;
+    cr_assert_eq(tp_batch_create(m, &d, &shard), TP_OK, "%s", tp_last_error());
+    for (int round = 0; round < 2; ++round) {
+        batch_steps(whole, 20);
+        batch_steps(shard, 20);
+        tp_joint_view a = joints(whole), b = joints(shard);
+        for (int w = 0; w < 4; ++w)
+            cr_assert(a.q[3 + w] == b.q[w] && a.qd[3 + w] == b.qd[w], "round %d, world %d: q %.9g / %.9g, qd %.9g / %.9g",
+                      round, 3 + w, a.q[3 + w], b.q[w], a.qd[3 + w], b.qd[w]);
+        const int global[4] = {3, 4, 5, 6}, local[4] = {0, 1, 2, 3};
+        cr_assert_eq(tp_batch_reset_worlds(whole, global, 4), TP_OK, "%s", tp_last_error());
+        cr_assert_eq(tp_batch_reset_worlds(shard, local, 4), TP_OK, "%s", tp_last_error());
+    }
+    tp_batch_destroy(shard);
+    tp_batch_destroy(whole);
+    tp_model_destroy(m);
+}

@@ -19,6 +19,7 @@
  *   the share of the stepping time in each stage group (CPU backend,
  *   tp_batch_def.profile_stages: collide, color, solve, finish). */
 #include "cli.h"
+#include "shard.h"
 
 #include <jansson.h>
 #include <math.h>
@@ -275,9 +276,11 @@ static void asleep_stats(double *t, int worlds, bench_result *r)
 }
 
 /* Step the batch for `steps` steps, timing all steps and those that started
- * with at least 99% of the worlds all asleep. */
-static tp_status run_case(tp_batch *batch, long steps, double *asleep_t, bench_result *r, long *asleep_steps,
-                          double *asleep_wall)
+ * with at least 99% of the run's worlds all asleep. Over MPI ranks every rank
+ * steps its block: the asleep worlds are summed over the ranks each step (so
+ * all agree on "settled"), and the ranks stop together on an error. */
+static tp_status run_case(tp_batch *batch, const tp_shard *split, long steps, double *asleep_t, bench_result *r,
+                          long *asleep_steps, double *asleep_wall)
 {
     int W = tp_batch_worlds(batch);
     tp_state_view s;
@@ -285,32 +288,35 @@ static tp_status run_case(tp_batch *batch, long steps, double *asleep_t, bench_r
     for (int w = 0; w < W; ++w) asleep_t[w] = -1.0;
     int settled = 0;
     double start = tp_now_seconds();
-    for (long k = 0; k < steps && st == TP_OK; ++k) {
+    for (long k = 0; k < steps && !tp_shard_any(st != TP_OK); ++k) {
         double t0 = tp_now_seconds();
-        if ((st = tp_batch_step(batch, 1)) != TP_OK) break;
+        st = tp_batch_step(batch, 1);
         /* The counts read is part of the timed step: on CUDA the step is an
          * asynchronous graph launch and this is where the host waits for it. */
-        if ((st = tp_batch_counts(batch, &s)) != TP_OK) break;
-        if (settled) {
+        if (st == TP_OK) st = tp_batch_counts(batch, &s);
+        if (st == TP_OK && settled) {
             *asleep_wall += tp_now_seconds() - t0;
             ++*asleep_steps;
         }
         int asleep_worlds = 0;
-        for (int w = 0; w < W; ++w) {
+        for (int w = 0; st == TP_OK && w < W; ++w) {
             int asleep = s.awake_count[w] == 0 && s.sleeping_count[w] > 0;
             if (!asleep) asleep_t[w] = -1.0;
             else if (asleep_t[w] < 0.0) asleep_t[w] = tp_batch_time(batch);
             asleep_worlds += asleep;
         }
-        settled = 100LL * asleep_worlds >= 99LL * W;
+        settled = 100LL * tp_shard_sum(asleep_worlds) >= 99LL * split->total_worlds;
     }
-    r->wall = tp_now_seconds() - start;
+    r->wall = tp_shard_max(tp_now_seconds() - start); /* the slowest rank's */
+    *asleep_wall = tp_shard_max(*asleep_wall);
     if (st == TP_OK && (st = tp_batch_counts(batch, &s)) == TP_OK) { /* (also when no step ran) */
         for (int w = 0; w < W; ++w) {
             r->overflow += s.contact_overflow[w];
             r->faults += s.faults[w] != 0;
         }
     }
+    r->overflow = tp_shard_sum(r->overflow);
+    r->faults = (int)tp_shard_sum(r->faults);
     return st;
 }
 
@@ -334,28 +340,35 @@ static tp_status bench_case(const bench_plan *p, const char *scene, long worlds,
     tp_model *model = NULL;
     tp_status st = tp_cli_load_scene(scene, sleep_on, &model);
     if (st != TP_OK) return st;
+    tp_shard split; /* this rank's block of the worlds (all of them in one process) */
+    if (!tp_shard_split((int)worlds, &split)) {
+        tp_model_destroy(model);
+        return TP_ERR_OUT_OF_MEMORY; /* (bench checked the world counts against the ranks) */
+    }
     tp_batch_def bd = tp_default_batch_def();
-    bd.worlds = (int)worlds;
+    bd.worlds = split.worlds;
+    bd.first_world = split.first_world;
+    bd.total_worlds = split.total_worlds;
+    bd.device = p->backend == TP_BACKEND_CPU ? 0 : tp_shard_device(&split);
     bd.threads = (int)p->threads;
     bd.backend = p->backend;
     bd.profile_stages = 1; /* the CPU backend times its stages; the CUDA one ignores it */
     tp_batch *batch = NULL;
-    double *asleep_t = malloc((size_t)worlds * sizeof *asleep_t);
+    double *asleep_t = malloc((size_t)worlds * sizeof *asleep_t); /* rank 0 gathers every world's */
     if (!asleep_t) st = TP_ERR_OUT_OF_MEMORY;
     if (st == TP_OK) st = tp_batch_create(model, &bd, &batch);
-    if (st == TP_OK) {
-        if (!tp_cli_steps_for("bench", p->seconds, tp_model_get_def(model).dt, &r->steps)) {
-            st = TP_ERR_CAPACITY;
-            r->refused = 1; /* the message is printed */
-        }
+    if (st == TP_OK && !tp_cli_steps_for("bench", p->seconds, tp_model_get_def(model).dt, &r->steps)) {
+        st = TP_ERR_CAPACITY;
+        r->refused = 1; /* the message is printed (by every rank: the same seconds and dt) */
     }
-    if (st == TP_OK) {
+    if (!tp_shard_any(st != TP_OK)) { /* (a failure on another rank: the caller says so) */
         r->bodies = tp_model_dynamic_body_count(model);
         r->mem_world = tp_batch_memory_bytes(batch);
         r->mem_contacts = tp_batch_contact_memory_bytes(batch);
         long asleep_steps = 0;
         double asleep_wall = 0.0;
-        st = run_case(batch, r->steps, asleep_t, r, &asleep_steps, &asleep_wall);
+        st = run_case(batch, &split, r->steps, asleep_t, r, &asleep_steps, &asleep_wall);
+        tp_shard_gather_worlds(&split, asleep_t, sizeof *asleep_t, asleep_t);
         double ws = (double)worlds * (double)r->steps / (r->wall > 0.0 ? r->wall : 1e-9);
         r->world_steps_s = ws;
         r->body_steps_s = ws * r->bodies;
@@ -365,6 +378,7 @@ static tp_status bench_case(const bench_plan *p, const char *scene, long worlds,
         stage_shares(batch, r);
     }
     free(asleep_t);
+    tp_shard_free(&split);
     tp_batch_destroy(batch);
     tp_model_destroy(model);
     return st;
@@ -374,8 +388,11 @@ static tp_status bench_case(const bench_plan *p, const char *scene, long worlds,
 
 static void print_header(FILE *f, const bench_plan *p, int threads)
 {
-    fprintf(f, "torpor bench: %g simulated s per case, backend %s, %d CPU thread%s\n", p->seconds,
-            tp_backend_name(p->backend), threads, threads == 1 ? "" : "s");
+    int ranks = tp_shard_ranks();
+    fprintf(f, "torpor bench: %g simulated s per case, backend %s, %d CPU thread%s%s", p->seconds,
+            tp_backend_name(p->backend), threads, threads == 1 ? "" : "s", ranks > 1 ? " per rank" : "");
+    if (ranks > 1) fprintf(f, ", %d MPI ranks (worlds split in contiguous blocks; wall s: the slowest rank)", ranks);
+    fprintf(f, "\n");
     fprintf(f, "%-22s %6s %5s %6s %8s %10s %10s %10s %10s %22s %9s %9s  %s\n", "scene", "worlds", "sleep", "steps",
             "wall s", "wsteps/s", "bsteps/s", "bsteps/s/t", "settled", "all-asleep med/p95/max", "KiB/world",
             "B/body", "stages % collide/color/solve/finish");
@@ -419,22 +436,35 @@ int tp_cmd_bench(int argc, char **argv)
         free_plan(&p);
         return TP_EXIT_USAGE;
     }
+    for (int j = 0; j < p.world_count; ++j)
+        if (p.worlds[j] < tp_shard_ranks()) {
+            if (tp_shard_rank() == 0)
+                fprintf(stderr, "torpor bench: --worlds %ld over %d MPI ranks: every rank needs at least one world\n",
+                        p.worlds[j], tp_shard_ranks());
+            free_plan(&p);
+            return TP_EXIT_USAGE;
+        }
+    FILE *out = tp_shard_rank() == 0 ? stdout : NULL; /* rank 0 prints the table and the progress */
     int threads = p.threads > 0 ? (int)p.threads : tp_cli_default_threads();
-    print_header(stdout, &p, threads);
+    if (out) print_header(out, &p, threads);
     int code = TP_EXIT_OK, total = p.scene_count * p.world_count * p.sleep_count, done = 0;
     double start = tp_now_seconds();
     for (int i = 0; i < p.scene_count && code == TP_EXIT_OK; ++i)
         for (int j = 0; j < p.world_count && code == TP_EXIT_OK; ++j)
             for (int k = 0; k < p.sleep_count && code == TP_EXIT_OK; ++k) {
                 /* progress on stderr (the table on stdout stays clean): a case can take minutes */
-                fprintf(stderr, "torpor bench: case %d of %d: %s, %ld worlds, sleep %s (%.0f s so far)\n", ++done,
-                        total, p.scenes[i], p.worlds[j], p.sleep[k] ? "on" : "off", tp_now_seconds() - start);
+                ++done;
+                if (out)
+                    fprintf(stderr, "torpor bench: case %d of %d: %s, %ld worlds, sleep %s (%.0f s so far)\n", done,
+                            total, p.scenes[i], p.worlds[j], p.sleep[k] ? "on" : "off", tp_now_seconds() - start);
                 bench_result r;
                 tp_status st = bench_case(&p, p.scenes[i], p.worlds[j], p.sleep[k], &r);
+                int failed = tp_shard_any(st != TP_OK);
                 if (st != TP_OK) code = r.refused ? TP_EXIT_USAGE : tp_cli_report(st, p.scenes[i]);
-                else print_row(stdout, p.scenes[i], p.worlds[j], p.sleep[k], threads, &r);
+                else if (failed) code = TP_EXIT_FAILURE; /* another rank said why */
+                else if (out) print_row(out, p.scenes[i], p.worlds[j], p.sleep[k], threads * tp_shard_ranks(), &r);
             }
-    printf("wsteps/s = world-steps per second; bsteps/s = dynamic body-steps per second (/t: per thread);\n"
+    if (out) fprintf(out, "wsteps/s = world-steps per second; bsteps/s = dynamic body-steps per second (/t: per thread);\n"
            "settled = bsteps/s over the steps that began with >= 99%% of worlds asleep; all-asleep times in simulated s;\n"
            "B/body = bytes per dynamic body per world beyond the contact buffers;\n"
            "stages = share of the stepping time (CPU backend), adding up to 100: collide = broadphase, narrowphase,\n"

@@ -1,5 +1,6 @@
 /* common.c - helpers shared by the subcommands: errors, numbers, progress, info. */
 #include "cli.h"
+#include "shard.h"
 
 #include <jansson.h>
 
@@ -163,6 +164,7 @@ int tp_cmd_info(int argc, char **argv)
     } else {
         printf("  cuda  not built in (nvcc was not found at configure time)\n");
     }
+    printf("mpi: %s\n", tp_shard_transport());
 #ifdef TP_HAVE_CAIRO
     printf("pictures: yes (cairo: awake.png, snapshot.png, --video frames with ffmpeg)\n");
 #else

@@ -1,5 +1,6 @@
 /* main.c - entry point of the `torpor` command: dispatch to a subcommand. */
 #include "cli.h"
+#include "shard.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -21,13 +22,14 @@ static void usage(FILE *f)
             "  torpor convert ROBOT.xml OUT.json   (an MJCF or URDF file as the torpor scene it loads as)\n"
             "  torpor trace SCRIPT      (the island sleep policy alone; docs/trace-format.md)\n"
             "  torpor info\n"
+            "  mpirun -n K torpor run|bench ...   (worlds split over K MPI ranks; docs/scale-out.md)\n"
             "  torpor help\n"
             "\n"
             "See README.md for the scene format and the output files.\n",
             TP_VERSION_STRING);
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -52,4 +54,12 @@ int main(int argc, char **argv)
     fprintf(stderr, "torpor: unknown command \"%s\"\n\n", cmd);
     usage(stderr);
     return TP_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    tp_shard_start(&argc, &argv); /* MPI, when an MPI launcher started this process (csrc/cli/shard.h) */
+    int code = dispatch(argc, argv);
+    tp_shard_stop();
+    return code;
 }

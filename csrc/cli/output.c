@@ -39,13 +39,17 @@ static int close_output(FILE *f, const char *dir, const char *name)
 
 static const char *const state_columns = "x,y,z,qx,qy,qz,qw,vx,vy,vz,wx,wy,wz,state";
 
-int tp_record_open(tp_run_record *rec, const char *dir, int record_bodies, tp_batch *batch)
+int tp_record_open(tp_run_record *rec, const char *dir, int record_bodies, int worlds)
 {
     memset(rec, 0, sizeof *rec);
     rec->dir = dir;
-    rec->worlds = tp_batch_worlds(batch);
+    rec->worlds = worlds;
     rec->all_asleep_time = malloc((size_t)rec->worlds * sizeof(double));
     rec->record_bodies = record_bodies;
+    if (!dir) {
+        for (int w = 0; w < worlds && rec->all_asleep_time; ++w) rec->all_asleep_time[w] = -1.0;
+        return rec->all_asleep_time != NULL;
+    }
     /* Files of an earlier run that this run may not write must not linger
      * beside the new ones (snapshot.png and the replay are written later, if asked for). */
     const char *stale[] = {"bodies.csv", "snapshot.png", "replay.json", "replay.bin", "view.html"};
@@ -60,6 +64,7 @@ int tp_record_open(tp_run_record *rec, const char *dir, int record_bodies, tp_ba
         if (rec->awake_csv) fclose(rec->awake_csv);
         if (rec->bodies_csv) fclose(rec->bodies_csv);
         free(rec->all_asleep_time);
+        rec->all_asleep_time = NULL;
         return 0;
     }
     for (int w = 0; w < rec->worlds; ++w) rec->all_asleep_time[w] = -1.0;
@@ -158,8 +163,27 @@ static json_t *hex64(uint64_t h)
     return json_string(text);
 }
 
-static json_t *summary_json(tp_batch *batch, const tp_run_record *rec, const tp_run_info *info, const tp_state_view *s)
+/* Each rank's block and stepping time (an MPI run only; docs/outputs.md). */
+static json_t *ranks_json(const tp_run_info *info, long steps)
 {
+    json_t *ranks = json_array();
+    for (int r = 0; r < info->ranks; ++r) {
+        json_t *o = json_object();
+        double wall = info->rank_wall_seconds[r] > 0.0 ? info->rank_wall_seconds[r] : 1e-9;
+        json_object_set_new(o, "rank", json_integer(r));
+        json_object_set_new(o, "first_world", json_integer(info->rank_first[r]));
+        json_object_set_new(o, "worlds", json_integer(info->rank_worlds[r]));
+        json_object_set_new(o, "wall_seconds", json_real(info->rank_wall_seconds[r]));
+        json_object_set_new(o, "world_steps_per_second", json_real((double)info->rank_worlds[r] * (double)steps / wall));
+        json_array_append_new(ranks, o);
+    }
+    return ranks;
+}
+
+static json_t *summary_json(tp_batch *batch, const tp_run_record *rec, const tp_run_info *info,
+                            const tp_run_result *result)
+{
+    const tp_state_view *s = result->state;
     const tp_model *m = tp_batch_model(batch);
     tp_model_def def = tp_model_get_def(m);
     int W = s->worlds;
@@ -190,22 +214,19 @@ static json_t *summary_json(tp_batch *batch, const tp_run_record *rec, const tp_
     json_t *awake = json_array(), *asleep = json_array(), *hashes = json_array(), *overflow = json_array(),
            *faults = json_array();
     for (int w = 0; w < W; ++w) {
-        uint64_t h = 0;
-        tp_batch_world_hash(batch, w, &h);
         json_array_append_new(awake, json_integer(s->awake_count[w]));
         json_array_append_new(asleep, rec->all_asleep_time[w] >= 0.0 ? json_real(rec->all_asleep_time[w]) : json_null());
-        json_array_append_new(hashes, hex64(h));
+        json_array_append_new(hashes, hex64(result->world_hashes[w]));
         json_array_append_new(overflow, json_integer(s->contact_overflow[w]));
         json_array_append_new(faults, json_boolean(s->faults[w]));
     }
-    uint64_t state_hash = 0;
-    tp_batch_state_hash(batch, &state_hash);
     json_object_set_new(j, "awake_final", awake);
     json_object_set_new(j, "all_asleep_time", asleep);
-    json_object_set_new(j, "state_hash", hex64(state_hash));
+    json_object_set_new(j, "state_hash", hex64(result->state_hash));
     json_object_set_new(j, "world_hashes", hashes);
     json_object_set_new(j, "contact_overflow", overflow);
     json_object_set_new(j, "faults", faults);
+    if (info->ranks > 1) json_object_set_new(j, "ranks", ranks_json(info, info->steps_done));
     return j;
 }
 
@@ -220,7 +241,7 @@ static void write_awake_png(tp_run_record *rec, tp_batch *batch)
     rec->awake_png_written = tp_plot_awake(path, &rec->series, &info);
 }
 
-int tp_record_finish(tp_run_record *rec, tp_batch *batch, const tp_run_info *info)
+int tp_record_finish(tp_run_record *rec, tp_batch *batch, const tp_run_info *info, const tp_run_result *result)
 {
     int ok = !rec->io_failed;
     if (rec->io_failed) { /* already reported */
@@ -231,13 +252,8 @@ int tp_record_finish(tp_run_record *rec, tp_batch *batch, const tp_run_info *inf
         if (rec->bodies_csv && !close_output(rec->bodies_csv, rec->dir, "bodies.csv")) ok = 0;
     }
     rec->awake_csv = rec->bodies_csv = NULL;
-    tp_state_view s;
-    if (tp_batch_state(batch, &s) != TP_OK) {
-        fprintf(stderr, "torpor run: cannot read the final state: %s\n", tp_last_error());
-        return 0;
-    }
-    if (!write_state_csv(rec->dir, batch, &s)) ok = 0;
-    json_t *j = summary_json(batch, rec, info, &s);
+    if (!write_state_csv(rec->dir, batch, result->state)) ok = 0;
+    json_t *j = summary_json(batch, rec, info, result);
     if (!write_summary_json(rec->dir, j)) ok = 0;
     json_decref(j);
     write_awake_png(rec, batch);
@@ -251,10 +267,10 @@ static int cmp_int(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-void tp_print_summary(FILE *f, tp_batch *batch, const tp_run_record *rec, const tp_run_info *info)
+void tp_print_summary(FILE *f, tp_batch *batch, const tp_run_record *rec, const tp_run_info *info,
+                      const tp_run_result *result)
 {
-    tp_state_view s;
-    if (tp_batch_state(batch, &s) != TP_OK) return;
+    const tp_state_view s = *result->state;
     const tp_model *m = tp_batch_model(batch);
     int W = s.worlds, asleep = 0, faults = 0;
     long long overflow = 0;
@@ -269,14 +285,14 @@ void tp_print_summary(FILE *f, tp_batch *batch, const tp_run_record *rec, const 
     qsort(awake, (size_t)W, sizeof *awake, cmp_int);
     double wall = info->wall_seconds > 0.0 ? info->wall_seconds : 1e-9;
     double ws = (double)W * (double)info->steps_done / wall;
-    uint64_t h = 0;
-    tp_batch_state_hash(batch, &h);
+    uint64_t h = result->state_hash;
     fprintf(f, "scene            %s (%s)\n", info->scene, tp_model_name(m));
     fprintf(f, "worlds           %d x %d bodies (%d dynamic), backend %s\n", W, s.bodies,
             tp_model_dynamic_body_count(m), tp_backend_name(tp_batch_backend(batch)));
     fprintf(f, "steps            %ld (%.3f s simulated)%s\n", info->steps_done, tp_batch_time(batch),
             info->interrupted ? ", interrupted" : "");
-    fprintf(f, "wall time        %.3f s\n", info->wall_seconds);
+    fprintf(f, "wall time        %.3f s%s\n", info->wall_seconds, info->ranks > 1 ? " (the slowest rank)" : "");
+    if (info->ranks > 1) fprintf(f, "MPI ranks        %d (worlds split in contiguous blocks)\n", info->ranks);
     double device = (double)tp_batch_device_memory_bytes(batch); /* per world, rounded up */
     if (device > 0.0)
         fprintf(f, "device memory    %.1f KiB per world, about %.3f GiB in all\n", device / 1024.0,

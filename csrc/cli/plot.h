@@ -46,7 +46,8 @@ int tp_plot_write_rgb_png(const uint8_t *rgb, int width, int height, const char 
 /* Write `path` (PNG). Returns 1 on success; prints the reason otherwise. */
 int tp_plot_awake(const char *path, const tp_awake_series *s, const tp_awake_plot_info *info);
 
-/* Draw up to 16 worlds of `batch` at its current time into `path` (PNG). */
-int tp_plot_snapshot(const char *path, tp_batch *batch);
+/* Draw up to 16 worlds of a state view of `model` (worlds 0 first) at
+ * simulated time `time` (s) into `path` (PNG). */
+int tp_plot_snapshot(const char *path, const tp_model *model, double time, const tp_state_view *view);
 
 #endif

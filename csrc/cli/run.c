@@ -12,8 +12,10 @@
 #include "video.h"
 
 #include "plot.h"
+#include "shard.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -100,6 +102,13 @@ static int parse_backend(const char *text, tp_backend *out)
     return 1;
 }
 
+/* --worlds at most: a batch's capacity on each MPI rank (one rank without MPI). */
+static long max_worlds(void)
+{
+    long n = (long)TP_MAX_WORLDS * tp_shard_ranks();
+    return n < INT_MAX ? n : INT_MAX;
+}
+
 static int parse_options(int argc, char **argv, run_options *o)
 {
     memset(o, 0, sizeof *o);
@@ -129,7 +138,7 @@ static int parse_options(int argc, char **argv, run_options *o)
         else if (a[0] == '-' && a[1] == '-') {
             if (!tp_cli_known_option("torpor run", a, run_option_names, COUNT_OF(run_option_names))) return 0;
             if (!v && !(v = option_value(argc, argv, &i))) return 0;
-            if (strcmp(a, "--worlds") == 0) { if (!tp_cli_parse_int(a, v, 1, TP_MAX_WORLDS, &o->worlds)) return 0; }
+            if (strcmp(a, "--worlds") == 0) { if (!tp_cli_parse_int(a, v, 1, max_worlds(), &o->worlds)) return 0; }
             else if (strcmp(a, "--threads") == 0) { if (!tp_cli_parse_int(a, v, 1, 4096, &o->threads)) return 0; }
             else if (strcmp(a, "--every") == 0) { if (!tp_cli_parse_int(a, v, 1, 1000000000L, &o->every)) return 0; }
             else if (strcmp(a, "--steps") == 0) {
@@ -256,20 +265,18 @@ static int make_dir(const char *path)
 
 /* A run in which every world faulted has its own exit status (TP_EXIT_FAULTED,
  * docs/outputs.md); some faulted worlds are a warning on stderr. */
-static int report_faults(tp_batch *batch, int code)
+static int report_faults(const tp_state_view *c, int code)
 {
-    tp_state_view c;
-    if (tp_batch_counts(batch, &c) != TP_OK) return code;
     int faulted = 0;
-    for (int w = 0; w < c.worlds; ++w) faulted += c.faults[w] != 0;
+    for (int w = 0; w < c->worlds; ++w) faulted += c->faults[w] != 0;
     if (faulted == 0) return code;
-    if (faulted < c.worlds) {
+    if (faulted < c->worlds) {
         fprintf(stderr, "torpor run: warning: %d of %d worlds faulted (their state became non-finite and they "
-                        "stopped; \"faults\" in summary.json says which)\n", faulted, c.worlds);
+                        "stopped; \"faults\" in summary.json says which)\n", faulted, c->worlds);
         return code;
     }
     fprintf(stderr, "torpor run: every world (%d of %d) faulted: the state became non-finite and nothing was "
-                    "simulated past that; exit status %d\n", faulted, c.worlds, TP_EXIT_FAULTED);
+                    "simulated past that; exit status %d\n", faulted, c->worlds, TP_EXIT_FAULTED);
     return code == TP_EXIT_OK ? TP_EXIT_FAULTED : code;
 }
 
@@ -288,14 +295,28 @@ static int worlds_asleep(const tp_state_view *s)
     return n;
 }
 
-/* snapshot.png once the simulated time reaches --snapshot T (to half a step). */
-static void maybe_snapshot(tp_batch *batch, const run_options *o, int *taken)
+/* The run's processes: this rank's block of worlds and the view of all of
+ * them that rank 0 writes from (csrc/cli/shard.h; one process: the batch's). */
+typedef struct run_shard {
+    tp_shard split;
+    tp_shard_view all;
+} run_shard;
+
+/* snapshot.png once the simulated time reaches --snapshot T (to half a step);
+ * every rank takes part in the gather, rank 0 draws. */
+static void maybe_snapshot(tp_batch *batch, const run_options *o, run_shard *sh, int *taken)
 {
     double dt = (double)tp_model_get_def(tp_batch_model(batch)).dt;
     if (!o->have_snapshot || *taken || tp_batch_time(batch) < o->snapshot_time - 0.5 * dt) return;
+    tp_state_view local;
+    int ok = tp_batch_state(batch, &local) == TP_OK;
+    if (!tp_shard_any(!ok)) tp_shard_gather_whole(&sh->all, &sh->split, &local);
+    else if (!ok) fprintf(stderr, "torpor run: no snapshot.png: %s\n", tp_last_error());
     char path[4096];
     snprintf(path, sizeof path, "%s/snapshot.png", o->out_dir);
-    *taken = tp_plot_snapshot(path, batch) ? 1 : -1;
+    *taken = -1;
+    if (sh->split.rank == 0 && ok && tp_plot_snapshot(path, tp_batch_model(batch), tp_batch_time(batch), &sh->all.view))
+        *taken = 1;
 }
 
 /* What watches the run besides the records: the replay and the video, each
@@ -329,6 +350,19 @@ static tp_status watch_step(run_watch *wt, tp_batch *batch, long step, int last)
     if (video) tp_video_frame(&wt->video, batch);
     wt->seconds += tp_now_seconds() - start;
     return TP_OK;
+}
+
+/* The replay, the view page and the video read one batch: an MPI run of
+ * several ranks refuses them (rank 0 says so) rather than write part of them. */
+static int watch_single_process(const run_options *o, const tp_shard *split)
+{
+    const char *opt = o->video ? "--video" : o->view ? "--view" : o->record_worlds ? "--record-worlds"
+                    : o->record_every > 0 ? "--record-every" : NULL;
+    if (!opt || split->ranks == 1) return 1;
+    if (split->rank == 0)
+        fprintf(stderr, "torpor run: %s is not available over %d MPI ranks (it records from one process's worlds; "
+                "run it without mpirun, docs/scale-out.md)\n", opt, split->ranks);
+    return 0;
 }
 
 static int watch_failed(const run_watch *wt) { return wt->replay.failed || wt->video.failed; }
@@ -398,36 +432,145 @@ static int watch_finish(run_watch *wt, const run_options *o, tp_batch *batch)
     return ok;
 }
 
-/* The stepping loop: record every `every` steps, stop early on Ctrl-C. */
-static tp_status run_loop(tp_batch *batch, const run_options *o, long steps, tp_run_record *rec, run_watch *wt,
-                          long *done, int *snapshot)
+/* One sample for awake.csv (and bodies.csv): the counters of every world
+ * (and, for bodies.csv, their state) gathered on rank 0, which writes them. */
+static tp_status record_sample(tp_run_record *rec, tp_batch *batch, run_shard *sh, const tp_state_view *local)
+{
+    if (rec->record_bodies) tp_shard_gather_whole(&sh->all, &sh->split, local);
+    else tp_shard_gather_counts(&sh->all, &sh->split, local);
+    return sh->split.rank == 0 ? tp_record_sample(rec, batch, &sh->all.view) : TP_OK;
+}
+
+/* One step and what is recorded after it. */
+static tp_status step_and_record(tp_batch *batch, tp_run_record *rec, int sample, tp_state_view *view)
+{
+    tp_status st = tp_batch_step(batch, 1);
+    /* Every step: all_asleep_time must be exact to the step. The counters
+     * alone are a small copy on CUDA; bodies.csv needs the whole state. */
+    if (st == TP_OK) st = tp_batch_counts(batch, view);
+    if (st == TP_OK) tp_record_asleep(rec, batch, view);
+    if (st == TP_OK && sample && rec->record_bodies) st = tp_batch_state(batch, view);
+    return st;
+}
+
+/* The stepping loop: record every `every` steps, stop early on Ctrl-C. The
+ * ranks of an MPI run agree before each step whether to go on (an error, an
+ * interrupt or an unwritable file on any rank stops them all at one step). */
+static tp_status run_loop(tp_batch *batch, const run_options *o, long steps, tp_run_record *rec, run_shard *sh,
+                          run_watch *wt, long *done, int *snapshot)
 {
     tp_progress progress;
-    tp_progress_begin(&progress, o->quiet);
+    tp_progress_begin(&progress, o->quiet || sh->split.rank != 0);
     tp_state_view view;
     tp_status st = tp_batch_state(batch, &view);
-    if (st == TP_OK) st = tp_record_sample(rec, batch, &view);
+    if (!tp_shard_any(st != TP_OK)) st = record_sample(rec, batch, sh, &view);
     if (st == TP_OK) st = watch_step(wt, batch, 0, steps == 0);
-    maybe_snapshot(batch, o, snapshot);
+    maybe_snapshot(batch, o, sh, snapshot);
     long s = 0;
-    for (; st == TP_OK && s < steps && !tp_interrupted; ++s) {
-        if ((st = tp_batch_step(batch, 1)) != TP_OK) break;
+    for (; s < steps; ++s) {
+        if (tp_shard_any(st != TP_OK || tp_interrupted || rec->io_failed || watch_failed(wt))) break;
         int sample = (s + 1) % o->every == 0 || s + 1 == steps;
-        /* Every step: all_asleep_time must be exact to the step. The counters
-         * alone are a small copy on CUDA; bodies.csv needs the whole state. */
-        if ((st = tp_batch_counts(batch, &view)) != TP_OK) break;
-        tp_record_asleep(rec, batch, &view);
-        if (sample && rec->record_bodies && (st = tp_batch_state(batch, &view)) != TP_OK) break;
-        if (sample) st = tp_record_sample(rec, batch, &view);
+        st = step_and_record(batch, rec, sample, &view);
+        if (tp_shard_any(st != TP_OK)) break;
+        if (sample) st = record_sample(rec, batch, sh, &view);
         if (st == TP_OK) st = watch_step(wt, batch, s + 1, s + 1 == steps || tp_interrupted);
-        if (rec->io_failed || watch_failed(wt)) break; /* an output file cannot be written: stop (reported) */
-        maybe_snapshot(batch, o, snapshot);
+        maybe_snapshot(batch, o, sh, snapshot);
+        /* (rank 0's own worlds under MPI: the bar is a rough guide) */
         tp_progress_update(&progress, (double)(s + 1) / (double)steps, tp_batch_time(batch), worlds_asleep(&view),
                            view.worlds);
     }
     tp_progress_end(&progress);
     *done = s;
     return st;
+}
+
+/* The end of a run: every world's state, hash and all-asleep time gathered
+ * on rank 0, each rank's stepping time beside them. Returns 0 when the state
+ * cannot be read or memory runs out (said on stderr). */
+static int gather_result(tp_batch *batch, tp_run_record *rec, run_shard *sh, double wall, double *rank_wall,
+                         uint64_t *hashes, tp_run_result *out)
+{
+    tp_state_view local;
+    int n = sh->split.worlds, ok = tp_batch_state(batch, &local) == TP_OK;
+    if (!ok) fprintf(stderr, "torpor run: cannot read the final state: %s\n", tp_last_error());
+    uint64_t *mine = malloc((size_t)n * sizeof *mine);
+    ok = ok && mine;
+    for (int w = 0; ok && w < n; ++w) ok = tp_batch_world_hash(batch, w, &mine[w]) == TP_OK;
+    if (tp_shard_any(!ok)) {
+        free(mine);
+        return 0;
+    }
+    tp_shard_gather_whole(&sh->all, &sh->split, &local);
+    tp_shard_gather_worlds(&sh->split, mine, sizeof *mine, hashes);
+    tp_shard_gather_worlds(&sh->split, rec->all_asleep_time, sizeof(double), rec->all_asleep_time);
+    tp_shard_gather_ranks(&sh->split, &wall, sizeof wall, rank_wall);
+    free(mine);
+    out->state = &sh->all.view;
+    out->world_hashes = hashes;
+    out->state_hash = tp_world_hashes_combine(hashes, sh->split.total_worlds);
+    return 1;
+}
+
+/* Step, then write the files (rank 0) and the summary: the run proper, once
+ * the batch and the output directory are there. */
+static int run_and_write(tp_batch *batch, const tp_model *model, const run_options *o, long steps, run_shard *sh,
+                         tp_run_record *rec, run_watch *wt)
+{
+    int code = TP_EXIT_OK, root = sh->split.rank == 0, ranks = sh->split.ranks;
+    long done = 0;
+    void (*previous)(int) = signal(SIGINT, on_sigint);
+    void (*previous_term)(int) = signal(SIGTERM, on_sigint); /* `timeout` and `kill` stop a run the same way */
+    double start = tp_now_seconds();
+    int snapshot = 0;
+    tp_status st = run_loop(batch, o, steps, rec, sh, wt, &done, &snapshot);
+    double wall = tp_now_seconds() - start - wt->seconds;
+    signal(SIGINT, previous);
+    signal(SIGTERM, previous_term);
+    if (st != TP_OK) code = tp_cli_report(st, o->scene);
+    int interrupted = tp_shard_any(tp_interrupted);
+    if (root && interrupted) fprintf(stderr, "torpor run: interrupted after %ld of %ld steps; writing what we have\n", done, steps);
+    if (root) warn_unfired_events(model, done, tp_batch_time(batch));
+    if (root && tp_model_dynamic_body_count(model) == 0 && tp_model_joint_count(model) == 0)
+        fprintf(stderr, "torpor run: note: %s has no dynamic bodies; nothing moves\n", o->scene);
+    if (root && o->have_snapshot && snapshot == 0)
+        fprintf(stderr, "torpor run: --snapshot %g: the run ended at %.3f s, before that time; no snapshot.png\n",
+                o->snapshot_time, tp_batch_time(batch));
+    double *rank_wall = malloc((size_t)ranks * sizeof *rank_wall);
+    uint64_t *hashes = malloc((size_t)sh->split.total_worlds * sizeof *hashes);
+    tp_run_result result;
+    if (tp_shard_any(!rank_wall || !hashes) || !gather_result(batch, rec, sh, wall, rank_wall, hashes, &result)) {
+        if (root) fprintf(stderr, "torpor run: the final state could not be gathered; no summary.json\n");
+        code = TP_EXIT_FAILURE;
+    } else if (root) {
+        for (int r = 0; r < ranks; ++r) wall = rank_wall[r] > wall ? rank_wall[r] : wall;
+        tp_run_info info = {o->scene, o->out_dir, done, steps, wall, interrupted, snapshot == 1, ranks,
+                            sh->split.rank_first, sh->split.rank_worlds, rank_wall};
+        if (!tp_record_finish(rec, batch, &info, &result) && code == TP_EXIT_OK) code = TP_EXIT_FAILURE;
+        if (code == TP_EXIT_OK && !o->quiet) tp_print_summary(stdout, batch, rec, &info, &result);
+        code = report_faults(result.state, code);
+    }
+    if (!watch_finish(wt, o, batch) && code == TP_EXIT_OK) code = TP_EXIT_FAILURE;
+    free(rank_wall);
+    free(hashes);
+    if (code == TP_EXIT_OK && interrupted) code = TP_EXIT_INTERRUPTED;
+    return code;
+}
+
+/* This rank's batch: its block of the worlds (tp_batch_def.first_world) and,
+ * on CUDA, its device (local rank modulo the devices there are). */
+static tp_status create_batch(const tp_model *model, const run_options *o, const tp_shard *split, tp_batch **out)
+{
+    tp_batch_def bd = tp_default_batch_def();
+    bd.worlds = split->worlds;
+    bd.first_world = split->first_world;
+    bd.total_worlds = split->total_worlds;
+    bd.backend = o->backend;
+    bd.device = o->backend == TP_BACKEND_CPU ? 0 : tp_shard_device(split);
+    bd.simd = o->simd;
+    bd.threads = (int)o->threads;
+    bd.has_seed = o->have_seed;
+    bd.seed = o->seed;
+    return tp_batch_create(model, &bd, out);
 }
 
 int tp_cmd_run(int argc, char **argv)
@@ -440,55 +583,46 @@ int tp_cmd_run(int argc, char **argv)
     tp_model *model = NULL;
     tp_status st = tp_cli_load_scene(o.scene, o.sleep, &model);
     if (st != TP_OK) return tp_cli_report(st, NULL);
-    tp_batch_def bd = tp_default_batch_def();
-    bd.worlds = (int)o.worlds;
-    bd.backend = o.backend;
-    bd.simd = o.simd;
-    bd.threads = (int)o.threads;
-    bd.has_seed = o.have_seed;
-    bd.seed = o.seed;
-    tp_batch *batch = NULL;
-    if ((st = tp_batch_create(model, &bd, &batch)) != TP_OK) {
-        int code = tp_cli_report(st, o.scene);
+    long steps = 0;
+    if (!steps_to_run(&o, tp_model_get_def(model).dt, &steps)) {
         tp_model_destroy(model);
-        return code;
+        return TP_EXIT_USAGE;
     }
+    run_shard sh;
+    memset(&sh, 0, sizeof sh);
+    if (!tp_shard_split((int)o.worlds, &sh.split)) {
+        tp_model_destroy(model);
+        return TP_EXIT_USAGE;
+    }
+    if (!watch_single_process(&o, &sh.split)) {
+        tp_shard_free(&sh.split);
+        tp_model_destroy(model);
+        return TP_EXIT_USAGE;
+    }
+    int root = sh.split.rank == 0, code = TP_EXIT_OK;
+    tp_batch *batch = NULL;
+    if ((st = create_batch(model, &o, &sh.split, &batch)) != TP_OK) code = tp_cli_report(st, o.scene);
+    /* Rank 0 writes the files for every world; the others track their own worlds' all-asleep times. */
     tp_run_record rec;
     run_watch watch;
+    memset(&rec, 0, sizeof rec);
+    memset(&watch, 0, sizeof watch);
     int *watch_worlds = NULL, watch_count = 0;
-    long steps = 0, done = 0;
-    int code = watch_check(&watch, &o, batch, &watch_worlds, &watch_count);
-    if (code != TP_EXIT_OK) free(watch_worlds);
-    else if (!steps_to_run(&o, tp_model_get_def(model).dt, &steps)) code = TP_EXIT_USAGE, free(watch_worlds);
-    else if (!make_dir(o.out_dir)) code = TP_EXIT_USAGE, free(watch_worlds);
-    else if (!tp_record_open(&rec, o.out_dir, o.record_bodies, batch)) code = TP_EXIT_FAILURE, free(watch_worlds);
-    else {
-        code = watch_open(&watch, &o, batch, watch_worlds, watch_count);
-        void (*previous)(int) = signal(SIGINT, on_sigint);
-        void (*previous_term)(int) = signal(SIGTERM, on_sigint); /* `timeout` and `kill` stop a run the same way */
-        double start = tp_now_seconds();
-        int snapshot = 0;
-        if (code == TP_EXIT_OK) st = run_loop(batch, &o, steps, &rec, &watch, &done, &snapshot);
-        double wall = tp_now_seconds() - start - watch.seconds;
-        signal(SIGINT, previous);
-        signal(SIGTERM, previous_term);
-        if (st != TP_OK) code = tp_cli_report(st, o.scene);
-        if (tp_interrupted) fprintf(stderr, "torpor run: interrupted after %ld of %ld steps; writing what we have\n", done, steps);
-        warn_unfired_events(model, done, tp_batch_time(batch));
-        if (tp_model_dynamic_body_count(model) == 0 && tp_model_joint_count(model) == 0)
-            fprintf(stderr, "torpor run: note: %s has no dynamic bodies; nothing moves\n", o.scene);
-        if (o.have_snapshot && snapshot == 0)
-            fprintf(stderr, "torpor run: --snapshot %g: the run ended at %.3f s, before that time; no snapshot.png\n",
-                    o.snapshot_time, tp_batch_time(batch));
-        tp_run_info info = {o.scene, o.out_dir, done, steps, wall, (int)tp_interrupted, snapshot == 1};
-        if (!tp_record_finish(&rec, batch, &info) && code == TP_EXIT_OK) code = TP_EXIT_FAILURE;
-        if (code == TP_EXIT_OK && !o.quiet) tp_print_summary(stdout, batch, &rec, &info);
-        if (!watch_finish(&watch, &o, batch) && code == TP_EXIT_OK) code = TP_EXIT_FAILURE;
-        code = report_faults(batch, code);
-        tp_record_free(&rec);
-    }
+    if (code == TP_EXIT_OK) code = watch_check(&watch, &o, batch, &watch_worlds, &watch_count);
+    int ready = code == TP_EXIT_OK;
+    if (ready && root && !make_dir(o.out_dir)) code = TP_EXIT_USAGE, ready = 0;
+    if (ready && !(tp_record_open(&rec, root ? o.out_dir : NULL, o.record_bodies,
+                                  root ? sh.split.total_worlds : sh.split.worlds) &&
+                   tp_shard_view_init(&sh.all, &sh.split, tp_batch_bodies(batch))))
+        code = TP_EXIT_FAILURE, ready = 0;
+    if (ready) code = watch_open(&watch, &o, batch, watch_worlds, watch_count), ready = code == TP_EXIT_OK;
+    else free(watch_worlds);
+    if (!tp_shard_any(!ready)) code = run_and_write(batch, model, &o, steps, &sh, &rec, &watch);
+    else if (code == TP_EXIT_OK) code = TP_EXIT_FAILURE; /* another rank failed (and said why) */
+    tp_record_free(&rec);
+    tp_shard_view_free(&sh.all);
+    tp_shard_free(&sh.split);
     tp_batch_destroy(batch);
     tp_model_destroy(model);
-    if (code == TP_EXIT_OK && tp_interrupted) code = TP_EXIT_INTERRUPTED;
     return code;
 }

@@ -1,5 +1,5 @@
 /* snapshot.c - snapshot.png: up to 16 worlds drawn at one time by the library's
- * renderer (tp_batch_render, csrc/render.c), under a title and the colour legend. */
+ * renderer (tp_render_state, csrc/render.c), under a title and the colour legend. */
 #include "plot.h"
 
 #include <math.h>
@@ -11,9 +11,9 @@
 
 #ifndef TP_HAVE_CAIRO
 
-int tp_plot_snapshot(const char *path, tp_batch *batch)
+int tp_plot_snapshot(const char *path, const tp_model *model, double time, const tp_state_view *view)
 {
-    (void)batch;
+    (void)model, (void)time, (void)view;
     fprintf(stderr, "torpor: %s not written: this build of torpor has no cairo (install libcairo2-dev and rebuild)\n",
             path);
     return 0;
@@ -37,14 +37,14 @@ int tp_plot_write_rgb_png(const uint8_t *rgb, int width, int height, const char 
     return tp_plot_write_png(cairo_create(surf), surf, path);
 }
 
-int tp_plot_snapshot(const char *path, tp_batch *batch)
+int tp_plot_snapshot(const char *path, const tp_model *model, double time, const tp_state_view *view)
 {
-    int n = tp_batch_worlds(batch) < SNAP_MAX_WORLDS ? tp_batch_worlds(batch) : SNAP_MAX_WORLDS;
+    int n = view->worlds < SNAP_MAX_WORLDS ? view->worlds : SNAP_MAX_WORLDS;
     int cols = (int)ceil(sqrt((double)n)), rows = (n + cols - 1) / cols;
     double cw = cols == 1 ? 720 : cols == 2 ? 520 : 360, ch = cw * 0.85;
     char title[256];
-    snprintf(title, sizeof title, "%s at t = %.3f s (worlds 0-%d of %d)", tp_model_name(tp_batch_model(batch)),
-             tp_batch_time(batch), n - 1, tp_batch_worlds(batch));
+    snprintf(title, sizeof title, "%s at t = %.3f s (worlds 0-%d of %d)", tp_model_name(model), time, n - 1,
+             view->worlds);
     tp_render_def rd = tp_default_render_def();
     rd.width = (int)(cols * cw);
     rd.height = (int)(rows * ch) + 60;
@@ -56,7 +56,7 @@ int tp_plot_snapshot(const char *path, tp_batch *batch)
         fprintf(stderr, "torpor: %s not written: out of memory\n", path);
         return 0;
     }
-    tp_status st = tp_batch_render(batch, &rd, rgb);
+    tp_status st = tp_render_state(model, view, &rd, rgb);
     int ok = st == TP_OK && tp_plot_write_rgb_png(rgb, rd.width, rd.height, path);
     if (st != TP_OK) fprintf(stderr, "torpor: %s not written: %s\n", path, tp_last_error());
     free(rgb);

@@ -30,6 +30,7 @@ typedef struct tp_cuda_setup {
     float gravity0[3];             /* the model's gravity, m/s^2, for resets */
     tp_step_params step;
     tp_randomize_params randomize;
+    int device;                    /* CUDA device ordinal: every call of the batch runs on it */
 } tp_cuda_setup;
 
 /* Groups of mirrored arrays, copied separately: the values of csrc/mirror.h's
@@ -75,6 +76,10 @@ tp_status tp_cuda_wait(void *c);
 /* One step of every world (one graph launch); `current` is the contact buffer
  * the last step wrote (the caller flips it after). */
 tp_status tp_cuda_step(tp_cuda_batch *c, int current);
+/* Make the batch's device current on the calling thread (cudaSetDevice): what
+ * csrc/backend_cuda.c does before each of its calls, so batches on different
+ * devices can share a process and its threads. */
+tp_status tp_cuda_use_device(tp_cuda_batch *c);
 /* Reset worlds[0 .. count), each listed once, on the device (cuRAND draws,
  * kernels/cuda/curand_draws.h: the host's bits), world w in episode episode[w]
  * ([W], read before the call returns). Asynchronous. */

@@ -53,6 +53,7 @@ struct tp_device_array {
 
 struct tp_cuda_batch {
     tp_dev d;
+    int device;                      /* its CUDA device ordinal (tp_cuda_setup.device) */
     tp_step_params step;
     tp_randomize_params randomize;
     void *sort_temp;

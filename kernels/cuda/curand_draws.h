@@ -78,7 +78,7 @@ TP_HD tp_body_draws tp_body_draws_curand(uint64_t seed, uint32_t world, uint32_t
 TP_HD void tp_world_init_body_curand(tp_world *wd, int i, const tp_body_init *t, const tp_randomize_params *r,
                                      uint32_t episode)
 {
-    tp_body_draws u = tp_body_draws_curand(r->seed, (uint32_t)wd->index, (uint32_t)i, episode);
+    tp_body_draws u = tp_body_draws_curand(r->seed, tp_draw_world(r, wd->index), (uint32_t)i, episode);
     tp_world_init_body(wd, i, t, r, &u);
 }
 

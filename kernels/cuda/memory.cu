@@ -343,7 +343,9 @@ extern "C" tp_status tp_cuda_create(const tp_cuda_setup *s, tp_cuda_batch **out,
         snprintf(err, err_size, "cuda: out of host memory");
         return TP_ERR_OUT_OF_MEMORY;
     }
-    tp_status st = setup(c, s);
+    c->device = s->device;
+    tp_status st = tp_cuda_use_device(c);
+    if (st == TP_OK) st = setup(c, s);
     if (st != TP_OK) {
         snprintf(err, err_size, "%s", c->error);
         tp_cuda_destroy(c);
@@ -353,9 +355,16 @@ extern "C" tp_status tp_cuda_create(const tp_cuda_setup *s, tp_cuda_batch **out,
     return TP_OK;
 }
 
+extern "C" tp_status tp_cuda_use_device(tp_cuda_batch *c)
+{
+    TP_CUDA_TRY(c, cudaSetDevice(c->device), "cudaSetDevice");
+    return TP_OK;
+}
+
 extern "C" void tp_cuda_destroy(tp_cuda_batch *c)
 {
     if (!c) return;
+    cudaSetDevice(c->device); /* its memory and streams are that device's (a failure shows in the frees) */
     for (int i = 0; i < 2; ++i) {
         if (c->exec[i]) cudaGraphExecDestroy(c->exec[i]);
         if (c->graph[i]) cudaGraphDestroy(c->graph[i]);

@@ -529,7 +529,12 @@ class Batch:
     Parameters: model; worlds (>= 1); backend "cpu", "cuda" or "auto";
     threads (CPU threads, 0 = omp_get_max_threads(), which OMP_NUM_THREADS
     sets); seed (replaces the model's randomization seed); contact_capacity
-    (points per world, 0 = default).
+    (points per world, 0 = default); first_world and total_worlds (a shard of
+    a run split over processes or devices: this batch is worlds [first_world,
+    first_world + worlds) of total_worlds, and each draws and steps exactly as
+    that world of one batch of all of them; 0 = first_world + worlds; world
+    indices of the methods stay local, docs/scale-out.md); device (CUDA
+    device ordinal, 0 on the cpu).
 
     Worlds are selected by ``worlds=``: None for all, an int array/list of
     indices (each once), or a bool array of shape (W,). Per-world data has one
@@ -554,7 +559,8 @@ class Batch:
     """
 
     def __init__(self, model: Model, worlds: int = 1, *, backend: str = "cpu", threads: int = 0,
-                 seed: Optional[int] = None, contact_capacity: int = 0):
+                 seed: Optional[int] = None, contact_capacity: int = 0, first_world: int = 0,
+                 total_worlds: int = 0, device: int = 0):
         d = ffi.new("tp_batch_def *", lib.tp_default_batch_def())
         d.worlds = worlds
         if backend not in _BACKENDS:
@@ -562,6 +568,9 @@ class Batch:
         d.backend = _BACKENDS[backend]
         d.threads = threads
         d.contact_capacity = contact_capacity
+        d.first_world = first_world
+        d.total_worlds = total_worlds
+        d.device = device
         if seed is not None:
             d.has_seed = 1
             d.seed = seed
@@ -573,6 +582,7 @@ class Batch:
         # object's, the views', a call in flight), never under a live view
         self._ptr = ffi.gc(out[0], lib.tp_batch_destroy)
         self.worlds = int(lib.tp_batch_worlds(self._ptr))
+        self.first_world = int(lib.tp_batch_first_world(self._ptr))
         self.bodies = int(lib.tp_batch_bodies(self._ptr))
         self._view = ffi.new("tp_state_view *")
         self._state: Optional[State] = None
