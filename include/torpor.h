@@ -197,7 +197,7 @@ typedef struct tp_solver_def {
                                     depends on the bodies' state alone (default 1) */
 } tp_solver_def;
 
-/* Thresholds of the assembly sleep policy (000_5cca17d3fe7ce587.txt, docs/sleep-policies.md).
+/* Thresholds of the assembly sleep policy (docs/sleep-policies.md).
  * Speeds in m/s, accelerations in m/s^2; "rotational" ones are measured at the
  * body's bounding sphere: |w| r and |dw/dt| r, r = bounding radius (m). The
  * defaults are the document's table, its studs taken as metres. */
@@ -658,7 +658,7 @@ int tp_cuda_built(void);
  * tp_cuda_probe also says why. */
 int tp_cuda_device_count(void);
 
-/* ================================================================ issue 11 (arrows):
+/* ================================================================ command-line support:
  * what the command line needs, the sleep rule on its own, errors in parts,
  * the device probe into a caller's buffer. (One block, to ease merging.) */
 
@@ -690,7 +690,7 @@ tp_status tp_model_get_event(const tp_model *model, int index, tp_event_def *out
  * caller's buffer, so threads may probe at once. */
 int tp_cuda_probe(char *message, size_t message_len);
 
-/* ================================================================ end of issue 11 (arrows) block */
+/* ================================================================ end of command-line support block */
 
 #ifdef __cplusplus
 }
