@@ -450,6 +450,16 @@ tp_status tp_model_body_mass(const tp_model *model, int body, float *mass, float
  * tensor about it (kg m^2, body frame: xx, yy, zz, xy, xz, yz, the tensor's
  * entries) of a body in the template; either pointer may be NULL. */
 tp_status tp_model_body_inertia(const tp_model *model, int body, float com[3], float inertia[6]);
+/* Pairs of bodies that start inside one another in the template (no
+ * randomization, joints at their initial values), which the solver would push
+ * apart in the first steps: one line per pair deeper than the solver's slop
+ * (0.5 mm), naming both bodies and the depth (mm) from the narrowphase, into
+ * *out_warnings (NULL when there are none; free with tp_free). Pairs a step
+ * never collides are skipped: contype/conaffinity filtered, excluded, a
+ * joint's parent and child, two static bodies. The broadphase bounds the
+ * pairs checked. tp_cli_load_scene prints them. Errors: TP_ERR_INVALID_ARGUMENT
+ * (NULL), TP_ERR_OUT_OF_MEMORY. */
+tp_status tp_model_overlaps(const tp_model *model, char **out_warnings);
 
 /* ---------------------------------------------------------------- batch */
 
