@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""torpor next to MuJoCo on the same robots, one core each (issue 14, "Figures").
+"""torpor next to MuJoCo on the same robots, one core each.
 
 For the cart-pole and the walker (scenes/*.json and their MJCF twins in
 bench/mjcf/, same masses, inertias, joints, drives, gravity and dt) this steps

@@ -22,7 +22,7 @@ void tp_wake_force_sleep(tp_batch *b, int world, int body);
 
 /* Wake every island (assembly policy: every body) with a body whose bounding
  * sphere meets the sphere (center, radius): the explosion situation of
- * 000_5cca17d3fe7ce587.txt. */
+ * assembly sleep (everything near an explosion wakes). */
 void tp_wake_sphere(tp_batch *b, int world, const float center[3], float radius);
 
 #endif

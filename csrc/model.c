@@ -58,7 +58,7 @@ const char *tp_sleep_state_name(tp_sleep_state state)
 
 /* ---------------------------------------------------------------- defaults */
 
-/* The thresholds of 000_5cca17d3fe7ce587.txt's table, its studs taken as
+/* The thresholds of the assembly sleep table, its studs taken as
  * metres; the collision wake speed of its wake situations; our choices for
  * the actuated factor and the quiet time (docs/sleep-policies.md says why). */
 tp_assembly_def tp_default_assembly_def(void)
@@ -90,8 +90,8 @@ tp_model_def tp_default_model_def(void)
     def.solver.mode = TP_SOLVER_COLORED;
     def.solver.restitution_threshold = 1.0f;
     def.solver.warm_starting = 1;
-    /* Island sleep defaults of 002_a9dafb58cea291df.txt; the acceleration guard
-     * threshold of 000_5cca17d3fe7ce587.txt. */
+    /* Island sleep defaults (0.05 m/s, 0.15 rad/s, 0.5 s); the acceleration guard
+     * threshold of the assembly sleep table. */
     def.sleep.enabled = 1;
     def.sleep.policy = TP_SLEEP_ISLAND;
     def.sleep.linear_threshold = 0.05f;

@@ -107,7 +107,7 @@ int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, c
 {
     if (!vec_finite(def->gravity, 3, "gravity", field, field_len, reason, reason_len)) return 0;
     for (int i = 0; i < 3; ++i) {
-        /* 004_ef93c51c0d8439b1.txt bounds gravity; we apply its range per axis. */
+        /* Gravity goes from -500 to 500 m/s^2; we apply that range per axis. */
         if (def->gravity[i] < -500.0f || def->gravity[i] > 500.0f) {
             char path[32];
             snprintf(path, sizeof path, "gravity[%d]", i);

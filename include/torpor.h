@@ -197,7 +197,7 @@ typedef struct tp_solver_def {
                                     depends on the bodies' state alone (default 1) */
 } tp_solver_def;
 
-/* Thresholds of the assembly sleep policy (000_5cca17d3fe7ce587.txt, docs/sleep-policies.md).
+/* Thresholds of the assembly sleep policy (docs/sleep-policies.md).
  * Speeds in m/s, accelerations in m/s^2; "rotational" ones are measured at the
  * body's bounding sphere: |w| r and |dw/dt| r, r = bounding radius (m). The
  * defaults are the document's table, its studs taken as metres. */
@@ -451,6 +451,16 @@ tp_status tp_model_body_mass(const tp_model *model, int body, float *mass, float
  * tensor about it (kg m^2, body frame: xx, yy, zz, xy, xz, yz, the tensor's
  * entries) of a body in the template; either pointer may be NULL. */
 tp_status tp_model_body_inertia(const tp_model *model, int body, float com[3], float inertia[6]);
+/* Pairs of bodies that start inside one another in the template (no
+ * randomization, joints at their initial values), which the solver would push
+ * apart in the first steps: one line per pair deeper than the solver's slop
+ * (0.5 mm), naming both bodies and the depth (mm) from the narrowphase, into
+ * *out_warnings (NULL when there are none; free with tp_free). Pairs a step
+ * never collides are skipped: contype/conaffinity filtered, excluded, a
+ * joint's parent and child, two static bodies. The broadphase bounds the
+ * pairs checked. tp_cli_load_scene prints them. Errors: TP_ERR_INVALID_ARGUMENT
+ * (NULL), TP_ERR_OUT_OF_MEMORY. */
+tp_status tp_model_overlaps(const tp_model *model, char **out_warnings);
 
 /* ---------------------------------------------------------------- batch */
 
@@ -680,7 +690,7 @@ int tp_cuda_built(void);
  * tp_cuda_probe also says why. */
 int tp_cuda_device_count(void);
 
-/* ================================================================ issue 11 (arrows):
+/* ================================================================ command-line support:
  * what the command line needs, the sleep rule on its own, errors in parts,
  * the device probe into a caller's buffer. (One block, to ease merging.) */
 
@@ -712,7 +722,7 @@ tp_status tp_model_get_event(const tp_model *model, int index, tp_event_def *out
  * caller's buffer, so threads may probe at once. */
 int tp_cuda_probe(char *message, size_t message_len);
 
-/* ================================================================ end of issue 11 (arrows) block */
+/* ================================================================ end of command-line support block */
 
 #ifdef __cplusplus
 }

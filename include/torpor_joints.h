@@ -10,7 +10,7 @@
 #endif
 
 /* ================================================================ articulations
- * (issue 14; this block is owned by the articulation module: csrc/articulation*.c,
+ * (this block is owned by the articulation module: csrc/articulation*.c,
  * kernels/articulation*.h, docs/articulations.md)
  *
  * An articulation is a tree of links joined by joints, simulated in reduced

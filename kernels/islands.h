@@ -4,7 +4,7 @@
  * belong to one island (and a sleeping body with an awake one about to hit it:
  * tp_contact_links); static bodies support an island without joining it
  * (so a whole pile on one ground is not one island), as in Box2D and in
- * 002_a9dafb58cea291df.txt. The links of an articulation are one island
+ * batched GPU island sleeping. The links of an articulation are one island
  * (joined every step), which contacts join to everything the tree touches;
  * a fixed-base tree supports its island (its base is attached to the world)
  * but, unlike static geometry, joins it (002: "a fixed-base robot with moving

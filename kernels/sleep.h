@@ -1,6 +1,6 @@
 /* sleep.h - stage 10: the island sleep policy.
  *
- * The rules of 003_e1becc139ac8feb4.txt and 002_a9dafb58cea291df.txt:
+ * The island sleep rules (per-island quiet timers, thresholds, static support):
  *   - a body is quiet in a step when its speed is below the linear threshold
  *     and its angular measure below the angular threshold; a value exactly at
  *     a threshold counts as moving (strict <);
@@ -10,7 +10,7 @@
  *     quiet time, and, while gravity is non-zero and require_support is set,
  *     only if it touches static geometry;
  *   - asleep: not integrated, velocity reading zero, pose and timer frozen.
- * Two guards of 000_5cca17d3fe7ce587.txt: the acceleration guard (a body whose
+ * Two guards taken from assembly sleep: the acceleration guard (a body whose
  * velocity changed by more than accel_threshold x dt in the step is not quiet,
  * so a ball at the top of its arc stays awake) and the surface-speed angular
  * measure (|w| times the bounding-sphere radius, compared with a speed). And

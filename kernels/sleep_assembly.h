@@ -1,6 +1,6 @@
 /* sleep_assembly.h - the assembly sleep policy: per body, three states.
  *
- * The rules of 000_5cca17d3fe7ce587.txt, where every body is its own assembly
+ * The assembly sleep rules (awake, sleep-checking, sleeping), where every body is its own assembly
  * (until joints exist), with the thresholds of tp_assembly_def:
  *   - awake -> not awake when its speed and |w| r are under the velocity
  *     thresholds (x actuated_factor for an actuated body) and its |dv/dt| and

@@ -52,7 +52,7 @@ typedef struct tp_body_model {
 
 /* tp_body_model.link_flags: the link's tree has a fixed base (attached to the
  * world: its island is supported), or drives with non-zero gains or passive
- * springs (it never sleeps: 002_a9dafb58cea291df.txt). */
+ * springs (it never sleeps: a driven articulation stays awake). */
 enum { TP_LINK_FIXED_BASE = 1, TP_LINK_DRIVEN = 2 };
 
 /* Per-body flags in a world (uint8). */

@@ -13,7 +13,7 @@
  *     explicit wake, a wake of everything within a radius (tp_wake_body_in,
  *     tp_wake_sphere_in; csrc/batch_wake.c calls them).
  * Waking an island makes every body of it awake and resets every quiet timer
- * of it (the rule of 003_e1becc139ac8feb4.txt). The wake stage of a step
+ * of it (the island timer rule). The wake stage of a step
  * (kernels/step.h, tp_stage_wake) applies the contact wakes and collides again
  * where something woke. */
 #ifndef TP_WAKE_H
@@ -94,8 +94,8 @@ TP_HD void tp_kinematic_wake_flag(const tp_world *wd, const tp_contact *c, float
     if (c->separation - reach <= TP_TOUCH_DISTANCE) root_flags[wd->island[other]] |= TP_ISLAND_HAS_AWAKE;
 }
 
-/* Wake every body of island `label`: awake, quiet timer reset (the rule of
- * 003_e1becc139ac8feb4.txt: waking resets the timers of the whole island). */
+/* Wake every body of island `label`: awake, quiet timer reset (the
+ * island timer rule: waking resets the timers of the whole island). */
 TP_HD void tp_island_wake(tp_world *wd, int label)
 {
     for (int b = 0; b < wd->bodies; ++b) {

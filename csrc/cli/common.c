@@ -240,10 +240,8 @@ const char *tp_cli_scene_path(const char *name, char *buf, size_t len)
  * column; only then is it loaded again from a copy with the sleep switch
  * changed (events and everything else kept). An MJCF or URDF file's warnings
  * are printed here. */
-tp_status tp_cli_load_scene(const char *name, int sleep, tp_model **out)
+static tp_status load_scene(const char *path, int sleep, tp_model **out)
 {
-    char buf[4096];
-    const char *path = tp_cli_scene_path(name, buf, sizeof buf);
     int robot = tp_cli_is_robot(path);
     json_t *robot_json = robot ? robot_scene_json(path) : NULL;
     tp_status st = tp_model_load(path, out);
@@ -268,6 +266,20 @@ tp_status tp_cli_load_scene(const char *name, int sleep, tp_model **out)
     st = tp_model_load_string(text, path, out);
     free(text);
     return st;
+}
+
+/* The scene, then its bodies that start inside one another printed as warnings. */
+tp_status tp_cli_load_scene(const char *name, int sleep, tp_model **out)
+{
+    char buf[4096];
+    const char *path = tp_cli_scene_path(name, buf, sizeof buf);
+    tp_status st = load_scene(path, sleep, out);
+    if (st != TP_OK) return st;
+    char *warnings = NULL;
+    if (tp_model_overlaps(*out, &warnings) == TP_OK) tp_cli_print_warnings(path, warnings);
+    else fprintf(stderr, "torpor: %s: warning: overlaps not checked: %s\n", path, tp_last_error());
+    tp_free(warnings);
+    return TP_OK;
 }
 
 int tp_cli_steps_for(const char *command, double seconds, float dt, long *steps)

@@ -3,7 +3,7 @@
  * Reads a script (docs/trace-format.md) and feeds it to the simulator's own
  * sleep rule through the public tp_sleep_trace_* calls (csrc/sleep_trace.c
  * runs kernels/islands.h and kernels/sleep.h as a step does), as the exercise
- * of 003_e1becc139ac8feb4.txt does, and prints one line of A (awake) /
+ * of the island-timer tutorial does, and prints one line of A (awake) /
  * S (sleeping) per frame. This file only parses; it decides nothing. The script:
  *   threshold X     speed threshold (a speed equal to it counts as moving)
  *   duration X      quiet time an island needs before it sleeps
