@@ -51,7 +51,7 @@ int tp_shard_local_rank(void) { return local_rank; }
 
 const char *tp_shard_transport(void)
 {
-    static char text[MPI_MAX_LIBRARY_VERSION_STRING + 64];
+    static char text[MPI_MAX_LIBRARY_VERSION_STRING + 96]; /* the version and the sentence after it */
     char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
     int n = 0;
     MPI_Get_library_version(version, &n); /* callable before MPI_Init */
