@@ -1,6 +1,7 @@
 /* actuator_batch.c - a batch's actuator arrays: the controls ctrl [W][nu]
  * (held until written) and the actuator force per dof [W][nv]; the view and
- * the batched write of the controls. */
+ * the batched write of the controls. A world's reset zeroes them
+ * (kernels/articulation_reset.h). */
 #include "articulation_host.h"
 #include "batch.h"
 #include "error.h"
@@ -23,21 +24,14 @@ int tp_actuator_batch_create(tp_batch *b, tp_artic_batch *a)
     return 1;
 }
 
-void tp_actuator_batch_init_world(tp_batch *b, int w)
-{
-    const tp_artic_model *km = &b->model->artic->km;
-    tp_artic_batch *a = b->artic;
-    memset(a->ctrl + (size_t)w * (size_t)km->actuator_count, 0, (size_t)km->actuator_count * sizeof(float));
-    memset(a->act_f + (size_t)w * (size_t)km->nv, 0, (size_t)km->nv * sizeof(float));
-    memset(a->limit_f + (size_t)w * (size_t)km->nv, 0, (size_t)km->nv * sizeof(float));
-}
-
 tp_status tp_batch_actuators(tp_batch *b, tp_actuator_view *out)
 {
     if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_actuators: batch or out is NULL");
     memset(out, 0, sizeof *out);
     out->worlds = b->worlds;
     if (!b->artic) return TP_OK;
+    tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_BODIES); /* CUDA: the actuator arrays' group */
+    if (st != TP_OK) return st;
     const tp_artic_model *km = &b->model->artic->km;
     out->nu = km->actuator_count;
     out->nv = km->nv;

@@ -17,9 +17,17 @@ tp_status tp_artic_batch_create(tp_batch *b)
 {
     const tp_artic_host *h = host_of(b);
     if (!h) return TP_OK;
-    if (b->backend == TP_BACKEND_CUDA)
-        return tp_fail(TP_ERR_BACKEND, "model \"%s\" has %d joints: articulations run on the cpu backend only so far",
-                       b->model->name, h->km.joint_count);
+    if (b->backend == TP_BACKEND_CUDA) { /* the CUDA reset does not draw robot randomization (docs/cuda.md) */
+        const tp_randomize_def *r = &b->model->def.randomize;
+        if (r->joint_q_noise > 0.0f || r->joint_qd_noise > 0.0f)
+            return tp_fail(TP_ERR_BACKEND, "model \"%s\": randomize.joint_q_noise = %g, joint_qd_noise = %g: joint noise is "
+                           "drawn on the cpu backend only so far (use the cpu backend or set both to 0)",
+                           b->model->name, (double)r->joint_q_noise, (double)r->joint_qd_noise);
+        if (r->mass_scale[0] != 1.0f || r->mass_scale[1] != 1.0f)
+            return tp_fail(TP_ERR_BACKEND, "model \"%s\": randomize.mass_scale = [%g, %g] with %d joints: link mass scales "
+                           "are drawn on the cpu backend only so far (use the cpu backend or set it to [1, 1])",
+                           b->model->name, (double)r->mass_scale[0], (double)r->mass_scale[1], h->km.joint_count);
+    }
     tp_artic_batch *a = calloc(1, sizeof *a);
     if (!a) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays");
     b->artic = a;
@@ -121,12 +129,8 @@ void tp_artic_batch_init_world(tp_batch *b, int w)
     const tp_artic_host *h = host_of(b);
     if (!h || !b->artic) return;
     tp_artic_world s = tp_artic_batch_world(b, w);
-    memcpy(s.q, h->q0, (size_t)h->km.nq * sizeof(float));
-    memcpy(s.qd, h->qd0, (size_t)h->km.nv * sizeof(float));
-    memcpy(s.target_q, h->target_q0, (size_t)h->km.nv * sizeof(float));
-    memcpy(s.target_qd, h->target_qd0, (size_t)h->km.nv * sizeof(float));
-    memset(s.f, 0, (size_t)h->km.nv * sizeof(float));
-    tp_actuator_batch_init_world(b, w);
+    tp_artic_initial init = tp_artic_host_initial(h);
+    tp_artic_world_start(&h->km, &init, &s, b->artic->ctrl, b->artic->link_scale, w);
     tp_robot_randomize_world(b, w); /* joint-state noise and link mass scales of this episode */
     publish_world(b, w);
 }
@@ -139,6 +143,8 @@ tp_status tp_batch_joints(tp_batch *b, tp_joint_view *out)
     memset(out, 0, sizeof *out);
     out->worlds = b->worlds;
     if (!b->artic) return TP_OK;
+    tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_BODIES); /* CUDA: the joint arrays' group */
+    if (st != TP_OK) return st;
     const tp_artic_model *km = &host_of(b)->km;
     out->nq = km->nq;
     out->nv = km->nv;
@@ -273,6 +279,9 @@ static tp_status set_arrays(tp_batch *b, const int *worlds, int count, const uin
         moves |= a == TP_JOINT_ARRAY_Q || a == TP_JOINT_ARRAY_QD;
         wakes |= a != TP_JOINT_ARRAY_F; /* joint_f wakes in the step (kernels/step.h, plan) */
     }
+    for (int i = 0; i < rows; ++i) /* CUDA: every written world current on the host before any change */
+        if (!(mask && !mask[i]) && (st = tp_batch_begin_write(b, worlds ? worlds[i] : i, worlds ? worlds[i] : i)))
+            return st;
     for (int i = 0; i < rows; ++i) {
         if (mask && !mask[i]) continue;
         int w = worlds ? worlds[i] : i;

@@ -5,6 +5,7 @@
 #define TP_ARTICULATION_HOST_H
 
 #include "articulation.h"
+#include "articulation_reset.h"
 #include "torpor.h"
 
 #include <stddef.h>
@@ -32,6 +33,13 @@ typedef struct tp_artic_host {
     tp_artic_actuator *actuators; /* [nu] as added (km.actuators points here) */
     tp_actuator_def *act_defs;    /* [nu] as added, names owned */
 } tp_artic_host;
+
+/* The initial joint arrays of h, as the reset of a world takes them. */
+static inline tp_artic_initial tp_artic_host_initial(const tp_artic_host *h)
+{
+    tp_artic_initial init = {h->q0, h->qd0, h->target_q0, h->target_qd0};
+    return init;
+}
 
 /* Per-field check of one joint against a model of body_count bodies; on
  * failure writes the field ("axis", "lower") and the reason, returns 0. */
@@ -89,8 +97,9 @@ typedef struct tp_artic_batch {
 } tp_artic_batch;
 
 struct tp_batch;
-/* Allocate the joint arrays of a batch whose model has joints (refused on
- * CUDA) and add them to the batch's layout. */
+/* Allocate the joint arrays of a batch whose model has joints and add them
+ * to the batch's layout (the CUDA backend gives each a device twin,
+ * mirrored with the bodies' group). */
 tp_status tp_artic_batch_create(struct tp_batch *b);
 void tp_artic_batch_destroy(struct tp_batch *b);
 /* Host bytes per world of the joint arrays and the articulation scratch (0 without joints). */
@@ -105,10 +114,9 @@ tp_artic_world tp_artic_batch_world(struct tp_batch *b, int w);
 void tp_artic_batch_impulse(struct tp_batch *b, int w, int body, const float p[3], const float point[3],
                             const float L[3]);
 /* Actuator arrays of a batch (csrc/actuator_batch.c): allocate ctrl and the
- * actuator force into a and the layout (0 on out of memory); world w's
- * at their initial values (ctrl 0). */
+ * actuator force into a and the layout (0 on out of memory); a world's reset
+ * zeroes them (tp_artic_world_start, kernels/articulation_reset.h). */
 int tp_actuator_batch_create(struct tp_batch *b, tp_artic_batch *a);
-void tp_actuator_batch_init_world(struct tp_batch *b, int w);
 /* Per-world robot randomization (csrc/robot_randomize.c). Every per-world
  * random number of a robot is tp_batch_draw(b, w, index, stream): Philox keyed
  * on (seed, world, index, stream, the world's episode). */

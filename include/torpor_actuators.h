@@ -81,6 +81,10 @@ typedef struct tp_actuator_view {
                                  the last step, N m or N (the limit row's impulse / h; 0 off the limits) */
 } tp_actuator_view;
 
+/* On the CUDA backend these arrays are mirrored with the bodies' state: this
+ * call first copies the worlds the device changed, and tp_batch_set_ctrl
+ * sends its worlds back before the next step (compiled, never yet run on a
+ * GPU: docs/cuda.md). */
 tp_status tp_batch_actuators(tp_batch *batch, tp_actuator_view *out);
 
 /* Write the controls of the selected worlds (tp_world_select: NULL = all,

@@ -42,8 +42,10 @@
  * assembly: its links sleep and wake together (drives and springs use the
  * actuated thresholds). An impulse on a link acts on its tree (joint_qd +=
  * H^-1 J^T p); a link's pose and velocity cannot be written (write joint_q /
- * joint_qd). What does not work yet: the CUDA backend refuses models with
- * joints (TP_ERR_BACKEND). */
+ * joint_qd). On the CUDA backend the joint arrays are mirrored like the
+ * bodies' state: tp_batch_joints copies the worlds the device changed, a
+ * write sends its worlds back before the next step (compiled, never yet run
+ * on a GPU: docs/cuda.md). */
 
 typedef enum tp_joint_type {
     TP_JOINT_FIXED = 0, TP_JOINT_REVOLUTE = 1, TP_JOINT_PRISMATIC = 2, TP_JOINT_BALL = 3, TP_JOINT_FREE = 4,
@@ -113,7 +115,9 @@ tp_status tp_model_get_joint_def(const tp_model *model, int joint, tp_joint_def 
 tp_status tp_model_joint_slices(const tp_model *model, int joint, int *q_start, int *nq, int *v_start, int *nv);
 
 /* Read-only views of the joint arrays, world-major, W = worlds. Valid like
- * tp_state_view (until the next call that changes the batch). */
+ * tp_state_view (until the next call that changes the batch); on the CUDA
+ * backend the host mirror, made current by this call (the body state's copy
+ * group is pulled with them). */
 typedef struct tp_joint_view {
     int worlds, nq, nv;
     const float *q;          /* [W][nq] joint_q */

@@ -1,6 +1,7 @@
 /* cuda_memory.c - the probe of scripts/cuda_memory.sh: device bytes per world
  * of the CUDA backend by part, from the sizes kernels/cuda/memory.cu's
  * list_arrays allocates, for each scene given. */
+#include "articulation_host.h"
 #include "collide_pairs.h"
 #include "probe_batch.h"
 #include "step.h"
@@ -18,12 +19,14 @@ int main(int argc, char **argv)
         size_t scratch = tp_solver_align(tp_step_scratch_bytes((int)B, (int)cap));
         size_t pairs = (size_t)tp_pair_capacity((int)cap) * sizeof(tp_pair_slot) + 2 * sizeof(int32_t);
         size_t sort = cap * (2 * sizeof(uint64_t) + 2 * sizeof(int32_t)), busy = 1 + sizeof(int32_t);
-        size_t total = state + points + refs + scratch + pairs + sort + busy;
+        /* joint arrays (nq + 4 nv floats) and the articulation scratch: the host's sizes, twinned */
+        size_t joints = tp_artic_batch_bytes_per_world(b);
+        size_t total = state + points + refs + scratch + pairs + sort + busy + joints;
         printf("%s: %zu bodies, %zu contact slots: %zu bytes per world (%.1f KiB): contact points %.1f KiB, their "
                "reference poses %.1f KiB, step scratch %.1f KiB, pair slots %.1f KiB, sort keys and slots %.1f KiB, "
-               "state %.1f KiB; %.2f GiB at 16,384 worlds\n",
+               "state %.1f KiB, joints %.1f KiB; %.2f GiB at 16,384 worlds\n",
                argv[i], B, cap, total, total / 1024.0, points / 1024.0, refs / 1024.0, scratch / 1024.0,
-               pairs / 1024.0, sort / 1024.0, (state + busy) / 1024.0, total * 16384.0 / (1024.0 * 1024 * 1024));
+               pairs / 1024.0, sort / 1024.0, (state + busy) / 1024.0, joints / 1024.0, total * 16384.0 / (1024.0 * 1024 * 1024));
         tp_batch_destroy(b);
         tp_model_destroy(m);
     }

@@ -11,6 +11,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 libs=build/libtorpor.a # a CUDA build: its CUDA part and cudart too
 [ -f build/libtorpor_cuda.a ] && libs="$libs build/libtorpor_cuda.a -L/usr/local/cuda/lib64 -lcudart_static"
-cc -O1 -std=c11 -Iinclude -Ikernels -Iscripts scripts/cuda_memory.c $libs -ljansson -lm -fopenmp -lpthread -lstdc++ -ldl -lrt -o "$tmp/mem"
-if [ $# -eq 0 ]; then set -- scenes/tower.json scenes/jenga.json scenes/pyramid.json; fi
+cc -O1 -std=c11 -Iinclude -Icsrc -Ikernels -Iscripts scripts/cuda_memory.c $libs -ljansson -lxml2 -lqhull_r -lm -fopenmp -lpthread -lstdc++ -ldl -lrt -o "$tmp/mem"
+if [ $# -eq 0 ]; then set -- scenes/tower.json scenes/jenga.json scenes/pyramid.json scenes/cartpole.json scenes/walker.json; fi
 "$tmp/mem" "$@"

@@ -14,6 +14,7 @@
 #ifndef TP_CUDA_API_H
 #define TP_CUDA_API_H
 
+#include "articulation_reset.h"
 #include "step.h"
 #include "world_init.h"
 
@@ -31,11 +32,16 @@ typedef struct tp_cuda_setup {
     tp_step_params step;
     tp_randomize_params randomize;
     int device;                    /* CUDA device ordinal: every call of the batch runs on it */
+    /* Articulations (NULL / unused without joints): the batch's kernel model
+     * (host.artic, its tables on the host, uploaded once) and the initial
+     * joint arrays of a world, for resets. host.joint_q ... are mirrored with
+     * TP_CUDA_GROUP_BODIES, host.artic_scratch gets a device-only twin. */
+    tp_artic_initial artic_initial;
 } tp_cuda_setup;
 
 /* Groups of mirrored arrays, copied separately: the values of csrc/mirror.h's
  * TP_MIRROR_BODIES, _COUNTS and _CONTACTS (csrc/backend_cuda.c checks). */
-#define TP_CUDA_GROUP_BODIES 1   /* per-body state and per-world parameters */
+#define TP_CUDA_GROUP_BODIES 1   /* per-body state, per-world parameters, the joint arrays */
 #define TP_CUDA_GROUP_COUNTS 2   /* counts, body_awake, faults, overflow */
 #define TP_CUDA_GROUP_CONTACTS 4 /* the contact buffers */
 

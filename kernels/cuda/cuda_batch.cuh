@@ -16,13 +16,14 @@
 
 #define TP_WORLD_THREADS 64          /* threads per block of the thread-per-world kernels */
 #define TP_BLOCK_THREADS 64          /* threads per block of the reset kernel (a thread per body; untuned) */
-#define TP_DEVICE_ARRAYS 48          /* room for the arrays memory.cu lists */
+#define TP_DEVICE_ARRAYS 80          /* room for the arrays memory.cu lists */
 
 /* Device pointers and sizes, passed by value to every kernel. */
 struct tp_dev {
     tp_layout L;                     /* the batch's arrays, on the device */
     const tp_body_init *body_init;   /* [bodies] the model's template, for resets */
     float gravity0[3];               /* the model's gravity, for resets */
+    tp_artic_initial artic_initial;  /* the initial joint arrays, for resets (L.artic NULL: unused) */
     char *scratch;                   /* [W] one world's step scratch each (kernels/step.h) */
     size_t scratch_bytes;
     uint8_t *busy_flag;              /* [W] 1 if the world's plan is busy (the plan stage writes it) */
@@ -63,6 +64,10 @@ struct tp_cuda_batch {
     const void *span_host;           /* their host twins' block (csrc/batch.c's counts_block), NULL if none */
     size_t span_bytes;
     int span_pinned;
+    tp_artic_model artic_model;      /* the device copy of L.artic as uploaded: the batch's, with device tables */
+    tp_artic_joint *artic_joints;    /* [joint_count] device tables of the articulation model */
+    tp_artic_tree *artic_trees;      /* [tree_count] */
+    tp_artic_actuator *artic_actuators; /* [actuator_count] (NULL without actuators) */
     tp_poly *host_polys;             /* the polytopes' host copy, uploaded at creation */
     tp_solve_plan solve_plan;        /* the group stages' lanes and shared memory (kernels/solve_group.h) */
     tp_list_plan list_plan;          /* the collide stage's listing: lanes and shared memory (collide_pairs.h) */

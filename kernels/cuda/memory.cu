@@ -63,6 +63,50 @@ static void add_world_array(tp_cuda_batch *c, void **device, void *host, size_t 
     m->group = group;
 }
 
+/* The articulation arrays of a model with joints: the joint arrays mirrored
+ * with the bodies (a host write of joints or a link impulse changes both),
+ * the stage's scratch device-only, the model's tables and initial arrays
+ * uploaded once, and the kernel model itself (c->artic_model, filled with
+ * the tables' device addresses by link_artic_model before the upload). */
+static void list_artic_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
+{
+    const tp_layout *H = &s->host;
+    tp_layout *D = &c->d.L;
+    const tp_artic_model *km = H->artic;
+    size_t nq = (size_t)km->nq * sizeof(float), nv = (size_t)km->nv * sizeof(float);
+    const int S = TP_CUDA_GROUP_BODIES;
+    add_world_array(c, (void **)&D->joint_q, H->joint_q, nq, S);
+    add_world_array(c, (void **)&D->joint_qd, H->joint_qd, nv, S);
+    add_world_array(c, (void **)&D->joint_f, H->joint_f, nv, S);
+    add_world_array(c, (void **)&D->joint_target_q, H->joint_target_q, nv, S);
+    add_world_array(c, (void **)&D->joint_target_qd, H->joint_target_qd, nv, S);
+    if (H->ctrl) add_world_array(c, (void **)&D->ctrl, H->ctrl, (size_t)km->actuator_count * sizeof(float), S);
+    add_world_array(c, (void **)&D->actuator_f, H->actuator_f, nv, S);
+    add_world_array(c, (void **)&D->limit_f, H->limit_f, nv, S);
+    add_world_array(c, (void **)&D->link_scale, H->link_scale, (size_t)km->joint_count * sizeof(float), S);
+    add_array(c, (void **)&D->artic_scratch, NULL, H->artic_scratch_bytes * (size_t)H->worlds, 0);
+    add_array(c, (void **)&c->artic_joints, km->joints, (size_t)km->joint_count * sizeof(tp_artic_joint), 1);
+    add_array(c, (void **)&c->artic_trees, km->trees, (size_t)km->tree_count * sizeof(tp_artic_tree), 1);
+    if (km->actuator_count > 0)
+        add_array(c, (void **)&c->artic_actuators, km->actuators, (size_t)km->actuator_count * sizeof(tp_artic_actuator), 1);
+    tp_artic_initial *I = &c->d.artic_initial;
+    add_array(c, (void **)&I->q0, s->artic_initial.q0, nq, 1);
+    add_array(c, (void **)&I->qd0, s->artic_initial.qd0, nv, 1);
+    add_array(c, (void **)&I->target_q0, s->artic_initial.target_q0, nv, 1);
+    add_array(c, (void **)&I->target_qd0, s->artic_initial.target_qd0, nv, 1);
+    add_array(c, (void **)&D->artic, &c->artic_model, sizeof(tp_artic_model), 1);
+}
+
+/* The kernel model as the device reads it: the batch's, its tables the device's. */
+static void link_artic_model(tp_cuda_batch *c, const tp_cuda_setup *s)
+{
+    if (!s->host.artic) return;
+    c->artic_model = *s->host.artic;
+    c->artic_model.joints = c->artic_joints;
+    c->artic_model.trees = c->artic_trees;
+    c->artic_model.actuators = s->host.artic->actuator_count > 0 ? c->artic_actuators : NULL;
+}
+
 /* The list of device arrays, in one place so allocation, upload, the mirror
  * and free agree. */
 static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
@@ -108,6 +152,7 @@ static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     add_array(c, (void **)&c->d.body_init, s->body_init, B * sizeof(tp_body_init), 1);
     add_array(c, (void **)&D->polys, c->host_polys, B * sizeof(tp_poly), 1);
     if (H->hulls) add_array(c, (void **)&D->hulls, H->hulls, (size_t)H->hull_total * sizeof(tp_poly), 1);
+    if (H->artic) list_artic_arrays(c, s);
     /* Device-only: per-world step scratch, the busy flags and list, the global sort's arrays. */
     size_t items = (size_t)c->sort_items;
     c->d.scratch_bytes = tp_solver_align(tp_step_scratch_bytes(H->bodies, H->capacity));
@@ -331,6 +376,7 @@ static tp_status setup(tp_cuda_batch *c, const tp_cuda_setup *s)
     TP_CUDA_TRY(c, cudaStreamCreateWithFlags(&c->body_stream, cudaStreamNonBlocking), "cudaStreamCreate");
     st = allocate(c);
     if (st != TP_OK) return st;
+    link_artic_model(c, s);
     pin_host_arrays(c);
     return upload_model(c);
 }

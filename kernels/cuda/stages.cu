@@ -279,7 +279,7 @@ struct tp_reset_list {
 
 /* Block k resets world list.world[k] as tp_batch_init_world does on the host:
  * the per-world part (thread 0), a thread per body with cuRAND's draws, then
- * the counts. Launched outside the step's graph, on the batch's stream. */
+ * (thread 0) the joints, actuators and links, and the counts. Launched outside the step's graph, on the batch's stream. */
 __global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r, tp_reset_list list)
 {
     int w = list.world[blockIdx.x];
@@ -290,7 +290,17 @@ __global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r, tp_reset_list l
     tp_world wd = tp_layout_world(&d.L, w);
     for (int i = threadIdx.x; i < d.L.bodies; i += blockDim.x) tp_world_init_body_curand(&wd, i, &d.body_init[i], &r, list.episode[blockIdx.x]);
     __syncthreads();
-    if (threadIdx.x == 0) tp_world_count(&wd, d.L.awake_count + w, d.L.sleeping_count + w, d.L.checking_count + w);
+    if (threadIdx.x == 0) {
+        if (d.L.artic) { /* joints at their initial values, links placed over the drawn bodies */
+            tp_artic_world s = tp_artic_world_at(d.L.artic, d.L.joint_q, d.L.joint_qd, d.L.joint_f, d.L.joint_target_q,
+                                                 d.L.joint_target_qd, w);
+            tp_artic_world_actuators(d.L.artic, &s, d.L.ctrl, d.L.actuator_f, d.L.limit_f, w);
+            tp_artic_world_link_scales(d.L.artic, &s, d.L.link_scale, w);
+            tp_artic_world_reset(d.L.artic, &d.artic_initial, &s, d.L.ctrl, d.L.link_scale, w, &wd,
+                                 d.L.artic_scratch + (size_t)w * d.L.artic_scratch_bytes);
+        }
+        tp_world_count(&wd, d.L.awake_count + w, d.L.sleeping_count + w, d.L.checking_count + w);
+    }
 }
 
 /* ---------------------------------------------------------------- launches */

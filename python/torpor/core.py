@@ -851,10 +851,11 @@ class Batch:
     # -- joints (include/torpor_joints.h: tp_batch_joints, tp_batch_set_joints)
     def joints(self) -> JointState:
         """Read-only views of the joint arrays (see :class:`JointState`), no copy;
-        (W, 0) arrays for a model without joints."""
+        (W, 0) arrays for a model without joints. On the CUDA backend each call
+        first copies the worlds the device changed (as :meth:`state` does)."""
+        view = ffi.new("tp_joint_view *")
+        _check(self._c(lib.tp_batch_joints, view))  # the same host arrays every call
         if self._joints is None:
-            view = ffi.new("tp_joint_view *")
-            _check(self._c(lib.tp_batch_joints, view))
             W, nq, nv = int(view.worlds), int(view.nq), int(view.nv)
             arrays = {}
             for name, width in (("q", nq), ("qd", nv), ("f", nv), ("target_q", nv), ("target_qd", nv)):
@@ -924,9 +925,9 @@ class Batch:
 
     # -- actuators (include/torpor_actuators.h: tp_batch_actuators, tp_batch_set_ctrl)
     def _actuator_views(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        view = ffi.new("tp_actuator_view *")
+        _check(self._c(lib.tp_batch_actuators, view))  # CUDA: first copies the worlds the device changed
         if self._actuators is None:
-            view = ffi.new("tp_actuator_view *")
-            _check(self._c(lib.tp_batch_actuators, view))
             W, nu, nv = int(view.worlds), int(view.nu), int(view.nv)
             arrays = []
             for ptr, width in ((view.ctrl, nu), (view.force, nv), (view.limit_force, nv)):

@@ -1,0 +1,302 @@
+/* test_joint_mirror.c - the joint and actuator arrays' calls ask the backend
+ * for the copies a mirrored backend (CUDA: csrc/mirror.h) needs, checked
+ * without a GPU: a CPU batch whose backend table records every pull and
+ * begin_write. A read of the joint or actuator arrays pulls every world's
+ * body group (their group); a write of joint arrays or controls, or an
+ * impulse on a link, asks for each written world before it changes any of
+ * them, and a refused write asks for none. A reset world's joints,
+ * controls, actuator forces and link scales are the fresh world's. */
+#include "articulation_host.h"
+#include "backend.h"
+#include "helpers.h"
+#include "mirror.h"
+
+#include <math.h>
+#include <string.h>
+
+#define WORLDS 4
+#define MAX_CALLS 16
+
+typedef struct call {
+    int write; /* 0: pull, 1: begin_write */
+    int first, last, groups;
+    int unchanged; /* begin_write: the batch's joint_q and joint_qd still as saved */
+} call;
+
+static call calls[MAX_CALLS];
+static int ncalls;
+static const tp_backend_ops *cpu_ops;
+static tp_backend_ops recording;
+static float saved_q[WORLDS * 8], saved_qd[WORLDS * 8], saved_ctrl[WORLDS * 8];
+static size_t q_bytes, qd_bytes, ctrl_bytes;
+
+/* The batch's joint_q, joint_qd and ctrl still as saved. */
+static int joints_as_saved(tp_batch *b)
+{
+    return !memcmp(b->artic->q, saved_q, q_bytes) && !memcmp(b->artic->qd, saved_qd, qd_bytes) &&
+           !memcmp(b->artic->ctrl, saved_ctrl, ctrl_bytes);
+}
+
+static void save_joints(tp_batch *b)
+{
+    memcpy(saved_q, b->artic->q, q_bytes);
+    memcpy(saved_qd, b->artic->qd, qd_bytes);
+    memcpy(saved_ctrl, b->artic->ctrl, ctrl_bytes);
+    ncalls = 0;
+}
+
+static tp_status record_pull(tp_batch *b, int first, int last, int groups)
+{
+    cr_assert_lt(ncalls, MAX_CALLS);
+    calls[ncalls++] = (call){0, first, last, groups, 0};
+    return cpu_ops->pull(b, first, last, groups);
+}
+
+static tp_status record_begin_write(tp_batch *b, int first, int last)
+{
+    cr_assert_lt(ncalls, MAX_CALLS);
+    calls[ncalls++] = (call){1, first, last, 0, joints_as_saved(b)};
+    return cpu_ops->begin_write(b, first, last);
+}
+
+/* A cart on a slider (nq = nv = 1) pushed by a motor (nu = 1), without
+ * gravity. */
+static const char *const pushed_cart =
+    "{\"version\": 2, \"gravity\": [0, 0, 0], \"bodies\": [{\"name\": \"cart\", \"shape\": \"box\", \"size\": [0.2, 0.2, 0.2],"
+    " \"mass\": 2, \"pos\": [0, 0, 1]}],"
+    " \"joints\": [{\"name\": \"slide\", \"type\": \"prismatic\", \"child\": \"cart\", \"axis\": [1, 0, 0]}],"
+    " \"actuators\": [{\"name\": \"push\", \"type\": \"motor\", \"joint\": \"slide\", \"gear\": 4}]}";
+
+/* Model m in WORLDS worlds, its backend table replaced by the recording one. */
+static tp_batch *recorded(tp_model *m)
+{
+    tp_batch *b = make_batch(m, WORLDS, 1);
+    cpu_ops = b->ops;
+    recording = *cpu_ops;
+    recording.pull = record_pull;
+    recording.begin_write = record_begin_write;
+    b->ops = &recording;
+    q_bytes = WORLDS * (size_t)tp_model_joint_q_count(m) * sizeof(float);
+    qd_bytes = WORLDS * (size_t)tp_model_joint_dof_count(m) * sizeof(float);
+    ctrl_bytes = WORLDS * (size_t)tp_model_actuator_count(m) * sizeof(float);
+    save_joints(b);
+    return b;
+}
+
+/* The cart-pole (a slider and a hinge: nq = nv = 2), recorded. */
+static tp_batch *recorded_cartpole(tp_model **m)
+{
+    cr_assert_eq(tp_model_load("scenes/cartpole.json", m), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_model_joint_q_count(*m), 2);
+    return recorded(*m);
+}
+
+/* The pushed cart, recorded. */
+static tp_batch *recorded_cart(tp_model **m)
+{
+    cr_assert_eq(tp_model_load_string(pushed_cart, "cart.json", m), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_model_actuator_count(*m), 1);
+    return recorded(*m);
+}
+
+static void done(tp_batch *b, tp_model *m)
+{
+    b->ops = cpu_ops;
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+Test(joint_mirror, a_read_pulls_the_joint_arrays_group_of_every_world)
+{
+    tp_model *m = NULL;
+    tp_batch *b = recorded_cartpole(&m);
+    tp_joint_view v;
+    cr_assert_eq(tp_batch_joints(b, &v), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(ncalls, 1);
+    cr_assert_eq(calls[0].write, 0);
+    cr_assert_eq(calls[0].first, 0);
+    cr_assert_eq(calls[0].last, WORLDS - 1);
+    cr_assert(calls[0].groups & TP_MIRROR_BODIES, "the joint arrays are mirrored with the bodies' group");
+    done(b, m);
+}
+
+Test(joint_mirror, a_write_asks_for_each_world_before_changing_any)
+{
+    tp_model *m = NULL;
+    tp_batch *b = recorded_cartpole(&m);
+    const int worlds[2] = {3, 1};
+    const float q[4] = {0.5f, 0.25f, -0.5f, -0.25f};
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, worlds, 2, NULL, q), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(ncalls, 2);
+    for (int i = 0; i < 2; ++i) {
+        cr_assert_eq(calls[i].write, 1);
+        cr_assert_eq(calls[i].first, worlds[i]);
+        cr_assert_eq(calls[i].last, worlds[i]);
+        cr_assert(calls[i].unchanged, "world %d asked for after a joint array had changed", worlds[i]);
+    }
+    cr_assert_float_eq(b->artic->q[2 * 3], 0.5f, 0.0f);
+    cr_assert_float_eq(b->artic->q[2 * 1 + 1], -0.25f, 0.0f);
+
+    const uint8_t mask[WORLDS] = {1, 0, 1, 0};
+    float qd[WORLDS * 2] = {1.0f, 2.0f, 9.0f, 9.0f, 3.0f, 4.0f, 9.0f, 9.0f};
+    save_joints(b);
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_QD, NULL, 0, mask, qd), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(ncalls, 2);
+    cr_assert(calls[0].write && calls[0].first == 0 && calls[0].last == 0 && calls[0].unchanged);
+    cr_assert(calls[1].write && calls[1].first == 2 && calls[1].last == 2 && calls[1].unchanged);
+    done(b, m);
+}
+
+Test(joint_mirror, a_refused_write_asks_for_nothing)
+{
+    tp_model *m = NULL;
+    tp_batch *b = recorded_cartpole(&m);
+    const int worlds[2] = {0, 2};
+    const float q[4] = {0.5f, 0.25f, NAN, 0.0f};
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, worlds, 2, NULL, q), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(ncalls, 0);
+    cr_assert(joints_as_saved(b));
+    done(b, m);
+}
+
+Test(joint_mirror, an_impulse_on_a_link_asks_for_its_world_first)
+{
+    tp_model *m = NULL;
+    tp_batch *b = recorded_cartpole(&m);
+    int pole = tp_model_find_body(m, "pole");
+    cr_assert_geq(pole, 0);
+    const float p[3] = {0.5f, 0.0f, 0.0f};
+    cr_assert_eq(tp_batch_apply_impulse(b, 2, pole, p, NULL), TP_OK, "%s", tp_last_error());
+    cr_assert_geq(ncalls, 1);
+    cr_assert(calls[0].write && calls[0].first == 2 && calls[0].last == 2 && calls[0].unchanged);
+    cr_assert(!joints_as_saved(b), "the impulse changed world 2's joint_qd");
+    done(b, m);
+}
+
+/* World w's joint arrays of a and b, bit for bit. */
+static int same_joints(tp_batch *a, tp_batch *b, int w)
+{
+    tp_joint_view x, y;
+    cr_assert_eq(tp_batch_joints(a, &x), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_joints(b, &y), TP_OK, "%s", tp_last_error());
+    size_t nq = (size_t)x.nq, nv = (size_t)x.nv, f = sizeof(float);
+    return !memcmp(x.q + w * nq, y.q + w * nq, nq * f) && !memcmp(x.qd + w * nv, y.qd + w * nv, nv * f) &&
+           !memcmp(x.f + w * nv, y.f + w * nv, nv * f) && !memcmp(x.target_q + w * nv, y.target_q + w * nv, nv * f) &&
+           !memcmp(x.target_qd + w * nv, y.target_qd + w * nv, nv * f);
+}
+
+/* A reset robot world is the world the CPU creates for the same episode: its
+ * joint arrays at their initial values (joint_f, written just before, zero),
+ * its links where they put them (the world hash); the other worlds go on.
+ * Under TORPOR_TEST_BACKEND=cuda the batch resets on the device
+ * (tp_reset_kernel) and is compared with CPU batches. */
+Test(joint_mirror, a_reset_robot_world_is_the_fresh_world)
+{
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load("scenes/cartpole.json", &m), TP_OK, "%s", tp_last_error());
+    tp_batch *b = make_batch(m, WORLDS, 1), *fresh = NULL, *same = NULL;
+    tp_batch_def cpu = tp_default_batch_def();
+    cpu.worlds = WORLDS;
+    cpu.backend = TP_BACKEND_CPU;
+    cr_assert_eq(tp_batch_create(m, &cpu, &fresh), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_create(m, &cpu, &same), TP_OK, "%s", tp_last_error());
+    const int reset[2] = {1, 3};
+    cr_assert_eq(tp_batch_reset_worlds(fresh, reset, 2), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_step(b, 30), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_step(same, 30), TP_OK, "%s", tp_last_error());
+    cr_assert(!same_joints(b, fresh, 1), "the pole did not move in 30 steps: the reset would not show");
+    const float f[2] = {3.0f, -1.0f}, qd[2] = {0.5f, 2.0f};
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_F, &reset[0], 1, NULL, f), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_QD, &reset[1], 1, NULL, qd), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_reset_worlds(b, reset, 2), TP_OK, "%s", tp_last_error());
+    for (int w = 0; w < WORLDS; ++w) {
+        tp_batch *want = w == 1 || w == 3 ? fresh : same;
+        cr_assert(same_joints(b, want, w), "world %d: joint arrays differ from the %s batch's", w,
+                  want == fresh ? "fresh" : "stepped");
+        uint64_t got = 0, expect = 0;
+        cr_assert_eq(tp_batch_world_hash(b, w, &got), TP_OK);
+        cr_assert_eq(tp_batch_world_hash(want, w, &expect), TP_OK);
+        cr_assert_eq(got, expect, "world %d: hash %016llx, expected %016llx", w, (unsigned long long)got,
+                     (unsigned long long)expect);
+    }
+    tp_batch_destroy(b);
+    tp_batch_destroy(fresh);
+    tp_batch_destroy(same);
+    tp_model_destroy(m);
+}
+
+Test(joint_mirror, a_read_of_the_actuator_arrays_pulls_their_group)
+{
+    tp_model *m = NULL;
+    tp_batch *b = recorded_cart(&m);
+    tp_actuator_view v;
+    cr_assert_eq(tp_batch_actuators(b, &v), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(ncalls, 1);
+    cr_assert(!calls[0].write && calls[0].first == 0 && calls[0].last == WORLDS - 1);
+    cr_assert(calls[0].groups & TP_MIRROR_BODIES, "ctrl, actuator_f and limit_f are mirrored with the bodies' group");
+    done(b, m);
+}
+
+Test(joint_mirror, a_ctrl_write_asks_for_each_world_before_changing_any)
+{
+    tp_model *m = NULL;
+    tp_batch *b = recorded_cart(&m);
+    const int32_t worlds[2] = {3, 1};
+    const float u[2] = {0.5f, -0.25f};
+    tp_world_select sel = {worlds, 2, NULL};
+    cr_assert_eq(tp_batch_set_ctrl(b, &sel, u), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(ncalls, 2);
+    for (int i = 0; i < 2; ++i)
+        cr_assert(calls[i].write && calls[i].first == worlds[i] && calls[i].last == worlds[i] && calls[i].unchanged,
+                  "world %d asked for after a control had changed", worlds[i]);
+    cr_assert_float_eq(b->artic->ctrl[3], 0.5f, 0.0f);
+    cr_assert_float_eq(b->artic->ctrl[1], -0.25f, 0.0f);
+
+    save_joints(b);
+    const float bad[2] = {1.0f, NAN};
+    cr_assert_eq(tp_batch_set_ctrl(b, &sel, bad), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(ncalls, 0, "a refused control write asks for nothing");
+    cr_assert(joints_as_saved(b));
+    done(b, m);
+}
+
+/* World w's actuator arrays and link scales of a and b, bit for bit. */
+static int same_actuators(tp_batch *a, tp_batch *b, int w)
+{
+    tp_actuator_view x, y;
+    cr_assert_eq(tp_batch_actuators(a, &x), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_actuators(b, &y), TP_OK, "%s", tp_last_error());
+    size_t nu = (size_t)x.nu, nv = (size_t)x.nv, J = (size_t)a->model->artic->km.joint_count, f = sizeof(float);
+    return !memcmp(x.ctrl + w * nu, y.ctrl + w * nu, nu * f) && !memcmp(x.force + w * nv, y.force + w * nv, nv * f) &&
+           !memcmp(x.limit_force + w * nv, y.limit_force + w * nv, nv * f) &&
+           !memcmp(a->artic->link_scale + w * J, b->artic->link_scale + w * J, J * f);
+}
+
+/* A reset world's controls are 0 again, its actuator forces 0 and its link
+ * mass scales 1 (written before), as in a fresh world; the others keep
+ * theirs. Under TORPOR_TEST_BACKEND=cuda the reset runs on the device. */
+Test(joint_mirror, a_reset_world_has_the_fresh_controls_and_link_scales)
+{
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(pushed_cart, "cart.json", &m), TP_OK, "%s", tp_last_error());
+    tp_batch *b = make_batch(m, WORLDS, 1), *fresh = NULL;
+    tp_batch_def cpu = tp_default_batch_def();
+    cpu.worlds = WORLDS;
+    cpu.backend = TP_BACKEND_CPU;
+    cr_assert_eq(tp_batch_create(m, &cpu, &fresh), TP_OK, "%s", tp_last_error());
+    const float u[WORLDS] = {1.0f, 0.5f, -1.0f, 2.0f}, scale[WORLDS] = {1.5f, 1.5f, 1.5f, 1.5f};
+    cr_assert_eq(tp_batch_set_ctrl(b, NULL, u), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_mass_scales(b, NULL, scale), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_step(b, 5), TP_OK, "%s", tp_last_error());
+    for (int w = 0; w < WORLDS; ++w) cr_assert(!same_actuators(b, fresh, w), "world %d: nothing to reset", w);
+    const int reset[2] = {1, 3};
+    cr_assert_eq(tp_batch_reset_worlds(b, reset, 2), TP_OK, "%s", tp_last_error());
+    for (int w = 0; w < WORLDS; ++w)
+        cr_assert_eq(same_actuators(b, fresh, w), w == 1 || w == 3, "world %d: reset %d", w, w == 1 || w == 3);
+    tp_actuator_view v;
+    cr_assert_eq(tp_batch_actuators(b, &v), TP_OK, "%s", tp_last_error());
+    cr_assert_float_eq(v.ctrl[0], 1.0f, 0.0f, "world 0 keeps its control");
+    tp_batch_destroy(b);
+    tp_batch_destroy(fresh);
+    tp_model_destroy(m);
+}
