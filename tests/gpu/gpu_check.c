@@ -18,14 +18,15 @@
  *   solve) and scenes/jenga.json (3 worlds: 64 lanes): the fresh worlds
  *   (device reset, cuRAND draws) against the CPU's, then 1 and 30 steps.
  * parity: each scene on both backends, the same worlds and steps; state_hash,
- *   every world's hash and the counts (tp_batch_counts: one copy of every
- *   world's) must be equal. --capacity sets the contact points per world (a
- *   small one overflows and collides worlds whole: kernels/collide_pairs.h).
- *   Steps default to 120 for scenes/ and 420 (7 s, past every acceptance
- *   case's last event and its sleep) for tests/scenes/.
+ *   every world's hash, the counts (tp_batch_counts: one copy of every
+ *   world's) and the joint arrays (tp_batch_joints) must be equal. --capacity
+ *   sets the contact points per world (a small one overflows and collides
+ *   worlds whole: kernels/collide_pairs.h). Steps default to 120 for scenes/
+ *   and 420 (7 s, past every acceptance case's last event and its sleep) for
+ *   tests/scenes/.
  * refused: each scene must be refused by the CUDA backend at creation, with
- *   TP_ERR_BACKEND (a model with joints) or TP_ERR_CAPACITY (a world too large
- *   for the solve block, docs/cuda.md "Large worlds"), not run.
+ *   TP_ERR_CAPACITY (a world too large for the solve block, docs/cuda.md
+ *   "Large worlds"), not run.
  * bench: for each world count (in the order given), each lane count and each
  *   scene, on CUDA: sleep off (every body awake every step) and/or sleep on,
  *   stepped until every world is asleep (at most 10 simulated s or --settle-s
@@ -43,7 +44,7 @@
  * TORPOR_GPU_CHECK_FAKE exercises this program and run.sh without a GPU
  * (tests/gpu/test_check.sh): `cpu` runs the "device" side on the CPU backend
  * (every row says FAKE; nothing ran on a GPU), refusing what the CUDA backend
- * refuses (joints, worlds over the solve block's bodies); `fault` is `cpu`
+ * refuses (worlds over the solve block's bodies); `fault` is `cpu`
  * whose first device step fails with TP_ERR_CUDA; `hang` is `cpu` whose first
  * device step never returns (for run.sh's time limits).
  *
@@ -165,8 +166,7 @@ static tp_status make_device(const tp_model *m, int worlds, tp_batch **out)
 {
     if (fake == FAKE_NONE) return make(m, worlds, TP_BACKEND_CUDA, out);
     *out = NULL;
-    if (tp_model_joint_count(m) > 0) return TP_ERR_BACKEND; /* tp_last_error: as it was; the row says fake */
-    if (tp_model_body_count(m) > CUDA_MAX_BODIES) return TP_ERR_CAPACITY;
+    if (tp_model_body_count(m) > CUDA_MAX_BODIES) return TP_ERR_CAPACITY; /* tp_last_error: as it was; the row says fake */
     return make(m, worlds, TP_BACKEND_CPU, out);
 }
 
@@ -207,7 +207,23 @@ static int counts_equal(const char *scene, tp_batch *cpu, tp_batch *gpu)
            !memcmp(a.body_awake, b.body_awake, W * (size_t)a.bodies);
 }
 
-/* One comparison row: steps taken so far on both, counts, hashes, equal or not. */
+/* The joint arrays of both (tp_batch_joints: on CUDA a copy of the worlds the
+ * device changed), which the hashes leave out; 1 if equal, 0 if not, -1 when
+ * they could not be read (the failure is reported). */
+static int joints_equal(const char *scene, tp_batch *cpu, tp_batch *gpu)
+{
+    tp_joint_view a, b;
+    tp_status st = tp_batch_joints(cpu, &a);
+    if (st == TP_OK) st = tp_batch_joints(gpu, &b);
+    if (st != TP_OK) return failed(scene, "tp_batch_joints", st), -1;
+    size_t q = (size_t)a.worlds * (size_t)a.nq * sizeof(float), v = (size_t)a.worlds * (size_t)a.nv * sizeof(float);
+    if (a.nq != b.nq || a.nv != b.nv) return 0;
+    if (!a.q) return 1; /* no joints */
+    return !memcmp(a.q, b.q, q) && !memcmp(a.qd, b.qd, v) && !memcmp(a.f, b.f, v) && !memcmp(a.target_q, b.target_q, v) &&
+           !memcmp(a.target_qd, b.target_qd, v);
+}
+
+/* One comparison row: steps taken so far on both, counts, hashes, joint arrays, equal or not. */
 static void compare_row(const char *scene, tp_batch *cpu, tp_batch *gpu, double seconds)
 {
     int counts = counts_equal(scene, cpu, gpu); /* first: the counts read is then the first pull after the step */
@@ -221,11 +237,14 @@ static void compare_row(const char *scene, tp_batch *cpu, tp_batch *gpu, double 
     }
     int first = -1, n = differing_worlds(scene, cpu, gpu, &first);
     if (n < 0) return;
-    int equal = hc == hg && n == 0 && counts;
+    int joints = joints_equal(scene, cpu, gpu);
+    if (joints < 0) return;
+    int equal = hc == hg && n == 0 && counts && joints;
     if (!equal) failures++;
     report("| %s | %d | %lld | %016llx | %016llx | %s | %.2f |", scene, tp_batch_worlds(cpu),
            (long long)tp_batch_step_count(gpu), (unsigned long long)hc, (unsigned long long)hg,
-           equal ? "yes" : (n ? "NO (worlds differ)" : (counts ? "NO (state_hash)" : "NO (counts)")), seconds);
+           equal ? "yes" : n ? "NO (worlds differ)" : !counts ? "NO (counts)" : !joints ? "NO (joint arrays)" : "NO (state_hash)",
+           seconds);
     if (n) report("|  | first differing world %d of %d differing |  |  |  |  |  |", first, n);
 }
 
@@ -299,8 +318,8 @@ static void smoke(void)
     smoke_scene("scenes/jenga.json", 3);
 }
 
-/* A scene the CUDA backend must refuse at creation: joints (TP_ERR_BACKEND)
- * or a world too large for the solve block (TP_ERR_CAPACITY). */
+/* A scene the CUDA backend must refuse at creation: a world too large for
+ * the solve block (TP_ERR_CAPACITY). */
 static void refused(const char *scene)
 {
     tp_model *m = NULL;
@@ -311,9 +330,8 @@ static void refused(const char *scene)
         return;
     }
     int joints = tp_model_joint_count(m), bodies = tp_model_body_count(m);
-    tp_status want = joints > 0 ? TP_ERR_BACKEND : TP_ERR_CAPACITY;
     st = make_device(m, 1, &b);
-    int ok = st == want && (joints > 0 || bodies > CUDA_MAX_BODIES);
+    int ok = st == TP_ERR_CAPACITY && bodies > CUDA_MAX_BODIES;
     if (!ok) failures++;
     report("| %s | %d bodies, %d joints | %s: %s %s | %s |", scene, bodies, joints, device_name(),
            tp_status_name(st), st == TP_OK ? "" : fake ? "(fake refusal)" : tp_last_error(),

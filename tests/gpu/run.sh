@@ -15,12 +15,13 @@
 # (at most what is left of the budget):
 #   probe      the CUDA device seen; without one nothing else runs
 #   headline   tower, 16,384 worlds, awake (sleep off) and all asleep
+#   robots     cart-pole and walker at 4,096 then 16,384 worlds, awake
+#              (sleep off): world-steps/s and device bytes per world
 #   smoke      tower 2 worlds, jenga 3 worlds: fresh, 1 step, 30 steps
-#   parity     every scene of scenes/ without joints (8 worlds, 120 steps)
-#              and every acceptance case of tests/scenes/sleep/ (8 worlds,
-#              420 steps), one process per scene
-#   refused    the scenes with joints (the CUDA backend refuses them,
-#              TP_ERR_BACKEND) and many_pyramids (too large: TP_ERR_CAPACITY)
+#   parity     every scene of scenes/ (8 worlds, 120 steps; the robot scenes
+#              compare the joint arrays too) and every acceptance case of
+#              tests/scenes/sleep/ (8 worlds, 420 steps), one process per scene
+#   refused    many_pyramids (too large for the solve block: TP_ERR_CAPACITY)
 #   overflow   heap20 with 24 contact points per world (overflow, worlds
 #              collided whole), 4 worlds, 80 steps
 #   pyramid3d  1 world, 5 steps (collided whole on one thread: slow)
@@ -32,9 +33,10 @@
 # Environment: GPU_CHECK_BUDGET_S (default 420: seconds for the whole check,
 # build included; the device tool's timeout_s 540 leaves 20 % to spare),
 # GPU_CHECK_STEPS (a comma list: only those steps, e.g. for a rerun),
-# GPU_CHECK_BIN (a gpu_check to use as it is), GPU_CHECK_HEAD_WORLDS and
-# GPU_CHECK_BENCH_WORLDS (world counts; tests/gpu/test_check.sh makes them
-# small), GPU_CHECK_SCENES (the parity list instead of all scenes).
+# GPU_CHECK_BIN (a gpu_check to use as it is), GPU_CHECK_HEAD_WORLDS,
+# GPU_CHECK_ROBOT_WORLDS and GPU_CHECK_BENCH_WORLDS (world counts;
+# tests/gpu/test_check.sh makes them small), GPU_CHECK_SCENES (the parity list
+# instead of all scenes).
 #
 # Every result line is appended to OUT_DIR/results.md as soon as it exists;
 # the whole output goes to OUT_DIR/log.txt; the last lines of results.md are
@@ -203,27 +205,32 @@ gc=("$bin" "$results")
 if ! step probe 15 "${gc[@]}" probe; then note "no CUDA device: nothing else run"; finish; fi
 head_worlds=${GPU_CHECK_HEAD_WORLDS:-16384}
 bench_worlds=${GPU_CHECK_BENCH_WORLDS:-1024,4096}
+robot_worlds=${GPU_CHECK_ROBOT_WORLDS:-4096,16384}
 if wanted headline; then
   { echo; echo "## Headline: tower at $head_worlds worlds"; } >> "$results"
   step headline 75 "${gc[@]}" bench --worlds "$head_worlds" scenes/tower.json
+fi
+if wanted robots; then
+  { echo; echo "## Robots: cart-pole and walker at $robot_worlds worlds"; } >> "$results"
+  step robots 45 "${gc[@]}" bench --awake --worlds "$robot_worlds" scenes/cartpole.json scenes/walker.json
 fi
 if wanted smoke; then
   { echo; echo "## Smoke"; } >> "$results"
   step smoke 30 "${gc[@]}" smoke
 fi
-joints=() plain=()
+scene_files=()
 for s in scenes/*.json; do
   case "$(basename "$s" .json)" in many_pyramids|pyramid3d) continue ;; esac
-  if grep -q '"joints"' "$s"; then joints+=("$s"); else plain+=("$s"); fi
+  scene_files+=("$s")
 done
 if wanted parity; then
   { echo; echo "## Parity (CPU and CUDA, one process per scene)"; } >> "$results"
-  if [ -n "${GPU_CHECK_SCENES:-}" ]; then read -r -a list <<< "$GPU_CHECK_SCENES"; else list=("${plain[@]}" tests/scenes/sleep/*.json); fi
+  if [ -n "${GPU_CHECK_SCENES:-}" ]; then read -r -a list <<< "$GPU_CHECK_SCENES"; else list=("${scene_files[@]}" tests/scenes/sleep/*.json); fi
   steps_of parity 150 20 "${gc[@]}" parity --worlds 8 -- "${list[@]}"
 fi
 if wanted refused; then
   { echo; echo "## Refused by the CUDA backend at creation"; } >> "$results"
-  step refused 20 "${gc[@]}" refused "${joints[@]}" scenes/many_pyramids.json
+  step refused 20 "${gc[@]}" refused scenes/many_pyramids.json
 fi
 if wanted overflow; then
   { echo; echo "## Contact overflow (24 points per world)"; } >> "$results"

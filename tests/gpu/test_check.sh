@@ -2,8 +2,9 @@
 # tests/gpu/test_check.sh GPU_CHECK - the device check's own logic without a GPU
 # (ctest gpu_check_logic): tests/gpu/run.sh and gpu_check against the fake
 # device of TORPOR_GPU_CHECK_FAKE (the CPU backend standing in for CUDA;
-# nothing here runs on a GPU). Asserts the order of the results (headline
-# first), equal parity rows, the refusals, a simulated device fault stopping
+# nothing here runs on a GPU). Asserts the order of the results (headline,
+# then the robots' rows), equal parity rows (a robot scene's joint arrays
+# included), the refusal, a simulated device fault stopping
 # its process but not the next scene's, a hanging step cut at its limit with
 # the later steps skipped once the budget is spent, and the choice between a
 # prebuilt gpu_check whose sources match and a build.
@@ -26,11 +27,11 @@ run() { # out dir, then VAR=value settings; echoes run.sh's exit status
   env "$@" bash tests/gpu/run.sh "$o" > "$o.stdout" 2>&1
   echo $?
 }
-common=(GPU_CHECK_BIN="$bin" GPU_CHECK_HEAD_WORLDS=4 GPU_CHECK_BENCH_WORLDS=2)
+common=(GPU_CHECK_BIN="$bin" GPU_CHECK_HEAD_WORLDS=4 GPU_CHECK_ROBOT_WORLDS=2,3 GPU_CHECK_BENCH_WORLDS=2)
 
-# 1. A fake device that computes like the CPU: every step passes, headline first.
-rc=$(run "$tmp/cpu" "${common[@]}" TORPOR_GPU_CHECK_FAKE=cpu GPU_CHECK_STEPS=headline,smoke,parity,refused,overflow \
-  GPU_CHECK_SCENES="scenes/tower.json tests/scenes/sleep/c02_throw.json")
+# 1. A fake device that computes like the CPU: every step passes, headline first, robots next.
+rc=$(run "$tmp/cpu" "${common[@]}" TORPOR_GPU_CHECK_FAKE=cpu GPU_CHECK_STEPS=headline,robots,smoke,parity,refused,overflow \
+  GPU_CHECK_SCENES="scenes/tower.json scenes/cartpole.json tests/scenes/sleep/c02_throw.json")
 r="$tmp/cpu/results.md"
 check "fake cpu: exit 0" [ "$rc" = 0 ]
 check "fake cpu: marked as not a GPU run" has "$r" "FAKE DEVICE (TORPOR_GPU_CHECK_FAKE=cpu): nothing here ran on a GPU"
@@ -38,11 +39,20 @@ check "fake cpu: headline rows (tower at 4 worlds, awake and all asleep) before 
   bash -c "[ $(line_of "$r" '| scenes/tower.json | 4 | default | awake') -lt $(line_of "$r" '## Smoke') ] &&
            [ $(line_of "$r" '| scenes/tower.json | 4 | default | all asleep') -lt $(line_of "$r" '## Smoke') ]"
 check "fake cpu: the tower all asleep in the headline" has "$r" "all asleep after"
+check "fake cpu: robot rows (cart-pole and walker at 2 then 3 worlds, awake) after the headline, before the smoke" \
+  bash -c "[ $(line_of "$r" '## Robots') -gt $(line_of "$r" '| scenes/tower.json | 4 | default | all asleep') ] &&
+           [ $(line_of "$r" '| scenes/cartpole.json | 2 | default | awake') -gt $(line_of "$r" '## Robots') ] &&
+           [ $(line_of "$r" '| scenes/walker.json | 2 | default | awake') -gt $(line_of "$r" '| scenes/cartpole.json | 2 | default | awake') ] &&
+           [ $(line_of "$r" '| scenes/cartpole.json | 3 | default | awake') -gt $(line_of "$r" '| scenes/walker.json | 2 | default | awake') ] &&
+           [ $(line_of "$r" '| scenes/walker.json | 3 | default | awake') -lt $(line_of "$r" '## Smoke') ]"
+check "fake cpu: 4 robot rows, none all asleep" [ "$(sed -n '/## Robots/,/## Smoke/p' "$r" | grep -c '| awake (sleep off) |')" = 4 ]
 check "fake cpu: smoke, 2 scenes x 3 equal rows" [ "$(sed -n '/## Smoke/,/## Parity/p' "$r" | grep -c '| yes |')" = 6 ]
-check "fake cpu: parity rows equal, one per scene" [ "$(sed -n '/## Parity/,/## Refused/p' "$r" | grep -c '| yes |')" = 2 ]
-check "fake cpu: one process per parity scene" [ "$(count "$r" 'gpu_check parity: 0 failure(s)')" = 3 ]
-check "fake cpu: 5 joint scenes and many_pyramids refused as expected" [ "$(count "$r" 'refused as expected')" = 6 ]
-check "fake cpu: step table, 6 steps passed" [ "$(grep -c '| passed |' "$r")" = 6 ]
+check "fake cpu: parity rows equal, one per scene (cart-pole's included)" \
+  [ "$(sed -n '/## Parity/,/## Refused/p' "$r" | grep -c '| yes |')" = 3 ]
+check "fake cpu: the cart-pole's parity row" bash -c "sed -n '/## Parity/,/## Refused/p' '$r' | grep -q '| scenes/cartpole.json | 8 | 120 | .* | yes |'"
+check "fake cpu: one process per parity scene" [ "$(count "$r" 'gpu_check parity: 0 failure(s)')" = 4 ]
+check "fake cpu: many_pyramids refused as expected, and nothing else" [ "$(count "$r" 'refused as expected')" = 1 ]
+check "fake cpu: step table, 7 steps passed" [ "$(grep -c '| passed |' "$r")" = 7 ]
 check "fake cpu: steps not asked for not run" bash -c "! grep -q '## Benchmarks' '$r'"
 
 # 2. A device fault: the process stops (exit 3), the next scene's process runs.
