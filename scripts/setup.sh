@@ -40,6 +40,11 @@ if ! /usr/bin/python3 -c 'import gymnasium' 2>/dev/null; then
   echo "setup: installing gymnasium (PyPI) for /usr/bin/python3"
   /usr/bin/python3 -m pip install --quiet --break-system-packages 'gymnasium>=1.0,<2'
 fi
+# MuJoCo (PyPI) is the oracle of the MJCF import tests (python/tests/test_import.py).
+if ! /usr/bin/python3 -c 'import mujoco' 2>/dev/null; then
+  echo "setup: installing mujoco (PyPI) for /usr/bin/python3"
+  /usr/bin/python3 -m pip install --quiet --break-system-packages 'mujoco>=3.2,<5'
+fi
 
 cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" "$@" >/dev/null
 cmake --build "$build_dir" --parallel
