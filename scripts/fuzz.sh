@@ -27,7 +27,7 @@ rm -rf "$probe"
 mkdir -p "$out"
 flags=(-g -O1 -std=c11 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
        -ffp-contract=off -I"$here/include" -I"$here/csrc" -I"$here/kernels" -I"$here/kernels/cuda" -I"$here/csrc/cli")
-jansson="$(pkg-config --cflags --libs jansson)"
+deps="$(pkg-config --cflags --libs jansson libxml-2.0 qhull_r)" # the scene loader reads MJCF/URDF (libxml2) and builds hulls (qhull)
 # The library's sources; the AVX2 sweeps need -mavx2 (never FMA), as CMakeLists.txt
 # gives that file alone, so they are compiled apart and linked as an object.
 lib=()
@@ -38,10 +38,10 @@ done
 lib+=("$out/solver_simd_avx2.o")
 # The loader with the whole library beside it (the builder it fills is model.c,
 # the joints' checks articulation code).
-"$cc" "${flags[@]}" -fopenmp "$here/tests/fuzz/fuzz_scene.c" "${lib[@]}" $jansson -lm -o "$out/fuzz_scene"
+"$cc" "${flags[@]}" -fopenmp "$here/tests/fuzz/fuzz_scene.c" "${lib[@]}" $deps -lm -o "$out/fuzz_scene"
 # The trace reader with the whole library beside it (whatever of it trace.c calls).
 "$cc" "${flags[@]}" -fopenmp "$here/tests/fuzz/fuzz_trace.c" "$here/csrc/cli/trace.c" "${lib[@]}" \
-  $jansson -lm -o "$out/fuzz_trace"
+  $deps -lm -o "$out/fuzz_trace"
 
 run() { # target, seed directories...
   local target="$1"; shift
