@@ -8,8 +8,16 @@
 
 /* Exit codes: 0 success, 1 runtime failure (an output that cannot be written
  * included), 2 bad input (usage, scene, values), 3 every world of a run
- * faulted, 130 interrupted (docs/outputs.md). */
-enum { TP_EXIT_OK = 0, TP_EXIT_FAILURE = 1, TP_EXIT_USAGE = 2, TP_EXIT_FAULTED = 3, TP_EXIT_INTERRUPTED = 130 };
+ * faulted, 130 interrupted by SIGINT, 143 by SIGTERM (128 + the signal, as a
+ * shell reports a process killed by it; docs/outputs.md). */
+enum {
+    TP_EXIT_OK = 0,
+    TP_EXIT_FAILURE = 1,
+    TP_EXIT_USAGE = 2,
+    TP_EXIT_FAULTED = 3,
+    TP_EXIT_INTERRUPTED = 130,
+    TP_EXIT_TERMINATED = 143
+};
 
 /* Flush stdout at the end of a command; a failed write (a full device) names
  * standard output and turns the exit status into TP_EXIT_FAILURE. */

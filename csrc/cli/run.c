@@ -5,7 +5,8 @@
  * and, with --snapshot T, snapshot.png (docs/pictures.md); with --record-every K
  * (or --record-worlds, --view) replay.json + replay.bin and with --view the 3D
  * page view.html; with --video FILE a video. Ctrl-C (SIGINT) or SIGTERM stops
- * the run after the current step and still writes what it has. */
+ * the run after the current step and still writes what it has; the exit status
+ * is then the shell's 128 + signal number (130, 143). */
 #include "cli.h"
 #include "output.h"
 #include "replay.h"
@@ -22,12 +23,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The signal that stopped the run (SIGINT or SIGTERM), 0 while none came. */
 static volatile sig_atomic_t tp_interrupted = 0;
-static void on_sigint(int sig)
-{
-    (void)sig;
-    tp_interrupted = 1;
-}
+static void on_signal(int sig) { tp_interrupted = sig; }
 
 #define COUNT_OF(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -518,8 +516,8 @@ static int run_and_write(tp_batch *batch, const tp_model *model, const run_optio
 {
     int code = TP_EXIT_OK, root = sh->split.rank == 0, ranks = sh->split.ranks;
     long done = 0;
-    void (*previous)(int) = signal(SIGINT, on_sigint);
-    void (*previous_term)(int) = signal(SIGTERM, on_sigint); /* `timeout` and `kill` stop a run the same way */
+    void (*previous)(int) = signal(SIGINT, on_signal);
+    void (*previous_term)(int) = signal(SIGTERM, on_signal); /* `timeout` and `kill` stop a run the same way */
     double start = tp_now_seconds();
     int snapshot = 0;
     tp_status st = run_loop(batch, o, steps, rec, sh, wt, &done, &snapshot);
@@ -528,6 +526,7 @@ static int run_and_write(tp_batch *batch, const tp_model *model, const run_optio
     signal(SIGTERM, previous_term);
     if (st != TP_OK) code = tp_cli_report(st, o->scene);
     int interrupted = tp_shard_any(tp_interrupted);
+    int terminated = tp_shard_any(tp_interrupted == SIGTERM); /* any rank's SIGTERM: 143 on every rank */
     if (root && interrupted) fprintf(stderr, "torpor run: interrupted after %ld of %ld steps; writing what we have\n", done, steps);
     if (root) warn_unfired_events(model, done, tp_batch_time(batch));
     if (root && tp_model_dynamic_body_count(model) == 0 && tp_model_joint_count(model) == 0)
@@ -552,7 +551,7 @@ static int run_and_write(tp_batch *batch, const tp_model *model, const run_optio
     if (!watch_finish(wt, o, batch) && code == TP_EXIT_OK) code = TP_EXIT_FAILURE;
     free(rank_wall);
     free(hashes);
-    if (code == TP_EXIT_OK && interrupted) code = TP_EXIT_INTERRUPTED;
+    if (code == TP_EXIT_OK && interrupted) code = terminated ? TP_EXIT_TERMINATED : TP_EXIT_INTERRUPTED;
     return code;
 }
 
