@@ -12,6 +12,9 @@ cd "$here"
 echo "== Release suite"
 ctest --test-dir build --output-on-failure
 
+echo "== Test-only Python packages (torch, jax: scripts/test-deps.sh)"
+bash scripts/test-deps.sh
+
 echo "== Python suite (pytest, python/tests, on build/libtorpor.so)"
 # Debian's interpreter, where setup.sh installed NumPy, CFFI, pytest and Gymnasium.
 # pytest exits non-zero on a failure and with 5 when it collected no test: both stop here.

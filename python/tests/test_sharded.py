@@ -56,8 +56,7 @@ def test_mpi4py_example_gathers_one_batch():
 
 
 @pytest.mark.skipif(importlib.util.find_spec("torch") is None,
-                    reason="torch is not installed: its PyPI wheel (about 0.5 GB, plus the CUDA libraries it pulls) "
-                           "is too heavy for CI; the mpi4py test runs the same example")
+                    reason="torch is not installed: scripts/test-deps.sh installs it (scripts/test.sh runs it first)")
 def test_torchrun_example_gathers_one_batch():
     """torchrun --nproc-per-node 2 of the example (gloo on the CPU)."""
     r = subprocess.run([sys.executable, "-m", "torch.distributed.run", "--nproc-per-node", "2", str(EXAMPLE),
