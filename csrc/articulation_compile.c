@@ -246,6 +246,18 @@ tp_status tp_artic_compile(const tp_artic_builder *ab, tp_model *m, int solver_i
     for (int i = 0; i < J; ++i)
         if (ab->defs[i].parent < 0) visit(ab->defs, J, i, order, &n);
     if (!build_trees(ab, m, order, h)) goto oom;
+    for (int t = 0; t < h->km.tree_count; ++t)
+        if (h->trees[t].nv > TP_MAX_TREE_DOFS) {
+            int root = order[h->trees[t].first];
+            tp_status st = tp_fail(TP_ERR_CAPACITY,
+                                   "joints[%d] (%s): its tree has %d dofs (%d joints); at most %d per tree "
+                                   "(TP_MAX_TREE_DOFS: a contact on a link costs about dofs^2 per substep)",
+                                   root, ab->names[root], h->trees[t].nv, h->trees[t].end - h->trees[t].first,
+                                   TP_MAX_TREE_DOFS);
+            free(order);
+            tp_artic_host_free(h);
+            return st;
+        }
     h->km.joints = h->joints;
     h->km.trees = h->trees;
     if (!tp_actuator_compile(ab, h)) goto oom;

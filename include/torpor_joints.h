@@ -91,15 +91,26 @@ typedef struct tp_joint_def {
  * velocities infinite at once. */
 #define TP_MAX_JOINT_QD 1e4f
 
+/* Bound on the degrees of freedom of one tree (a free root counts 6, a ball
+ * 3, a revolute or prismatic joint 1). A contact point on a link costs its
+ * tree's factor solve per substep, about dofs^2 operations on a chain, and
+ * every point on the tree touches all its dofs in every sweep; the batch's
+ * scratch holds 12 x dofs floats per link point. A 1,000-link chain lying on
+ * the ground took 611 s for one step; a 200-link one runs (slowly: contacts
+ * on long chains are what this bound prices). A tree past it is refused by
+ * tp_builder_finish with TP_ERR_CAPACITY naming its root joint and its dofs
+ * (docs/articulations.md, "Cost"). */
+#define TP_MAX_TREE_DOFS 256
+
 tp_joint_def tp_default_joint_def(void);
 const char *tp_joint_type_name(tp_joint_type type); /* "fixed", "revolute", ...; NULL if out of range */
 
 /* Add a joint; its index goes to *out_index (may be NULL). Field ranges, the
  * axis length, the order of the limits and the body indices are checked at
  * once; the tree (no body with two parent joints, no loop, a parent that is
- * the world or another joint's child) by tp_builder_finish. Errors are
- * TP_ERR_INVALID_ARGUMENT naming the field, e.g. "joints[2].axis: must not be
- * zero". */
+ * the world or another joint's child) and the tree's size (TP_MAX_TREE_DOFS,
+ * TP_ERR_CAPACITY) by tp_builder_finish. Errors are TP_ERR_INVALID_ARGUMENT
+ * naming the field, e.g. "joints[2].axis: must not be zero". */
 tp_status tp_builder_add_joint(tp_builder *builder, const tp_joint_def *def, int *out_index);
 
 int tp_model_joint_count(const tp_model *model);

@@ -1098,7 +1098,7 @@ Test(articulation, violated_limit_returns_without_flying_across)
 /* n 1 kg cubes CHAIN_PITCH apart on hinges about y, each hinge at its link's
  * face towards the anchor (the world, at the origin): hanging along -z, or
  * horizontal along +x. The first hinge starts at q0. */
-static tp_model *chain_model(int n, int hanging, float q0)
+static tp_builder *chain_builder(int n, int hanging, float q0)
 {
     tp_model_def md = quiet_def(-(float)G, 4);
     tp_builder *b = builder_begin(&md);
@@ -1121,7 +1121,32 @@ static tp_model *chain_model(int n, int hanging, float q0)
         j.q0 = i == 0 ? q0 : 0.0f;
         add_joint(b, &j);
     }
-    return builder_finish(b);
+    return b;
+}
+
+static tp_model *chain_model(int n, int hanging, float q0) { return builder_finish(chain_builder(n, hanging, q0)); }
+
+/* A tree of more than TP_MAX_TREE_DOFS dofs is refused when the model is
+ * built, naming its root joint, its dofs and the bound (a 1,000-link chain
+ * lying on the ground took 611 s for one step: each contact point on a link
+ * costs about dofs^2 per substep); a chain at the bound builds. */
+Test(articulation, tree_past_the_dof_bound_is_refused)
+{
+    const int sizes[] = {TP_MAX_TREE_DOFS + 1, 1000};
+    for (int k = 0; k < 2; ++k) {
+        tp_builder *b = chain_builder(sizes[k], 0, 0.0f);
+        tp_model *m = NULL;
+        cr_assert_eq(tp_builder_finish(b, &m), TP_ERR_CAPACITY, "%d links: %s", sizes[k], tp_last_error());
+        cr_assert_null(m);
+        char want[96];
+        snprintf(want, sizeof want, "joints[0] (joint0): its tree has %d dofs (%d joints); at most %d per tree",
+                 sizes[k], sizes[k], TP_MAX_TREE_DOFS);
+        cr_expect_not_null(strstr(tp_last_error(), want), "%s", tp_last_error());
+        tp_builder_destroy(b);
+    }
+    tp_model *m = chain_model(TP_MAX_TREE_DOFS, 0, 0.0f);
+    cr_expect_eq(tp_model_joint_count(m), TP_MAX_TREE_DOFS);
+    tp_model_destroy(m);
 }
 
 /* A hanging chain of 200 links released at 0.3 rad swings as a whole: every
