@@ -45,6 +45,12 @@ if ! /usr/bin/python3 -c 'import mujoco' 2>/dev/null; then
   echo "setup: installing mujoco (PyPI) for /usr/bin/python3"
   /usr/bin/python3 -m pip install --quiet --break-system-packages 'mujoco>=3.2,<5'
 fi
+# Gymnasium's MuJoCo environments (the oracle of python/tests/test_mjcf_envs.py and the
+# baseline of bench/bench_envs.py) import imageio.
+if ! /usr/bin/python3 -c 'import imageio' 2>/dev/null; then
+  echo "setup: installing imageio (PyPI) for /usr/bin/python3"
+  /usr/bin/python3 -m pip install --quiet --break-system-packages 'imageio>=2.9,<3'
+fi
 
 cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" "$@" >/dev/null
 cmake --build "$build_dir" --parallel

@@ -28,6 +28,18 @@ from .core import (BackendError, Batch, CapacityError, FileError, InvalidArgumen
 
 __version__ = "0.1.0"
 
+
+def _register_gymnasium_envs() -> None:
+    """torpor/<Task>-v0 for Gymnasium's make and make_vec, when Gymnasium is installed."""
+    import importlib.util
+
+    if importlib.util.find_spec("gymnasium") is not None:
+        from .envs.registration import register_envs
+        register_envs()
+
+
+_register_gymnasium_envs()
+
 __all__ = ["Batch", "Model", "State", "JointState", "TorporError", "InvalidArgumentError", "SceneError", "FileError",
            "OutOfMemoryError", "CapacityError", "BackendError", "View", "WorldSelection", "cuda_built",
            "cuda_device_count", "import_scene", "library_path", "__version__"]

@@ -377,6 +377,20 @@ class Model:
         """(nu,) names of the actuators, in index order (the columns of ``ctrl``)."""
         return [ffi.string(lib.tp_model_actuator_name(self._ptr, k)).decode() for k in range(self.actuator_count)]
 
+    def actuator_def(self, actuator: int) -> dict:
+        """The definition of actuator ``actuator`` (tp_actuator_def) as a dict: name,
+        type (0 motor, 1 position, 2 velocity, 3 general), joint, gear, ctrl_range
+        ((lo, hi), or (-inf, inf) when not limited), force_range (likewise, N m or N),
+        kp, kv, gain, bias."""
+        ad = ffi.new("tp_actuator_def *")
+        _check(lib.tp_model_get_actuator_def(self._ptr, actuator, ad))
+        unbounded = (-float("inf"), float("inf"))
+        return {"name": ffi.string(ad.name).decode() if ad.name != ffi.NULL else self.actuator_names[actuator],
+                "type": int(ad.type), "joint": int(ad.joint), "gear": float(ad.gear),
+                "ctrl_range": tuple(map(float, ad.ctrl_range)) if ad.ctrl_limited else unbounded,
+                "force_range": tuple(map(float, ad.force_range)) if ad.force_limited else unbounded,
+                "kp": float(ad.kp), "kv": float(ad.kv), "gain": list(ad.gain), "bias": list(ad.bias)}
+
     def find_actuator(self, name: str) -> int:
         """Index of the actuator called ``name``, or -1."""
         return int(lib.tp_model_find_actuator(self._ptr, name.encode()))

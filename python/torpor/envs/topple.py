@@ -31,7 +31,7 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
-from .core import Batch, Model
+from ..core import Batch, Model
 
 
 def tower_model(levels: int = 10, seed: int = 1) -> Model:

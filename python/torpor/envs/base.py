@@ -1,0 +1,361 @@
+"""The shared machinery of torpor's MuJoCo-style tasks: an imported MJCF model
+stepped as one torpor batch of ``num_envs`` worlds.
+
+:class:`MjcfVecEnv` turns the batch's joint arrays into MuJoCo's ``qpos`` and
+``qvel`` (its conventions: slide and hinge joints measured from 0, not from
+``ref``; free joints as origin, quaternion [w, x, y, z], origin velocity and
+body-frame angular velocity) so each task can state its observation, reward and
+termination as Gymnasium's MuJoCo v5 code does, on (W, ...) arrays. Each
+environment step writes the controls, runs ``frame_skip`` torpor steps (the
+model's dt is the MJCF timestep; torpor's 4 substeps run inside each) and
+evaluates the task. Next-step autoreset: a world that ended is reset by the
+following step, which returns its first observation with reward 0 (the action
+is ignored). Reset noise is drawn with Philox (:mod:`torpor.envs.philox`) keyed
+on the seed and counted on (world, episode, stream, index), so every world's
+episodes are the same numbers at any world count.
+
+:class:`MjcfEnv` is one task as a single ``gymnasium.Env`` (a batch of one world).
+"""
+from __future__ import annotations
+
+import math
+import os
+import warnings
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any, Optional
+
+import gymnasium as gym
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from ..core import Batch, Model
+from . import philox
+
+ASSETS = Path(gym.__file__).parent / "envs" / "mujoco" / "assets"
+"""Gymnasium's MuJoCo models, the MJCF files the tasks import."""
+
+_STREAM_QPOS, _STREAM_QVEL, _STREAM_TASK = 0, 1, 2
+_MODELS: dict[str, Model] = {}
+
+
+def load_asset(path: "os.PathLike[str] | str") -> Model:
+    """The torpor model of an MJCF file, imported once per process (the import's
+    warnings, about what torpor ignores, are listed in docs/import.md)."""
+    key = str(path)
+    if key not in _MODELS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ImportWarning)
+            _MODELS[key] = Model.load(key)
+    return _MODELS[key]
+
+
+class MjcfInfo:
+    """What the tasks need from an MJCF file that torpor's model does not keep:
+    MuJoCo's body order (``bodies``, unnamed ones as ``body<N>``, the world
+    first), each joint's ``ref`` (rad or m) and each site's (body, position)."""
+
+    def __init__(self, path: "os.PathLike[str] | str"):
+        root = ET.parse(path).getroot()
+        compiler = root.find("compiler")
+        degrees = compiler is None or compiler.get("angle", "degree") != "radian"
+        self.bodies, self.refs, self.sites = ["world"], {}, {}
+
+        def walk(elem: ET.Element, name: str) -> None:
+            for child in elem:
+                if child.tag == "body":
+                    self.bodies.append(child.get("name") or f"body{len(self.bodies)}")
+                    walk(child, self.bodies[-1])
+                elif child.tag == "joint" and child.get("ref") is not None:
+                    scale = math.pi / 180.0 if degrees and child.get("type", "hinge") == "hinge" else 1.0
+                    self.refs[child.get("name")] = float(child.get("ref")) * scale
+                elif child.tag == "site" and child.get("name"):
+                    self.sites[child.get("name")] = (name, np.array([float(x) for x in child.get("pos", "0 0 0").split()]))
+
+        walk(root.find("worldbody"), "world")
+
+
+def quat_matrix(q: np.ndarray) -> np.ndarray:
+    """(..., 3, 3) rotation matrices of (..., 4) quaternions [x, y, z, w] (normalized here)."""
+    q = q / np.linalg.norm(q, axis=-1, keepdims=True)
+    x, y, z, w = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    return np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w),
+                     2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w),
+                     2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=-1).reshape(q.shape[:-1] + (3, 3))
+
+
+class MjcfVecEnv(VectorEnv):
+    """``num_envs`` worlds of one MJCF task in one torpor batch (see the module docstring).
+
+    Subclasses set ``asset`` (file in :data:`ASSETS`), ``frame_skip``,
+    ``reset_noise_scale``, ``qvel_noise`` ("uniform" or "normal") and
+    ``max_episode_steps``, and write :meth:`_observe` and :meth:`_evaluate`.
+
+    Parameters: num_envs (worlds); xml_file (another MJCF file than the
+    default asset); frame_skip, reset_noise_scale, max_episode_steps (None:
+    never truncated) override the class values; threads (CPU threads, 0 = all);
+    seed (the Philox key of the reset noise; None: a random one);
+    render_mode None or "rgb_array" (:meth:`torpor.Batch.render`, one frame per
+    world); task keyword arguments as Gymnasium's (reward weights, ranges).
+
+    Arrays: actions (num_envs, nu) float32 within the actuators' ctrl ranges
+    (torpor clamps them as MuJoCo does); observations (num_envs, obs_dim)
+    float64 as Gymnasium's; rewards (num_envs,) float64; terminated and
+    truncated (num_envs,) bool. Raises ValueError for actions of the wrong
+    shape or not finite.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"], "render_fps": 50}
+    asset = ""
+    frame_skip = 1
+    reset_noise_scale = 0.0
+    qvel_noise = "uniform"
+    max_episode_steps: Optional[int] = 1000
+
+    def __init__(self, num_envs: int = 1, *, xml_file: Optional[str] = None, frame_skip: Optional[int] = None,
+                 reset_noise_scale: Optional[float] = None, max_episode_steps: Any = "default", threads: int = 0,
+                 seed: Optional[int] = None, render_mode: Optional[str] = None,
+                 render_size: tuple[int, int] = (320, 240), **task: Any):
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        self.num_envs, self.render_mode, self.render_size = int(num_envs), render_mode, tuple(render_size)
+        self.frame_skip = int(frame_skip if frame_skip is not None else type(self).frame_skip)
+        if reset_noise_scale is not None:
+            self.reset_noise_scale = float(reset_noise_scale)
+        if max_episode_steps != "default":
+            self.max_episode_steps = max_episode_steps
+        path = Path(xml_file) if xml_file is not None else ASSETS / self.asset
+        self.model, self.info = load_asset(path), MjcfInfo(path)
+        self.dt = self.model.dt * self.frame_skip
+        self.metadata = dict(type(self).metadata, render_fps=int(round(1.0 / self.dt)))
+        self._layout()
+        self._configure(**task)
+        self._threads = threads
+        self._seed = int(seed) if seed is not None else int(np.random.SeedSequence().entropy) & (2**64 - 1)
+        self.batch = Batch(self.model, self.num_envs, threads=threads)
+        self._steps = np.zeros(self.num_envs, np.int64)
+        self._episode = np.zeros(self.num_envs, np.int64)
+        self._ended = np.zeros(self.num_envs, bool)
+        lo, hi = self._ctrl_range[:, 0], self._ctrl_range[:, 1]
+        self.single_action_space = gym.spaces.Box(lo.astype(np.float32), hi.astype(np.float32), dtype=np.float32)
+        self._draw(np.arange(self.num_envs))
+        dim = self._observe().shape[1]
+        self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (dim,), np.float64)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+
+    # ------------------------------------------------------------ model layout
+    def _configure(self, **task: Any) -> None:
+        """Take the task's keyword arguments (Gymnasium's names); none by default."""
+        if task:
+            raise TypeError(f"{type(self).__name__}: unknown arguments {sorted(task)}")
+
+    def _layout(self) -> None:
+        m = self.model
+        self.nq, self.nv, self.nu = m.joint_q_count, m.dof_count, m.actuator_count
+        self._ref = np.zeros(self.nq)
+        self._free = []  # (q column, qd column, root body) of each free joint
+        for j, name in enumerate(m.joint_names):
+            qs, vs = m.joint_slices(j)
+            kind = m.joint_type(j)
+            if kind == "free":
+                self._free.append((qs.start, vs.start, m.joint_def(j)["child"]))
+            elif kind in ("revolute", "prismatic"):
+                self._ref[qs.start] = self.info.refs.get(name, 0.0)
+            elif kind == "ball":
+                raise ValueError(f"{self.asset}: ball joint {name!r}: the tasks read no ball joints")
+        self._ctrl_range = np.array([m.actuator_def(k)["ctrl_range"] for k in range(self.nu)], dtype=np.float64)
+        # MuJoCo's bodies (world excluded) as torpor body indices, with mass and COM offset
+        self.mj_bodies = np.array([m.find_body(n) for n in self.info.bodies[1:]])
+        if (self.mj_bodies < 0).any():
+            missing = [n for n, i in zip(self.info.bodies[1:], self.mj_bodies) if i < 0]
+            raise ValueError(f"{self.asset}: bodies {missing} were not imported")
+        props = [m.body_inertia(int(b)) for b in self.mj_bodies]
+        self.body_mass = np.array([p[0] for p in props])  # (nbody - 1,) kg
+        self.body_inertia = np.array([p[2] for p in props])  # (nbody - 1, 3, 3) kg m^2 about the COM, body frame
+        self._coms = {b: m.body_inertia(b)[1] for b in range(m.body_count)}
+        self.init_qpos = self._ref.copy()
+        for qs, _, b in self._free:  # the root's origin and orientation at q0
+            pos, quat = self._template_pose(b)
+            self.init_qpos[qs:qs + 3] = pos
+            self.init_qpos[qs + 3:qs + 7] = [quat[3], quat[0], quat[1], quat[2]]
+        self.init_qvel = np.zeros(self.nv)
+
+    def _template_pose(self, body: int) -> tuple[np.ndarray, np.ndarray]:
+        with Batch(self.model, 1) as b:
+            s = b.state()
+            return s.pos[0, body].astype(np.float64), s.quat[0, body].astype(np.float64)
+
+    def body_index(self, name: str) -> int:
+        """Torpor body index of a named MJCF body; KeyError if it is not in the model."""
+        i = self.model.find_body(name)
+        if i < 0:
+            raise KeyError(f"{self.asset}: no body {name!r}")
+        return i
+
+    # ------------------------------------------------------------ MuJoCo's coordinates
+    def qpos(self) -> np.ndarray:
+        """(W, nq) float64 MuJoCo qpos of every world."""
+        q = self.batch.joint_q.astype(np.float64) + self._ref
+        for qs, _, _ in self._free:
+            q[:, qs + 3:qs + 7] = q[:, [qs + 6, qs + 3, qs + 4, qs + 5]]
+        return q
+
+    def qvel(self) -> np.ndarray:
+        """(W, nv) float64 MuJoCo qvel of every world."""
+        qd = self.batch.joint_qd.astype(np.float64)
+        if self._free:
+            s = self.batch.state()
+            for _, vs, b in self._free:
+                R = quat_matrix(s.quat[:, b].astype(np.float64))
+                com = R @ self._com_local(b)
+                w = qd[:, vs + 3:vs + 6].copy()
+                qd[:, vs:vs + 3] -= np.cross(w, com)  # the origin's velocity, v_com + w x (origin - com)
+                qd[:, vs + 3:vs + 6] = np.einsum("wji,wj->wi", R, w)  # body frame
+        return qd
+
+    def _com_local(self, body: int) -> np.ndarray:
+        return self._coms[body]
+
+    def set_state(self, qpos: np.ndarray, qvel: np.ndarray, worlds: np.ndarray) -> None:
+        """Write MuJoCo qpos (R, nq) and qvel (R, nv) into the worlds given by index (R,)."""
+        q, qd = np.array(qpos, np.float64) - self._ref, np.array(qvel, np.float64)
+        for qs, vs, b in self._free:
+            wxyz = q[:, qs + 3:qs + 7].copy()
+            q[:, qs + 3:qs + 7] = wxyz[:, [1, 2, 3, 0]]
+            R = quat_matrix(q[:, qs + 3:qs + 7])
+            w = np.einsum("wij,wj->wi", R, qd[:, vs + 3:vs + 6])
+            qd[:, vs:vs + 3] += np.cross(w, R @ self._com_local(b))
+            qd[:, vs + 3:vs + 6] = w
+        self.batch.set_joints(q=q.astype(np.float32), qd=qd.astype(np.float32), worlds=worlds)
+
+    def xipos(self, bodies: np.ndarray) -> np.ndarray:
+        """(W, len(bodies), 3) world centres of mass (MuJoCo's xipos) of torpor bodies."""
+        s = self.batch.state()
+        R = quat_matrix(s.quat[:, bodies].astype(np.float64))
+        local = np.array([self._com_local(int(b)) for b in bodies])
+        return s.pos[:, bodies].astype(np.float64) + np.einsum("wbij,bj->wbi", R, local)
+
+    # ------------------------------------------------------------ episodes
+    def _noise(self, worlds: np.ndarray, stream: int, n: int, normal: bool = False) -> np.ndarray:
+        """(R, n) Philox numbers of these worlds' current episodes: uniform in [-1, 1) or normal."""
+        glob = worlds + self.batch.first_world
+        return philox.draw(self._seed, glob, self._episode[worlds], stream, n, normal)
+
+    def _draw(self, worlds: np.ndarray) -> None:
+        """Reset the worlds (int indices) and write their episode's initial state."""
+        self.batch.reset(worlds)
+        qpos, qvel = self._initial_state(worlds)
+        self.set_state(qpos, qvel, worlds)
+
+    def _initial_state(self, worlds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Gymnasium's reset_model: init_qpos + U(-s, s), init_qvel + U(-s, s) or s N(0, 1)."""
+        s = self.reset_noise_scale
+        qpos = self.init_qpos + s * self._noise(worlds, _STREAM_QPOS, self.nq)
+        qvel = self.init_qvel + s * self._noise(worlds, _STREAM_QVEL, self.nv, self.qvel_noise == "normal")
+        return qpos, qvel
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[np.ndarray, dict]:
+        """Reset every world. With ``seed`` the noise key becomes ``seed`` and
+        every world starts over at episode 0 (so the same seed gives the same
+        observations); without, each world draws its next episode."""
+        super().reset(seed=seed)
+        if seed is not None:
+            self._seed = int(seed) & (2**64 - 1)
+            self._episode[:] = 0
+        else:
+            self._episode += 1
+        self._draw(np.arange(self.num_envs))
+        self._steps[:] = 0
+        self._ended[:] = False
+        return self._observe(), {}
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        a = np.asarray(actions, dtype=np.float32)
+        if a.size != self.num_envs * self.nu:
+            raise ValueError(f"actions must have shape ({self.num_envs}, {self.nu}), got {a.shape}")
+        a = a.reshape(self.num_envs, self.nu)
+        if not np.isfinite(a).all():
+            raise ValueError("actions must be finite")
+        restarting = self._ended
+        before = self._before()
+        self.batch.set_ctrl(a)
+        self.batch.step(self.frame_skip)
+        self._steps += 1
+        obs = self._observe()
+        reward, terminated = self._evaluate(before, a.astype(np.float64))
+        if self.max_episode_steps is None:
+            truncated = np.zeros(self.num_envs, bool)
+        else:
+            truncated = (self._steps >= self.max_episode_steps) & ~terminated
+        if restarting.any():
+            rows = np.flatnonzero(restarting)
+            self._episode[rows] += 1
+            self._draw(rows)
+            obs[rows] = self._observe()[rows]
+            reward[rows], terminated[rows], truncated[rows], self._steps[rows] = 0.0, False, False, 0
+        self._ended = terminated | truncated
+        return obs, reward, terminated, truncated, {}
+
+    # ------------------------------------------------------------ the task
+    def _before(self) -> Any:
+        """What the reward needs from before the step (e.g. x positions); None by default."""
+        return None
+
+    def _observe(self) -> np.ndarray:
+        raise NotImplementedError
+
+    def _evaluate(self, before: Any, action: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(reward (W,) float64, terminated (W,) bool) after a step."""
+        raise NotImplementedError
+
+    def render(self) -> Optional[tuple[np.ndarray, ...]]:
+        """One (height, width, 3) uint8 frame per world (None without render_mode)."""
+        if self.render_mode is None:
+            return None
+        w, h = self.render_size
+        return tuple(self.batch.render(w, h, [i]) for i in range(self.num_envs))
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.batch.close()
+
+
+class MjcfEnv(gym.Env):
+    """One task of ``vec_class`` as a single environment (a torpor batch of one
+    world), reset by its caller; Gymnasium's ``make`` adds the time limit."""
+
+    vec_class: type = MjcfVecEnv
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 50}
+
+    def __init__(self, render_mode: Optional[str] = None, **kwargs: Any):
+        kwargs.setdefault("max_episode_steps", None)
+        self._vec = self.vec_class(1, render_mode=render_mode, **kwargs)
+        self.render_mode = render_mode
+        self.metadata = dict(self._vec.metadata)
+        self.action_space = self._vec.single_action_space
+        self.observation_space = self._vec.single_observation_space
+
+    @property
+    def vec(self) -> MjcfVecEnv:
+        """The one-world vector environment underneath (its batch, qpos(), ...)."""
+        return self._vec
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[np.ndarray, dict]:
+        super().reset(seed=seed)
+        obs, info = self._vec.reset(seed=seed)
+        return obs[0], info
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict]:
+        obs, r, term, trunc, info = self._vec.step(np.asarray(action, np.float32)[None])
+        self._vec._ended[:] = False  # a single Env is reset by its caller
+        return obs[0], float(r[0]), bool(term[0]), bool(trunc[0]), info
+
+    def render(self) -> Optional[np.ndarray]:
+        frames = self._vec.render()
+        return None if frames is None else frames[0]
+
+    def close(self) -> None:
+        self._vec.close()
