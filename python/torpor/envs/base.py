@@ -93,7 +93,8 @@ class MjcfVecEnv(VectorEnv):
     ``max_episode_steps``, and write :meth:`_observe` and :meth:`_evaluate`.
 
     Parameters: num_envs (worlds); xml_file (another MJCF file than the
-    default asset); frame_skip, reset_noise_scale, max_episode_steps (None:
+    default asset); model (a torpor model of that file to step instead of
+    its plain import, e.g. with other substeps or a randomize block); frame_skip, reset_noise_scale, max_episode_steps (None:
     never truncated) override the class values; threads (CPU threads, 0 = all);
     seed (the Philox key of the reset noise; None: a random one);
     render_mode None or "rgb_array" (:meth:`torpor.Batch.render`, one frame per
@@ -114,7 +115,8 @@ class MjcfVecEnv(VectorEnv):
     max_episode_steps: Optional[int] = 1000
 
     def __init__(self, num_envs: int = 1, *, xml_file: Optional[str] = None, frame_skip: Optional[int] = None,
-                 reset_noise_scale: Optional[float] = None, max_episode_steps: Any = "default", threads: int = 0,
+                 reset_noise_scale: Optional[float] = None, max_episode_steps: Any = "default",
+                 model: Optional[Model] = None, threads: int = 0,
                  seed: Optional[int] = None, render_mode: Optional[str] = None,
                  render_size: tuple[int, int] = (320, 240), **task: Any):
         if render_mode not in (None, "rgb_array"):
@@ -128,7 +130,7 @@ class MjcfVecEnv(VectorEnv):
         if max_episode_steps != "default":
             self.max_episode_steps = max_episode_steps
         path = Path(xml_file) if xml_file is not None else ASSETS / self.asset
-        self.model, self.info = load_asset(path), MjcfInfo(path)
+        self.model, self.info = model if model is not None else load_asset(path), MjcfInfo(path)
         self.dt = self.model.dt * self.frame_skip
         self.metadata = dict(type(self).metadata, render_fps=int(round(1.0 / self.dt)))
         self._layout()
