@@ -14,7 +14,7 @@ is ignored). Reset noise is drawn with Philox (:mod:`torpor.envs.philox`) keyed
 on the seed and counted on (world, episode, stream, index), so every world's
 episodes are the same numbers at any world count.
 
-:class:`MjcfEnv` is one task as a single ``gymnasium.Env`` (a batch of one world).
+:class:`TorporEnv` is one task as a single ``gymnasium.Env`` (a batch of one world).
 """
 from __future__ import annotations
 
@@ -85,7 +85,134 @@ def quat_matrix(q: np.ndarray) -> np.ndarray:
                      2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)], axis=-1).reshape(q.shape[:-1] + (3, 3))
 
 
-class MjcfVecEnv(VectorEnv):
+class TorporVecEnv(VectorEnv):
+    """``num_envs`` worlds of one torpor model stepped as one batch: the episode
+    loop every task shares (see the module docstring).
+
+    A task sets ``frame_skip`` and ``max_episode_steps`` (class values, or the
+    arguments) and writes :meth:`_observe`, :meth:`_evaluate` and, for its
+    episode draw, :meth:`_start`; :meth:`_before` keeps what the reward needs
+    from before a step. Actions are the controls of the model's actuators,
+    (num_envs, nu) float32 within their ctrl ranges (torpor clamps them as
+    MuJoCo does); observations (num_envs, obs_dim) of ``obs_dtype``; rewards
+    (num_envs,) float64; terminated and truncated (num_envs,) bool. step raises
+    ValueError for actions of the wrong shape or not finite.
+    """
+
+    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"], "render_fps": 50}
+    frame_skip = 1
+    max_episode_steps: Optional[int] = 1000
+    obs_dtype: Any = np.float64
+
+    def _open(self, model: Model, num_envs: int, frame_skip: Optional[int], max_episode_steps: Any, threads: int,
+              seed: Optional[int], render_mode: Optional[str], render_size: tuple[int, int]) -> None:
+        """Make the batch and the spaces; the task's own setup runs before (it may need the model)."""
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
+        if num_envs < 1:
+            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
+        self.num_envs, self.render_mode, self.render_size = int(num_envs), render_mode, tuple(render_size)
+        self.frame_skip = int(frame_skip if frame_skip is not None else type(self).frame_skip)
+        if max_episode_steps != "default":
+            self.max_episode_steps = max_episode_steps
+        self.model, self.nu = model, model.actuator_count
+        self.dt = model.dt * self.frame_skip
+        self.metadata = dict(type(self).metadata, render_fps=int(round(1.0 / self.dt)))
+        self._seed = int(seed) if seed is not None else int(np.random.SeedSequence().entropy) & (2**64 - 1)
+        self.batch = Batch(model, self.num_envs, threads=threads)
+        self._steps = np.zeros(self.num_envs, np.int64)
+        self._episode = np.zeros(self.num_envs, np.int64)
+        self._ended = np.zeros(self.num_envs, bool)
+        ranges = np.array([model.actuator_def(k)["ctrl_range"] for k in range(self.nu)], dtype=np.float64)
+        self.single_action_space = gym.spaces.Box(ranges[:, 0].astype(np.float32), ranges[:, 1].astype(np.float32),
+                                                  dtype=np.float32)
+        self._draw(np.arange(self.num_envs))
+        dim = self._observe().shape[1]
+        self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (dim,), self.obs_dtype)
+        self.action_space = batch_space(self.single_action_space, self.num_envs)
+        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+
+    # ------------------------------------------------------------ episodes
+    def _noise(self, worlds: np.ndarray, stream: int, n: int, normal: bool = False) -> np.ndarray:
+        """(R, n) Philox numbers of these worlds' current episodes: uniform in [-1, 1) or normal."""
+        glob = worlds + self.batch.first_world
+        return philox.draw(self._seed, glob, self._episode[worlds], stream, n, normal)
+
+    def _draw(self, worlds: np.ndarray) -> None:
+        """Reset the worlds (int indices) and write their episode's initial state."""
+        self.batch.reset(worlds)
+        self._start(worlds)
+
+    def _start(self, worlds: np.ndarray) -> None:
+        """Write the initial state of these worlds' episodes (just reset to the model's); none by default."""
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[np.ndarray, dict]:
+        """Reset every world. With ``seed`` the noise key becomes ``seed`` and
+        every world starts over at episode 0 (so the same seed gives the same
+        observations); without, each world draws its next episode."""
+        super().reset(seed=seed)
+        if seed is not None:
+            self._seed = int(seed) & (2**64 - 1)
+            self._episode[:] = 0
+        else:
+            self._episode += 1
+        self._draw(np.arange(self.num_envs))
+        self._steps[:] = 0
+        self._ended[:] = False
+        return self._observe(), {}
+
+    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        a = np.asarray(actions, dtype=np.float32)
+        if a.size != self.num_envs * self.nu:
+            raise ValueError(f"actions must have shape ({self.num_envs}, {self.nu}), got {a.shape}")
+        a = a.reshape(self.num_envs, self.nu)
+        if not np.isfinite(a).all():
+            raise ValueError("actions must be finite")
+        restarting = self._ended
+        before = self._before()
+        self.batch.set_ctrl(a)
+        self.batch.step(self.frame_skip)
+        self._steps += 1
+        obs = self._observe()
+        reward, terminated = self._evaluate(before, a.astype(np.float64))
+        if self.max_episode_steps is None:
+            truncated = np.zeros(self.num_envs, bool)
+        else:
+            truncated = (self._steps >= self.max_episode_steps) & ~terminated
+        if restarting.any():
+            rows = np.flatnonzero(restarting)
+            self._episode[rows] += 1
+            self._draw(rows)
+            obs[rows] = self._observe()[rows]
+            reward[rows], terminated[rows], truncated[rows], self._steps[rows] = 0.0, False, False, 0
+        self._ended = terminated | truncated
+        return obs, reward, terminated, truncated, {}
+
+    # ------------------------------------------------------------ the task
+    def _before(self) -> Any:
+        """What the reward needs from before the step (e.g. x positions); None by default."""
+        return None
+
+    def _observe(self) -> np.ndarray:
+        """(W, obs_dim) observations of every world now."""
+        raise NotImplementedError
+
+    def _evaluate(self, before: Any, action: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(reward (W,) float64, terminated (W,) bool) after a step."""
+        raise NotImplementedError
+
+    def render(self) -> Optional[tuple[np.ndarray, ...]]:
+        """One (height, width, 3) uint8 frame per world (None without render_mode)."""
+        if self.render_mode is None:
+            return None
+        w, h = self.render_size
+        return tuple(self.batch.render(w, h, [i]) for i in range(self.num_envs))
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.batch.close()
+
+
+class MjcfVecEnv(TorporVecEnv):
     """``num_envs`` worlds of one MJCF task in one torpor batch (see the module docstring).
 
     Subclasses set ``asset`` (file in :data:`ASSETS`), ``frame_skip``,
@@ -93,61 +220,31 @@ class MjcfVecEnv(VectorEnv):
     ``max_episode_steps``, and write :meth:`_observe` and :meth:`_evaluate`.
 
     Parameters: num_envs (worlds); xml_file (another MJCF file than the
-    default asset); model (a torpor model of that file to step instead of
-    its plain import, e.g. with other substeps or a randomize block); frame_skip, reset_noise_scale, max_episode_steps (None:
-    never truncated) override the class values; threads (CPU threads, 0 = all);
-    seed (the Philox key of the reset noise; None: a random one);
-    render_mode None or "rgb_array" (:meth:`torpor.Batch.render`, one frame per
-    world); task keyword arguments as Gymnasium's (reward weights, ranges).
-
-    Arrays: actions (num_envs, nu) float32 within the actuators' ctrl ranges
-    (torpor clamps them as MuJoCo does); observations (num_envs, obs_dim)
-    float64 as Gymnasium's; rewards (num_envs,) float64; terminated and
-    truncated (num_envs,) bool. Raises ValueError for actions of the wrong
-    shape or not finite.
+    default asset); model (a torpor model of that file to step instead of its
+    plain import, e.g. with other substeps); frame_skip, reset_noise_scale,
+    max_episode_steps (None: never truncated) override the class values;
+    threads (CPU threads, 0 = all); seed (the Philox key of the reset noise;
+    None: a random one); render_mode None or "rgb_array"
+    (:meth:`torpor.Batch.render`, one frame per world); task keyword arguments
+    as Gymnasium's (reward weights, ranges). Observations are float64, as
+    Gymnasium's; the rest as :class:`TorporVecEnv`.
     """
 
-    metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"], "render_fps": 50}
     asset = ""
-    frame_skip = 1
     reset_noise_scale = 0.0
     qvel_noise = "uniform"
-    max_episode_steps: Optional[int] = 1000
 
     def __init__(self, num_envs: int = 1, *, xml_file: Optional[str] = None, frame_skip: Optional[int] = None,
                  reset_noise_scale: Optional[float] = None, max_episode_steps: Any = "default",
-                 model: Optional[Model] = None, threads: int = 0,
-                 seed: Optional[int] = None, render_mode: Optional[str] = None,
-                 render_size: tuple[int, int] = (320, 240), **task: Any):
-        if render_mode not in (None, "rgb_array"):
-            raise ValueError(f"render_mode must be None or 'rgb_array', got {render_mode!r}")
-        if num_envs < 1:
-            raise ValueError(f"num_envs must be >= 1, got {num_envs}")
-        self.num_envs, self.render_mode, self.render_size = int(num_envs), render_mode, tuple(render_size)
-        self.frame_skip = int(frame_skip if frame_skip is not None else type(self).frame_skip)
+                 model: Optional[Model] = None, threads: int = 0, seed: Optional[int] = None,
+                 render_mode: Optional[str] = None, render_size: tuple[int, int] = (320, 240), **task: Any):
         if reset_noise_scale is not None:
             self.reset_noise_scale = float(reset_noise_scale)
-        if max_episode_steps != "default":
-            self.max_episode_steps = max_episode_steps
         path = Path(xml_file) if xml_file is not None else ASSETS / self.asset
         self.model, self.info = model if model is not None else load_asset(path), MjcfInfo(path)
-        self.dt = self.model.dt * self.frame_skip
-        self.metadata = dict(type(self).metadata, render_fps=int(round(1.0 / self.dt)))
         self._layout()
         self._configure(**task)
-        self._threads = threads
-        self._seed = int(seed) if seed is not None else int(np.random.SeedSequence().entropy) & (2**64 - 1)
-        self.batch = Batch(self.model, self.num_envs, threads=threads)
-        self._steps = np.zeros(self.num_envs, np.int64)
-        self._episode = np.zeros(self.num_envs, np.int64)
-        self._ended = np.zeros(self.num_envs, bool)
-        lo, hi = self._ctrl_range[:, 0], self._ctrl_range[:, 1]
-        self.single_action_space = gym.spaces.Box(lo.astype(np.float32), hi.astype(np.float32), dtype=np.float32)
-        self._draw(np.arange(self.num_envs))
-        dim = self._observe().shape[1]
-        self.single_observation_space = gym.spaces.Box(-np.inf, np.inf, (dim,), np.float64)
-        self.action_space = batch_space(self.single_action_space, self.num_envs)
-        self.observation_space = batch_space(self.single_observation_space, self.num_envs)
+        self._open(self.model, num_envs, frame_skip, max_episode_steps, threads, seed, render_mode, render_size)
 
     # ------------------------------------------------------------ model layout
     def _configure(self, **task: Any) -> None:
@@ -157,7 +254,7 @@ class MjcfVecEnv(VectorEnv):
 
     def _layout(self) -> None:
         m = self.model
-        self.nq, self.nv, self.nu = m.joint_q_count, m.dof_count, m.actuator_count
+        self.nq, self.nv = m.joint_q_count, m.dof_count
         self._ref = np.zeros(self.nq)
         self._free = []  # (q column, qd column, root body) of each free joint
         for j, name in enumerate(m.joint_names):
@@ -169,7 +266,6 @@ class MjcfVecEnv(VectorEnv):
                 self._ref[qs.start] = self.info.refs.get(name, 0.0)
             elif kind == "ball":
                 raise ValueError(f"{self.asset}: ball joint {name!r}: the tasks read no ball joints")
-        self._ctrl_range = np.array([m.actuator_def(k)["ctrl_range"] for k in range(self.nu)], dtype=np.float64)
         # MuJoCo's bodies (world excluded) as torpor body indices, with mass and COM offset
         self.mj_bodies = np.array([m.find_body(n) for n in self.info.bodies[1:]])
         if (self.mj_bodies < 0).any():
@@ -242,14 +338,7 @@ class MjcfVecEnv(VectorEnv):
         return s.pos[:, bodies].astype(np.float64) + np.einsum("wbij,bj->wbi", R, local)
 
     # ------------------------------------------------------------ episodes
-    def _noise(self, worlds: np.ndarray, stream: int, n: int, normal: bool = False) -> np.ndarray:
-        """(R, n) Philox numbers of these worlds' current episodes: uniform in [-1, 1) or normal."""
-        glob = worlds + self.batch.first_world
-        return philox.draw(self._seed, glob, self._episode[worlds], stream, n, normal)
-
-    def _draw(self, worlds: np.ndarray) -> None:
-        """Reset the worlds (int indices) and write their episode's initial state."""
-        self.batch.reset(worlds)
+    def _start(self, worlds: np.ndarray) -> None:
         qpos, qvel = self._initial_state(worlds)
         self.set_state(qpos, qvel, worlds)
 
@@ -260,76 +349,12 @@ class MjcfVecEnv(VectorEnv):
         qvel = self.init_qvel + s * self._noise(worlds, _STREAM_QVEL, self.nv, self.qvel_noise == "normal")
         return qpos, qvel
 
-    def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[np.ndarray, dict]:
-        """Reset every world. With ``seed`` the noise key becomes ``seed`` and
-        every world starts over at episode 0 (so the same seed gives the same
-        observations); without, each world draws its next episode."""
-        super().reset(seed=seed)
-        if seed is not None:
-            self._seed = int(seed) & (2**64 - 1)
-            self._episode[:] = 0
-        else:
-            self._episode += 1
-        self._draw(np.arange(self.num_envs))
-        self._steps[:] = 0
-        self._ended[:] = False
-        return self._observe(), {}
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
-        a = np.asarray(actions, dtype=np.float32)
-        if a.size != self.num_envs * self.nu:
-            raise ValueError(f"actions must have shape ({self.num_envs}, {self.nu}), got {a.shape}")
-        a = a.reshape(self.num_envs, self.nu)
-        if not np.isfinite(a).all():
-            raise ValueError("actions must be finite")
-        restarting = self._ended
-        before = self._before()
-        self.batch.set_ctrl(a)
-        self.batch.step(self.frame_skip)
-        self._steps += 1
-        obs = self._observe()
-        reward, terminated = self._evaluate(before, a.astype(np.float64))
-        if self.max_episode_steps is None:
-            truncated = np.zeros(self.num_envs, bool)
-        else:
-            truncated = (self._steps >= self.max_episode_steps) & ~terminated
-        if restarting.any():
-            rows = np.flatnonzero(restarting)
-            self._episode[rows] += 1
-            self._draw(rows)
-            obs[rows] = self._observe()[rows]
-            reward[rows], terminated[rows], truncated[rows], self._steps[rows] = 0.0, False, False, 0
-        self._ended = terminated | truncated
-        return obs, reward, terminated, truncated, {}
-
-    # ------------------------------------------------------------ the task
-    def _before(self) -> Any:
-        """What the reward needs from before the step (e.g. x positions); None by default."""
-        return None
-
-    def _observe(self) -> np.ndarray:
-        raise NotImplementedError
-
-    def _evaluate(self, before: Any, action: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(reward (W,) float64, terminated (W,) bool) after a step."""
-        raise NotImplementedError
-
-    def render(self) -> Optional[tuple[np.ndarray, ...]]:
-        """One (height, width, 3) uint8 frame per world (None without render_mode)."""
-        if self.render_mode is None:
-            return None
-        w, h = self.render_size
-        return tuple(self.batch.render(w, h, [i]) for i in range(self.num_envs))
-
-    def close_extras(self, **kwargs: Any) -> None:
-        self.batch.close()
-
-
-class MjcfEnv(gym.Env):
+class TorporEnv(gym.Env):
     """One task of ``vec_class`` as a single environment (a torpor batch of one
     world), reset by its caller; Gymnasium's ``make`` adds the time limit."""
 
-    vec_class: type = MjcfVecEnv
+    vec_class: type = TorporVecEnv
     metadata = {"render_modes": ["rgb_array"], "render_fps": 50}
 
     def __init__(self, render_mode: Optional[str] = None, **kwargs: Any):
@@ -341,7 +366,7 @@ class MjcfEnv(gym.Env):
         self.observation_space = self._vec.single_observation_space
 
     @property
-    def vec(self) -> MjcfVecEnv:
+    def vec(self) -> TorporVecEnv:
         """The one-world vector environment underneath (its batch, qpos(), ...)."""
         return self._vec
 

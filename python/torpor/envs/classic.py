@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import _STREAM_QVEL, _STREAM_TASK, MjcfEnv, MjcfVecEnv, quat_matrix
+from .base import _STREAM_QVEL, _STREAM_TASK, TorporEnv, MjcfVecEnv, quat_matrix
 
 
 class InvertedPendulumVecEnv(MjcfVecEnv):
@@ -120,16 +120,16 @@ class ReacherVecEnv(MjcfVecEnv):
         return reward, np.zeros(self.num_envs, bool)
 
 
-class InvertedPendulumEnv(MjcfEnv):
+class InvertedPendulumEnv(TorporEnv):
     """InvertedPendulum as a single environment (see :class:`InvertedPendulumVecEnv`)."""
     vec_class = InvertedPendulumVecEnv
 
 
-class InvertedDoublePendulumEnv(MjcfEnv):
+class InvertedDoublePendulumEnv(TorporEnv):
     """InvertedDoublePendulum as a single environment (see :class:`InvertedDoublePendulumVecEnv`)."""
     vec_class = InvertedDoublePendulumVecEnv
 
 
-class ReacherEnv(MjcfEnv):
+class ReacherEnv(TorporEnv):
     """Reacher as a single environment (see :class:`ReacherVecEnv`)."""
     vec_class = ReacherVecEnv

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import MjcfEnv, MjcfVecEnv, quat_matrix
+from .base import TorporEnv, MjcfVecEnv, quat_matrix
 
 
 class _PlanarVecEnv(MjcfVecEnv):
@@ -256,26 +256,26 @@ class HumanoidVecEnv(_FreeVecEnv):
         return reward, ~healthy & bool(self._terminate)
 
 
-class HopperEnv(MjcfEnv):
+class HopperEnv(TorporEnv):
     """Hopper as a single environment (see :class:`HopperVecEnv`)."""
     vec_class = HopperVecEnv
 
 
-class Walker2dEnv(MjcfEnv):
+class Walker2dEnv(TorporEnv):
     """Walker2d as a single environment (see :class:`Walker2dVecEnv`)."""
     vec_class = Walker2dVecEnv
 
 
-class HalfCheetahEnv(MjcfEnv):
+class HalfCheetahEnv(TorporEnv):
     """HalfCheetah as a single environment (see :class:`HalfCheetahVecEnv`)."""
     vec_class = HalfCheetahVecEnv
 
 
-class AntEnv(MjcfEnv):
+class AntEnv(TorporEnv):
     """Ant as a single environment (see :class:`AntVecEnv`)."""
     vec_class = AntVecEnv
 
 
-class HumanoidEnv(MjcfEnv):
+class HumanoidEnv(TorporEnv):
     """Humanoid as a single environment (see :class:`HumanoidVecEnv`)."""
     vec_class = HumanoidVecEnv
