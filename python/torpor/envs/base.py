@@ -96,7 +96,9 @@ class TorporVecEnv(VectorEnv):
     (num_envs, nu) float32 within their ctrl ranges (torpor clamps them as
     MuJoCo does); observations (num_envs, obs_dim) of ``obs_dtype``; rewards
     (num_envs,) float64; terminated and truncated (num_envs,) bool. step raises
-    ValueError for actions of the wrong shape or not finite.
+    ValueError for actions of the wrong shape or not finite. A world whose
+    state faulted (``Batch.state().faults``: a non-finite value) is truncated
+    with observation and reward 0 and reset by the next step.
     """
 
     metadata = {"autoreset_mode": AutoresetMode.NEXT_STEP, "render_modes": ["rgb_array"], "render_fps": 50}
@@ -179,6 +181,11 @@ class TorporVecEnv(VectorEnv):
             truncated = np.zeros(self.num_envs, bool)
         else:
             truncated = (self._steps >= self.max_episode_steps) & ~terminated
+        faulted = self.batch.state().faults != 0  # a world whose state broke: its episode ends there
+        if faulted.any():
+            obs[faulted], reward[faulted] = 0.0, 0.0
+            terminated &= ~faulted
+            truncated |= faulted
         if restarting.any():
             rows = np.flatnonzero(restarting)
             self._episode[rows] += 1
