@@ -8,7 +8,9 @@ per environment, so run only at 1 and at `threads` environments: more
 processes than cores would measure the scheduler, and 64 MuJoCo processes
 would take gigabytes).
 Uniform random actions from a fixed generator, autoreset on; env-steps/s =
-worlds x vector steps / wall time of the vector steps (reset excluded).
+worlds x vector steps / wall time of the vector steps (reset excluded); at
+each world count the envs are stepped in alternating chunks, three rounds, so
+the machine's load falls on all alike.
 
 Part "clutter": the clutter task (torpor.envs.clutter) at `clutter_worlds`
 worlds with sleep on and off, the scripted pusher (push_policy), the two
@@ -34,15 +36,27 @@ from gymnasium.vector import AsyncVectorEnv, SyncVectorEnv
 from torpor.envs import clutter, locomotion
 
 
-def rate(env, worlds, steps, rng):
-    env.reset(seed=0)
-    env.step(rng.uniform(-0.4, 0.4, (worlds,) + env.single_action_space.shape).astype(np.float32))
-    actions = [rng.uniform(env.single_action_space.low, env.single_action_space.high,
-                           (worlds,) + env.single_action_space.shape).astype(np.float32) for _ in range(steps)]
+def timed_steps(env, worlds, steps, rng):
+    """Seconds for `steps` vector steps of uniform random actions (drawn before the clock starts)."""
+    space = env.single_action_space
+    actions = [rng.uniform(space.low, space.high, (worlds,) + space.shape).astype(np.float32) for _ in range(steps)]
     t0 = time.perf_counter()
     for a in actions:
         env.step(a)
-    return worlds * steps / (time.perf_counter() - t0)
+    return time.perf_counter() - t0
+
+
+def interleaved(envs, worlds, steps, rng, rounds=3):
+    """env-steps/s of each env (dict), stepped in alternating chunks of `steps`
+    vector steps, `rounds` times, after a reset and one step each."""
+    for env in envs.values():
+        env.reset(seed=0)
+        timed_steps(env, worlds, 1, rng)
+    total = {k: 0.0 for k in envs}
+    for _ in range(rounds):
+        for k, env in envs.items():
+            total[k] += timed_steps(env, worlds, steps, rng)
+    return {k: worlds * steps * rounds / t for k, t in total.items()}
 
 
 def gym_make(task):
@@ -55,31 +69,22 @@ def gym_make(task):
 
 def locomotion_table(threads, scale):
     rng = np.random.default_rng(0)
-    print(f"threads {threads}; env-steps/s (worlds x vector steps / s)")
+    print(f"\nthreads {threads}; env-steps/s (worlds x vector steps / s), torpor and Gymnasium interleaved")
     print("| task | worlds | torpor | Gymnasium Sync | Gymnasium Async | torpor / Sync |")
     print("|---|---:|---:|---:|---:|---:|")
     for task in ("Ant", "Humanoid"):
         cls = getattr(locomotion, f"{task}VecEnv")
-        for worlds in (1, 64, 1024, 4096):
-            steps = max(3, int(scale * (200 if worlds == 1 else 40 if worlds == 64 else 6)))
-            env = cls(worlds, threads=threads, seed=0)
-            tp = rate(env, worlds, steps, rng)
-            env.close()
-            sync = SyncVectorEnv([gym_make(task)] * worlds)
-            gsteps = max(3, int(scale * (200 if worlds == 1 else 20 if worlds == 64 else 3)))
-            mj = rate(sync, worlds, gsteps, rng)
-            sync.close()
-            asy = "not run (a process per env)"
-            if worlds == 1:
-                a = AsyncVectorEnv([gym_make(task)] * max(worlds, 1), context="spawn")
-                asy = f"{rate(a, worlds, gsteps, rng):,.0f}"
-                a.close()
-            print(f"| {task} | {worlds:,} | {tp:,.0f} | {mj:,.0f} | {asy} | {tp / mj:.2f} |", flush=True)
-        if threads > 1:
-            a = AsyncVectorEnv([gym_make(task)] * threads, context="spawn")
-            print(f"| {task} | {threads} (Async only) | | | {rate(a, threads, int(scale * 100), rng):,.0f} | |",
+        for worlds in sorted({1, threads, 64, 1024, 4096}):
+            steps = max(1, int(scale * 4096 / worlds / 16)) if worlds > 1 else max(1, int(scale * 60))
+            envs = {"torpor": cls(worlds, threads=threads, seed=0), "sync": SyncVectorEnv([gym_make(task)] * worlds)}
+            if worlds == threads or worlds == 1:  # a process per env: only where they fit the cores
+                envs["async"] = AsyncVectorEnv([gym_make(task)] * worlds, context="spawn")
+            r = interleaved(envs, worlds, steps, rng)
+            for env in envs.values():
+                env.close()
+            asy = f"{r['async']:,.0f}" if "async" in r else "not run (a process per env)"
+            print(f"| {task} | {worlds:,} | {r['torpor']:,.0f} | {r['sync']:,.0f} | {asy} | {r['torpor'] / r['sync']:.2f} |",
                   flush=True)
-            a.close()
 
 
 def clutter_table(threads, worlds, chunks=4):
