@@ -44,6 +44,11 @@
 #include "contact_rows.h"
 #include "wake.h"
 
+/* A row response (1/kg) below this is a direction the tree cannot move (a
+ * hinge's axis, rounded into a tangent, leaves a denormal response whose
+ * reciprocal is infinite): no impulse, as between two fixed bodies. */
+#define TP_ARTIC_FIXED_RESPONSE 1e-9f
+
 /* One world's articulations during its solve. */
 typedef struct tp_artic_solve {
     const tp_artic_model *m;
@@ -222,7 +227,7 @@ TP_HD void tp_artic_point_rows(tp_artic_solve *A, const tp_world *wd, const tp_c
             tp_ltl_solve_chain3(fac, n, par, chain, v[0], v[1], v[2]);
         for (int k = 0; k < 3; ++k) p->mass[k] += tp_artic_chain_dot(j[k], v[k], n, chain);
     }
-    for (int k = 0; k < 3; ++k) p->mass[k] = p->mass[k] > 0.0f ? 1.0f / p->mass[k] : 0.0f;
+    for (int k = 0; k < 3; ++k) p->mass[k] = p->mass[k] > TP_ARTIC_FIXED_RESPONSE ? 1.0f / p->mass[k] : 0.0f;
 }
 
 /* Velocity phase of a substep: every tree's free velocity update and joint

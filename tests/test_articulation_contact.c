@@ -716,3 +716,65 @@ Test(articulation_contact, link_points_over_capacity_are_counted)
     cr_assert(mem[2] > mem[1] && mem[2] < mem[3], "the default (24 points) between: %zu, %zu, %zu", mem[1], mem[2],
               mem[3]);
 }
+
+/* ---------------------------------------------------------------- directions a tree cannot move */
+
+/* A rod turning about a vertical hinge strikes a static wall whose face normal
+ * has a z component of about 1e-20 (the wall is turned by 1e-20 rad about x,
+ * as a resting body's rounding leaves it). One friction tangent is then almost
+ * vertical, a direction the hinge cannot move the rod in: the tree's response
+ * j H^-1 j^T along it is a denormal float (about 1e-40 1/kg), and an effective
+ * mass taken as its reciprocal is infinite. The row must treat that direction as
+ * fixed, as a row between two fixed bodies is: the rod stops at the wall, finite. */
+Test(articulation_contact, a_direction_the_tree_cannot_move_takes_no_impulse)
+{
+    tp_model_def md = contact_def(0.0f, 0);
+    tp_builder *b = builder_begin(&md);
+    tp_body_def wall = tp_default_body_def();
+    wall.type = TP_BODY_STATIC;
+    wall.size[0] = 1.0f;
+    wall.size[1] = 0.1f;
+    wall.size[2] = 1.0f;
+    wall.pos[0] = 0.5f;
+    wall.pos[1] = 0.3f;
+    wall.pos[2] = 0.5f;
+    wall.quat[0] = 1e-20f; /* x y z w: a turn of 2e-20 rad about x */
+    wall.quat[3] = 1.0f;
+    wall.friction = 0.8f;
+    builder_add(b, &wall);
+    tp_body_def bd = tp_default_body_def();
+    bd.size[0] = (float)ROD_L;
+    bd.size[1] = bd.size[2] = (float)ROD_W;
+    bd.mass = (float)ROD_M;
+    bd.friction = 0.8f;
+    bd.pos[0] = 0.5f * (float)ROD_L;
+    bd.pos[2] = 0.5f;
+    int rod = builder_add(b, &bd);
+    tp_joint_def j = tp_default_joint_def();
+    j.type = TP_JOINT_REVOLUTE;
+    j.parent = -1;
+    j.child = rod;
+    j.axis[2] = 1.0f;
+    j.axis[0] = j.axis[1] = 0.0f;
+    j.anchor[0] = -0.5f * (float)ROD_L;
+    j.qd0 = 2.0f; /* rad/s, toward the wall (+y side) */
+    cr_assert_eq(tp_builder_add_joint(b, &j, NULL), TP_OK, "%s", tp_last_error());
+    tp_model *m = builder_finish(b);
+    tp_batch *batch = make_batch(m, 1, 1);
+    /* The rod's far corner (1, 0.05) meets the wall's face y = 0.25 at
+     * sin q + 0.05 cos q = 0.25: q = 0.2013 rad. */
+    const double q_touch = 0.2013;
+    for (int step = 0; step < 60; ++step) {
+        batch_steps(batch, 1);
+        tp_state_view s = batch_view(batch);
+        cr_assert_eq(s.faults[0], 0, "step %d: the world faulted (non-finite state)", step);
+        double q = joint_value(batch, 0), qd = joint_value(batch, 1);
+        cr_assert(isfinite(q) && isfinite(qd), "step %d: q = %g, qd = %g", step, q, qd);
+        cr_assert(q < q_touch + 0.01, "step %d: the rod passed the wall (q = %.4f rad, touches at %.4f)", step, q,
+                  q_touch);
+    }
+    cr_assert(fabs(joint_value(batch, 1)) < 0.05, "the rod still turns at %g rad/s after the impact",
+              joint_value(batch, 1));
+    tp_batch_destroy(batch);
+    tp_model_destroy(m);
+}
