@@ -18,8 +18,7 @@ static void put3(float *slot, int field, int lanes, int l, const float *x)
 }
 
 /* The fields of point i that change between the phases of a step: the
- * velocity target and the split impulse's (computed with tp_solve_normal_row's
- * expressions, so the same bits) and the accumulated impulses. The warm start
+ * velocity target and the split impulse's (the row law's, kernels/row_law.h) and the accumulated impulses. The warm start
  * (sweep 0) reads only the impulses, and runs before this substep's
  * separations are set (tp_solver_substep): its targets are zero, never
  * computed from stale or (in a step's first substep) uninitialized row
@@ -32,10 +31,9 @@ static void pack_point_phase(float *S, int lanes, int l, const tp_contact *c, co
     int push_on = 0;
     if (sweep) {
         float s = r->separation;
-        bias = s > 0.0f ? s * inv_h : 0.0f;
-        if (r->bounce_speed > 0.0f) bias = -r->bounce_speed;
-        push_on = use_bias && s < -TP_LINEAR_SLOP;
-        if (push_on) push_bias = tp_maxf(TP_BAUMGARTE * inv_h * (s + TP_LINEAR_SLOP), -TP_MAX_PUSH_SPEED);
+        bias = tp_row_target(s, inv_h, r->bounce_speed);
+        push_on = tp_row_pushes(use_bias, s);
+        if (push_on) push_bias = tp_row_push_target(s, inv_h);
         push_impulse = r->push_impulse;
     }
     S[TP_SF_BIAS * lanes + l] = bias;

@@ -2,9 +2,9 @@
  * both widths: csrc/solver_simd_sse2.c includes it with TP_SIMD_WIDTH 4,
  * csrc/solver_simd_avx2.c with 8 (compiled with -mavx2, never -mfma).
  *
- * Each lane does, for its own constraint, the float operations of
- * tp_warm_start_constraint / tp_solve_normal_row / tp_solve_friction_row
- * (kernels/sweeps.h) in the same order: add, sub, mul, div and sqrt are
+ * Each lane does, for its own constraint, what tp_warm_start_constraint /
+ * tp_solve_normal_row / tp_solve_friction_row (kernels/sweeps.h) do, through
+ * the same row law (kernels/row_law_lanes.h) on lane types: add, sub, mul, div and sqrt are
  * correctly rounded in SSE and AVX as in scalar code, and tp_maxf(a, b) =
  * a > b ? a : b is MAXPS(a, b) exactly (MAXPS returns its second operand when
  * the operands are unordered or both zero). Branches become masks; a lane that
@@ -85,8 +85,31 @@ static inline w3 w3_cross(w3 a, w3 b)
 }
 static inline w3 w3_sel(vf m, w3 a, w3 b) { w3 r = {vsel(m, a.x, b.x), vsel(m, a.y, b.y), vsel(m, a.z, b.z)}; return r; }
 
-/* tp_point_velocity: v + w x r */
-static inline w3 point_velocity(w3 v, w3 w, w3 r) { return w3_add(v, w3_cross(w, r)); }
+/* The row law (kernels/row_law_lanes.h) on these lanes: lane_impulse, lane_friction ... */
+#define TP_LANE_FN(name) lane_##name
+#define TP_LANE_QUAL static inline
+#define TP_LF vf
+#define TP_LM vf
+#define TP_L3 w3
+#define TP_LF_ADD vadd
+#define TP_LF_SUB vsub
+#define TP_LF_MUL vmul
+#define TP_LF_DIV vdiv
+#define TP_LF_SQRT vsqrt
+#define TP_LF_MAX vmax
+#define TP_LF_GT vgt
+#define TP_LF_NEQ vneq
+#define TP_LF_SEL vsel
+#define TP_LF_ZERO vzero()
+#define TP_LM_AND vand
+#define TP_LM_ANY vany
+#define TP_L3_ADD w3_add
+#define TP_L3_SUB w3_sub
+#define TP_L3_SCALE w3_scale
+#define TP_L3_DOT w3_dot
+#define TP_L3_CROSS w3_cross
+#define TP_L3_SEL w3_sel
+#include "row_law_lanes.h"
 
 /* Lanes' bodies: x, y, z of base[stride * idx[l] + 0..2], through a lane
  * array. AVX2's gather instruction (_mm256_i32gather_ps) gives the same bits
@@ -129,15 +152,12 @@ typedef struct body_pair {
     vf sim_a, sim_b, inv_m_a, inv_m_b;
 } body_pair;
 
-/* tp_apply_impulse_held with no hold, in lanes `m`: A -= p inv_m_a, dwa;
- * B += p inv_m_b, dwb; only simulated bodies change. */
+/* tp_apply_impulse_held with no hold, in lanes `m` (the held body of the
+ * shock pass is out of the group's write masks). */
 static inline void apply(w3 *va, w3 *wa, w3 *vb, w3 *wb, const body_pair *B, vf m, w3 p, w3 dwa, w3 dwb)
 {
-    vf ma = vand(m, B->sim_a), mb = vand(m, B->sim_b);
-    *va = w3_sel(ma, w3_sub(*va, w3_scale(p, B->inv_m_a)), *va);
-    *wa = w3_sel(ma, w3_sub(*wa, dwa), *wa);
-    *vb = w3_sel(mb, w3_add(*vb, w3_scale(p, B->inv_m_b)), *vb);
-    *wb = w3_sel(mb, w3_add(*wb, dwb), *wb);
+    lane_take(va, wa, vand(m, B->sim_a), B->inv_m_a, p, dwa);
+    lane_give(vb, wb, vand(m, B->sim_b), B->inv_m_b, p, dwb);
 }
 
 static inline void load_bodies(body_pair *B, const tp_simd_group *G, const float *v, const float *w)
@@ -165,59 +185,48 @@ static inline void store_bodies(const body_pair *B, const tp_simd_group *G, floa
  * other body's alone (packed in place of the ordinary one). */
 static inline void normal_row(float *S, body_pair *B, w3 *pva, w3 *pwa, w3 *pvb, w3 *pwb, int use_bias)
 {
-    vf valid = f_ld(S, TP_SF_VALID);
-    vf on = use_bias ? valid : vand(valid, vneq(f_ld(S, TP_SF_MAX_NORMAL_IMPULSE), vzero()));
+    vf on = lane_active(f_ld(S, TP_SF_VALID), use_bias, f_ld(S, TP_SF_MAX_NORMAL_IMPULSE));
     if (!vany(on)) return;
     w3 n = w3_ld(S, TP_SF_N), ra = w3_ld(S, TP_SF_RA), rb = w3_ld(S, TP_SF_RB);
     w3 wan = w3_ld(S, TP_SF_WA_N), wbn = w3_ld(S, TP_SF_WB_N);
-    vf mass = f_ld(S, TP_SF_NORMAL_MASS), bias = f_ld(S, TP_SF_BIAS);
+    vf mass = f_ld(S, TP_SF_NORMAL_MASS);
     if (use_bias) {
         vf push_on = vand(on, f_ld(S, TP_SF_PUSH_ON));
         if (vany(push_on)) {
-            vf push_bias = f_ld(S, TP_SF_PUSH_BIAS), pi = f_ld(S, TP_SF_PUSH_IMPULSE);
-            vf pn = w3_dot(w3_sub(point_velocity(*pvb, *pwb, rb), point_velocity(*pva, *pwa, ra)), n);
-            vf pl = vmax(vsub(pi, vmul(mass, vadd(pn, push_bias))), vzero());
+            vf pi = f_ld(S, TP_SF_PUSH_IMPULSE);
+            vf pn = lane_speed(*pva, *pwa, ra, *pvb, *pwb, rb, n);
+            vf pl = lane_impulse(pi, mass, pn, f_ld(S, TP_SF_PUSH_BIAS));
             vf dp = vsub(pl, pi);
             apply(pva, pwa, pvb, pwb, B, push_on, w3_scale(n, dp), w3_scale(wan, dp), w3_scale(wbn, dp));
             vst(S + TP_SF_PUSH_IMPULSE * VW, vsel(push_on, pl, pi));
         }
     }
     vf ni = f_ld(S, TP_SF_NORMAL_IMPULSE), mx = f_ld(S, TP_SF_MAX_NORMAL_IMPULSE);
-    vf vn = w3_dot(w3_sub(point_velocity(B->vb, B->wb, rb), point_velocity(B->va, B->wa, ra)), n);
-    vf lambda = vmax(vsub(ni, vmul(mass, vadd(vn, bias))), vzero());
+    vf lambda = lane_impulse(ni, mass, lane_speed(B->va, B->wa, ra, B->vb, B->wb, rb, n), f_ld(S, TP_SF_BIAS));
     vf delta = vsub(lambda, ni);
     vst(S + TP_SF_NORMAL_IMPULSE * VW, vsel(on, lambda, ni));
     vst(S + TP_SF_MAX_NORMAL_IMPULSE * VW, vsel(on, vmax(mx, lambda), mx));
     apply(&B->va, &B->wa, &B->vb, &B->wb, B, on, w3_scale(n, delta), w3_scale(wan, delta), w3_scale(wbn, delta));
 }
 
-/* tp_solve_friction_row, then tp_friction_cone: one slot of the group's
- * lanes (the hold is in the masses, the write masks and the slip targets). */
+/* tp_solve_friction_row: one slot of the group's lanes (the hold is in the
+ * masses, the write masks and the slip targets). */
 static inline void friction_row(float *S, body_pair *B)
 {
     vf on = f_ld(S, TP_SF_VALID);
     if (!vany(on)) return;
-    w3 ra = w3_ld(S, TP_SF_RA), rb = w3_ld(S, TP_SF_RB), t1 = w3_ld(S, TP_SF_T1), t2 = w3_ld(S, TP_SF_T2);
-    w3 dv = w3_sub(point_velocity(B->vb, B->wb, rb), point_velocity(B->va, B->wa, ra));
-    vf m1 = f_ld(S, TP_SF_TANGENT_MASS1), m2 = f_ld(S, TP_SF_TANGENT_MASS2);
-    vf i1 = f_ld(S, TP_SF_TANGENT_IMPULSE1), i2 = f_ld(S, TP_SF_TANGENT_IMPULSE2);
-    vf zero = vzero();
-    vf l1 = vsub(i1, vmul(m1, vsub(w3_dot(dv, t1), f_ld(S, TP_SF_SLIP1))));
-    vf l2 = vsub(i2, vmul(m2, vsub(w3_dot(dv, t2), f_ld(S, TP_SF_SLIP2))));
-    vf limit = vmul(f_ld(S, TP_SF_FRICTION), f_ld(S, TP_SF_NORMAL_IMPULSE));
-    vf len2 = vadd(vmul(l1, l1), vmul(l2, l2));
-    vf over = vgt(len2, vmul(limit, limit));
-    if (vany(vand(on, over))) {
-        vf scale = vsel(vgt(limit, zero), vdiv(limit, vsqrt(len2)), zero);
-        l1 = vsel(over, vmul(l1, scale), l1);
-        l2 = vsel(over, vmul(l2, scale), l2);
-    }
+    w3 t1 = w3_ld(S, TP_SF_T1), t2 = w3_ld(S, TP_SF_T2);
+    w3 dv = lane_rel_velocity(B->va, B->wa, w3_ld(S, TP_SF_RA), B->vb, B->wb, w3_ld(S, TP_SF_RB));
+    vf i1 = f_ld(S, TP_SF_TANGENT_IMPULSE1), i2 = f_ld(S, TP_SF_TANGENT_IMPULSE2), l1, l2;
+    lane_friction(i1, i2, f_ld(S, TP_SF_TANGENT_MASS1), f_ld(S, TP_SF_TANGENT_MASS2), w3_dot(dv, t1), w3_dot(dv, t2),
+                  f_ld(S, TP_SF_SLIP1), f_ld(S, TP_SF_SLIP2), vmul(f_ld(S, TP_SF_FRICTION), f_ld(S, TP_SF_NORMAL_IMPULSE)),
+                  &l1, &l2);
     vf d1 = vsub(l1, i1), d2 = vsub(l2, i2);
     vst(S + TP_SF_TANGENT_IMPULSE1 * VW, vsel(on, l1, i1));
     vst(S + TP_SF_TANGENT_IMPULSE2 * VW, vsel(on, l2, i2));
-    w3 p = w3_add(w3_scale(t1, d1), w3_scale(t2, d2));
-    w3 dwa = w3_add(w3_scale(w3_ld(S, TP_SF_WA_T1), d1), w3_scale(w3_ld(S, TP_SF_WA_T2), d2));
-    w3 dwb = w3_add(w3_scale(w3_ld(S, TP_SF_WB_T1), d1), w3_scale(w3_ld(S, TP_SF_WB_T2), d2));
+    w3 p = lane_sum2(t1, d1, t2, d2);
+    w3 dwa = lane_sum2(w3_ld(S, TP_SF_WA_T1), d1, w3_ld(S, TP_SF_WA_T2), d2);
+    w3 dwb = lane_sum2(w3_ld(S, TP_SF_WB_T1), d1, w3_ld(S, TP_SF_WB_T2), d2);
     apply(&B->va, &B->wa, &B->vb, &B->wb, B, on, p, dwa, dwb);
 }
 
@@ -256,7 +265,7 @@ static void TP_SIMD_FN(tp_simd_sweep)(const tp_simd_pack *P, int g0, int g1, flo
     }
 }
 
-/* tp_warm_start_constraint of groups [g0, g1): p = (n ln + t1 l1) + t2 l2. */
+/* tp_warm_start_constraint of groups [g0, g1). */
 static void TP_SIMD_FN(tp_simd_warm_start)(const tp_simd_pack *P, int g0, int g1, float *v, float *w)
 {
     const size_t slot_floats = (size_t)TP_SIMD_FIELDS * VW;
@@ -270,12 +279,9 @@ static void TP_SIMD_FN(tp_simd_warm_start)(const tp_simd_pack *P, int g0, int g1
             vf on = f_ld(S, TP_SF_VALID);
             vf ln = f_ld(S, TP_SF_NORMAL_IMPULSE), l1 = f_ld(S, TP_SF_TANGENT_IMPULSE1),
                l2 = f_ld(S, TP_SF_TANGENT_IMPULSE2);
-            w3 p = w3_add(w3_add(w3_scale(w3_ld(S, TP_SF_N), ln), w3_scale(w3_ld(S, TP_SF_T1), l1)),
-                          w3_scale(w3_ld(S, TP_SF_T2), l2));
-            w3 dwa = w3_add(w3_add(w3_scale(w3_ld(S, TP_SF_WA_N), ln), w3_scale(w3_ld(S, TP_SF_WA_T1), l1)),
-                            w3_scale(w3_ld(S, TP_SF_WA_T2), l2));
-            w3 dwb = w3_add(w3_add(w3_scale(w3_ld(S, TP_SF_WB_N), ln), w3_scale(w3_ld(S, TP_SF_WB_T1), l1)),
-                            w3_scale(w3_ld(S, TP_SF_WB_T2), l2));
+            w3 p = lane_sum3(w3_ld(S, TP_SF_N), ln, w3_ld(S, TP_SF_T1), l1, w3_ld(S, TP_SF_T2), l2);
+            w3 dwa = lane_sum3(w3_ld(S, TP_SF_WA_N), ln, w3_ld(S, TP_SF_WA_T1), l1, w3_ld(S, TP_SF_WA_T2), l2);
+            w3 dwb = lane_sum3(w3_ld(S, TP_SF_WB_N), ln, w3_ld(S, TP_SF_WB_T1), l1, w3_ld(S, TP_SF_WB_T2), l2);
             apply(&B.va, &B.wa, &B.vb, &B.wb, &B, on, p, dwa, dwb);
         }
         store_bodies(&B, G, v, w);

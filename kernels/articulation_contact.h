@@ -36,7 +36,7 @@
  * the link side's Jacobian is evaluated at the point's current position in
  * every substep. Everything here runs on thread 0 of a world's block (an
  * articulation is one body for coloring, kernels/coloring.h). */
-/* Included by kernels/sweeps.h, after its constants (TP_LINEAR_SLOP ...). */
+/* Included by kernels/sweeps.h, after the rigid rows it builds on. */
 #ifndef TP_ARTICULATION_CONTACT_H
 #define TP_ARTICULATION_CONTACT_H
 
@@ -319,15 +319,10 @@ TP_HD void tp_artic_warm_start_constraint(tp_artic_solve *A, tp_world *wd, const
     for (int i = first; i < first + count; ++i) {
         if (A->x.slot[i] < 0) continue; /* over the link-point capacity: no rows */
         const tp_contact *c = &contacts[i];
-        const tp_contact_row *r = &rows[i];
-        float ln = c->normal_impulse, l1 = c->tangent_impulse[0], l2 = c->tangent_impulse[1];
-        tp_vec3 p = tp_mad(tp_mad(tp_scale(tp_v3_load(c->normal), ln), tp_v3_load(r->t1), l1), tp_v3_load(r->t2), l2);
-        tp_vec3 dwa = tp_mad(tp_mad(tp_scale(tp_v3_load(r->wa_n), ln), tp_v3_load(r->wa_t1), l1), tp_v3_load(r->wa_t2), l2);
-        tp_vec3 dwb = tp_mad(tp_mad(tp_scale(tp_v3_load(r->wb_n), ln), tp_v3_load(r->wb_t1), l1), tp_v3_load(r->wb_t2), l2);
-        tp_apply_impulse_dw(wd->v, wd->w, 3, sb, a, b, p, dwa, dwb);
-        tp_artic_row_apply(A, i, 0, ln, A->s.qd);
-        tp_artic_row_apply(A, i, 1, l1, A->s.qd);
-        tp_artic_row_apply(A, i, 2, l2, A->s.qd);
+        tp_warm_start_point(wd, sb, a, b, c, &rows[i]);
+        tp_artic_row_apply(A, i, 0, c->normal_impulse, A->s.qd);
+        tp_artic_row_apply(A, i, 1, c->tangent_impulse[0], A->s.qd);
+        tp_artic_row_apply(A, i, 2, c->tangent_impulse[1], A->s.qd);
     }
 }
 
@@ -335,31 +330,22 @@ TP_HD void tp_artic_warm_start_constraint(tp_artic_solve *A, tp_world *wd, const
 TP_HD void tp_artic_normal_row(tp_artic_solve *A, tp_world *wd, const tp_solver_body *sb, int a, int b, int i,
                                tp_contact *c, tp_contact_row *r, float *push, float inv_h, int use_bias)
 {
-    if (!use_bias && r->max_normal_impulse == 0.0f) return;
-    const tp_artic_point *p = &A->x.pts[A->x.slot[i]];
+    if (!tp_row_active(1, use_bias, r->max_normal_impulse)) return;
+    float mass = A->x.pts[A->x.slot[i]].mass[0], s = r->separation;
     tp_vec3 n = tp_v3_load(c->normal), ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb);
-    float s = r->separation;
-    float bias = s > 0.0f ? s * inv_h : 0.0f;
-    if (r->bounce_speed > 0.0f) bias = -r->bounce_speed;
-    if (use_bias && s < -TP_LINEAR_SLOP) {
-        float push_bias = tp_maxf(TP_BAUMGARTE * inv_h * (s + TP_LINEAR_SLOP), -TP_MAX_PUSH_SPEED);
+    if (tp_row_pushes(use_bias, s)) {
         float pn = tp_artic_row_speed(A, i, 0, A->x.push_qd);
         if (!wd->model[b].link) pn += tp_dot(tp_push_velocity(push, b, rb), n);
         if (!wd->model[a].link) pn -= tp_dot(tp_push_velocity(push, a, ra), n);
-        float pl = tp_maxf(r->push_impulse - p->mass[0] * (pn + push_bias), 0.0f);
-        float dp = pl - r->push_impulse;
-        tp_apply_impulse_dw(push, push + 3, 6, sb, a, b, tp_scale(n, dp), tp_scale(tp_v3_load(r->wa_n), dp),
-                            tp_scale(tp_v3_load(r->wb_n), dp));
+        float pl = tp_row_impulse(r->push_impulse, mass, pn, tp_row_push_target(s, inv_h));
+        float dp = tp_push_store(r, pl);
+        tp_apply_normal(push, push + 3, 6, sb, a, b, c, r, dp, TP_HOLD_NONE);
         tp_artic_row_apply(A, i, 0, dp, A->x.push_qd);
-        r->push_impulse = pl;
     }
     float vn = tp_artic_rigid_speed(wd, a, b, ra, rb, n) + tp_artic_row_speed(A, i, 0, A->s.qd);
-    float lambda = tp_maxf(c->normal_impulse - p->mass[0] * (vn + bias), 0.0f);
-    float delta = lambda - c->normal_impulse;
-    c->normal_impulse = lambda;
-    r->max_normal_impulse = tp_maxf(r->max_normal_impulse, lambda);
-    tp_apply_impulse_dw(wd->v, wd->w, 3, sb, a, b, tp_scale(n, delta), tp_scale(tp_v3_load(r->wa_n), delta),
-                        tp_scale(tp_v3_load(r->wb_n), delta));
+    float lambda = tp_row_impulse(c->normal_impulse, mass, vn, tp_row_target(s, inv_h, r->bounce_speed));
+    float delta = tp_normal_store(c, r, lambda);
+    tp_apply_normal(wd->v, wd->w, 3, sb, a, b, c, r, delta, TP_HOLD_NONE);
     tp_artic_row_apply(A, i, 0, delta, A->s.qd);
 }
 
@@ -406,19 +392,15 @@ TP_HD void tp_artic_friction_row(tp_artic_solve *A, tp_world *wd, const tp_solve
                                  tp_contact *c, const tp_contact_row *r)
 {
     const tp_artic_point *p = &A->x.pts[A->x.slot[i]];
-    tp_vec3 ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb), t1 = tp_v3_load(r->t1), t2 = tp_v3_load(r->t2);
-    float j1, j2;
+    tp_vec3 ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb);
+    float j1, j2, l1, l2, d1, d2;
     tp_artic_row_speed2(A, i, A->s.qd, &j1, &j2);
-    float v1 = tp_artic_rigid_speed(wd, a, b, ra, rb, t1) + j1;
-    float v2 = tp_artic_rigid_speed(wd, a, b, ra, rb, t2) + j2;
-    float l1 = c->tangent_impulse[0] - p->mass[1] * v1;
-    float l2 = c->tangent_impulse[1] - p->mass[2] * v2;
-    float d1, d2;
-    tp_friction_cone(c, l1, l2, &d1, &d2);
-    tp_vec3 imp = tp_add(tp_scale(t1, d1), tp_scale(t2, d2));
-    tp_vec3 dwa = tp_add(tp_scale(tp_v3_load(r->wa_t1), d1), tp_scale(tp_v3_load(r->wa_t2), d2));
-    tp_vec3 dwb = tp_add(tp_scale(tp_v3_load(r->wb_t1), d1), tp_scale(tp_v3_load(r->wb_t2), d2));
-    tp_apply_impulse_dw(wd->v, wd->w, 3, sb, a, b, imp, dwa, dwb);
+    float v1 = tp_artic_rigid_speed(wd, a, b, ra, rb, tp_v3_load(r->t1)) + j1;
+    float v2 = tp_artic_rigid_speed(wd, a, b, ra, rb, tp_v3_load(r->t2)) + j2;
+    tp_row_friction(c->tangent_impulse[0], c->tangent_impulse[1], p->mass[1], p->mass[2], v1, v2, 0.0f, 0.0f,
+                    c->friction * c->normal_impulse, &l1, &l2);
+    tp_friction_store(c, l1, l2, &d1, &d2);
+    tp_apply_friction(wd, sb, a, b, r, d1, d2, TP_HOLD_NONE);
     tp_artic_row_apply2(A, i, d1, d2, A->s.qd);
 }
 

@@ -11,6 +11,7 @@
 #ifndef TP_CONTACT_ROWS_H
 #define TP_CONTACT_ROWS_H
 
+#include "row_law.h"
 #include "solver_scratch.h"
 
 /* A deterministic orthonormal tangent basis for unit normal n (Box2D's and
@@ -84,20 +85,25 @@ TP_HD float tp_row_mass_one(float inv_m, tp_vec3 r, tp_vec3 d, tp_vec3 dw)
 #define TP_HOLD_B 2
 
 /* Apply impulse p (linear part) to A (negated) and B, whose angular velocity
- * changes are dwa and dwb (the row's responses times the impulse). v and w are
- * [bodies][stride] arrays: the velocities (stride 3, v and w apart) or the
- * pseudo velocities of the split impulse (stride 6, w after v). */
+ * changes are dwa and dwb (the row's responses times the impulse), by the row
+ * law (tp_row_take, tp_row_give); a held body (the shock pass) takes none. v
+ * and w are [bodies][stride] arrays: the velocities (stride 3, v and w apart)
+ * or the pseudo velocities of the split impulse (stride 6, w after v). */
 TP_HD void tp_apply_impulse_held(float *v, float *w, int stride, const tp_solver_body *sb, int a, int b, tp_vec3 p,
                                  tp_vec3 dwa, tp_vec3 dwb, int hold)
 {
     const tp_solver_body *A = &sb[a], *B = &sb[b];
     if (A->simulated && hold != TP_HOLD_A) {
-        tp_v3_store(v + stride * a, tp_sub(tp_v3_load(v + stride * a), tp_scale(p, A->inv_m)));
-        tp_v3_store(w + stride * a, tp_sub(tp_v3_load(w + stride * a), dwa));
+        tp_vec3 va = tp_v3_load(v + stride * a), wa = tp_v3_load(w + stride * a);
+        tp_row_take(&va, &wa, 1, A->inv_m, p, dwa);
+        tp_v3_store(v + stride * a, va);
+        tp_v3_store(w + stride * a, wa);
     }
     if (B->simulated && hold != TP_HOLD_B) {
-        tp_v3_store(v + stride * b, tp_add(tp_v3_load(v + stride * b), tp_scale(p, B->inv_m)));
-        tp_v3_store(w + stride * b, tp_add(tp_v3_load(w + stride * b), dwb));
+        tp_vec3 vb = tp_v3_load(v + stride * b), wb = tp_v3_load(w + stride * b);
+        tp_row_give(&vb, &wb, 1, B->inv_m, p, dwb);
+        tp_v3_store(v + stride * b, vb);
+        tp_v3_store(w + stride * b, wb);
     }
 }
 
@@ -178,18 +184,10 @@ TP_HD void tp_solver_update_separations(const tp_world *wd, const tp_contact *co
     }
 }
 
-/* The friction rows' new accumulated impulses (l1, l2) of point c projected
- * on its friction cone |(l1, l2)| <= mu * normal impulse (radially, keeping
- * the direction), then the change (d1, d2) from the stored ones, which are
- * replaced: the step both rigid and articulated friction rows share. */
-TP_HD void tp_friction_cone(tp_contact *c, float l1, float l2, float *d1, float *d2)
+/* Point c's friction impulses become (l1, l2) (tp_row_friction's); the
+ * changes from the stored ones into (d1, d2). */
+TP_HD void tp_friction_store(tp_contact *c, float l1, float l2, float *d1, float *d2)
 {
-    float limit = c->friction * c->normal_impulse, len2 = l1 * l1 + l2 * l2;
-    if (len2 > limit * limit) {
-        float scale = limit > 0.0f ? limit / sqrtf(len2) : 0.0f;
-        l1 *= scale;
-        l2 *= scale;
-    }
     *d1 = l1 - c->tangent_impulse[0];
     *d2 = l2 - c->tangent_impulse[1];
     c->tangent_impulse[0] = l1;

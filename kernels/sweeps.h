@@ -1,61 +1,87 @@
-/* sweeps.h - stage 8, the sweeps: projected Gauss-Seidel over the contact rows
- * of the colored constraints (Catto, "Iterative Dynamics with Temporal
- * Coherence", GDC 2005), with the structure of Box2D v3's substepping solver
- * (Catto, "Solver2D", 2024): warm start, biased sweeps, relax sweeps.
- *
- *   - rigid non-penetration rows whose separation is re-evaluated from the
- *     current poses in every substep (as in TGS, Macklin et al., "Small Steps
- *     in Physics Simulation", SCA 2019); a speculative point (separation > 0)
- *     lets the bodies close the gap but no more;
- *   - penetration beyond a slop is pushed out by a split impulse (a Baumgarte
- *     bias, factor 0.2 as in Box2D v2.4, capped at 3 m/s as Box2D v3 caps its
- *     push-out speed) acting on pseudo velocities that are dropped after the
- *     substep's position update, so correcting penetration adds no energy;
- *   - a point that bounces in this substep (kernels/restitution.h) aims at its
- *     bounce speed instead;
+/* sweeps.h - the `solve` stage's sweeps: projected Gauss-Seidel over the
+ * contact rows of the colored constraints (Catto, "Iterative Dynamics with
+ * Temporal Coherence", GDC 2005), with the structure of Box2D v3's
+ * substepping solver (Catto, "Solver2D", 2024): warm start, biased sweeps,
+ * relax sweeps. Each row follows the row law (kernels/row_law.h); here are
+ * the rigid rows' loads and stores, the order of the rows and the drivers:
  *   - odd sweeps visit the points of each manifold in reverse order, so a
  *     four-point face contact does not tip the body toward whichever corner
  *     is solved first (the color order is kept);
- *   - friction per point in a circular cone |(l1, l2)| <= mu ln over two
- *     tangent rows, after the normal rows of the manifold.
- * Accumulated impulses are per substep (applied again at the start of every
- * substep). docs/solver.md gives the reasons and the tuning. */
+ *   - a manifold's normal rows come before its friction rows;
+ *   - accumulated impulses are per substep (applied again at the start of
+ *     every substep).
+ * docs/solver.md gives the reasons and the tuning. */
 #ifndef TP_SWEEPS_H
 #define TP_SWEEPS_H
 
 #include "contact_rows.h"
 
-/* Tuned on the C04 tower and the 55-cube pyramid (docs/solver.md, "Tuning");
- * overridable at compile time only so that the tuning sweep can be rerun. */
-#ifndef TP_LINEAR_SLOP
-#define TP_LINEAR_SLOP 0.0005f /* m of penetration left alone (no bias) */
-#endif
-#ifndef TP_BAUMGARTE
-#define TP_BAUMGARTE 0.2f /* fraction of the penetration removed per substep */
-#endif
 #ifndef TP_RELAX_DIVISOR
 #define TP_RELAX_DIVISOR 2 /* relax sweeps per substep = iterations / this, at least 1 */
 #endif
-#define TP_MAX_PUSH_SPEED 3.0f      /* m/s, cap of the push-out velocity */
 
-/* Rows on articulation links: the same rows with the tree's response. */
-#include "articulation_contact.h"
+/* Relative speed along d of the points at arms ra, rb of bodies a and b in
+ * [bodies][stride] velocity arrays v, w (tp_apply_impulse_held's layout). */
+TP_HD float tp_pair_speed(const float *v, const float *w, int stride, int a, int b, tp_vec3 ra, tp_vec3 rb, tp_vec3 d)
+{
+    return tp_row_speed(tp_v3_load(v + stride * a), tp_v3_load(w + stride * a), ra, tp_v3_load(v + stride * b),
+                        tp_v3_load(w + stride * b), rb, d);
+}
+
+/* A point's accumulated impulses applied again to bodies a and b (the warm start). */
+TP_HD void tp_warm_start_point(tp_world *wd, const tp_solver_body *sb, int a, int b, const tp_contact *c,
+                               const tp_contact_row *r)
+{
+    float ln = c->normal_impulse, l1 = c->tangent_impulse[0], l2 = c->tangent_impulse[1];
+    tp_vec3 p = tp_row_sum3(tp_v3_load(c->normal), ln, tp_v3_load(r->t1), l1, tp_v3_load(r->t2), l2);
+    tp_vec3 dwa = tp_row_sum3(tp_v3_load(r->wa_n), ln, tp_v3_load(r->wa_t1), l1, tp_v3_load(r->wa_t2), l2);
+    tp_vec3 dwb = tp_row_sum3(tp_v3_load(r->wb_n), ln, tp_v3_load(r->wb_t1), l1, tp_v3_load(r->wb_t2), l2);
+    tp_apply_impulse_dw(wd->v, wd->w, 3, sb, a, b, p, dwa, dwb);
+}
+
+/* Impulse `delta` along a point's normal on bodies a and b, in velocity
+ * arrays v, w of `stride` (the velocities or the push-out's). */
+TP_HD void tp_apply_normal(float *v, float *w, int stride, const tp_solver_body *sb, int a, int b, const tp_contact *c,
+                           const tp_contact_row *r, float delta, int hold)
+{
+    tp_apply_impulse_held(v, w, stride, sb, a, b, tp_scale(tp_v3_load(c->normal), delta),
+                          tp_scale(tp_v3_load(r->wa_n), delta), tp_scale(tp_v3_load(r->wb_n), delta), hold);
+}
+
+/* Impulses (d1, d2) along a point's tangents on bodies a and b. */
+TP_HD void tp_apply_friction(tp_world *wd, const tp_solver_body *sb, int a, int b, const tp_contact_row *r, float d1,
+                             float d2, int hold)
+{
+    tp_vec3 p = tp_row_sum2(tp_v3_load(r->t1), d1, tp_v3_load(r->t2), d2);
+    tp_vec3 dwa = tp_row_sum2(tp_v3_load(r->wa_t1), d1, tp_v3_load(r->wa_t2), d2);
+    tp_vec3 dwb = tp_row_sum2(tp_v3_load(r->wb_t1), d1, tp_v3_load(r->wb_t2), d2);
+    tp_apply_impulse_held(wd->v, wd->w, 3, sb, a, b, p, dwa, dwb, hold);
+}
+
+/* The push-out row's new accumulated impulse stored; returns the change. */
+TP_HD float tp_push_store(tp_contact_row *r, float pl)
+{
+    float dp = pl - r->push_impulse;
+    r->push_impulse = pl;
+    return dp;
+}
+
+/* The normal row's new accumulated impulse stored (and the step's largest
+ * noted, tp_row_active); returns the change. */
+TP_HD float tp_normal_store(tp_contact *c, tp_contact_row *r, float lambda)
+{
+    float delta = lambda - c->normal_impulse;
+    c->normal_impulse = lambda;
+    r->max_normal_impulse = tp_maxf(r->max_normal_impulse, lambda);
+    return delta;
+}
 
 /* Re-apply the accumulated impulses of a constraint (warm start). */
 TP_HD void tp_warm_start_constraint(tp_world *wd, const tp_solver_body *sb, const tp_constraint *k,
                                     const tp_contact *contacts, const tp_contact_row *rows)
 {
-    for (int i = k->first; i < k->first + k->count; ++i) {
-        const tp_contact *c = &contacts[i];
-        const tp_contact_row *r = &rows[i];
-        float ln = c->normal_impulse, l1 = c->tangent_impulse[0], l2 = c->tangent_impulse[1];
-        tp_vec3 p = tp_scale(tp_v3_load(c->normal), ln);
-        p = tp_mad(p, tp_v3_load(r->t1), l1);
-        p = tp_mad(p, tp_v3_load(r->t2), l2);
-        tp_vec3 dwa = tp_mad(tp_mad(tp_scale(tp_v3_load(r->wa_n), ln), tp_v3_load(r->wa_t1), l1), tp_v3_load(r->wa_t2), l2);
-        tp_vec3 dwb = tp_mad(tp_mad(tp_scale(tp_v3_load(r->wb_n), ln), tp_v3_load(r->wb_t1), l1), tp_v3_load(r->wb_t2), l2);
-        tp_apply_impulse_dw(wd->v, wd->w, 3, sb, k->body_a, k->body_b, p, dwa, dwb);
-    }
+    for (int i = k->first; i < k->first + k->count; ++i)
+        tp_warm_start_point(wd, sb, k->body_a, k->body_b, &contacts[i], &rows[i]);
 }
 
 /* Normal row of one point: split-impulse push-out (biased sweeps only), then
@@ -67,34 +93,17 @@ TP_HD void tp_warm_start_constraint(tp_world *wd, const tp_solver_body *sb, cons
 TP_HD void tp_solve_normal_row(tp_world *wd, const tp_solver_body *sb, int a, int b, tp_contact *c, tp_contact_row *r,
                                float *push, float inv_h, int use_bias, int hold, const tp_held_point *held)
 {
-    /* The unbiased sweeps leave alone a point that has not pushed in a biased
-     * sweep of this step: a gap closing in on it is met by the next substep's
-     * biased sweeps, before the next position update, so an impact is seen
-     * whole in one substep (restitution needs its approach speed). */
-    if (!use_bias && r->max_normal_impulse == 0.0f) return;
+    if (!tp_row_active(1, use_bias, r->max_normal_impulse)) return;
     tp_vec3 n = tp_v3_load(c->normal), ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb);
     float s = r->separation, mass = hold == TP_HOLD_NONE ? r->normal_mass : held->mass[0];
-    float bias = s > 0.0f ? s * inv_h : 0.0f; /* speculative: may close the gap, no more */
-    if (r->bounce_speed > 0.0f) bias = -r->bounce_speed;
-    if (use_bias && s < -TP_LINEAR_SLOP) {
-        /* Split impulse: the push-out acts on pseudo velocities that move
-         * the bodies in this substep's position update and are then
-         * dropped, so correcting penetration adds no kinetic energy. */
-        float push_bias = tp_maxf(TP_BAUMGARTE * inv_h * (s + TP_LINEAR_SLOP), -TP_MAX_PUSH_SPEED);
-        float pn = tp_dot(tp_sub(tp_push_velocity(push, b, rb), tp_push_velocity(push, a, ra)), n);
-        float pl = tp_maxf(r->push_impulse - mass * (pn + push_bias), 0.0f);
-        float dp = pl - r->push_impulse;
-        tp_apply_impulse_held(push, push + 3, 6, sb, a, b, tp_scale(n, dp), tp_scale(tp_v3_load(r->wa_n), dp),
-                              tp_scale(tp_v3_load(r->wb_n), dp), hold);
-        r->push_impulse = pl;
+    if (tp_row_pushes(use_bias, s)) {
+        float pn = tp_pair_speed(push, push + 3, 6, a, b, ra, rb, n);
+        float pl = tp_row_impulse(r->push_impulse, mass, pn, tp_row_push_target(s, inv_h));
+        tp_apply_normal(push, push + 3, 6, sb, a, b, c, r, tp_push_store(r, pl), hold);
     }
-    float vn = tp_dot(tp_sub(tp_point_velocity(wd, b, rb), tp_point_velocity(wd, a, ra)), n);
-    float lambda = tp_maxf(c->normal_impulse - mass * (vn + bias), 0.0f);
-    float delta = lambda - c->normal_impulse;
-    c->normal_impulse = lambda;
-    r->max_normal_impulse = tp_maxf(r->max_normal_impulse, lambda);
-    tp_apply_impulse_held(wd->v, wd->w, 3, sb, a, b, tp_scale(n, delta), tp_scale(tp_v3_load(r->wa_n), delta),
-                          tp_scale(tp_v3_load(r->wb_n), delta), hold);
+    float vn = tp_pair_speed(wd->v, wd->w, 3, a, b, ra, rb, n);
+    float lambda = tp_row_impulse(c->normal_impulse, mass, vn, tp_row_target(s, inv_h, r->bounce_speed));
+    tp_apply_normal(wd->v, wd->w, 3, sb, a, b, c, r, tp_normal_store(c, r, lambda), hold);
 }
 
 /* Friction rows of one point, in the cone |(l1, l2)| <= mu ln, aiming at slip
@@ -103,21 +112,15 @@ TP_HD void tp_solve_normal_row(tp_world *wd, const tp_solver_body *sb, int a, in
 TP_HD void tp_solve_friction_row(tp_world *wd, const tp_solver_body *sb, int a, int b, tp_contact *c,
                                  const tp_contact_row *r, int hold, const tp_held_point *held, float s1, float s2)
 {
-    tp_vec3 ra = tp_v3_load(r->ra), rb = tp_v3_load(r->rb), t1 = tp_v3_load(r->t1), t2 = tp_v3_load(r->t2);
-    tp_vec3 dv = tp_sub(tp_point_velocity(wd, b, rb), tp_point_velocity(wd, a, ra));
-    float m1 = r->tangent_mass[0], m2 = r->tangent_mass[1];
-    if (hold != TP_HOLD_NONE) {
-        m1 = held->mass[1];
-        m2 = held->mass[2];
-    }
-    float l1 = c->tangent_impulse[0] - m1 * (tp_dot(dv, t1) - s1);
-    float l2 = c->tangent_impulse[1] - m2 * (tp_dot(dv, t2) - s2);
-    float d1, d2;
-    tp_friction_cone(c, l1, l2, &d1, &d2);
-    tp_vec3 p = tp_add(tp_scale(t1, d1), tp_scale(t2, d2));
-    tp_vec3 dwa = tp_add(tp_scale(tp_v3_load(r->wa_t1), d1), tp_scale(tp_v3_load(r->wa_t2), d2));
-    tp_vec3 dwb = tp_add(tp_scale(tp_v3_load(r->wb_t1), d1), tp_scale(tp_v3_load(r->wb_t2), d2));
-    tp_apply_impulse_held(wd->v, wd->w, 3, sb, a, b, p, dwa, dwb, hold);
+    tp_vec3 dv = tp_row_rel_velocity(tp_v3_load(wd->v + 3 * a), tp_v3_load(wd->w + 3 * a), tp_v3_load(r->ra),
+                                     tp_v3_load(wd->v + 3 * b), tp_v3_load(wd->w + 3 * b), tp_v3_load(r->rb));
+    float m1 = hold == TP_HOLD_NONE ? r->tangent_mass[0] : held->mass[1];
+    float m2 = hold == TP_HOLD_NONE ? r->tangent_mass[1] : held->mass[2];
+    float l1, l2, d1, d2;
+    tp_row_friction(c->tangent_impulse[0], c->tangent_impulse[1], m1, m2, tp_dot(dv, tp_v3_load(r->t1)),
+                    tp_dot(dv, tp_v3_load(r->t2)), s1, s2, c->friction * c->normal_impulse, &l1, &l2);
+    tp_friction_store(c, l1, l2, &d1, &d2);
+    tp_apply_friction(wd, sb, a, b, r, d1, d2, hold);
 }
 
 /* One Gauss-Seidel pass over the rows of a constraint: normal rows, then friction. */
@@ -134,6 +137,9 @@ TP_HD void tp_solve_constraint(tp_world *wd, const tp_solver_body *sb, const tp_
         tp_solve_friction_row(wd, sb, k->body_a, k->body_b, &contacts[i], &rows[i], TP_HOLD_NONE, NULL, 0.0f, 0.0f);
     }
 }
+
+/* Rows on articulation links: the same law with the tree's response. */
+#include "articulation_contact.h"
 
 /* What a pass over the constraints does to each one. */
 #define TP_PASS_WARM_START 0
