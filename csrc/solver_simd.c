@@ -1,13 +1,15 @@
 /* solver_simd.c - the CPU's wide contact sweeps: which width runs, the
- * per-thread scratch, and the passes that drive the lane code
+ * per-thread scratch, and the hooks through which the passes of
+ * kernels/sweeps.h run the lane code
  * (csrc/solver_simd_wide.h) over the layout of csrc/solver_simd_pack.c.
  * docs/solver.md, "Wide sweeps on the CPU", gives the design and the argument
  * that the bits are the scalar sweeps'.
  *
  * Once per step the constraints of each color are packed into groups of
  * `lanes` (in key order: group g of a color holds its constraints g lanes ..
- * g lanes + lanes - 1). Each phase of sweeps (the `count` sweeps of one
- * tp_solver_sweeps call) reads again the fields that change between phases,
+ * g lanes + lanes - 1). The passes and their loops are kernels/sweeps.h's
+ * (tp_solver_pass hands each color to simd_color). Each phase of sweeps (the
+ * `count` sweeps of one tp_solver_sweeps call) reads again the fields that change between phases,
  * sweeps the groups, and writes the impulses back to the contacts and rows,
  * which the shock pass, restitution and the forces read; the warm start reads
  * the impulses again only where something else changed them since
@@ -134,9 +136,11 @@ static char *pack_at(tp_simd_pack *P, int lanes, int capacity, char *p)
     return p + align64((size_t)P->slot_cap * TP_SIMD_FIELDS * (size_t)lanes * sizeof(float));
 }
 
-static int simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
-                       int use_bias, int count);
-static void simd_warm_start(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts);
+static int simd_begin(tp_solver_simd *self, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts,
+                      float inv_h, int use_bias, int sweep);
+static void simd_color(tp_solver_simd *self, int pass, int c, tp_world *wd, tp_solver_work *w, tp_contact *contacts,
+                       const tp_pass_args *a);
+static void simd_end(tp_solver_simd *self, tp_solver_work *w, tp_contact *contacts, int sweep, int passes);
 static void simd_shock(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
                        int use_bias);
 
@@ -147,8 +151,10 @@ tp_solver_simd *tp_simd_bind(tp_simd kind, void *scratch, int bodies, int capaci
     char *p = (char *)scratch;
     tp_simd_ctx *c = (tp_simd_ctx *)p;
     p += align64(sizeof(tp_simd_ctx));
-    c->hooks.sweeps = simd_sweeps;
-    c->hooks.warm_start = simd_warm_start;
+    c->hooks.begin = simd_begin;
+    c->hooks.color = simd_color;
+    c->hooks.end = simd_end;
+    c->hooks.wide = 0;
     c->hooks.rows_changed = 1;
     c->hooks.impulses_changed = 1;
     c->impulses_packed = 0;
@@ -173,36 +179,6 @@ tp_solver_simd *tp_simd_bind(tp_simd kind, void *scratch, int bodies, int capaci
 }
 
 /* ---------------------------------------------------------------- the passes */
-
-/* tp_solver_pass with nth = 1: per color its scalar constraints, then its
- * groups; the overflow color; the joint rows. */
-static void simd_pass(tp_simd_ctx *C, int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts,
-                      const tp_pass_args *a)
-{
-    const tp_simd_pack *P = &C->pack;
-    for (int c = 0; c < TP_MAX_COLORS; ++c) {
-        for (int j = P->color_scalar[c]; j < P->color_scalar[c + 1]; ++j)
-            tp_solver_sweep_range(pass, wd, w, contacts, P->scalar[j], P->scalar[j] + 1, a, 0, 1);
-        int g0 = P->color_group[c], g1 = P->color_group[c + 1];
-        if (g0 == g1) continue;
-        if (pass == TP_PASS_WARM_START) C->k->warm_start(P, g0, g1, wd->v, wd->w);
-        else C->k->sweep(P, g0, g1, wd->v, wd->w, w->push, a->use_bias, a->reverse);
-    }
-    int begin = w->color_start[TP_OVERFLOW_COLOR], end = w->color_start[TP_OVERFLOW_COLOR + 1];
-    if (begin < end) tp_solver_sweep_range(pass, wd, w, contacts, begin, end, a, 0, 1);
-    if (w->artic && pass == TP_PASS_SWEEP) tp_artic_sweep_joint_rows(w->artic);
-}
-
-/* The scalar code for a phase whose constraints do not fit the scratch. */
-static int scalar_phase(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
-                        int use_bias, int count, int warm)
-{
-    w->simd = NULL;
-    if (warm) tp_solver_warm_start(wd, w, contacts, 0, 1);
-    else count = tp_solver_sweeps(wd, w, contacts, inv_h, use_bias, count, 0, 1);
-    w->simd = self;
-    return count;
-}
 
 /* Pack a phase (sweep 1: sweeps, 0: the warm start): everything after the
  * rows were prepared, else the phase's fields only. 0: the constraints do not
@@ -231,41 +207,41 @@ static int warm_start_ready(const tp_simd_ctx *C)
     return C->fits && C->impulses_packed && !C->hooks.rows_changed && !C->hooks.impulses_changed;
 }
 
-static int simd_sweeps(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
-                       int use_bias, int count)
+/* A phase begins (tp_solver_wide_begin): its fields into the lanes; 0 if
+ * they do not fit. */
+static int simd_begin(tp_solver_simd *self, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts,
+                      float inv_h, int use_bias, int sweep)
 {
     tp_simd_ctx *C = (tp_simd_ctx *)self;
-    if (!pack(C, wd, w, contacts, inv_h, use_bias, 1))
-        return scalar_phase(self, wd, w, contacts, inv_h, use_bias, count, 0);
-    tp_pass_args a;
-    a.inv_h = inv_h;
-    a.use_bias = use_bias;
-    int done = 0; /* tp_solver_sweeps' loop and convergence check, on one thread */
-    while (done < count) {
-        int it = done++, checked = tp_sweep_checked(w, it, count);
-        if (checked) tp_sweeps_moved(wd, w, 1, 0, 1);
-        a.reverse = it & 1;
-        simd_pass(C, TP_PASS_SWEEP, wd, w, contacts, &a);
-        if (checked && !tp_sweeps_moved(wd, w, 0, 0, 1)) break;
-    }
-    tp_simd_unpack_groups(&C->pack, 0, C->pack.n_groups, w, contacts);
-    C->impulses_packed = 1; /* the contacts now hold the slots' impulses */
-    if (done > 0) atomic_fetch_add(&simd_wide_total, (unsigned long long)C->pack.wide * (unsigned long long)done);
-    return done;
+    if (!sweep && warm_start_ready(C)) return 1;
+    return pack(C, wd, w, contacts, inv_h, use_bias, sweep);
 }
 
-static void simd_warm_start(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts)
+/* Color c of a pass (tp_solver_color_pass): its scalar constraints (the
+ * order within a color does not change the bits), then its groups. */
+static void simd_color(tp_solver_simd *self, int pass, int c, tp_world *wd, tp_solver_work *w, tp_contact *contacts,
+                       const tp_pass_args *a)
 {
     tp_simd_ctx *C = (tp_simd_ctx *)self;
-    if (!warm_start_ready(C) && !pack(C, wd, w, contacts, 0.0f, 0, 0)) {
-        scalar_phase(self, wd, w, contacts, 0.0f, 0, 0, 1);
-        return;
+    const tp_simd_pack *P = &C->pack;
+    for (int j = P->color_scalar[c]; j < P->color_scalar[c + 1]; ++j)
+        tp_solver_sweep_range(pass, wd, w, contacts, P->scalar[j], P->scalar[j] + 1, a, 0, 1);
+    int g0 = P->color_group[c], g1 = P->color_group[c + 1];
+    if (g0 == g1) return;
+    if (pass == TP_PASS_WARM_START) C->k->warm_start(P, g0, g1, wd->v, wd->w);
+    else C->k->sweep(P, g0, g1, wd->v, wd->w, w->push, a->use_bias, a->reverse);
+}
+
+/* A phase ends (tp_solver_wide_end): the sweeps' impulses back to the
+ * contacts; the constraints counted. */
+static void simd_end(tp_solver_simd *self, tp_solver_work *w, tp_contact *contacts, int sweep, int passes)
+{
+    tp_simd_ctx *C = (tp_simd_ctx *)self;
+    if (sweep) {
+        tp_simd_unpack_groups(&C->pack, 0, C->pack.n_groups, w, contacts);
+        C->impulses_packed = 1; /* the contacts now hold the slots' impulses */
     }
-    tp_pass_args a;
-    a.inv_h = 0.0f;
-    a.use_bias = a.reverse = 0;
-    simd_pass(C, TP_PASS_WARM_START, wd, w, contacts, &a);
-    atomic_fetch_add(&simd_wide_total, (unsigned long long)C->pack.wide);
+    if (passes > 0) atomic_fetch_add(&simd_wide_total, (unsigned long long)C->pack.wide * (unsigned long long)passes);
 }
 
 /* ---------------------------------------------------------------- the shock pass */

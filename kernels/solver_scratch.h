@@ -14,18 +14,26 @@ struct tp_artic_solve;
 struct tp_solver_work;
 
 /* The CPU's wide sweeps (csrc/solver_simd.c: SSE2 or AVX2 lanes over the
- * constraints of one color, the same bits as the scalar sweeps below). The CPU
+ * constraints of one color, the same bits as the scalar sweeps). The CPU
  * step points tp_solver_work.simd at one; everywhere else (the device, the
- * host replay of the lanes, a scalar run) it is NULL and the scalar code runs. */
+ * host replay of the lanes, a scalar run) it is NULL and the scalar code
+ * runs. The passes of kernels/sweeps.h drive it through these hooks. */
+struct tp_pass_args;
 typedef struct tp_solver_simd {
-    /* tp_solver_sweeps (returning the sweeps run) and tp_solver_warm_start
-     * (kernels/sweeps.h) for nth = 1 */
-    int (*sweeps)(struct tp_solver_simd *self, tp_world *wd, struct tp_solver_work *w, tp_contact *contacts,
-                   float inv_h, int use_bias, int count);
-    void (*warm_start)(struct tp_solver_simd *self, tp_world *wd, struct tp_solver_work *w, tp_contact *contacts);
+    /* A phase of passes on one thread begins (sweep: 1 for sweeps, 0 for the
+     * warm start): its rows into the lanes; 0 if they do not fit (the scalar
+     * passes run this phase). */
+    int (*begin)(struct tp_solver_simd *self, const tp_world *wd, const struct tp_solver_work *w,
+                 const tp_contact *contacts, float inv_h, int use_bias, int sweep);
+    /* Color c of one pass (a TP_PASS_* of kernels/sweeps.h) in the lanes. */
+    void (*color)(struct tp_solver_simd *self, int pass, int c, tp_world *wd, struct tp_solver_work *w,
+                  tp_contact *contacts, const struct tp_pass_args *a);
+    /* The phase ends after `passes` passes: the lanes' impulses back to the contacts. */
+    void (*end)(struct tp_solver_simd *self, struct tp_solver_work *w, tp_contact *contacts, int sweep, int passes);
     /* tp_solver_shock_pass (kernels/shock.h) */
     void (*shock)(struct tp_solver_simd *self, tp_world *wd, struct tp_solver_work *w, tp_contact *contacts,
                   float inv_h, int use_bias);
+    int wide;                   /* a phase is in the lanes: each color of a pass goes to `color` */
     int rows_changed;           /* set when the rows are prepared (a step's solve): the packed copy is stale */
     int impulses_changed;       /* set when a substep's end zeroed impulses (a bounce): the packed copy of the
                                  * impulses is stale */

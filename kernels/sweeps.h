@@ -175,6 +175,21 @@ TP_HD void tp_solver_sweep_range(int pass, tp_world *wd, tp_solver_work *w, tp_c
     }
 }
 
+/* Color c of a pass (tp_solver_sweep_range over its constraints), or, in a
+ * phase that the CPU's wide lanes run (csrc/solver_simd.c), the lanes' form
+ * of it: the same bits. */
+TP_HD void tp_solver_color_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts, int c,
+                                const tp_pass_args *a, int tid, int nth)
+{
+#if !defined(__CUDA_ARCH__)
+    if (w->simd && w->simd->wide) {
+        w->simd->color(w->simd, pass, c, wd, w, contacts, a);
+        return;
+    }
+#endif
+    tp_solver_sweep_range(pass, wd, w, contacts, w->color_start[c], w->color_start[c + 1], a, tid, nth);
+}
+
 /* One pass over all constraints in solve order: colors in order (constraints
  * of a color are independent and shared among the threads, with a barrier
  * after each color), then the serial tail by thread 0; in serial mode
@@ -184,9 +199,8 @@ TP_HD void tp_solver_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact 
                           int tid, int nth)
 {
     for (int c = 0; c < TP_MAX_COLORS; ++c) {
-        int begin = w->color_start[c], end = w->color_start[c + 1];
-        if (begin == end) continue; /* the same for every thread: the barrier below stays uniform */
-        tp_solver_sweep_range(pass, wd, w, contacts, begin, end, a, tid, nth);
+        if (w->color_start[c] == w->color_start[c + 1]) continue; /* the same for every thread: the barrier stays uniform */
+        tp_solver_color_pass(pass, wd, w, contacts, c, a, tid, nth);
         TP_BARRIER(nth);
     }
     int begin = w->color_start[TP_OVERFLOW_COLOR], end = w->color_start[TP_OVERFLOW_COLOR + 1];
@@ -198,6 +212,32 @@ TP_HD void tp_solver_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact 
         if (tid == 0) tp_artic_sweep_joint_rows(w->artic);
         TP_BARRIER(nth);
     }
+}
+
+/* A phase of passes (sweep: 1 for sweeps, 0 for the warm start) begins: in
+ * the CPU's wide lanes where a single thread runs it and its rows fit them;
+ * returns 1 then (the phase's tp_solver_wide_end is due). */
+TP_HD int tp_solver_wide_begin(const tp_world *wd, tp_solver_work *w, const tp_contact *contacts, float inv_h,
+                               int use_bias, int sweep, int nth)
+{
+#if !defined(__CUDA_ARCH__)
+    if (w->simd && nth == 1) return w->simd->wide = w->simd->begin(w->simd, wd, w, contacts, inv_h, use_bias, sweep);
+#else
+    (void)wd, (void)w, (void)contacts, (void)inv_h, (void)use_bias, (void)sweep, (void)nth;
+#endif
+    return 0;
+}
+
+/* A phase begun wide ends after `passes` passes. */
+TP_HD void tp_solver_wide_end(tp_solver_work *w, tp_contact *contacts, int wide, int sweep, int passes)
+{
+#if !defined(__CUDA_ARCH__)
+    if (!wide) return;
+    w->simd->wide = 0;
+    w->simd->end(w->simd, w, contacts, sweep, passes);
+#else
+    (void)w, (void)contacts, (void)wide, (void)sweep, (void)passes;
+#endif
 }
 
 /* A phase's sweeps stop early once a backward sweep changed no velocity of
@@ -265,10 +305,7 @@ TP_HD int tp_sweeps_moved(const tp_world *wd, const tp_solver_work *w, int note,
 TP_HD int tp_solver_sweeps(tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h, int use_bias,
                            int count, int tid, int nth)
 {
-#if !defined(__CUDA_ARCH__)
-    if (w->simd && nth == 1) /* the CPU's wide lanes (csrc/solver_simd.c): the same bits */
-        return w->simd->sweeps(w->simd, wd, w, contacts, inv_h, use_bias, count);
-#endif
+    int wide = tp_solver_wide_begin(wd, w, contacts, inv_h, use_bias, 1, nth), ran = count;
     tp_pass_args a;
     a.inv_h = inv_h;
     a.use_bias = use_bias;
@@ -287,25 +324,25 @@ TP_HD int tp_solver_sweeps(tp_world *wd, tp_solver_work *w, tp_contact *contacts
             TP_BARRIER(nth);
             int settled = !*w->moved;
             TP_BARRIER(nth); /* every thread has read the flag before thread 0 clears it again */
-            if (settled) return it + 1;
+            if (settled) {
+                ran = it + 1;
+                break;
+            }
         }
     }
-    return count;
+    tp_solver_wide_end(w, contacts, wide, 1, ran);
+    return ran;
 }
 
 /* Warm start: every constraint's accumulated impulses applied again. */
 TP_HD void tp_solver_warm_start(tp_world *wd, tp_solver_work *w, tp_contact *contacts, int tid, int nth)
 {
-#if !defined(__CUDA_ARCH__)
-    if (w->simd && nth == 1) {
-        w->simd->warm_start(w->simd, wd, w, contacts);
-        return;
-    }
-#endif
+    int wide = tp_solver_wide_begin(wd, w, contacts, 0.0f, 0, 0, nth);
     tp_pass_args a;
     a.inv_h = 0.0f;
     a.use_bias = a.reverse = 0;
     tp_solver_pass(TP_PASS_WARM_START, wd, w, contacts, &a, tid, nth);
+    tp_solver_wide_end(w, contacts, wide, 0, 1);
 }
 
 /* Relax sweeps per substep: half the biased ones, at least one. One sweep (as
