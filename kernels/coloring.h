@@ -44,6 +44,25 @@ TP_HD int tp_body_takes_color(const tp_world *wd, int b)
     return tp_body_is_simulated(wd, b) || tp_link_is_awake(wd, b);
 }
 
+/* End of the run of points from i that share i's body pair (the key order
+ * keeps a pair's points together). */
+TP_HD int tp_pair_run_end(const tp_contact *contacts, int n, int i)
+{
+    int a = contacts[i].body_a, b = contacts[i].body_b, j = i + 1;
+    while (j < n && contacts[j].body_a == a && contacts[j].body_b == b) ++j;
+    return j;
+}
+
+/* c: the constraint of points [i, j) (one body pair), uncolored (the overflow color). */
+TP_HD void tp_constraint_set(tp_constraint *c, const tp_contact *contacts, int i, int j)
+{
+    c->first = i;
+    c->count = j - i;
+    c->body_a = contacts[i].body_a;
+    c->body_b = contacts[i].body_b;
+    c->color = TP_OVERFLOW_COLOR;
+}
+
 /* Group the sorted contacts into constraints; pairs with no simulated body
  * (both asleep, static or kinematic) are left out: their rows are skipped.
  * Returns the number of constraints written to out (at most n). */
@@ -51,16 +70,9 @@ TP_HD int tp_build_constraints(const tp_world *wd, const tp_contact *contacts, i
 {
     int count = 0;
     for (int i = 0; i < n;) {
-        int a = contacts[i].body_a, b = contacts[i].body_b, j = i + 1;
-        while (j < n && contacts[j].body_a == a && contacts[j].body_b == b) ++j;
-        if (tp_body_takes_color(wd, a) || tp_body_takes_color(wd, b)) {
-            tp_constraint *c = &out[count++];
-            c->first = i;
-            c->count = j - i;
-            c->body_a = a;
-            c->body_b = b;
-            c->color = TP_OVERFLOW_COLOR;
-        }
+        int j = tp_pair_run_end(contacts, n, i);
+        if (tp_body_takes_color(wd, contacts[i].body_a) || tp_body_takes_color(wd, contacts[i].body_b))
+            tp_constraint_set(&out[count++], contacts, i, j);
         i = j;
     }
     return count;
@@ -206,14 +218,8 @@ TP_HD int tp_build_constraints_lanes(const tp_world *wd, const tp_contact *conta
         int k = S->counts[tid * TP_COLOR_BINS];
         for (int i = lo; i < hi; ++i) {
             if (!tp_constraint_begins(wd, contacts, i)) continue;
-            int a = contacts[i].body_a, b = contacts[i].body_b, j = i + 1; /* the pair's run may leave the range */
-            while (j < n && contacts[j].body_a == a && contacts[j].body_b == b) ++j;
-            tp_constraint *c = &out[k++];
-            c->first = i;
-            c->count = j - i;
-            c->body_a = a;
-            c->body_b = b;
-            c->color = TP_OVERFLOW_COLOR;
+            tp_constraint_set(&out[k], contacts, i, tp_pair_run_end(contacts, n, i)); /* the run may leave the range */
+            ++k;
         }
     }
     *fresh = ((volatile int32_t *)S->flags)[3]; /* written by lane 0 before the barrier above */
