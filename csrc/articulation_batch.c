@@ -27,6 +27,8 @@ tp_status tp_artic_batch_create(tp_batch *b)
             return tp_fail(TP_ERR_BACKEND, "model \"%s\": randomize.mass_scale = [%g, %g] with %d joints: link mass scales "
                            "are drawn on the cpu backend only so far (use the cpu backend or set it to [1, 1])",
                            b->model->name, (double)r->mass_scale[0], (double)r->mass_scale[1], h->km.joint_count);
+        tp_status st = tp_robot_params_refused(b);
+        if (st) return st;
     }
     tp_artic_batch *a = calloc(1, sizeof *a);
     if (!a) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays");
@@ -64,15 +66,19 @@ size_t tp_artic_batch_bytes_per_world(const tp_batch *b)
 {
     if (!b->artic) return 0;
     const tp_artic_model *km = &host_of(b)->km;
+    size_t params = b->artic->joint_params ? (size_t)km->joint_count * TP_AJP_COUNT * sizeof(float) +
+                                                 (size_t)km->actuator_count * sizeof(tp_artic_actuator)
+                                           : 0;
     return ((size_t)km->nq + 6 * (size_t)km->nv + (size_t)km->actuator_count + (size_t)km->joint_count) * sizeof(float) +
-           b->artic->scratch_bytes;
+           params + b->artic->scratch_bytes;
 }
 
 void tp_artic_batch_destroy(tp_batch *b)
 {
     tp_artic_batch *a = b->artic;
     if (!a) return;
-    void *arrays[] = {a->q, a->qd, a->f, a->target_q, a->target_qd, a->ctrl, a->act_f, a->limit_f, a->link_scale, a->scratch};
+    void *arrays[] = {a->q, a->qd, a->f, a->target_q, a->target_qd, a->ctrl, a->act_f, a->limit_f, a->link_scale, a->joint_params,
+                      a->actuator_params, a->scratch};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(a);
     b->artic = NULL;
@@ -84,6 +90,7 @@ tp_artic_world tp_artic_batch_world(tp_batch *b, int w)
     tp_artic_world s = tp_artic_world_at(&host_of(b)->km, a->q, a->qd, a->f, a->target_q, a->target_qd, w);
     tp_artic_world_actuators(&host_of(b)->km, &s, a->ctrl, a->act_f, a->limit_f, w);
     tp_artic_world_link_scales(&host_of(b)->km, &s, a->link_scale, w);
+    tp_artic_world_params(&host_of(b)->km, &s, a->joint_params, a->actuator_params, w);
     return s;
 }
 

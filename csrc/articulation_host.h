@@ -6,6 +6,7 @@
 
 #include "articulation.h"
 #include "articulation_reset.h"
+#include "philox.h"
 #include "torpor.h"
 
 #include <stddef.h>
@@ -92,6 +93,9 @@ typedef struct tp_artic_batch {
     float *ctrl, *act_f; /* [W][nu] controls, [W][nv] actuator force per dof (csrc/actuator_batch.c) */
     float *limit_f;      /* [W][nv] joint-limit force per dof (csrc/actuator_batch.c) */
     float *link_scale;   /* [W][J] mass scale of each link, kernel order (csrc/robot_randomize.c) */
+    float *joint_params; /* [W][J][TP_AJP_COUNT] damping, armature, friction loss, kernel order; NULL on
+                            CUDA (csrc/robot_params.c) */
+    tp_artic_actuator *actuator_params; /* [W][nu] each world's actuators; NULL on CUDA */
     char *scratch;
     size_t scratch_bytes;
 } tp_artic_batch;
@@ -122,6 +126,22 @@ int tp_actuator_batch_create(struct tp_batch *b, tp_artic_batch *a);
  * on (seed, world, index, stream, the world's episode). */
 void tp_robot_randomize_world(struct tp_batch *b, int w);
 int tp_robot_batch_create(struct tp_batch *b, tp_artic_batch *a);
+/* Philox streams of the robot draws; index: the link's body for the mass
+ * scale, the joint (as added) for joint noise and joint parameters, the
+ * actuator for actuator parameters. */
+enum {
+    TP_ROBOT_STREAM_MASS = 1, TP_ROBOT_STREAM_JOINT_Q = 3, TP_ROBOT_STREAM_JOINT_QD = 4, TP_ROBOT_STREAM_DAMPING = 5,
+    TP_ROBOT_STREAM_ARMATURE = 6, TP_ROBOT_STREAM_FRICTION = 7, TP_ROBOT_STREAM_GEAR = 8, TP_ROBOT_STREAM_KP = 9,
+    TP_ROBOT_STREAM_KV = 10
+};
+tp_philox4 tp_robot_draw(const struct tp_batch *b, int w, uint32_t index, uint32_t stream);
+/* Per-world robot parameters (csrc/robot_params.c): allocate them (CPU
+ * backend only; 0 on out of memory), set world w's to the model's values
+ * scaled by this episode's draws, and the CUDA backend's refusal of a
+ * randomize block that draws them. */
+int tp_robot_params_create(struct tp_batch *b, tp_artic_batch *a);
+void tp_robot_params_world(struct tp_batch *b, int w);
+tp_status tp_robot_params_refused(const struct tp_batch *b);
 /* Set the mass scale of link `body` in world w (kernel order from the body); a changed one wakes its tree. */
 void tp_robot_set_link_scale(struct tp_batch *b, int w, int body, float scale);
 

@@ -295,6 +295,7 @@ void tp_batch_destroy(tp_batch *b)
     if (b->ops) b->ops->destroy(b);
     tp_artic_batch_destroy(b);
     free(b->imu);
+    tp_contact_sensors_free(b);
     batch_free_arrays(b);
     free(b);
 }
@@ -332,7 +333,10 @@ tp_status tp_batch_step(tp_batch *b, int steps)
         if (st != TP_OK) return st;
         if (s == steps - 1) tp_sensors_before_step(b);
         if ((st = b->ops->step(b)) != TP_OK) return st;
-        if (s == steps - 1) tp_sensors_after_step(b, b->model->def.dt);
+        if (s == steps - 1) {
+            tp_sensors_after_step(b, b->model->def.dt);
+            tp_contact_sensors_update(b);
+        }
         b->step_count++;
     }
     return TP_OK;

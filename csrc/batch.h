@@ -77,6 +77,7 @@ struct tp_batch {
 
     struct tp_artic_batch *artic; /* joint arrays (csrc/articulation_batch.c), NULL without joints */
     float *imu;                   /* [4][W][B][3] IMU v, w, a and v before the last step (csrc/sensors.c); NULL until asked */
+    struct tp_contact_sensors *touch; /* contact sensors (csrc/contact_sensors.c); NULL until asked */
 };
 
 /* The calls below are the bottom layer (csrc/batch_core.c): they call nothing
@@ -111,6 +112,10 @@ tp_status tp_select_begin_writes(tp_batch *b, const tp_world_select *s);
 /* The IMU arrays around the last step of a tp_batch_step call (csrc/sensors.c; nothing until asked for). */
 void tp_sensors_before_step(tp_batch *b);
 void tp_sensors_after_step(tp_batch *b, float dt);
+/* Contact sensors (csrc/contact_sensors.c): refill from the last step's contacts; free. */
+typedef struct tp_contact_sensors tp_contact_sensors;
+void tp_contact_sensors_update(tp_batch *b);
+void tp_contact_sensors_free(tp_batch *b);
 
 /* Solver and sleep settings of the model, as the stages take them (csrc/step.c). */
 struct tp_step_params tp_batch_step_params(const tp_batch *b);

@@ -44,6 +44,10 @@ static int shape_def_check(const tp_shape_def *s, const char *at, char *field, s
                            size_t reason_len)
 {
     char path[48];
+    if ((unsigned)s->sensor > 1u) {
+        snprintf(path, sizeof path, "%s.sensor", at);
+        return CHECK_FAIL(path, "must be 0 or 1, got %d", s->sensor);
+    }
     if ((unsigned)s->shape >= TP_SHAPE_COUNT) {
         snprintf(path, sizeof path, "%s.shape", at);
         return CHECK_FAIL(path, "unknown shape %d", (int)s->shape);

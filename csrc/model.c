@@ -105,6 +105,10 @@ tp_model_def tp_default_model_def(void)
     def.randomize.seed = 1;
     def.randomize.mass_scale[0] = def.randomize.mass_scale[1] = 1.0f;
     def.randomize.friction_range[0] = def.randomize.friction_range[1] = 0.6f;
+    float *robot_scales[] = {def.randomize.joint_damping_scale, def.randomize.joint_armature_scale,
+                             def.randomize.joint_friction_scale, def.randomize.actuator_gear_scale,
+                             def.randomize.actuator_kp_scale, def.randomize.actuator_kv_scale};
+    for (size_t i = 0; i < sizeof robot_scales / sizeof robot_scales[0]; ++i) robot_scales[i][0] = robot_scales[i][1] = 1.0f;
     return def;
 }
 

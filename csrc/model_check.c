@@ -61,7 +61,8 @@ static int range_check(const float r[2], float min, int strict, const char *name
     return 1;
 }
 
-/* Mass scale: 0 < lo <= hi; friction range (when set): 0 <= lo <= hi. */
+/* Mass scale: 0 < lo <= hi; friction range (when set): 0 <= lo <= hi; robot
+ * parameter scales 0 <= lo <= hi (gear 0 < lo). */
 static int randomize_ranges_check(const tp_randomize_def *r, char *field, size_t field_len, char *reason,
                                   size_t reason_len)
 {
@@ -77,6 +78,17 @@ static int randomize_ranges_check(const tp_randomize_def *r, char *field, size_t
     if (r->has_friction_range &&
         !range_check(r->friction_range, 0.0f, 0, "randomize.friction_range", field, field_len, reason, reason_len))
         return 0;
+    const struct { const float *range; const char *name; } scales[] = {
+        {r->joint_damping_scale, "randomize.joint_damping_scale"},
+        {r->joint_armature_scale, "randomize.joint_armature_scale"},
+        {r->joint_friction_scale, "randomize.joint_friction_scale"},
+        {r->actuator_gear_scale, "randomize.actuator_gear_scale"},
+        {r->actuator_kp_scale, "randomize.actuator_kp_scale"},
+        {r->actuator_kv_scale, "randomize.actuator_kv_scale"}};
+    for (size_t i = 0; i < sizeof scales / sizeof scales[0]; ++i)
+        if (!range_check(scales[i].range, 0.0f, scales[i].range == r->actuator_gear_scale, scales[i].name, field,
+                         field_len, reason, reason_len))
+            return 0;
     return 1;
 }
 
@@ -262,6 +274,9 @@ int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, cha
         return CHECK_FAIL("restitution", "must be within [0, 1], got %g", (double)def->restitution);
     if (def->contype < 0) return CHECK_FAIL("contype", "must be >= 0 (a bitmask), got %d", def->contype);
     if (def->conaffinity < 0) return CHECK_FAIL("conaffinity", "must be >= 0 (a bitmask), got %d", def->conaffinity);
+    if ((unsigned)def->sensor > 1u) return CHECK_FAIL("sensor", "must be 0 or 1, got %d", def->sensor);
+    if (def->sensor && def->shape_count > 0)
+        return CHECK_FAIL("sensor", "a compound body marks its shapes as sensors (shapes[i].sensor), not itself");
     return 1;
 }
 

@@ -2,7 +2,8 @@
  * creation and every reset (docs/articulations.md, "Randomization"): joint-
  * state noise around q0 / qd0 and link mass scales, each drawn anew per
  * episode so a reset gives the same bits at any world count; and the batched
- * setter of link mass scales. */
+ * setter of link mass scales. The other per-world robot parameters:
+ * csrc/robot_params.c. */
 #include "articulation_host.h"
 #include "batch.h"
 #include "random_normal.h"
@@ -13,15 +14,11 @@
 /* Every per-world random number of a robot: Philox keyed on (seed, global
  * world, index, stream, episode), the scheme of kernels/world_init.h's body
  * draws; the global index (tp_batch_def.first_world + w) makes a shard draw
- * as the same world of one batch.
- * Streams: 1 link mass scale (index: the link's body, as for any body), 3
- * joint q noise, 4 joint qd noise (index: the joint as added). */
-static tp_philox4 tp_batch_draw(const tp_batch *b, int w, uint32_t index, uint32_t stream)
+ * as the same world of one batch (streams: articulation_host.h). */
+tp_philox4 tp_robot_draw(const tp_batch *b, int w, uint32_t index, uint32_t stream)
 {
     return tp_philox_draw(b->seed, (uint32_t)b->first_world + (uint32_t)w, index, stream, b->episode[w]);
 }
-
-enum { STREAM_MASS = 1, STREAM_JOINT_Q = 3, STREAM_JOINT_QD = 4 };
 
 /* Noise of amplitude a: uniform in [-a, a] or normal with standard deviation a. */
 static float joint_noise(tp_philox4 u, float a, int normal)
@@ -36,7 +33,7 @@ int tp_robot_batch_create(tp_batch *b, tp_artic_batch *a)
     if (!a->link_scale) return 0;
     for (size_t i = 0; i < n; ++i) a->link_scale[i] = 1.0f;
     b->layout.link_scale = a->link_scale;
-    return 1;
+    return tp_robot_params_create(b, a);
 }
 
 void tp_robot_randomize_world(tp_batch *b, int w)
@@ -49,18 +46,19 @@ void tp_robot_randomize_world(tp_batch *b, int w)
     for (int i = 0; i < h->km.joint_count; ++i) {
         const tp_artic_joint *j = &h->joints[h->kernel_of[i]];
         scale[h->kernel_of[i]] =
-            scale_mass ? tp_uniform_range(tp_batch_draw(b, w, (uint32_t)j->body, STREAM_MASS).v[0], r->mass_scale)
+            scale_mass ? tp_uniform_range(tp_robot_draw(b, w, (uint32_t)j->body, TP_ROBOT_STREAM_MASS).v[0], r->mass_scale)
                        : 1.0f;
         if (j->type != TP_AJ_REVOLUTE && j->type != TP_AJ_PRISMATIC) continue;
         if (r->joint_q_noise > 0.0f) {
             float *q = s.q + j->q_start;
-            *q += joint_noise(tp_batch_draw(b, w, (uint32_t)i, STREAM_JOINT_Q), r->joint_q_noise, r->joint_noise_normal);
+            *q += joint_noise(tp_robot_draw(b, w, (uint32_t)i, TP_ROBOT_STREAM_JOINT_Q), r->joint_q_noise, r->joint_noise_normal);
             if (j->has_limits) *q = tp_clampf(*q, j->lower, j->upper);
         }
         if (r->joint_qd_noise > 0.0f)
             s.qd[j->v_start] +=
-                joint_noise(tp_batch_draw(b, w, (uint32_t)i, STREAM_JOINT_QD), r->joint_qd_noise, r->joint_noise_normal);
+                joint_noise(tp_robot_draw(b, w, (uint32_t)i, TP_ROBOT_STREAM_JOINT_QD), r->joint_qd_noise, r->joint_noise_normal);
     }
+    tp_robot_params_world(b, w);
 }
 
 void tp_robot_set_link_scale(tp_batch *b, int w, int body, float value)

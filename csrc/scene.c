@@ -97,7 +97,13 @@ static const field randomize_fields[] = {
     FIELD("friction_range", V_VEC2, tp_randomize_def, friction_range),
     FIELD("joint_q_noise", V_FLOAT, tp_randomize_def, joint_q_noise),
     FIELD("joint_qd_noise", V_FLOAT, tp_randomize_def, joint_qd_noise),
-    ENUM_FIELD("joint_noise", tp_randomize_def, joint_noise_normal, joint_noise_names, "joint noise distribution")};
+    ENUM_FIELD("joint_noise", tp_randomize_def, joint_noise_normal, joint_noise_names, "joint noise distribution"),
+    FIELD("joint_damping_scale", V_VEC2, tp_randomize_def, joint_damping_scale),
+    FIELD("joint_armature_scale", V_VEC2, tp_randomize_def, joint_armature_scale),
+    FIELD("joint_friction_scale", V_VEC2, tp_randomize_def, joint_friction_scale),
+    FIELD("actuator_gear_scale", V_VEC2, tp_randomize_def, actuator_gear_scale),
+    FIELD("actuator_kp_scale", V_VEC2, tp_randomize_def, actuator_kp_scale),
+    FIELD("actuator_kv_scale", V_VEC2, tp_randomize_def, actuator_kv_scale)};
 
 /* Keys of a body other than its position, shared by plain bodies and
  * generators (split so that messages list them in a natural order). */
@@ -108,7 +114,8 @@ static const field randomize_fields[] = {
         FIELD("ang_vel", V_VEC3, tp_body_def, ang_vel), FIELD("density", V_FLOAT, tp_body_def, density), \
         FIELD("mass", V_FLOAT, tp_body_def, mass), FIELD("friction", V_FLOAT, tp_body_def, friction), \
         FIELD("restitution", V_FLOAT, tp_body_def, restitution), OTHER("static"), OTHER("kinematic"), \
-        FIELD("actuated", V_BOOL, tp_body_def, actuated), OTHER("shapes"), OTHER("com"), OTHER("inertia"), \
+        FIELD("actuated", V_BOOL, tp_body_def, actuated), FIELD("sensor", V_BOOL, tp_body_def, sensor), \
+        OTHER("shapes"), OTHER("com"), OTHER("inertia"), \
         OTHER("vertices"), OTHER("mesh"), OTHER("scale"), FIELD("contype", V_INT, tp_body_def, contype), \
         FIELD("conaffinity", V_INT, tp_body_def, conaffinity)
 

@@ -122,7 +122,7 @@ static const field shape_fields[] = {
     ENUM_FIELD("shape", tp_shape_def, shape, scene_shape_names, "shape"),
     FIELD("size", V_VEC3, tp_shape_def, size), FIELD("pos", V_VEC3, tp_shape_def, pos),
     FIELD("quat", V_VEC4, tp_shape_def, quat), FIELD("density", V_FLOAT, tp_shape_def, density),
-    OTHER("vertices"), OTHER("mesh"), OTHER("scale")};
+    FIELD("sensor", V_BOOL, tp_shape_def, sensor), OTHER("vertices"), OTHER("mesh"), OTHER("scale")};
 
 /* One element of `shapes`, the slot-th. */
 static int read_shape(scene *sc, const json_t *obj, int slot, tp_shape_def *out)

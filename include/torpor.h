@@ -252,6 +252,19 @@ typedef struct tp_randomize_def {
     float joint_q_noise;  /* rad or m, finite, >= 0 (default 0 = off) */
     float joint_qd_noise; /* rad/s or m/s, finite, >= 0 (default 0 = off) */
     int joint_noise_normal; /* 0 uniform (default), 1 normal */
+    /* Per-world robot parameters (docs/articulations.md, "Randomization"): each
+     * joint's damping, armature and friction loss, and each actuator's gear,
+     * kp and kv, is the model's value times a scale uniform in [lo, hi],
+     * drawn per world and episode (Philox streams 5 to 10 keyed on the joint's
+     * or actuator's index as added). Finite, 0 <= lo <= hi (gear: 0 < lo);
+     * default [1, 1] = off. kp acts on position actuators, kv on position
+     * and velocity ones (the others have none). */
+    float joint_damping_scale[2];
+    float joint_armature_scale[2];
+    float joint_friction_scale[2];
+    float actuator_gear_scale[2];
+    float actuator_kp_scale[2];
+    float actuator_kv_scale[2];
 } tp_randomize_def;
 
 typedef struct tp_model_def {
@@ -282,6 +295,7 @@ typedef struct tp_shape_def {
      * must be NULL / 0. */
     const float *vertices;
     int vertex_count;
+    int sensor;            /* 0 or 1: a contact sensor (include/torpor_sensors.h; default 0) */
 } tp_shape_def;
 
 typedef struct tp_body_def {
@@ -325,6 +339,9 @@ typedef struct tp_body_def {
      * (each >= 0; default 1 and 1: everything collides). 0 and 0: the body
      * touches nothing (a visual or a massless placeholder link). */
     int contype, conaffinity;
+    /* 0 or 1: the body's one shape is a contact sensor (include/torpor_sensors.h;
+     * a compound body marks its shapes instead, tp_shape_def.sensor; default 0). */
+    int sensor;
 } tp_body_def;
 
 /* Scripted events, applied before the first step that starts at or after `time`. */

@@ -92,6 +92,45 @@ tp_status tp_batch_actuators(tp_batch *batch, tp_actuator_view *out);
  * checked first: a non-finite one, a bad selection or a model without
  * actuators return TP_ERR_INVALID_ARGUMENT, nothing changes. */
 tp_status tp_batch_set_ctrl(tp_batch *batch, const tp_world_select *select, const float *ctrl);
+
+/* ---------------------------------------------------------------- robot parameters (csrc/robot_params.c)
+ *
+ * Every world has its own joint damping, armature and friction loss and its
+ * own actuator gear, kp and kv. Each reset (and batch creation) sets them to
+ * the model's values times the randomize block's draws for that world and
+ * episode (tp_randomize_def.joint_damping_scale ...: Philox keyed on the
+ * seed, the global world index and the episode, so the same bits at any world
+ * count); tp_batch_set_robot_params replaces them until the next reset.
+ * Columns: joints in the order added ([rows][J], J = tp_model_joint_count)
+ * or actuators ([rows][nu]). Values of fixed and free joints (which have no
+ * damping, armature or friction loss) are checked and skipped; kp exists on
+ * position actuators, kv on position and velocity ones (a position
+ * actuator's kp is its gain and -bias1, its kv -bias2; a velocity actuator's
+ * kv its gain and -bias2), elsewhere the value must be 0. A changed value
+ * wakes the world's trees. CPU backend only so far: on CUDA the step uses the
+ * model's values, these calls return TP_ERR_BACKEND and a batch whose model
+ * randomizes them is refused. */
+typedef enum tp_robot_param {
+    TP_ROBOT_JOINT_DAMPING = 0,  /* [J] N m s/rad or N s/m, >= 0 */
+    TP_ROBOT_JOINT_ARMATURE = 1, /* [J] kg m^2 or kg, >= 0 */
+    TP_ROBOT_JOINT_FRICTION = 2, /* [J] friction loss, N m or N, >= 0 */
+    TP_ROBOT_ACTUATOR_GEAR = 3,  /* [nu] finite, non-zero */
+    TP_ROBOT_ACTUATOR_KP = 4,    /* [nu] >= 0, per unit of actuator length */
+    TP_ROBOT_ACTUATOR_KV = 5,    /* [nu] >= 0, per unit of actuator velocity */
+    TP_ROBOT_PARAM_COUNT = 6
+} tp_robot_param;
+
+const char *tp_robot_param_name(tp_robot_param which); /* "joint_damping", ...; NULL if out of range */
+
+/* Write parameter `which` of the selected worlds (tp_world_select, NULL = all):
+ * values [rows][J or nu]. Every value is checked first (finite, >= 0, gear
+ * non-zero, kp / kv only where they exist); a bad one returns
+ * TP_ERR_INVALID_ARGUMENT naming row, column and joint or actuator, and
+ * nothing changes. A model without joints: TP_ERR_INVALID_ARGUMENT. */
+tp_status tp_batch_set_robot_params(tp_batch *batch, tp_robot_param which, const tp_world_select *select,
+                                    const float *values);
+/* Copy parameter `which` of every world into out [W][J or nu]. */
+tp_status tp_batch_get_robot_params(tp_batch *batch, tp_robot_param which, float *out);
 /* ================================================================ end of actuators */
 
 #endif

@@ -1,4 +1,4 @@
-/* torpor_sensors.h - sensors as arrays: the inertial measurement of every body.
+/* torpor_sensors.h - sensors as arrays: the inertial measurement of every body and per-shape contact sensors.
  *
  * Part of the public API: include torpor.h, which includes this file. */
 #ifndef TORPOR_SENSORS_H
@@ -30,6 +30,32 @@ typedef struct tp_imu_view {
 } tp_imu_view;
 
 tp_status tp_batch_imu(tp_batch *batch, tp_imu_view *out);
+
+/* Contact sensors: the shapes a model marks (tp_body_def.sensor for a body of
+ * one shape, tp_shape_def.sensor for a shape of a compound body; scene key
+ * "sensor": true), numbered S = 0, 1, ... in body order, then shape order.
+ * After each tp_batch_step call, from the contact points of its last step:
+ *   force    [W][S][3]  the total contact force on the sensor's shape from
+ *                       everything it touches (normal plus friction), world
+ *                       frame, N (the shape's share of contact_f; a sleeping
+ *                       pair's skipped rows add 0);
+ *   touching [W][S]     1 if one of the shape's contact points has separation
+ *                       <= 0 or a normal force > 0, else 0.
+ * The first tp_batch_contact_sensors call turns them on and fills them from
+ * the last step; from then on every step call refills them (O(contacts)).
+ * CPU backend only: on CUDA, TP_ERR_BACKEND. A model without sensors gives
+ * sensors = 0. Errors: TP_ERR_INVALID_ARGUMENT (NULL), TP_ERR_OUT_OF_MEMORY. */
+int tp_model_contact_sensor_count(const tp_model *model);
+/* Body of sensor `sensor` and its shape (index among a compound body's shapes, 0 otherwise). */
+tp_status tp_model_contact_sensor(const tp_model *model, int sensor, int *body, int *shape);
+
+typedef struct tp_contact_sensor_view {
+    int worlds, sensors;
+    const float *force;      /* [W][S][3] N, world frame */
+    const uint8_t *touching; /* [W][S] 0 or 1 */
+} tp_contact_sensor_view;
+
+tp_status tp_batch_contact_sensors(tp_batch *batch, tp_contact_sensor_view *out);
 /* ================================================================ end of sensors */
 
 #endif

@@ -102,7 +102,13 @@ typedef struct tp_artic_world {
     float *act_f;      /* [nv] actuator generalised force per dof in the last substep (NULL: not kept) */
     float *limit_f;    /* [nv] joint-limit force per dof in the last substep (NULL: not kept) */
     const float *link_scale; /* [J] mass scale of each link (kernel order): its mass and inertia times it; NULL = 1 */
+    const float *joint_params; /* [J][TP_AJP_COUNT] the world's damping, armature and friction loss per joint
+                                  (kernel order; randomized or written per world); NULL = the model's */
+    const tp_artic_actuator *actuators; /* [nu] the world's actuators (gear and gains per world); NULL = the model's */
 } tp_artic_world;
+
+/* Columns of tp_artic_world.joint_params: per joint (each of its dofs). */
+enum { TP_AJP_DAMPING = 0, TP_AJP_ARMATURE = 1, TP_AJP_FRICTION = 2, TP_AJP_COUNT = 3 };
 
 /* World w's slice of the batch's joint arrays ([W][nq], [W][nv]). */
 TP_HD tp_artic_world tp_artic_world_at(const tp_artic_model *m, float *q, float *qd, float *f, float *target_q,
@@ -121,6 +127,8 @@ TP_HD tp_artic_world tp_artic_world_at(const tp_artic_model *m, float *q, float 
     s.act_f = NULL;
     s.limit_f = NULL;
     s.link_scale = NULL;
+    s.joint_params = NULL;
+    s.actuators = NULL;
     return s;
 }
 
@@ -138,6 +146,29 @@ TP_HD void tp_artic_world_actuators(const tp_artic_model *m, tp_artic_world *s, 
 TP_HD void tp_artic_world_link_scales(const tp_artic_model *m, tp_artic_world *s, const float *link_scale, int w)
 {
     s->link_scale = link_scale ? link_scale + (size_t)w * (size_t)m->joint_count : NULL;
+}
+
+/* World w's slices of the per-world robot parameters: joint_params
+ * [W][J][TP_AJP_COUNT] and actuators [W][nu] (either may be NULL: the model's). */
+TP_HD void tp_artic_world_params(const tp_artic_model *m, tp_artic_world *s, const float *joint_params,
+                                 const tp_artic_actuator *actuators, int w)
+{
+    s->joint_params = joint_params ? joint_params + (size_t)w * (size_t)m->joint_count * TP_AJP_COUNT : NULL;
+    s->actuators = actuators ? actuators + (size_t)w * (size_t)m->actuator_count : NULL;
+}
+
+/* Joint i's (kernel order) damping, armature or friction loss (TP_AJP_*) in world s. */
+TP_HD float tp_artic_joint_param(const tp_artic_model *m, const tp_artic_world *s, int i, int which)
+{
+    if (s->joint_params) return s->joint_params[TP_AJP_COUNT * i + which];
+    const tp_artic_joint *j = &m->joints[i];
+    return which == TP_AJP_DAMPING ? j->damping : which == TP_AJP_ARMATURE ? j->armature : j->friction;
+}
+
+/* The actuators of world s: its own table, or the model's. */
+TP_HD const tp_artic_actuator *tp_artic_world_actuator_table(const tp_artic_model *m, const tp_artic_world *s)
+{
+    return s->actuators ? s->actuators : m->actuators;
 }
 
 /* One contact point with an articulation link on one side or both

@@ -73,7 +73,7 @@ TP_HD void tp_artic_actuator_terms(const tp_artic_model *m, const tp_artic_tree 
 {
     int n = tr->nv, t = (int)(tr - m->trees);
     for (int k = 0; k < m->actuator_count; ++k) {
-        const tp_artic_actuator *a = &m->actuators[k];
+        const tp_artic_actuator *a = &tp_artic_world_actuator_table(m, s)[k];
         if (a->tree != t) continue;
         int d = a->v - tr->v_start;
         float qd = s->qd[a->v], f;
@@ -94,7 +94,7 @@ TP_HD int tp_artic_actuators_saturate(const tp_artic_model *m, const tp_artic_tr
 {
     int t = (int)(tr - m->trees), more = 0;
     for (int k = 0; k < m->actuator_count; ++k) {
-        const tp_artic_actuator *a = &m->actuators[k];
+        const tp_artic_actuator *a = &tp_artic_world_actuator_table(m, s)[k];
         if (a->tree != t || x->act_sat[k]) continue;
         float qd1 = s->qd[a->v] + h * x->qdd[a->v - tr->v_start];
         float f = tp_actuator_force(a, tp_actuator_ctrl(a, s->ctrl[k]), s->q[a->q] + h * qd1, qd1);
@@ -113,7 +113,7 @@ TP_HD void tp_artic_actuators_record(const tp_artic_model *m, const tp_artic_tre
     int t = (int)(tr - m->trees);
     for (int d = tr->v_start; d < tr->v_start + tr->nv; ++d) s->act_f[d] = 0.0f;
     for (int k = 0; k < m->actuator_count; ++k) {
-        const tp_artic_actuator *a = &m->actuators[k];
+        const tp_artic_actuator *a = &tp_artic_world_actuator_table(m, s)[k];
         if (a->tree != t) continue;
         float f;
         if (x->act_sat[k]) {
@@ -136,7 +136,8 @@ TP_HD void tp_artic_implicit_terms(const tp_artic_model *m, const tp_artic_tree 
         const tp_artic_joint *j = &m->joints[i];
         for (int k = 0; k < j->nv; ++k) {
             int v = j->v_start + k, d = v - tr->v_start;
-            float qd = s->qd[v], diag = j->armature + h * j->damping, r = -j->damping * qd;
+            float damping = tp_artic_joint_param(m, s, i, TP_AJP_DAMPING);
+            float qd = s->qd[v], diag = tp_artic_joint_param(m, s, i, TP_AJP_ARMATURE) + h * damping, r = -damping * qd;
             if (j->nv == 1 && j->type != TP_AJ_FREE) {
                 float q = s->q[j->q_start];
                 diag += h * h * j->stiffness;
@@ -247,8 +248,8 @@ TP_HD int tp_artic_build_rows(const tp_artic_model *m, const tp_artic_tree *tr, 
             }
             if (j->drive == TP_AD_VELOCITY)
                 rows = tp_artic_add_row(x, rows, d, s->target_qd[j->v_start], -j->max_effort * h, j->max_effort * h);
-            if (j->friction > 0.0f)
-                rows = tp_artic_add_row(x, rows, d, 0.0f, -j->friction * h, j->friction * h);
+            float friction = tp_artic_joint_param(m, s, i, TP_AJP_FRICTION);
+            if (friction > 0.0f) rows = tp_artic_add_row(x, rows, d, 0.0f, -friction * h, friction * h);
         }
     }
     return rows;

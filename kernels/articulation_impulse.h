@@ -51,7 +51,7 @@ TP_HD void tp_artic_apply_impulse(const tp_artic_model *m, tp_artic_world *s, vo
         const tp_artic_joint *j = &m->joints[i];
         for (int k = 0; k < j->nv; ++k) {
             int d = j->v_start - tr->v_start + k;
-            sx.h[d * n + d] += j->armature;
+            sx.h[d * n + d] += tp_artic_joint_param(m, s, i, TP_AJP_ARMATURE);
         }
     }
     tp_ltl_factor(sx.h, n, sx.par);

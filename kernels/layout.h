@@ -53,6 +53,9 @@ typedef struct tp_layout {
     float *actuator_f;             /* [W][nv] actuator generalised force per dof */
     float *limit_f;                /* [W][nv] joint-limit force per dof */
     float *link_scale;             /* [W][J] mass scale of each link (kernel order) */
+    float *joint_params;           /* [W][J][3] damping, armature, friction loss per joint (kernel order; NULL:
+                                      the model's, as on the CUDA backend) */
+    struct tp_artic_actuator *actuator_params; /* [W][nu] each world's actuators (NULL: the model's) */
 } tp_layout;
 
 /* The view of world w: pointers to its slice of every array. */

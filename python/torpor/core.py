@@ -395,6 +395,18 @@ class Model:
         """Index of the actuator called ``name``, or -1."""
         return int(lib.tp_model_find_actuator(self._ptr, name.encode()))
 
+    @property
+    def contact_sensors(self) -> list[tuple[int, int]]:
+        """(S,) list of the contact sensors as (body index, shape index): the shapes marked
+        ``"sensor": true`` (a body of one shape, or a shape of a compound body), in body then
+        shape order: the columns of :meth:`Batch.contact_sensors`."""
+        out = []
+        body, shape = ffi.new("int *"), ffi.new("int *")
+        for k in range(int(lib.tp_model_contact_sensor_count(self._ptr))):
+            _check(lib.tp_model_contact_sensor(self._ptr, k, body, shape))
+            out.append((int(body[0]), int(shape[0])))
+        return out
+
 
 def import_scene(path: Union[str, "os.PathLike[str]"]) -> tuple[str, list[str]]:
     """An MJCF or URDF file as the torpor scene it loads as (tp_import_scene,
@@ -519,6 +531,9 @@ class JointState:
     target_qd: np.ndarray
 
 
+_ROBOT_PARAMS = {"joint_damping": 0, "joint_armature": 1, "joint_friction": 2, "actuator_gear": 3,
+                 "actuator_kp": 4, "actuator_kv": 5}  # tp_robot_param
+
 _JOINT_ARRAYS = {  # keyword of Batch.set_joints: (tp_joint_array, JointState field)
     "q": (0, "q"), "qd": (1, "qd"), "f": (2, "f"), "target_q": (3, "target_q"), "target_qd": (4, "target_qd"),
 }
@@ -604,6 +619,7 @@ class Batch:
         self._joints: Optional[JointState] = None
         self._actuators: Optional[tuple[np.ndarray, np.ndarray, np.ndarray]] = None
         self._imu: Optional[tuple[np.ndarray, np.ndarray, np.ndarray]] = None
+        self._touch: Optional[tuple[np.ndarray, np.ndarray]] = None
 
     # -- lifetime
     def close(self) -> None:
@@ -617,6 +633,7 @@ class Batch:
             self._joints = None
             self._actuators = None
             self._imu = None
+            self._touch = None
 
     def __enter__(self) -> "Batch":
         return self
@@ -923,6 +940,22 @@ class Batch:
                               for k in ("v", "w", "a"))
         return self._imu
 
+    def contact_sensors(self) -> tuple[np.ndarray, np.ndarray]:
+        """The contact sensors (tp_batch_contact_sensors): read-only zero-copy views
+        (force, touching): force (W, S, 3) float32, the total contact force on each
+        sensor shape (normal plus friction) from everything it touches, world frame, N;
+        touching (W, S) uint8, 1 where one of its contact points has separation <= 0 or
+        a normal force > 0. Columns: :attr:`Model.contact_sensors`. Filled from the
+        last step at the first call, then after every :meth:`step`. CPU backend only
+        (BackendError on CUDA)."""
+        if self._touch is None:
+            view = ffi.new("tp_contact_sensor_view *")
+            _check(self._c(lib.tp_batch_contact_sensors, view))
+            W, S = int(view.worlds), int(view.sensors)
+            self._touch = (_view(self._p(), int(ffi.cast("uintptr_t", view.force)), (W, S, 3), "<f4"),
+                           _view(self._p(), int(ffi.cast("uintptr_t", view.touching)), (W, S), "|u1"))
+        return self._touch
+
     def contacts(self, world: int) -> np.ndarray:
         """The contact points of one world from the last step (tp_batch_contacts), a
         copy in key order: a structured array of shape (n,) with fields body_a,
@@ -983,6 +1016,35 @@ class Batch:
         if nu == 0:
             raise InvalidArgumentError(1, f"set_ctrl: model {self.model.name!r} has no actuators")
         self._call(lib.tp_batch_set_ctrl, worlds, (u, (nu,), "u"))
+
+    # -- per-world robot parameters (include/torpor_actuators.h: tp_batch_set_robot_params)
+    def _robot_param(self, name: str) -> tuple[int, int]:
+        if name not in _ROBOT_PARAMS:
+            raise InvalidArgumentError(1, f"unknown robot parameter {name!r}; expected one of "
+                                          f"{', '.join(map(repr, _ROBOT_PARAMS))}")
+        which = _ROBOT_PARAMS[name]
+        return which, self.model.joint_count if name.startswith("joint_") else self.model.actuator_count
+
+    def robot_params(self, name: str) -> np.ndarray:
+        """(W, J) or (W, nu) float32 copy of one per-world robot parameter (tp_batch_get_robot_params):
+        "joint_damping" (N m s/rad or N s/m), "joint_armature" (kg m^2 or kg), "joint_friction"
+        (friction loss, N m or N) per joint in :attr:`Model.joint_names` order; "actuator_gear",
+        "actuator_kp", "actuator_kv" per actuator (kp of position actuators, kv of position and velocity
+        ones, 0 elsewhere). Each reset sets them to the model's values times the randomize block's
+        draws (``joint_damping_scale`` ...). CPU backend only (BackendError on CUDA)."""
+        which, n = self._robot_param(name)
+        out = np.zeros((self.worlds, n), np.float32)
+        _check(self._c(lib.tp_batch_get_robot_params, which, ffi.cast("float *", out.ctypes.data)))
+        return out
+
+    def set_robot_params(self, name: str, values: Any, worlds: WorldSelection = None) -> None:
+        """Write one per-world robot parameter (names as :meth:`robot_params`) of the selected worlds
+        (None = all, an index list or a bool mask): values (rows, J or nu), or one row broadcast. Every
+        value is checked first (finite, >= 0, gear not 0, kp / kv only where the actuator has them);
+        a bad one raises InvalidArgumentError naming it and nothing changes. Fixed and free joints'
+        columns are skipped. Holds until the next reset; a change wakes the world's trees."""
+        which, n = self._robot_param(name)
+        self._call(lambda b, sel, v: lib.tp_batch_set_robot_params(b, which, sel, v), worlds, (values, (n,), name))
 
     def _joint_selection(self, worlds: WorldSelection) -> tuple[Any, int, Any, list]:
         """(C world list or NULL, count, C mask or NULL, arrays to keep alive) for

@@ -1,0 +1,222 @@
+/* robot_params.c - per-world robot parameters (include/torpor_actuators.h,
+ * "robot parameters"): each world's joint damping, armature and friction loss
+ * and its own copy of the actuators (gear, kp, kv), set to the model's values
+ * at every reset, scaled by the randomize block's draws, and written by
+ * tp_batch_set_robot_params. CPU backend only: the CUDA step reads the
+ * model's values (its batch keeps these arrays NULL and refuses their use). */
+#include "articulation_host.h"
+#include "batch.h"
+#include "error.h"
+#include "world_init.h" /* tp_uniform_range */
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const param_names[TP_ROBOT_PARAM_COUNT] = {
+    "joint_damping", "joint_armature", "joint_friction", "actuator_gear", "actuator_kp", "actuator_kv"};
+
+const char *tp_robot_param_name(tp_robot_param which)
+{
+    return (unsigned)which < TP_ROBOT_PARAM_COUNT ? param_names[which] : NULL;
+}
+
+int tp_robot_params_create(tp_batch *b, tp_artic_batch *a)
+{
+    if (b->backend == TP_BACKEND_CUDA) return 1; /* the model's values (tp_robot_params_refused) */
+    const tp_artic_model *km = &b->model->artic->km;
+    size_t W = (size_t)b->worlds;
+    a->joint_params = malloc((W * (size_t)km->joint_count * TP_AJP_COUNT + 1) * sizeof(float));
+    a->actuator_params = malloc((W * (size_t)km->actuator_count + 1) * sizeof(tp_artic_actuator));
+    if (!a->joint_params || !a->actuator_params) return 0;
+    b->layout.joint_params = a->joint_params;
+    b->layout.actuator_params = km->actuator_count > 0 ? a->actuator_params : NULL;
+    return 1;
+}
+
+/* Does the randomize block draw any robot parameter? */
+static int scaled(const float r[2]) { return r[0] != 1.0f || r[1] != 1.0f; }
+
+tp_status tp_robot_params_refused(const tp_batch *b)
+{
+    const tp_randomize_def *r = &b->model->def.randomize;
+    const struct { const float *range; const char *name; } keys[] = {
+        {r->joint_damping_scale, "joint_damping_scale"}, {r->joint_armature_scale, "joint_armature_scale"},
+        {r->joint_friction_scale, "joint_friction_scale"}, {r->actuator_gear_scale, "actuator_gear_scale"},
+        {r->actuator_kp_scale, "actuator_kp_scale"}, {r->actuator_kv_scale, "actuator_kv_scale"}};
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i)
+        if (scaled(keys[i].range))
+            return tp_fail(TP_ERR_BACKEND, "model \"%s\": randomize.%s = [%g, %g]: per-world robot parameters are "
+                           "drawn on the cpu backend only so far (use the cpu backend or set it to [1, 1])",
+                           b->model->name, keys[i].name, (double)keys[i].range[0], (double)keys[i].range[1]);
+    return TP_OK;
+}
+
+/* Position actuators have kp; position and velocity ones kv (gain and bias as
+ * csrc/actuator_model.c fills them from the definition). */
+static int has_kp(tp_actuator_type t) { return t == TP_ACTUATOR_POSITION; }
+static int has_kv(tp_actuator_type t) { return t == TP_ACTUATOR_POSITION || t == TP_ACTUATOR_VELOCITY; }
+
+static void set_kp(tp_artic_actuator *a, float kp) { a->gain[0] = kp; a->bias[1] = -kp; }
+static void set_kv(tp_artic_actuator *a, tp_actuator_type t, float kv)
+{
+    if (t == TP_ACTUATOR_VELOCITY) a->gain[0] = kv;
+    a->bias[2] = -kv;
+}
+
+/* Joints with no damping, armature or friction loss of their own: fixed and free. */
+static int has_passive(const tp_joint_def *d) { return d->type != TP_JOINT_FIXED && d->type != TP_JOINT_FREE; }
+
+void tp_robot_params_world(tp_batch *b, int w)
+{
+    tp_artic_batch *a = b->artic;
+    if (!a->joint_params) return;
+    const tp_artic_host *h = b->model->artic;
+    const tp_randomize_def *r = &b->model->def.randomize;
+    int J = h->km.joint_count, U = h->km.actuator_count;
+    float *jp = a->joint_params + (size_t)w * (size_t)J * TP_AJP_COUNT;
+    const float *ranges[TP_AJP_COUNT] = {r->joint_damping_scale, r->joint_armature_scale, r->joint_friction_scale};
+    for (int i = 0; i < J; ++i) {
+        const tp_joint_def *d = &h->defs[i];
+        float value[TP_AJP_COUNT] = {d->damping, d->armature, d->friction};
+        float *row = jp + (size_t)h->kernel_of[i] * TP_AJP_COUNT;
+        for (int c = 0; c < TP_AJP_COUNT; ++c) {
+            row[c] = value[c];
+            if (has_passive(d) && scaled(ranges[c]))
+                row[c] = value[c] * tp_uniform_range(tp_robot_draw(b, w, (uint32_t)i, TP_ROBOT_STREAM_DAMPING + (uint32_t)c).v[0],
+                                                     ranges[c]);
+        }
+    }
+    tp_artic_actuator *act = a->actuator_params + (size_t)w * (size_t)U;
+    for (int k = 0; k < U; ++k) {
+        const tp_actuator_def *d = &h->act_defs[k];
+        act[k] = h->actuators[k];
+        if (scaled(r->actuator_gear_scale))
+            act[k].gear = d->gear * tp_uniform_range(tp_robot_draw(b, w, (uint32_t)k, TP_ROBOT_STREAM_GEAR).v[0],
+                                                     r->actuator_gear_scale);
+        if (has_kp(d->type) && scaled(r->actuator_kp_scale))
+            set_kp(&act[k], d->kp * tp_uniform_range(tp_robot_draw(b, w, (uint32_t)k, TP_ROBOT_STREAM_KP).v[0], r->actuator_kp_scale));
+        if (has_kv(d->type) && scaled(r->actuator_kv_scale))
+            set_kv(&act[k], d->type,
+                   d->kv * tp_uniform_range(tp_robot_draw(b, w, (uint32_t)k, TP_ROBOT_STREAM_KV).v[0], r->actuator_kv_scale));
+    }
+}
+
+/* Columns of a parameter: joints or actuators. */
+static int param_columns(const tp_artic_host *h, tp_robot_param which)
+{
+    return which <= TP_ROBOT_JOINT_FRICTION ? h->km.joint_count : h->km.actuator_count;
+}
+
+/* World w's value of parameter `which` for joint or actuator i (as added). */
+static float get_value(const tp_batch *b, tp_robot_param which, int w, int i)
+{
+    const tp_artic_host *h = b->model->artic;
+    if (which <= TP_ROBOT_JOINT_FRICTION)
+        return b->artic->joint_params[((size_t)w * (size_t)h->km.joint_count + (size_t)h->kernel_of[i]) * TP_AJP_COUNT +
+                                      (size_t)which];
+    const tp_artic_actuator *a = &b->artic->actuator_params[(size_t)w * (size_t)h->km.actuator_count + (size_t)i];
+    tp_actuator_type t = h->act_defs[i].type;
+    if (which == TP_ROBOT_ACTUATOR_GEAR) return a->gear;
+    if (which == TP_ROBOT_ACTUATOR_KP) return has_kp(t) ? a->gain[0] : 0.0f;
+    return t == TP_ACTUATOR_VELOCITY ? a->gain[0] : has_kv(t) ? -a->bias[2] : 0.0f;
+}
+
+/* Sets world w's value; returns 1 if it changed. */
+static int set_value(tp_batch *b, tp_robot_param which, int w, int i, float v)
+{
+    if (get_value(b, which, w, i) == v) return 0;
+    const tp_artic_host *h = b->model->artic;
+    if (which <= TP_ROBOT_JOINT_FRICTION) {
+        if (!has_passive(&h->defs[i])) return 0;
+        b->artic->joint_params[((size_t)w * (size_t)h->km.joint_count + (size_t)h->kernel_of[i]) * TP_AJP_COUNT +
+                               (size_t)which] = v;
+        return 1;
+    }
+    tp_artic_actuator *a = &b->artic->actuator_params[(size_t)w * (size_t)h->km.actuator_count + (size_t)i];
+    tp_actuator_type t = h->act_defs[i].type;
+    if (which == TP_ROBOT_ACTUATOR_GEAR) a->gear = v;
+    else if (which == TP_ROBOT_ACTUATOR_KP) set_kp(a, v);
+    else set_kv(a, t, v);
+    return 1;
+}
+
+/* Name of column i of `which`: the joint's or the actuator's. */
+static const char *column_name(const tp_model *m, tp_robot_param which, int i)
+{
+    return which <= TP_ROBOT_JOINT_FRICTION ? tp_model_joint_name(m, i) : tp_model_actuator_name(m, i);
+}
+
+/* A value the setter accepts: finite, >= 0 (gear: non-zero), and kp / kv only
+ * where the actuator has them (0 elsewhere). */
+static tp_status check_value(const tp_batch *b, tp_robot_param which, int r, int i, float v, const char *call)
+{
+    const tp_artic_host *h = b->model->artic;
+    const char *name = column_name(b->model, which, i);
+    if (!isfinite(v))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s row %d [%d] (%s) must be finite, got %g; nothing was changed",
+                       call, param_names[which], r, i, name, (double)v);
+    if (which == TP_ROBOT_ACTUATOR_GEAR) {
+        if (v == 0.0f)
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: actuator_gear row %d [%d] (%s) must not be 0; nothing was "
+                           "changed", call, r, i, name);
+        return TP_OK;
+    }
+    if (v < 0.0f)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s row %d [%d] (%s) must be >= 0, got %g; nothing was changed",
+                       call, param_names[which], r, i, name, (double)v);
+    if (which >= TP_ROBOT_ACTUATOR_KP && v != 0.0f) {
+        tp_actuator_type t = h->act_defs[i].type;
+        if (which == TP_ROBOT_ACTUATOR_KP ? !has_kp(t) : !has_kv(t))
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s row %d [%d] (%s): a %s actuator has no %s (give 0); "
+                           "nothing was changed", call, param_names[which], r, i, name, tp_actuator_type_name(t),
+                           which == TP_ROBOT_ACTUATOR_KP ? "kp" : "kv");
+    }
+    return TP_OK;
+}
+
+/* The batch's parameter arrays, or why a call cannot use them. */
+static tp_status usable(tp_batch *b, tp_robot_param which, const char *call)
+{
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
+    if ((unsigned)which >= TP_ROBOT_PARAM_COUNT)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: unknown robot parameter %d", call, (int)which);
+    if (!b->artic) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: model \"%s\" has no joints", call, b->model->name);
+    if (!b->artic->joint_params)
+        return tp_fail(TP_ERR_BACKEND, "%s: per-world robot parameters are kept on the cpu backend only so far", call);
+    return TP_OK;
+}
+
+tp_status tp_batch_set_robot_params(tp_batch *b, tp_robot_param which, const tp_world_select *s, const float *values)
+{
+    const char *call = "tp_batch_set_robot_params";
+    tp_status st = usable(b, which, call);
+    if (st || (st = tp_select_check(b, s, call))) return st;
+    int n = param_columns(b->model->artic, which), rows = tp_select_rows(b, s);
+    if (rows > 0 && n > 0 && !values) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: values is NULL", call);
+    for (int r = 0; r < rows; ++r) {
+        if (tp_select_world(s, r) < 0) continue;
+        for (int i = 0; i < n; ++i)
+            if ((st = check_value(b, which, r, i, values[(size_t)r * (size_t)n + (size_t)i], call))) return st;
+    }
+    if ((st = tp_select_begin_writes(b, s))) return st;
+    for (int r = 0; r < rows; ++r) {
+        int w = tp_select_world(s, r), changed = 0;
+        if (w < 0) continue;
+        for (int i = 0; i < n; ++i) changed |= set_value(b, which, w, i, values[(size_t)r * (size_t)n + (size_t)i]);
+        if (changed) tp_artic_batch_wake_trees(b, w);
+    }
+    return TP_OK;
+}
+
+tp_status tp_batch_get_robot_params(tp_batch *b, tp_robot_param which, float *out)
+{
+    const char *call = "tp_batch_get_robot_params";
+    tp_status st = usable(b, which, call);
+    if (st) return st;
+    int n = param_columns(b->model->artic, which);
+    if (n > 0 && !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: out is NULL", call);
+    for (int w = 0; w < b->worlds; ++w)
+        for (int i = 0; i < n; ++i) out[(size_t)w * (size_t)n + (size_t)i] = get_value(b, which, w, i);
+    return TP_OK;
+}

@@ -1,0 +1,67 @@
+"""Per-world robot parameters (include/torpor_actuators.h, "robot parameters"):
+the randomize block draws joint damping, armature, friction loss and actuator
+gear, kp and kv per world and episode; Batch.set_robot_params writes them for
+all worlds, an index list or a mask, and a written world moves as a model
+built with those values does (bit for bit)."""
+import json
+
+import numpy as np
+import pytest
+
+import torpor
+
+
+def cartpole(randomize=None, hinge_damping=0.4, kp=20.0):
+    scene = {"version": 2, "sleep": {"enabled": False}, "bodies": [
+        {"name": "cart", "shape": "box", "size": [0.4, 0.3, 0.2], "mass": 1, "pos": [0, 0, 1]},
+        {"name": "pole", "shape": "box", "size": [0.05, 0.05, 1], "mass": 0.1, "pos": [0, 0, 1.6]}],
+        "joints": [
+            {"name": "slider", "type": "prismatic", "child": "cart", "axis": [1, 0, 0], "damping": 0.3,
+             "armature": 0.02},
+            {"name": "hinge", "parent": "cart", "child": "pole", "axis": [0, 1, 0], "anchor": [0, 0, -0.5],
+             "q0": 0.3, "damping": hinge_damping, "friction": 0.1}],
+        "actuators": [{"name": "push", "joint": "slider", "gear": 3},
+                      {"name": "hold", "type": "position", "joint": "hinge", "kp": kp, "kv": 2}]}
+    if randomize:
+        scene["randomize"] = randomize
+    return torpor.Model.from_json(json.dumps(scene))
+
+
+def test_draws_in_range_new_per_episode_same_at_any_world_count():
+    rnd = {"seed": 3, "joint_damping_scale": [0.5, 1.5], "actuator_kp_scale": [0.5, 2.0]}
+    m = cartpole(rnd)
+    big, small = torpor.Batch(m, 64), torpor.Batch(m, 7)
+    d = big.robot_params("joint_damping")
+    assert d.shape == (64, 2)
+    assert np.all((d >= np.float32([0.3, 0.4]) * 0.5) & (d <= np.float32([0.3, 0.4]) * 1.5))
+    kp = big.robot_params("actuator_kp")
+    assert np.all(kp[:, 0] == 0) and np.all((kp[:, 1] >= 10) & (kp[:, 1] <= 40))
+    assert np.array_equal(small.robot_params("joint_damping"), d[:7]), "same bits at 7 and 64 worlds"
+    big.reset([5])
+    d2 = big.robot_params("joint_damping")
+    assert not np.array_equal(d2[5], d[5]) and np.array_equal(np.delete(d2, 5, 0), np.delete(d, 5, 0))
+    assert np.all(big.robot_params("joint_armature") == np.float32([0.02, 0.0])), "not randomized: the model's"
+
+
+def test_setters_take_all_worlds_a_list_or_a_mask_and_match_the_model():
+    b = torpor.Batch(cartpole(), 3)
+    b.set_robot_params("joint_damping", [0.3, 2.5], worlds=[1])
+    b.set_robot_params("actuator_kp", [0.0, 60.0], worlds=np.array([False, True, False]))
+    ref = torpor.Batch(cartpole(hinge_damping=2.5, kp=60.0), 1)
+    base = torpor.Batch(cartpole(), 1)
+    for x in (b, ref, base):
+        x.step(60)
+    assert np.array_equal(b.joint_q[1], ref.joint_q[0]), "world 1 moves as the model with its values"
+    assert np.array_equal(b.joint_q[0], base.joint_q[0]) and np.array_equal(b.joint_q[2], base.joint_q[0])
+    b.set_robot_params("joint_friction", [0.0, 0.5])  # one row broadcast to every world
+    assert np.all(b.robot_params("joint_friction") == np.float32([0.0, 0.5]))
+    before = b.robot_params("actuator_kv")
+    with pytest.raises(torpor.InvalidArgumentError, match="a motor actuator has no kv"):
+        b.set_robot_params("actuator_kv", [[1.0, 2.0]] * 3)
+    with pytest.raises(torpor.InvalidArgumentError, match="must be >= 0"):
+        b.set_robot_params("actuator_kv", [[0.0, 2.0], [0.0, 2.0], [0.0, -1.0]])
+    assert np.array_equal(b.robot_params("actuator_kv"), before), "nothing changed"
+    with pytest.raises(torpor.InvalidArgumentError, match="unknown robot parameter"):
+        b.robot_params("stiffness")
+    b.reset()
+    assert np.all(b.robot_params("joint_friction") == np.float32([0.0, 0.1])), "a reset restores the model's"
