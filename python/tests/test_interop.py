@@ -1,7 +1,8 @@
-"""Views leave torpor without copies: DLPack export of the read-only views (the
-protocol torch.from_dlpack and jax.dlpack use; tested with NumPy's consumer and
-a consumer of the legacy, unversioned capsule, as torch is not installed here),
-and batch.contacts(world) over tp_batch_contacts."""
+"""Views leave torpor without copies: DLPack export of the read-only views to
+torch.from_dlpack and jax.dlpack.from_dlpack (each test skips only when its
+module is missing; scripts/test-deps.sh installs both), NumPy's consumer and a
+consumer of the legacy, unversioned capsule; and batch.contacts(world) over
+tp_batch_contacts."""
 import json
 
 import numpy as np
@@ -40,6 +41,35 @@ def test_views_export_through_dlpack_without_copies():
     before = q[:, 1].copy()
     b.step(5)
     assert not np.array_equal(q[:, 1], before), "the exported tensor shows later steps (same memory)"
+
+
+def _views(b):
+    """A state view, a joint view, an actuator view and a strided column slice."""
+    return [b.state().pos, b.joint_q, b.actuator_force, b.joint_qd[:, 1:]]
+
+
+def test_torch_from_dlpack_shares_the_views_memory():
+    torch = pytest.importorskip("torch")
+    b = torpor.Batch(torpor.Model.load(ROOT / "scenes" / "cartpole.json"), 4)
+    for v in _views(b):
+        t = torch.from_dlpack(v)
+        assert t.dtype == torch.float32 and tuple(t.shape) == v.shape and t.device.type == "cpu"
+        assert t.data_ptr() == v.ctypes.data, "no copy"
+        assert np.array_equal(t.numpy(), v)
+    q = torch.from_dlpack(b.joint_q)
+    before = q[:, 1].clone()
+    b.step(5)
+    assert not torch.equal(q[:, 1], before), "the tensor shows later steps (same memory)"
+
+
+def test_jax_from_dlpack_reads_the_views():
+    jax = pytest.importorskip("jax")
+    b = torpor.Batch(torpor.Model.load(ROOT / "scenes" / "cartpole.json"), 4)
+    b.step(3)
+    for v in _views(b)[:3]:  # XLA takes only compact strides: a column slice it refuses, as for any producer
+        j = jax.dlpack.from_dlpack(v)
+        assert j.shape == v.shape and j.dtype == np.float32
+        assert np.array_equal(np.asarray(j), v)
 
 
 def test_contacts_of_a_world():

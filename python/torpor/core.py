@@ -447,7 +447,10 @@ class View(np.ndarray):
     zero-copy tensor of the same memory (CPU device). NumPy refuses to export a
     read-only array to them (BufferError), so the export goes through a writable
     alias of the same memory: writing through the consumer's tensor changes the
-    batch without the checks of its write calls, so treat it as read-only."""
+    batch without the checks of its write calls, so treat it as read-only.
+    JAX accepts only compact strides (a whole view, not a column slice such as
+    ``joint_qd[:, 1:]``) and copies memory that is not 64-byte aligned; torch
+    shares every view (python/tests/test_interop.py)."""
 
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         if self.flags.writeable:
