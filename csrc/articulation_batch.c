@@ -270,22 +270,43 @@ static void write_row(tp_batch *b, tp_joint_array which, int w, const float *val
         }
 }
 
-/* The arrays of values[TP_JOINT_ARRAY_COUNT] that are not NULL, all checked
- * before any is written; each world is then published and woken once. */
-static tp_status set_arrays(tp_batch *b, const int *worlds, int count, const uint8_t *mask,
-                            const float *const values[TP_JOINT_ARRAY_COUNT], const char *call)
+/* The worlds and the arrays of values[TP_JOINT_ARRAY_COUNT] that are not
+ * NULL, all checked; *moves / *wakes: whether writing them moves the links
+ * and wakes the trees. */
+static tp_status check_arrays(const tp_batch *b, const int *worlds, int count, const uint8_t *mask,
+                              const float *const values[TP_JOINT_ARRAY_COUNT], const char *call, int *moves, int *wakes)
 {
     if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
     if (!b->artic) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: model \"%s\" has no joints", call, b->model->name);
     tp_status st = check_targets(b, worlds, count, mask);
     if (st) return st;
-    int rows = worlds ? count : b->worlds, moves = 0, wakes = 0;
+    int rows = worlds ? count : b->worlds;
+    *moves = *wakes = 0;
     for (int a = 0; a < TP_JOINT_ARRAY_COUNT; ++a) {
         if (!values[a]) continue;
         if ((st = check_array(b, (tp_joint_array)a, rows, mask, values[a], call))) return st;
-        moves |= a == TP_JOINT_ARRAY_Q || a == TP_JOINT_ARRAY_QD;
-        wakes |= a != TP_JOINT_ARRAY_F; /* joint_f wakes in the step (kernels/step.h, plan) */
+        *moves |= a == TP_JOINT_ARRAY_Q || a == TP_JOINT_ARRAY_QD;
+        *wakes |= a != TP_JOINT_ARRAY_F; /* joint_f wakes in the step (kernels/step.h, plan) */
     }
+    return TP_OK;
+}
+
+tp_status tp_artic_check_joint_arrays(const tp_batch *b, const int *worlds, int count, const uint8_t *mask,
+                                      const float *const values[TP_JOINT_ARRAY_COUNT], const char *call)
+{
+    int moves, wakes;
+    return check_arrays(b, worlds, count, mask, values, call, &moves, &wakes);
+}
+
+/* The arrays of values[TP_JOINT_ARRAY_COUNT] that are not NULL, all checked
+ * before any is written; each world is then published and woken once. */
+static tp_status set_arrays(tp_batch *b, const int *worlds, int count, const uint8_t *mask,
+                            const float *const values[TP_JOINT_ARRAY_COUNT], const char *call)
+{
+    int moves, wakes;
+    tp_status st = check_arrays(b, worlds, count, mask, values, call, &moves, &wakes);
+    if (st) return st;
+    int rows = worlds ? count : b->worlds;
     for (int i = 0; i < rows; ++i) /* CUDA: every written world current on the host before any change */
         if (!(mask && !mask[i]) && (st = tp_batch_begin_write(b, worlds ? worlds[i] : i, worlds ? worlds[i] : i)))
             return st;
@@ -324,4 +345,50 @@ tp_status tp_batch_set_joint_arrays(tp_batch *b, const int *worlds, int count, c
     const char *call = "tp_batch_set_joint_arrays";
     if (!values) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: values is NULL", call);
     return set_arrays(b, worlds, count, mask, values, call);
+}
+
+/* The selection as set_arrays takes it: an index list, a mask, or (NULL: all
+ * worlds) a mask of every world in the batch's scratch b->world_mark, which
+ * the caller clears after use (it is all 0 between calls). */
+static void select_as_list(tp_batch *b, const tp_world_select *s, const int **worlds, int *count, const uint8_t **mask)
+{
+    *worlds = NULL;
+    *count = 0;
+    *mask = NULL;
+    if (s && s->indices) {
+        *worlds = s->indices;
+        *count = s->count;
+    } else if (s && s->mask) {
+        *mask = s->mask;
+    } else {
+        memset(b->world_mark, 1, (size_t)b->worlds);
+        *mask = b->world_mark;
+    }
+}
+
+tp_status tp_batch_reset_to_joint_state(tp_batch *b, const tp_world_select *s, const float *pos, const float *quat,
+                                        const float *v, const float *w, const float *joint_q, const float *joint_qd)
+{
+    const char *call = "tp_batch_reset_to_joint_state";
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
+    tp_status st = tp_select_check(b, s, call);
+    if (st) return st;
+    if (!pos != !quat) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: give pos and quat together, or neither", call);
+    if (!pos && (v || w)) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: velocities need pos and quat", call);
+    const float *values[TP_JOINT_ARRAY_COUNT] = {joint_q, joint_qd, NULL, NULL, NULL};
+    const int *worlds;
+    int count;
+    const uint8_t *mask;
+    if (joint_q || joint_qd) {
+        select_as_list(b, s, &worlds, &count, &mask);
+        st = tp_artic_check_joint_arrays(b, worlds, count, mask, values, call);
+        memset(b->world_mark, 0, (size_t)b->worlds);
+        if (st) return st;
+    }
+    st = pos ? tp_batch_reset_to_state(b, s, pos, quat, v, w) : tp_batch_reset_select(b, s);
+    if (st || !(joint_q || joint_qd)) return st;
+    select_as_list(b, s, &worlds, &count, &mask);
+    st = set_arrays(b, worlds, count, mask, values, call);
+    memset(b->world_mark, 0, (size_t)b->worlds);
+    return st;
 }

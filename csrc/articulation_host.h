@@ -145,6 +145,11 @@ tp_status tp_robot_params_refused(const struct tp_batch *b);
 /* Set the mass scale of link `body` in world w (kernel order from the body); a changed one wakes its tree. */
 void tp_robot_set_link_scale(struct tp_batch *b, int w, int body, float scale);
 
+/* The check of tp_batch_set_joint_arrays alone (nothing written): the worlds
+ * (a list or a mask) and every given array. */
+tp_status tp_artic_check_joint_arrays(const struct tp_batch *b, const int *worlds, int count, const uint8_t *mask,
+                                      const float *const values[TP_JOINT_ARRAY_COUNT], const char *call);
+
 /* A write of joint state, targets or controls wakes every tree of world w. */
 void tp_artic_batch_wake_trees(struct tp_batch *b, int w);
 

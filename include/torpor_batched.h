@@ -99,5 +99,17 @@ tp_status tp_batch_reset_select(tp_batch *batch, const tp_world_select *select);
  * joint_qd with tp_batch_set_joints after it. */
 tp_status tp_batch_reset_to_state(tp_batch *batch, const tp_world_select *select, const float *pos, const float *quat,
                                   const float *v, const float *w);
+/* tp_batch_reset_to_state with the joint state too: reset the selected worlds
+ * (a new episode: randomized joint noise, robot parameters and all), write the
+ * bodies' poses and velocities as tp_batch_reset_to_state does (pos and quat
+ * both NULL: the bodies keep the reset's state; v and w need them), then,
+ * unless NULL, joint_q [rows][nq] (rad, m, quaternions) and joint_qd
+ * [rows][nv] (rad/s, m/s) as tp_batch_set_joint_arrays writes them, the links
+ * placed where the joints put them. Every value (bodies and joints) is checked
+ * first: on a bad one TP_ERR_INVALID_ARGUMENT names it and nothing is reset. A
+ * model without joints takes joint_q and joint_qd NULL only. */
+tp_status tp_batch_reset_to_joint_state(tp_batch *batch, const tp_world_select *select, const float *pos,
+                                        const float *quat, const float *v, const float *w, const float *joint_q,
+                                        const float *joint_qd);
 
 #endif

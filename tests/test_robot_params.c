@@ -185,3 +185,39 @@ Test(robot_params, bad_scale_ranges_are_refused_at_their_key)
         cr_assert(strstr(tp_last_error(), key[i]), "%s", tp_last_error());
     }
 }
+
+/* tp_batch_reset_to_joint_state: a new episode (robot parameters drawn anew),
+ * then the given joint state, links placed; a bad value resets nothing. */
+Test(robot_params, reset_to_joint_state_sets_q_and_qd_after_a_new_draw)
+{
+    tp_model *m = cartpole(RANDOMIZE ", \"joint_q_noise\": 0.1", NULL);
+    tp_batch *b = make_batch(m, 3, 1);
+    batch_steps(b, 10);
+    float d0[6], d1[6];
+    cr_assert_eq(tp_batch_get_robot_params(b, TP_ROBOT_JOINT_DAMPING, d0), TP_OK);
+    int32_t list[2] = {2, 0};
+    tp_world_select sel = {list, 2, NULL};
+    float q[4] = {0.25f, -0.5f, -0.1f, 1.0f}, qd[4] = {0.0f, 2.0f, 1.0f, 0.0f};
+    cr_assert_eq(tp_batch_reset_to_joint_state(b, &sel, NULL, NULL, NULL, NULL, q, qd), TP_OK, "%s", tp_last_error());
+    tp_joint_view v;
+    cr_assert_eq(tp_batch_joints(b, &v), TP_OK);
+    cr_assert(v.q[4] == 0.25f && v.q[5] == -0.5f && v.qd[4] == 0.0f && v.qd[5] == 2.0f, "world 2 takes row 0");
+    cr_assert(v.q[0] == -0.1f && v.q[1] == 1.0f && v.qd[0] == 1.0f && v.qd[1] == 0.0f, "world 0 takes row 1");
+    uint32_t ep[3];
+    cr_assert_eq(tp_batch_get_episodes(b, ep), TP_OK);
+    cr_assert(ep[0] == 1 && ep[1] == 0 && ep[2] == 1);
+    cr_assert_eq(tp_batch_get_robot_params(b, TP_ROBOT_JOINT_DAMPING, d1), TP_OK);
+    cr_assert(d1[0] != d0[0] && d1[2] == d0[2] && d1[4] != d0[4], "a new draw in the reset worlds only");
+    tp_state_view s;
+    cr_assert_eq(tp_batch_state(b, &s), TP_OK);
+    /* the pole's origin: the hinge at the cart's origin (x = q slider), its centre 0.5 m along the pole at 1 rad */
+    float expect_x = -0.1f + 0.5f * sinf(1.0f);
+    cr_assert(fabsf(s.pos[3 * 1] - expect_x) < 1e-5f, "links placed: pole x %g, expected %g", s.pos[3], expect_x);
+    qd[1] = NAN;
+    cr_assert_eq(tp_batch_reset_to_joint_state(b, NULL, NULL, NULL, NULL, NULL, NULL, qd), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "joint_qd row 0 [1] must be finite"), "%s", tp_last_error());
+    cr_assert_eq(tp_batch_get_episodes(b, ep), TP_OK);
+    cr_assert(ep[0] == 1 && ep[1] == 0 && ep[2] == 1, "nothing was reset");
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}

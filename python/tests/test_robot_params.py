@@ -65,3 +65,22 @@ def test_setters_take_all_worlds_a_list_or_a_mask_and_match_the_model():
         b.robot_params("stiffness")
     b.reset()
     assert np.all(b.robot_params("joint_friction") == np.float32([0.0, 0.1])), "a reset restores the model's"
+
+
+def test_reset_to_state_takes_the_joint_state():
+    m = cartpole({"joint_q_noise": 0.2})
+    b = torpor.Batch(m, 4)
+    b.step(20)
+    b.reset_to_state(worlds=[3, 1], joint_q=[[0.5, -0.25], [-1.0, 0.75]], joint_qd=[0.0, 1.5])
+    assert np.array_equal(b.joint_q[[3, 1]], np.float32([[0.5, -0.25], [-1.0, 0.75]]))
+    assert np.array_equal(b.joint_qd[[3, 1]], np.float32([[0.0, 1.5]] * 2))
+    assert list(b.episodes) == [0, 1, 0, 1]
+    # the links follow: the pole's centre 0.5 m from the hinge on the cart
+    pos = b.state().pos
+    np.testing.assert_allclose(pos[3, 1, 0], 0.5 + 0.5 * np.sin(-0.25), atol=1e-6)
+    with pytest.raises(torpor.InvalidArgumentError, match="joint_q row 0"):
+        b.reset_to_state(joint_q=[np.nan, 0.0])
+    assert list(b.episodes) == [0, 1, 0, 1], "nothing was reset"
+    full = b.state()
+    b.reset_to_state(full.pos[:1].copy(), full.quat[:1].copy(), worlds=[0], joint_q=[0.1, 0.2])
+    assert np.array_equal(b.joint_q[0], np.float32([0.1, 0.2])) and b.episodes[0] == 1

@@ -874,13 +874,26 @@ class Batch:
         sel, _, keep = self._selection(worlds)
         _check(self._c(lib.tp_batch_reset_select, sel))
 
-    def reset_to_state(self, pos: Any, quat: Any, v: Any = None, w: Any = None, worlds: WorldSelection = None) -> None:
-        """Reset the selected worlds (new episode), then set their dynamic and
-        kinematic bodies' poses [rows, B, 3] + [rows, B, 4] and, if given,
-        velocities [rows, B, 3] (m/s, rad/s)."""
+    def reset_to_state(self, pos: Any = None, quat: Any = None, v: Any = None, w: Any = None,
+                       worlds: WorldSelection = None, *, joint_q: Any = None, joint_qd: Any = None) -> None:
+        """Reset the selected worlds (a new episode, randomized anew), then set their
+        dynamic and kinematic bodies' poses pos [rows, B, 3] m + quat [rows, B, 4] and,
+        if given, velocities v, w [rows, B, 3] (m/s, rad/s); then, if given, the joint
+        state joint_q [rows, nq] (rad, m, quaternions) and joint_qd [rows, nv] (rad/s,
+        m/s), the links placed where the joints put them (tp_batch_reset_to_joint_state).
+        pos and quat may both be None with a joint state (the bodies keep the reset's
+        state). Every value is checked before anything is reset (InvalidArgumentError
+        naming it)."""
         B = self.bodies
-        self._call(lib.tp_batch_reset_to_state, worlds, (pos, (B, 3), "pos"), (quat, (B, 4), "quat"),
-                   (v, (B, 3), "v"), (w, (B, 3), "w"))
+        if joint_q is None and joint_qd is None:
+            if pos is None or quat is None:
+                raise InvalidArgumentError(1, "reset_to_state: give pos and quat, or a joint state")
+            self._call(lib.tp_batch_reset_to_state, worlds, (pos, (B, 3), "pos"), (quat, (B, 4), "quat"),
+                       (v, (B, 3), "v"), (w, (B, 3), "w"))
+            return
+        nq, nv = self.joint_q.shape[1], self.joint_qd.shape[1]
+        self._call(lib.tp_batch_reset_to_joint_state, worlds, (pos, (B, 3), "pos"), (quat, (B, 4), "quat"),
+                   (v, (B, 3), "v"), (w, (B, 3), "w"), (joint_q, (nq,), "joint_q"), (joint_qd, (nv,), "joint_qd"))
 
     # -- joints (include/torpor_joints.h: tp_batch_joints, tp_batch_set_joints)
     def joints(self) -> JointState:
