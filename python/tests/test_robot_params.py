@@ -84,3 +84,35 @@ def test_reset_to_state_takes_the_joint_state():
     full = b.state()
     b.reset_to_state(full.pos[:1].copy(), full.quat[:1].copy(), worlds=[0], joint_q=[0.1, 0.2])
     assert np.array_equal(b.joint_q[0], np.float32([0.1, 0.2])) and b.episodes[0] == 1
+
+
+def test_model_build_with_joints_and_actuators_equals_the_json_scene():
+    from conftest import ROOT
+    scene = json.loads((ROOT / "scenes" / "cartpole.json").read_text())
+    bodies = []
+    for body in scene["bodies"]:
+        d = {k: v for k, v in body.items() if k != "static"}
+        if body.get("static"):
+            d["type"] = "static"
+        bodies.append(d)
+    acts = [{"name": "push", "joint": "slider", "gear": 10, "ctrl_range": [-1, 1]},
+            {"name": "hold", "type": "position", "joint": "pole_hinge", "kp": 5, "kv": 0.5, "force_range": [-2, 2]}]
+    built = torpor.Model.build(bodies, name="cartpole", dt=scene["dt"], substeps=scene["substeps"],
+                               sleep={"enabled": 0}, joints=scene["joints"], actuators=acts)
+    loaded = torpor.Model.from_json(json.dumps(dict(scene, actuators=acts)))
+    assert built.joint_names == loaded.joint_names and built.actuator_names == ["push", "hold"]
+    hashes = []
+    for m in (built, loaded):
+        b = torpor.Batch(m, 3)
+        b.set_ctrl([[0.5, 0.1], [-2.0, 0.0], [0.0, -0.3]])
+        b.step(120)
+        assert np.abs(b.joint_q).max() > 0.05, "it moved"
+        hashes.append(b.state_hash())
+    assert hashes[0] == hashes[1], "the same model: the same bits after 120 steps"
+    by_index = torpor.Model.build(bodies, dt=scene["dt"], sleep={"enabled": 0}, joints=scene["joints"],
+                                  actuators=[dict(acts[0], joint=0), dict(acts[1], joint=1)])
+    assert by_index.actuator_names == ["push", "hold"]
+    with pytest.raises(torpor.InvalidArgumentError, match="no body is called 'crat'"):
+        torpor.Model.build(bodies, joints=[{"child": "crat"}])
+    with pytest.raises(torpor.InvalidArgumentError, match="kp"):
+        torpor.Model.build(bodies, joints=scene["joints"], actuators=[{"joint": "slider", "kp": 3}])

@@ -77,6 +77,9 @@ def _check(status: int) -> None:
 _EMPTY_LIST = ffi.new("int32_t[1]")
 _BACKENDS = {"cpu": 0, "cuda": 1, "auto": 2}
 _BODY_TYPES = {"dynamic": 0, "static": 1, "kinematic": 2}
+_JOINT_TYPES = {"fixed": 0, "revolute": 1, "prismatic": 2, "ball": 3, "free": 4}  # tp_joint_type
+_DRIVES = {"none": 0, "position": 1, "velocity": 2}  # tp_drive_mode
+_ACTUATOR_TYPES = {"motor": 0, "position": 1, "velocity": 2, "general": 3}  # tp_actuator_type
 _SHAPES = {"box": 0, "ball": 1, "cylinder": 2, "capsule": 3, "wedge": 4, "corner_wedge": 5, "convex": 6}
 
 
@@ -137,8 +140,10 @@ class Model:
     @classmethod
     def build(cls, bodies: Sequence[Mapping[str, Any]], *, name: str = "scene",
               gravity: Sequence[float] = (0.0, 0.0, -9.81), dt: float = 1.0 / 60.0, substeps: int = 4,
-              randomize: Optional[Mapping[str, Any]] = None, sleep: Optional[Mapping[str, Any]] = None) -> "Model":
-        """Build a model in code (the C builder, tp_builder_*).
+              randomize: Optional[Mapping[str, Any]] = None, sleep: Optional[Mapping[str, Any]] = None,
+              joints: Sequence[Mapping[str, Any]] = (), actuators: Sequence[Mapping[str, Any]] = ()) -> "Model":
+        """Build a model in code (the C builder, tp_builder_*, which the JSON, MJCF and
+        URDF loaders also call, so the same keys give the same model).
 
         bodies: dicts with the keys of ``tp_body_def``: ``name``, ``type``
         ("dynamic", "static", "kinematic"), ``shape`` ("box", "ball", "cylinder",
@@ -152,12 +157,26 @@ class Model:
         ``density``), and given ``com`` (m [3], body frame) and ``inertia``
         (kg m^2: [xx, yy, zz] or [xx, yy, zz, xy, xz, yz]). Missing keys take the
         C defaults.
+        ``actuated`` (bool) and ``sensor`` (bool: a contact sensor; also a
+        compound shape's key).
         gravity: m/s^2 [3]; dt: s; randomize: keys of ``tp_randomize_def``
         (``seed``, ``pos_noise`` m, ``yaw_noise_deg``, ``mass_scale`` [2],
-        ``friction_range`` [2]); sleep: keys of ``tp_sleep_def``.
+        ``friction_range`` [2], ``joint_q_noise``, ``joint_damping_scale`` [2] ...);
+        sleep: keys of ``tp_sleep_def``.
+        joints: dicts with the scene's joint keys (docs/scene-format.md, "Joints"):
+        ``name``, ``type`` ("fixed", "revolute", "prismatic", "ball", "free"),
+        ``parent`` and ``child`` (a body name or index; parent "world" or -1),
+        ``axis`` [3] and ``anchor`` [3] (m, child frame), ``q0``, ``qd0``,
+        ``limits`` [lower, upper], ``damping``, ``friction``, ``armature``,
+        ``stiffness``, ``rest``, ``drive`` ("none", "position", "velocity"), ``kp``,
+        ``kd``, ``max_effort``, ``target_q``, ``target_qd``.
+        actuators: dicts with the scene's actuator keys: ``name``, ``type``
+        ("motor", "position", "velocity", "general"), ``joint`` (a joint name or
+        index), ``gear``, ``ctrl_range`` [2], ``force_range`` [2], ``kp``, ``kv``,
+        ``gain`` [3], ``bias`` [3].
         Raises InvalidArgumentError naming the bad value (a vector of the wrong
-        length, an unknown shape or type name included).
-        Joints are not built here yet: load a version 2 scene (Model.from_json).
+        length, an unknown shape, type or body name included); KeyError for an
+        unknown key.
         """
         keep = []  # C strings alive until the builder has copied them
 
@@ -215,6 +234,8 @@ class Model:
                     setattr(bd, key, vec(value, 4 if key == "quat" else 3, f"bodies[{i}].{key}"))
                 elif key in ("density", "mass", "friction", "restitution"):
                     setattr(bd, key, float(value))
+                elif key in ("actuated", "sensor"):
+                    setattr(bd, key, int(bool(value)))
                 elif key == "vertices":
                     bd.vertices, bd.vertex_count = points(value, f"bodies[{i}].vertices")
                 elif key == "shapes":
@@ -232,6 +253,8 @@ class Model:
                                 setattr(shapes[j], sk, vec(sv, 4 if sk == "quat" else 3, at))
                             elif sk == "density":
                                 shapes[j].density = float(sv)
+                            elif sk == "sensor":
+                                shapes[j].sensor = int(bool(sv))
                             elif sk == "vertices":
                                 shapes[j].vertices, shapes[j].vertex_count = points(sv, at)
                             else:
@@ -251,6 +274,61 @@ class Model:
                 else:
                     raise KeyError(f"bodies[{i}]: unknown key {key!r}")
             _check(lib.tp_builder_add_body(b, bd, ffi.NULL))
+        names = [body.get("name", f"body{i}") for i, body in enumerate(bodies)]
+
+        def index_of(value: Any, table: list, path: str, what: str, world: bool) -> int:
+            if world and value in ("world", -1):
+                return -1
+            if isinstance(value, str):
+                if value not in table:
+                    raise bad(path, f"no {what} is called {value!r}")
+                return table.index(value)
+            return int(value)
+
+        for i, joint in enumerate(joints):
+            jd = ffi.new("tp_joint_def *", lib.tp_default_joint_def())
+            for key, value in joint.items():
+                at = f"joints[{i}].{key}"
+                if key == "name":
+                    jd.name = cstr(value)
+                elif key == "type":
+                    jd.type = named(_JOINT_TYPES, value, at, "joint type")
+                elif key in ("parent", "child"):
+                    setattr(jd, key, index_of(value, names, at, "body", key == "parent"))
+                elif key in ("axis", "anchor"):
+                    setattr(jd, key, vec(value, 3, at))
+                elif key == "limits":
+                    jd.lower, jd.upper = vec(value, 2, at)
+                    jd.has_limits = 1
+                elif key == "drive":
+                    jd.drive = named(_DRIVES, value, at, "drive mode")
+                elif key in ("q0", "qd0", "damping", "friction", "armature", "stiffness", "rest", "kp", "kd",
+                             "max_effort", "target_q", "target_qd"):
+                    setattr(jd, key, float(value))
+                else:
+                    raise KeyError(f"joints[{i}]: unknown key {key!r}")
+            _check(lib.tp_builder_add_joint(b, jd, ffi.NULL))
+        joint_names = [j.get("name", f"joint{i}") for i, j in enumerate(joints)]
+        for i, act in enumerate(actuators):
+            ad = ffi.new("tp_actuator_def *", lib.tp_default_actuator_def())
+            for key, value in act.items():
+                at = f"actuators[{i}].{key}"
+                if key == "name":
+                    ad.name = cstr(value)
+                elif key == "type":
+                    ad.type = named(_ACTUATOR_TYPES, value, at, "actuator type")
+                elif key == "joint":
+                    ad.joint = index_of(value, joint_names, at, "joint", False)
+                elif key in ("ctrl_range", "force_range"):
+                    setattr(ad, key, vec(value, 2, at))
+                    setattr(ad, key.replace("_range", "_limited"), 1)
+                elif key in ("gain", "bias"):
+                    setattr(ad, key, vec(value, 3, at))
+                elif key in ("gear", "kp", "kv"):
+                    setattr(ad, key, float(value))
+                else:
+                    raise KeyError(f"actuators[{i}]: unknown key {key!r}")
+            _check(lib.tp_builder_add_actuator(b, ad, ffi.NULL))
         out = ffi.new("tp_model **")
         _check(lib.tp_builder_finish(b, out))
         return cls(ffi.gc(out[0], lib.tp_model_destroy))
