@@ -1,12 +1,13 @@
 """bench_rl_robots.py - the RL loop of a robot policy with the Python package.
 
-Per env-step: observation read (joint_q, joint_qd views, no copy), a NumPy
-policy (a fixed random linear map with tanh), the ctrl write (set_ctrl, held
-through the decimation), step(4), and a masked reset of the worlds that are
-done. Scenes: scenes/cartpole.json with a motor on the slider (done when the
-pole passes 0.8 rad), scenes/walker.json with its PD drives turned into
-position actuators (kp 200, kv 10, force range 120 N m; done when the torso
-is below 0.25 m). Prints env-steps per second (worlds x env-steps / s) and
+Per env-step: observation read (joint_q, joint_qd views and the contact
+sensors' touching flags, no copy), a NumPy policy (a fixed random linear map
+with tanh), the ctrl write (set_ctrl, held through the decimation), step(4),
+and a masked reset of the worlds that are done (each draws its joint noise and
+robot parameters anew). Scenes: scenes/cartpole.json with a motor on the
+slider (done when the pole passes 0.8 rad), scenes/walker.json with its PD
+drives turned into position actuators (kp 200, kv 10, force range 120 N m),
+its four foot balls contact sensors (done when the torso is below 0.25 m). Prints env-steps per second (worlds x env-steps / s) and
 the share of the loop spent outside tp_batch_step.
 
     PYTHONPATH=python python3 bench/bench_rl_robots.py [threads] [env_steps_scale]
@@ -26,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 def cartpole():
     s = json.loads((ROOT / "scenes" / "cartpole.json").read_text())
     s["actuators"] = [{"name": "push", "joint": "slider", "gear": 10, "ctrl_range": [-1, 1]}]
-    s["randomize"] = {"joint_q_noise": 0.05}
+    s["randomize"] = {"joint_q_noise": 0.05, "joint_damping_scale": [0.5, 1.5], "actuator_gear_scale": [0.9, 1.1]}
     return torpor.Model.from_json(json.dumps(s), "cartpole-rl"), lambda q: np.abs(q[:, 1]) > 0.8
 
 
@@ -40,20 +41,26 @@ def walker():
             j.pop("drive")
             j.pop("target_q", None)
     s["actuators"] = acts
-    s["randomize"] = {"joint_q_noise": 0.05}
+    for b in s["bodies"]:
+        for shape in b.get("shapes", []):
+            if b["name"].endswith("_shin") and shape["shape"] == "ball":
+                shape["sensor"] = True  # the feet
+    s["randomize"] = {"joint_q_noise": 0.05, "joint_damping_scale": [0.5, 1.5], "actuator_kp_scale": [0.8, 1.2]}
     return torpor.Model.from_json(json.dumps(s), "walker-rl"), lambda q: q[:, 2] < 0.25
 
 
 def run(model, done_fn, worlds, env_steps, threads):
     batch = torpor.Batch(model, worlds, threads=threads)
     q, qd = batch.joint_q, batch.joint_qd
+    touching = batch.contact_sensors()[1]
     rng = np.random.default_rng(0)
-    policy = (0.1 * rng.standard_normal((q.shape[1] + qd.shape[1], model.actuator_count))).astype(np.float32)
+    n_obs = q.shape[1] + qd.shape[1] + touching.shape[1]
+    policy = (0.1 * rng.standard_normal((n_obs, model.actuator_count))).astype(np.float32)
     batch.step(1)
     t_step = 0.0
     t0 = time.perf_counter()
     for _ in range(env_steps):
-        obs = np.concatenate([q, qd], axis=1)
+        obs = np.concatenate([q, qd, touching], axis=1, dtype=np.float32)
         batch.set_ctrl(np.tanh(obs @ policy))
         ts = time.perf_counter()
         batch.step(4)
