@@ -125,6 +125,7 @@ class TorporVecEnv(VectorEnv):
         self._steps = np.zeros(self.num_envs, np.int64)
         self._episode = np.zeros(self.num_envs, np.int64)
         self._ended = np.zeros(self.num_envs, bool)
+        self._memo: dict = {}
         ranges = np.array([model.actuator_def(k)["ctrl_range"] for k in range(self.nu)], dtype=np.float64)
         self.single_action_space = gym.spaces.Box(ranges[:, 0].astype(np.float32), ranges[:, 1].astype(np.float32),
                                                   dtype=np.float32)
@@ -143,7 +144,15 @@ class TorporVecEnv(VectorEnv):
     def _draw(self, worlds: np.ndarray) -> None:
         """Reset the worlds (int indices) and write their episode's initial state."""
         self.batch.reset(worlds)
+        self._memo = {}
         self._start(worlds)
+        self._memo = {}
+
+    def _memoized(self, key: str, make: Any) -> Any:
+        """make(), computed once per state of the batch (the step and the reset clear it)."""
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
 
     def _start(self, worlds: np.ndarray) -> None:
         """Write the initial state of these worlds' episodes (just reset to the model's); none by default."""
@@ -174,6 +183,7 @@ class TorporVecEnv(VectorEnv):
         before = self._before()
         self.batch.set_ctrl(a)
         self.batch.step(self.frame_skip)
+        self._memo = {}
         self._steps += 1
         obs = self._observe()
         reward, terminated = self._evaluate(before, a.astype(np.float64))
@@ -303,14 +313,21 @@ class MjcfVecEnv(TorporVecEnv):
 
     # ------------------------------------------------------------ MuJoCo's coordinates
     def qpos(self) -> np.ndarray:
-        """(W, nq) float64 MuJoCo qpos of every world."""
+        """(W, nq) float64 MuJoCo qpos of every world (read-only)."""
+        return self._memoized("qpos", self._qpos)
+
+    def qvel(self) -> np.ndarray:
+        """(W, nv) float64 MuJoCo qvel of every world (read-only)."""
+        return self._memoized("qvel", self._qvel)
+
+    def _qpos(self) -> np.ndarray:
         q = self.batch.joint_q.astype(np.float64) + self._ref
         for qs, _, _ in self._free:
             q[:, qs + 3:qs + 7] = q[:, [qs + 6, qs + 3, qs + 4, qs + 5]]
+        q.flags.writeable = False
         return q
 
-    def qvel(self) -> np.ndarray:
-        """(W, nv) float64 MuJoCo qvel of every world."""
+    def _qvel(self) -> np.ndarray:
         qd = self.batch.joint_qd.astype(np.float64)
         if self._free:
             s = self.batch.state()
@@ -320,6 +337,7 @@ class MjcfVecEnv(TorporVecEnv):
                 w = qd[:, vs + 3:vs + 6].copy()
                 qd[:, vs:vs + 3] -= np.cross(w, com)  # the origin's velocity, v_com + w x (origin - com)
                 qd[:, vs + 3:vs + 6] = np.einsum("wji,wj->wi", R, w)  # body frame
+        qd.flags.writeable = False
         return qd
 
     def _com_local(self, body: int) -> np.ndarray:
@@ -336,6 +354,7 @@ class MjcfVecEnv(TorporVecEnv):
             qd[:, vs:vs + 3] += np.cross(w, R @ self._com_local(b))
             qd[:, vs + 3:vs + 6] = w
         self.batch.set_joints(q=q.astype(np.float32), qd=qd.astype(np.float32), worlds=worlds)
+        self._memo = {}
 
     def xipos(self, bodies: np.ndarray) -> np.ndarray:
         """(W, len(bodies), 3) world centres of mass (MuJoCo's xipos) of torpor bodies."""

@@ -124,14 +124,17 @@ class _FreeVecEnv(MjcfVecEnv):
         self._bodies = self.mj_bodies  # MuJoCo's bodies 1.. as torpor indices
         self._mass = self.body_mass
         self._total = self._mass.sum()
+        self._local = np.array([self._com_local(int(b)) for b in self._bodies])
 
     def _frame(self) -> dict:
         """Per-body quantities of MuJoCo's com-based terms: xipos (W, n, 3), subtree com (W, 3), R (W, n, 3, 3)."""
+        return self._memoized("frame", self._make_frame)
+
+    def _make_frame(self) -> dict:
         s = self.batch.state()
         quat = s.quat[:, self._bodies].astype(np.float64)
         R = quat_matrix(quat)
-        local = np.array([self._com_local(int(b)) for b in self._bodies])
-        xipos = s.pos[:, self._bodies].astype(np.float64) + np.einsum("wbij,bj->wbi", R, local)
+        xipos = s.pos[:, self._bodies].astype(np.float64) + np.einsum("wbij,bj->wbi", R, self._local)
         com = np.einsum("b,wbi->wi", self._mass, xipos) / self._total
         return {"xipos": xipos, "com": com, "R": R, "s": s}
 
@@ -170,7 +173,7 @@ class AntVecEnv(_FreeVecEnv):
         self._setup_free()
 
     def _contact(self) -> np.ndarray:
-        return np.clip(self.cfrc_ext(self._frame()), *self._force_range)
+        return self._memoized("contact", lambda: np.clip(self.cfrc_ext(self._frame()), *self._force_range))
 
     def _before(self) -> np.ndarray:
         return self.batch.joint_q[:, :2].astype(np.float64)
