@@ -16,7 +16,7 @@ Part "clutter": the clutter task (torpor.envs.clutter) at `clutter_worlds`
 worlds with sleep on and off, the scripted pusher (push_policy), the two
 batches stepped in alternating chunks of 4 env-steps so the machine's load
 falls on both alike; env-steps/s per chunk, the mean awake fraction and the
-worlds that faulted (a known torpor issue, bench/README.md).
+worlds that faulted (non-finite state; none since main's b1f7ddb).
 
     PYTHONPATH=python python3 bench/bench_envs.py [threads] [scale] [clutter_worlds]
 
