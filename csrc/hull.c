@@ -290,29 +290,40 @@ done:
     return ok;
 }
 
-int tp_hull_build(const float *points, int count, tp_hull *out, char *reason, size_t reason_len)
+double *tp_hull_check_points(const float *points, int count, char *reason, size_t reason_len)
 {
     if (!points || count < 4) {
         snprintf(reason, reason_len, "a convex shape needs at least 4 vertices, got %d", points ? count : 0);
-        return 0;
+        return NULL;
     }
     if (count > TP_MAX_MESH_VERTICES) {
         snprintf(reason, reason_len, "%d vertices, more than TP_MAX_MESH_VERTICES (%d)", count, TP_MAX_MESH_VERTICES);
-        return 0;
+        return NULL;
     }
     for (int i = 0; i < 3 * count; ++i)
         if (!isfinite(points[i]) || fabsf(points[i]) > 0.5f * TP_MAX_SIZE) {
             snprintf(reason, reason_len, "vertices[%d][%d]: must be finite and within [%g, %g] m, got %g", i / 3,
                      i % 3, -0.5 * TP_MAX_SIZE, 0.5 * TP_MAX_SIZE, (double)points[i]);
-            return 0;
+            return NULL;
         }
     double *v = malloc(3 * (size_t)count * sizeof(double));
     if (!v) {
         snprintf(reason, reason_len, "out of memory for %d vertices", count);
-        return 0;
+        return NULL;
     }
     for (int i = 0; i < 3 * count; ++i) v[i] = points[i];
-    int ok = !degenerate(v, count, reason, reason_len) && run_qhull(v, count, out, reason, reason_len);
+    if (degenerate(v, count, reason, reason_len)) {
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+int tp_hull_build(const float *points, int count, tp_hull *out, char *reason, size_t reason_len)
+{
+    double *v = tp_hull_check_points(points, count, reason, reason_len);
+    if (!v) return 0;
+    int ok = run_qhull(v, count, out, reason, reason_len);
     free(v);
     if (!ok) return 0;
     hull_mass(&out->poly, out);

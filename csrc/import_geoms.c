@@ -163,13 +163,26 @@ int ig_mesh_points(const char *path, const double scale[3], float **points, int 
 }
 
 json_t *ig_convex_json(const float *points, int count, const fr_pose *pose, double *volume, double com[3],
-                       double unit_inertia[6], char *why, size_t why_len)
+                       double unit_inertia[6], ig_reduction *reduced, char *why, size_t why_len)
 {
-    tp_hull hull;
-    if (!tp_hull_build(points, count, &hull, why, why_len)) return NULL;
-    *volume = hull.volume;
-    for (int k = 0; k < 3; ++k) com[k] = hull.com[k];
-    for (int k = 0; k < 6; ++k) unit_inertia[k] = hull.inertia[k];
+    tp_hull_measure full;
+    tp_hull kept;
+    float *hull_points = NULL;
+    int hull_count = 0;
+    if (!tp_hull_measure_points(points, count, &full, NULL, why, why_len) ||
+        !tp_hull_simplify(points, count, &hull_points, &hull_count, why, why_len) ||
+        !tp_hull_build(hull_points, hull_count, &kept, why, why_len)) {
+        free(hull_points);
+        return NULL;
+    }
+    *volume = full.volume;
+    for (int k = 0; k < 3; ++k) com[k] = full.com[k];
+    for (int k = 0; k < 6; ++k) unit_inertia[k] = full.inertia[k];
+    reduced->full_vertices = full.vertex_count;
+    reduced->kept_vertices = hull_count;
+    reduced->kept_volume = kept.volume / full.volume;
+    points = hull_points;
+    count = hull_count;
     json_t *o = json_object(), *vs = json_array();
     json_object_set_new(o, "shape", json_string("convex"));
     for (int i = 0; i < count; ++i) {
@@ -183,5 +196,15 @@ json_t *ig_convex_json(const float *points, int count, const fr_pose *pose, doub
     for (int k = 0; k < 4; ++k) json_array_append_new(quat, json_real(pose->quat[k]));
     json_object_set_new(o, "pos", pos);
     json_object_set_new(o, "quat", quat);
+    free(hull_points);
     return o;
+}
+
+void ig_reduction_text(const ig_reduction *r, char *out, size_t len)
+{
+    snprintf(out, len,
+             "its hull has %d vertices, past torpor's caps (TP_MAX_HULL_VERTICES %d, TP_MAX_HULL_FACES %d): it "
+             "collides as the hull of %d of them, %.1f %% of the volume (%.1f %% lost)",
+             r->full_vertices, TP_MAX_HULL_VERTICES, TP_MAX_HULL_FACES, r->kept_vertices, 100.0 * r->kept_volume,
+             100.0 * (1.0 - r->kept_volume));
 }

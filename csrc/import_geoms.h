@@ -33,11 +33,23 @@ json_t *ig_shape_json(const ig_geom *g, char *why, size_t why_len);
 /* A mesh file's points (STL or OBJ, tp_mesh_read) times `scale` per axis:
  * *points a malloc'd [*count][3] (free with free()); 0 with the reason in why. */
 int ig_mesh_points(const char *path, const double scale[3], float **points, int *count, char *why, size_t why_len);
+/* How a mesh's hull was fitted to torpor's caps (TP_MAX_HULL_*): the full
+ * hull's vertex count, the count kept (equal when it fits) and the kept hull's
+ * volume over the full hull's. */
+typedef struct ig_reduction {
+    int full_vertices, kept_vertices;
+    double kept_volume;
+} ig_reduction;
+
 /* The convex hull of the points (their frame placed by `pose` in the body
- * frame) as a torpor "convex" shape, with its volume (m^3), centre (m) and
- * inertia per unit density (m^5, xx yy zz xy xz yz) in the points' frame; NULL
- * with the reason in why (qhull's, or a hull past torpor's caps). */
+ * frame) as a torpor "convex" shape holding the hull's vertices, or a subset
+ * of them whose hull fits the caps (tp_hull_simplify; *reduced says how much
+ * was kept), with the volume (m^3), centre (m) and inertia per unit density
+ * (m^5, xx yy zz xy xz yz) of the full hull in the points' frame; NULL with
+ * the reason in why (qhull's, no volume). */
 json_t *ig_convex_json(const float *points, int count, const fr_pose *pose, double *volume, double com[3],
-                       double unit_inertia[6], char *why, size_t why_len);
+                       double unit_inertia[6], ig_reduction *reduced, char *why, size_t why_len);
+/* The warning text for a reduced hull: counts and the volume kept and lost. */
+void ig_reduction_text(const ig_reduction *r, char *out, size_t len);
 
 #endif

@@ -22,8 +22,9 @@
 
 /* Elements a <default> class gives attributes to. Actuator shortcuts share one
  * actuator default in MuJoCo; they are looked up in each other's nodes too. */
-enum { K_JOINT, K_GEOM, K_MOTOR, K_POSITION, K_VELOCITY, K_GENERAL, K_MESH, K_COUNT };
-static const char *const kind_tags[K_COUNT] = {"joint", "geom", "motor", "position", "velocity", "general", "mesh"};
+enum { K_JOINT, K_GEOM, K_MOTOR, K_POSITION, K_VELOCITY, K_GENERAL, K_MESH, K_TENDON, K_COUNT };
+static const char *const kind_tags[K_COUNT] = {"joint", "geom", "motor", "position", "velocity", "general", "mesh",
+                                               "tendon"};
 
 enum { J_FREE, J_BALL, J_SLIDE, J_HINGE };
 static const char *const joint_types[] = {"free", "ball", "slide", "hinge"};
@@ -474,9 +475,14 @@ static int mesh_hull(mjcf *m, xmlNodePtr node, int cls, const fr_pose *pose, jso
     char why[400];
     if (!ig_mesh_points(mesh->path, mesh->scale, &points, &count, why, sizeof why))
         return xi_fail(m->x, mesh->node, "file", "%s", why);
-    *shape = ig_convex_json(points, count, pose, volume, com, inertia, why, sizeof why);
+    ig_reduction r;
+    *shape = ig_convex_json(points, count, pose, volume, com, inertia, &r, why, sizeof why);
     free(points);
     if (!*shape) return xi_fail(m->x, node, "mesh", "mesh \"%s\": %s", mesh->name, why);
+    if (r.kept_vertices < r.full_vertices) {
+        ig_reduction_text(&r, why, sizeof why);
+        xi_warn(m->x, "mesh", "\"%s\": %s; mass properties are the full hull's", mesh->name, why);
+    }
     return 1;
 }
 
@@ -913,7 +919,7 @@ static int find_joint(const mjcf *m, const char *name)
 
 static int read_actuator(mjcf *m, xmlNodePtr node, int kind)
 {
-    check_attrs(m, node, "name class joint gear ctrllimited ctrlrange forcelimited forcerange kp kv gainprm biasprm "
+    check_attrs(m, node, "name class joint tendon gear ctrllimited ctrlrange forcelimited forcerange kp kv gainprm biasprm "
                          "gaintype biastype dyntype group user");
     int cls;
     if (!element_class(m, node, 0, &cls)) return 0;
@@ -923,6 +929,10 @@ static int read_actuator(mjcf *m, xmlNodePtr node, int kind)
     a.kind = kind;
     a.gear = 1.0;
     xmlNodePtr where;
+    char *tendon = mj_get(m, node, kind, cls, "tendon", &where);
+    int on_tendon = tendon != NULL;
+    xmlFree(tendon);
+    if (on_tendon) return xi_fail(m->x, where, "tendon", "tendon transmissions are not supported (torpor has no tendons)");
     char *joint = mj_get(m, node, kind, cls, "joint", &where);
     if (!joint) return xi_fail(m->x, node, NULL, "only joint transmissions are read: give \"joint\"");
     a.joint = find_joint(m, joint);
@@ -984,6 +994,65 @@ static int read_actuators(mjcf *m, xmlNodePtr node)
         if (kind > K_GENERAL)
             return xi_fail(m->x, c, NULL, "actuator type not supported (torpor reads motor, position, velocity, general)");
         if (!read_actuator(m, c, kind)) return 0;
+    }
+    return 1;
+}
+
+/* A <fixed> or <spatial> tendon: torpor has none, so one is read only to be
+ * left out, and only when it is inert (no limit, stiffness, damping,
+ * frictionloss or armature: then it is a length for sensors and leaves the
+ * dynamics as they are, as in Gymnasium's humanoid). An actuator on a tendon
+ * is refused where the actuators are read. */
+static int read_tendon(mjcf *m, xmlNodePtr node)
+{
+    check_attrs(m, node, "name class group limited range solreflimit solimplimit solreffriction solimpfriction "
+                         "frictionloss springlength width material margin stiffness damping armature rgba user "
+                         "actuatorfrclimited actuatorfrcrange");
+    int cls, limited = 2, got_range = 0;
+    double range[2] = {0, 0};
+    if (!element_class(m, node, 0, &cls) || !get_word(m, node, K_TENDON, cls, "limited", bool_words, 3, &limited) ||
+        !get_nums(m, node, K_TENDON, cls, "range", range, 2, &got_range))
+        return 0;
+    char *name = xi_attr(node, "name");
+    char label[160];
+    snprintf(label, sizeof label, "%s tendon \"%s\"", (const char *)node->name, name ? name : "(unnamed)");
+    xmlFree(name);
+    if (limited == 1 || (limited == 2 && m->autolimits && got_range))
+        return xi_fail(m->x, node, "range", "%s is limited: torpor has no tendons (only one with no limit, stiffness, "
+                       "damping, frictionloss or armature is left out)", label);
+    static const char *const effects[] = {"stiffness", "damping", "frictionloss", "armature"};
+    for (int i = 0; i < 4; ++i) {
+        double v[1] = {0};
+        xmlNodePtr where = node;
+        char *text = mj_get(m, node, K_TENDON, cls, effects[i], &where);
+        int ok = !text || xi_numbers(m->x, where, effects[i], text, v, 1, NULL);
+        xmlFree(text);
+        if (!ok) return 0;
+        if (v[0] != 0)
+            return xi_fail(m->x, where, effects[i], "%s has %s %g: torpor has no tendons (only one with no limit, "
+                           "stiffness, damping, frictionloss or armature is left out)", label, effects[i], v[0]);
+    }
+    for (xmlNodePtr c = node->children; c; c = c->next) { /* a fixed tendon's joints must exist, as in MuJoCo */
+        if (c->type != XML_ELEMENT_NODE || !xi_is(node, "fixed")) continue;
+        if (!xi_is(c, "joint")) return xi_fail(m->x, c, NULL, "not allowed in a fixed tendon (give <joint joint coef>)");
+        char *j = xi_attr(c, "joint");
+        int found = j ? find_joint(m, j) : -1;
+        if (!j) xi_fail(m->x, c, NULL, "needs \"joint\"");
+        else if (found < 0) xi_fail(m->x, c, "joint", "unknown joint \"%s\"", j);
+        xmlFree(j);
+        if (found < 0) return 0;
+    }
+    xi_warn(m->x, "tendon", "%s ignored: it has no limit, stiffness, damping, frictionloss or armature and no "
+            "actuator, so it does not change the dynamics", label);
+    return 1;
+}
+
+static int read_tendons(mjcf *m, xmlNodePtr node)
+{
+    for (xmlNodePtr c = node->children; c; c = c->next) {
+        if (c->type != XML_ELEMENT_NODE) continue;
+        if (!xi_is(c, "fixed") && !xi_is(c, "spatial")) return xi_fail(m->x, c, NULL, "not a tendon (fixed, spatial)");
+        if (!read_tendon(m, c)) return 0;
     }
     return 1;
 }
@@ -1287,8 +1356,9 @@ static int read_top(mjcf *m, json_t *scene)
             for (xmlNodePtr a = c->children; a; a = a->next)
                 if (a->type == XML_ELEMENT_NODE && !xi_is(a, "mesh"))
                     xi_warn(m->x, (const char *)a->name, "ignored (visual only)");
-        } else if (xi_is(c, "tendon"))
-            xi_warn(m->x, "tendon", "ignored: torpor has no tendons (their limits, springs and actuation are lost)");
+        } else if (xi_is(c, "tendon")) {
+            if (!read_tendons(m, c)) return 0;
+        }
         else if (xi_is(c, "sensor") || xi_is(c, "visual") || xi_is(c, "statistic") || xi_is(c, "custom"))
             xi_warn(m->x, n, "ignored (torpor has no %s)", n);
         else

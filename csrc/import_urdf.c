@@ -124,7 +124,8 @@ static int read_inertial(urdf *u, xmlNodePtr link, double *mass, double com[3], 
     double v[1];
     int got;
     if (!nums(u, m, "value", v, 1, &got)) return 0;
-    if (!got || !(v[0] > 0)) return xi_fail(u->x, m, "value", "the mass must be > 0 kg");
+    if (!got || !(v[0] >= 0)) return xi_fail(u->x, m, "value", "the mass must be >= 0 kg");
+    if (v[0] == 0) return 1; /* massless (a frame on a fixed joint, a static base): as if no <inertial> */
     const char *keys[6] = {"ixx", "iyy", "izz", "ixy", "ixz", "iyz"};
     double e[6];
     for (int k = 0; k < 6; ++k) {
@@ -150,14 +151,20 @@ static json_t *mesh_shape(urdf *u, xmlNodePtr mesh, const fr_pose *pose)
     char *file = req_attr(u, mesh, "filename");
     if (!file) return NULL;
     const char *rel = file;
-    if (strncmp(rel, "package://", 10) == 0) {
+    char *path = NULL;
+    if (strncmp(rel, "package://", 10) == 0) { /* package://PKG/PATH: PATH, else PKG/PATH, in the URDF's folder */
         rel += 10;
         const char *slash = strchr(rel, '/');
-        rel = slash ? slash + 1 : rel;
-    } else if (strncmp(rel, "file://", 7) == 0) {
-        rel += 7;
+        path = xi_join(u->dir, slash ? slash + 1 : rel);
+        if (path && access(path, R_OK) != 0) {
+            char *whole = xi_join(u->dir, rel);
+            if (whole && access(whole, R_OK) == 0) free(path), path = whole;
+            else free(whole);
+        }
+    } else {
+        if (strncmp(rel, "file://", 7) == 0) rel += 7;
+        path = xi_join(u->dir, rel);
     }
-    char *path = xi_join(u->dir, rel);
     double scale[3] = {1, 1, 1};
     float *points = NULL;
     int count = 0;
@@ -172,8 +179,13 @@ static json_t *mesh_shape(urdf *u, xmlNodePtr mesh, const fr_pose *pose)
             xi_fail(u->x, mesh, "filename", "%s", why);
         } else {
             double volume, com[3], inertia[6];
-            shape = ig_convex_json(points, count, pose, &volume, com, inertia, why, sizeof why);
+            ig_reduction r;
+            shape = ig_convex_json(points, count, pose, &volume, com, inertia, &r, why, sizeof why);
             if (!shape) xi_fail(u->x, mesh, "filename", "%s", why);
+            else if (r.kept_vertices < r.full_vertices) {
+                ig_reduction_text(&r, why, sizeof why);
+                xi_warn(u->x, "mesh", "\"%s\": %s", file, why);
+            }
         }
     }
     free(points);
@@ -298,7 +310,8 @@ static int emit(urdf *u, json_t *scene, int root)
             json_object_set_new(o, "static", json_true());
         } else {
             if (!(mass > 0)) {
-                xi_warn(u->x, "link", "\"%s\" has no <inertial>; torpor gives it %g kg (a moving link must have mass)",
+                xi_warn(u->x, "link", "\"%s\" has no mass (no <inertial> or mass 0); torpor gives it %g kg (a moving "
+                        "link must have mass)",
                         l->name, URDF_PLACEHOLDER_MASS);
                 mass = URDF_PLACEHOLDER_MASS;
                 double in[6] = {URDF_PLACEHOLDER_INERTIA, URDF_PLACEHOLDER_INERTIA, URDF_PLACEHOLDER_INERTIA, 0, 0, 0};

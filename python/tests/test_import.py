@@ -306,8 +306,58 @@ def test_converted_scene_loads_to_the_same_model(tmp_path):
 
 
 def test_load_warns_about_what_it_ignores():
-    with pytest.warns(ImportWarning, match="tendon: ignored"):
+    with pytest.warns(ImportWarning, match="tendon: fixed tendon \"left_hipknee\" ignored: it has no limit"):
         torpor.Model.load(ASSETS / "humanoid.xml")
+
+
+@pytest.mark.parametrize("name", ["humanoid", "humanoidstandup"])
+def test_gymnasium_tendons_are_inert(name):
+    """Gymnasium's fixed tendons (the hip-knee pairs) have no limit, spring,
+    damping, friction or armature and no actuator: MuJoCo's compiled model says
+    so, which is why leaving them out changes nothing."""
+    mm = mj_model(name)
+    assert mm.ntendon == 2
+    assert not mm.tendon_limited.any() and not mm.tendon_stiffness.any() and not mm.tendon_damping.any()
+    assert not mm.tendon_frictionloss.any() and not mm.tendon_armature.any()
+    assert (mm.actuator_trntype == mujoco.mjtTrn.mjTRN_JOINT).all()
+
+
+TENDON_XML = """<mujoco>
+ <default><tendon {default}/></default>
+ <worldbody>
+  <body><geom size="0.1"/><joint name="a" type="hinge"/>
+   <body pos="0 0 -0.3"><geom size="0.1"/><joint name="b" type="hinge"/></body>
+  </body>
+ </worldbody>
+ <tendon>
+  <fixed name="t" {attrs}><joint joint="a" coef="1"/><joint joint="b" coef="-1"/></fixed>
+ </tendon>
+ {actuator}
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("default, attrs, actuator, error", [
+    ("", 'range="-1 1"', "", r":9:19: <fixed range>: fixed tendon \"t\" is limited"),
+    ("", 'limited="true" range="-1 1"', "", r"is limited"),
+    ("", 'stiffness="10"', "", r":9:19: <fixed stiffness>: fixed tendon \"t\" has stiffness 10"),
+    ("", 'damping="1"', "", r"has damping 1"),
+    ('frictionloss="0.5"', "", "", r":2:\d+: <tendon frictionloss>: fixed tendon \"t\" has frictionloss 0\.5"),
+    ("", "", '<actuator><motor tendon="t"/></actuator>', r"<motor tendon>: tendon transmissions are not supported"),
+])
+def test_tendons_that_change_the_dynamics_are_refused(tmp_path, default, attrs, actuator, error):
+    p = tmp_path / "tendon.xml"
+    p.write_text(TENDON_XML.format(default=default, attrs=attrs, actuator=actuator))
+    with pytest.raises(torpor.SceneError, match=error):
+        torpor.Model.load(p)
+
+
+def test_inert_tendon_is_left_out(tmp_path):
+    p = tmp_path / "tendon.xml"
+    p.write_text(TENDON_XML.format(default='range="-1 1" limited="false"', attrs="", actuator=""))
+    with pytest.warns(ImportWarning, match=r"tendon: fixed tendon \"t\" ignored: it has no limit"):
+        tm = torpor.Model.load(p)
+    assert tm.joint_names == ["a", "b"]
 
 
 # ---------------------------------------------------------------- collision filtering
@@ -395,6 +445,190 @@ def test_urdf_mesh_collision(tmp_path):
     batch = torpor.Batch(tm, 1)
     batch.step(120)
     assert batch.state().pos[0, tm.find_body("block"), 2] == pytest.approx(0.05, abs=1e-3)
+
+
+def icosphere(subdivisions):
+    """Unit icosphere: the icosahedron's 12 vertices, each triangle cut into 4
+    per subdivision, new points pushed onto the sphere. (vertices (n, 3), triangles (m, 3))."""
+    t = (1 + 5 ** 0.5) / 2
+    v = [np.array(p, float) / np.linalg.norm(p) for p in
+         [(-1, t, 0), (1, t, 0), (-1, -t, 0), (1, -t, 0), (0, -1, t), (0, 1, t), (0, -1, -t), (0, 1, -t),
+          (t, 0, -1), (t, 0, 1), (-t, 0, -1), (-t, 0, 1)]]
+    f = [(0, 11, 5), (0, 5, 1), (0, 1, 7), (0, 7, 10), (0, 10, 11), (1, 5, 9), (5, 11, 4), (11, 10, 2), (10, 7, 6),
+         (7, 1, 8), (3, 9, 4), (3, 4, 2), (3, 2, 6), (3, 6, 8), (3, 8, 9), (4, 9, 5), (2, 4, 11), (6, 2, 10),
+         (8, 6, 7), (9, 8, 1)]
+    for _ in range(subdivisions):
+        mid, nf = {}, []
+
+        def middle(a, b):
+            key = (min(a, b), max(a, b))
+            if key not in mid:
+                m = v[a] + v[b]
+                v.append(m / np.linalg.norm(m))
+                mid[key] = len(v) - 1
+            return mid[key]
+        for a, b, c in f:
+            ab, bc, ca = middle(a, b), middle(b, c), middle(c, a)
+            nf += [(a, ab, ca), (b, bc, ab), (c, ca, bc), (ab, bc, ca)]
+        f = nf
+    return np.array(v), np.array(f)
+
+
+def hull_volume(points, tol=1e-9):
+    """Volume of the convex hull of a few points (an independent check of the
+    library's): every supporting plane through three points, its points in
+    angle order, volume = sum over faces of (plane offset x face area) / 3 with
+    the origin inside. (volume, the smallest plane offset: the inscribed radius about the origin)"""
+    p = np.asarray(points, float)
+    planes = {}
+    for i in range(len(p)):
+        for j in range(i + 1, len(p)):
+            for k in range(j + 1, len(p)):
+                n = np.cross(p[j] - p[i], p[k] - p[i])
+                if np.linalg.norm(n) < tol:
+                    continue
+                n /= np.linalg.norm(n)
+                d = n @ p[i]
+                side = p @ n - d
+                if side.max() > tol:
+                    if side.min() < -tol:
+                        continue
+                    n, d = -n, -d
+                planes.setdefault(tuple(np.round(np.append(n, d), 6)), (n, d))
+    volume = 0.0
+    for n, d in planes.values():
+        face = p[np.abs(p @ n - d) < 1e-7]
+        c = face.mean(axis=0)
+        u = face[0] - c
+        w = np.cross(n, u)
+        order = np.argsort(np.arctan2((face - c) @ w, (face - c) @ u))
+        ring = face[order] - c
+        area = 0.5 * sum(n @ np.cross(ring[a], ring[(a + 1) % len(ring)]) for a in range(len(ring)))
+        volume += d * area / 3.0
+    return volume, min(d for n, d in planes.values())
+
+
+def test_dense_mesh_hull_is_reduced_within_the_caps(tmp_path):
+    """A radius-0.1 icosphere of 642 points (3 subdivisions), a hull far past
+    the caps: the import keeps a subset of its points within TP_MAX_HULL_* and
+    says how much volume that keeps. Checked: the mass is the full hull's
+    (the polyhedron's volume from its triangles, and MuJoCo's mass); the kept
+    points are the mesh's own; the warning's kept share is the volume of their
+    hull computed here; that share is at least the regular icosahedron's
+    (whose 12 vertices the mesh holds: any selection of 18 or more points
+    keeping less would be a poor one) and at most the sampled hull's share of
+    the sphere; the body rests on a face, its centre between the kept hull's
+    nearest face (less 1 mm of penetration) and the radius."""
+    r, density = 0.1, 800.0
+    v, f = icosphere(3)
+    v *= r
+    (tmp_path / "ball.obj").write_text("".join(f"v {a:.9f} {b:.9f} {c:.9f}\n" for a, b, c in v) +
+                                       "".join(f"f {a + 1} {b + 1} {c + 1}\n" for a, b, c in f))
+    xml = f"""<mujoco><asset><mesh name="ball" file="ball.obj"/></asset><worldbody>
+      <geom type="plane" size="5 5 .1"/>
+      <body name="ball" pos="0 0 0.3" euler="17 29 41"><freejoint/><geom type="mesh" mesh="ball" density="{density}"/></body>
+    </worldbody></mujoco>"""
+    p = tmp_path / "ball.xml"
+    p.write_text(xml)
+    text, lines = torpor.import_scene(p)
+    volume = sum(np.linalg.det(v[t]) for t in f) / 6.0  # the mesh is closed, convex, around the origin
+    sphere = 4.0 / 3.0 * np.pi * r ** 3
+    tm = load(p)
+    mass, com, inertia = tm.body_inertia(tm.find_body("ball"))
+    assert mass == pytest.approx(density * volume, rel=1e-6)
+    assert mass == pytest.approx(mujoco.MjModel.from_xml_path(str(p)).body_mass[1], rel=1e-5)
+    kept = np.array([s for b in json.loads(text)["bodies"] if b["name"] == "ball" for s in b["shapes"]][0]["vertices"])
+    assert 4 <= len(kept) <= 32
+    assert np.min(np.linalg.norm(v[None, :, :] - kept[:, None, :], axis=2), axis=1).max() < 1e-7  # the mesh's points
+    warning = [w for w in lines if w.startswith("mesh:")]
+    assert len(warning) == 1 and f"its hull has {len(v)} vertices" in warning[0]
+    assert f"the hull of {len(kept)} of them" in warning[0]
+    share = float(warning[0].split("collides as the hull of")[1].split(",")[1].split("%")[0]) / 100
+    kept_volume, inscribed = hull_volume(kept)
+    assert kept_volume / volume == pytest.approx(share, abs=0.0006)  # printed to 0.1 %
+    icosahedron = 5 * (3 + 5 ** 0.5) / 12 * (4 / np.sqrt(10 + 2 * np.sqrt(5))) ** 3 * r ** 3  # edge a = 4 r / sqrt(10 + 2 sqrt 5)
+    assert icosahedron / sphere == pytest.approx(0.6055, abs=1e-4)
+    assert icosahedron < kept_volume < volume < sphere
+    batch = torpor.Batch(tm, 1)
+    batch.step(240)
+    st = batch.state()
+    z = float(st.pos[0, tm.find_body("ball"), 2])
+    assert st.faults[0] == 0 and inscribed - 1e-3 < z < r  # on a face: its offset, within 1 mm of penetration
+    assert np.abs(st.v[0, tm.find_body("ball")]).max() < 1e-2
+
+
+def urdf_fk(root):
+    """Each link's world pose at q = 0 from a URDF's joints (fixed-axis roll,
+    pitch, yaw: R = Rz(yaw) Ry(pitch) Rx(roll)): {link: (R, p)}."""
+    def rot(rpy):
+        (cr, sr), (cp, sp), (cy, sy) = [(np.cos(a), np.sin(a)) for a in rpy]
+        rx = np.array([[1, 0, 0], [0, cr, -sr], [0, sr, cr]])
+        ry = np.array([[cp, 0, sp], [0, 1, 0], [-sp, 0, cp]])
+        rz = np.array([[cy, -sy, 0], [sy, cy, 0], [0, 0, 1]])
+        return rz @ ry @ rx
+    joints = root.findall("joint")
+    children = {j.find("child").get("link") for j in joints}
+    base = [l.get("name") for l in root.findall("link") if l.get("name") not in children][0]
+    pose = {base: (np.eye(3), np.zeros(3))}
+    while len(pose) < len(root.findall("link")):
+        for j in joints:
+            parent, child = j.find("parent").get("link"), j.find("child").get("link")
+            if parent in pose and child not in pose:
+                o = j.find("origin")
+                xyz = np.array([float(x) for x in (o.get("xyz", "0 0 0") if o is not None else "0 0 0").split()])
+                rpy = [float(x) for x in (o.get("rpy", "0 0 0") if o is not None else "0 0 0").split()]
+                R, pos = pose[parent]
+                pose[child] = (R @ rot(rpy), pos + R @ xyz)
+    return base, pose
+
+
+@pytest.mark.parametrize("robot", ["kuka_iiwa/model.urdf", "franka_panda/panda.urdf"])
+def test_real_urdf_robot_from_package_data(robot):
+    """Robots as their makers ship them (pybullet's package data, installed by
+    scripts/setup.sh): STL/OBJ collision meshes of hundreds of hull vertices,
+    reduced to the caps with a warning each. Against the file's own numbers:
+    each link's mass, centre and principal moments, each joint's type, axis
+    and limits, and each link's place at q = 0 (forward kinematics done here).
+    Then 2 s under gravity without faults."""
+    import xml.etree.ElementTree as ET
+    import pybullet_data
+    path = Path(pybullet_data.getDataPath()) / robot
+    root = ET.parse(path).getroot()
+    text, lines = torpor.import_scene(path)
+    assert any(w.startswith("mesh:") and "% lost" in w for w in lines)
+    tm = load(path)
+    base, fk = urdf_fk(root)
+    st = torpor.Batch(tm, 1).state()
+    for link in root.findall("link"):
+        name, inertial = link.get("name"), link.find("inertial")
+        b = tm.find_body(name)
+        assert b >= 0, name
+        R, pos = fk[name]
+        assert st.pos[0, b] == pytest.approx(pos, abs=1e-5), name
+        if name == base or inertial is None or float(inertial.find("mass").get("value")) == 0:
+            continue
+        mass, com, inertia = tm.body_inertia(b)
+        assert mass == pytest.approx(float(inertial.find("mass").get("value")), rel=1e-6), name
+        o = inertial.find("origin")
+        assert com == pytest.approx([float(x) for x in o.get("xyz").split()], abs=1e-6), name
+        e = {k: float(inertial.find("inertia").get(k, 0)) for k in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz")}
+        tensor = np.array([[e["ixx"], e["ixy"], e["ixz"]], [e["ixy"], e["iyy"], e["iyz"]], [e["ixz"], e["iyz"], e["izz"]]])
+        assert np.linalg.eigvalsh(inertia) == pytest.approx(np.linalg.eigvalsh(tensor), rel=1e-5), name
+    kinds = {"revolute": "revolute", "continuous": "revolute", "prismatic": "prismatic", "fixed": "fixed"}
+    joints = root.findall("joint")
+    assert tm.joint_names == [j.get("name") for j in joints]
+    for i, j in enumerate(joints):
+        d = tm.joint_def(i)
+        assert d["type"] == kinds[j.get("type")]
+        assert d["child"] == tm.find_body(j.find("child").get("link"))
+        if j.get("type") in ("revolute", "prismatic"):
+            lim = j.find("limit")
+            assert d["limits"] == pytest.approx((float(lim.get("lower")), float(lim.get("upper"))), abs=1e-6)
+            axis = np.array([float(x) for x in j.find("axis").get("xyz").split()])
+            assert d["axis"] == pytest.approx(axis / np.linalg.norm(axis), abs=1e-6)
+    batch = torpor.Batch(tm, 1)
+    batch.step(int(round(2.0 / tm.dt)))
+    assert batch.state().faults[0] == 0 and np.isfinite(batch.state().pos).all()
 
 
 # ---------------------------------------------------------------- URDF
