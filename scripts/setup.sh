@@ -51,12 +51,6 @@ if ! /usr/bin/python3 -c 'import imageio' 2>/dev/null; then
   echo "setup: installing imageio (PyPI) for /usr/bin/python3"
   /usr/bin/python3 -m pip install --quiet --break-system-packages 'imageio>=2.9,<3'
 fi
-# pybullet (PyPI) ships real robots as package data (pybullet_data: URDFs with
-# STL/OBJ collision meshes), which the URDF import tests read.
-if ! /usr/bin/python3 -c 'import pybullet_data' 2>/dev/null; then
-  echo "setup: installing pybullet (PyPI, for its robot data) for /usr/bin/python3"
-  /usr/bin/python3 -m pip install --quiet --break-system-packages 'pybullet>=3.2,<4'
-fi
 
 cmake -S "$here" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE="$build_type" "$@" >/dev/null
 cmake --build "$build_dir" --parallel

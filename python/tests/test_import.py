@@ -585,7 +585,7 @@ def urdf_fk(root):
 @pytest.mark.parametrize("robot", ["kuka_iiwa/model.urdf", "franka_panda/panda.urdf"])
 def test_real_urdf_robot_from_package_data(robot):
     """Robots as their makers ship them (pybullet's package data, installed by
-    scripts/setup.sh): STL/OBJ collision meshes of hundreds of hull vertices,
+    scripts/test-deps.sh): STL/OBJ collision meshes of hundreds of hull vertices,
     reduced to the caps with a warning each. Against the file's own numbers:
     each link's mass, centre and principal moments, each joint's type, axis
     and limits, and each link's place at q = 0 (forward kinematics done here).
