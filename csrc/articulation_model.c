@@ -52,7 +52,7 @@ static int check_unused(const tp_joint_def *d, char *field, size_t field_len, ch
     if (!is_one_dof(d->type)) {
         if (d->has_limits) return CHECK_FAIL("limits", "a %s joint has no limits (only revolute and prismatic)", t);
         if (d->drive != TP_DRIVE_NONE) return CHECK_FAIL("drive", "a %s joint has no drive (only revolute and prismatic)", t);
-        const float *drive[] = {&d->kp, &d->kd, &d->max_effort, &d->target_q, &d->target_qd};
+        const float *drive[] = {&d->kp, &d->kd, &d->max_effort, &d->target_q, &d->target_qd, &d->ref};
         const char *drive_names[] = {"kp", "kd", "max_effort", "target_q", "target_qd"};
         if ((k = first_set(drive, 5)) >= 0)
             return CHECK_FAIL(drive_names[k], "a %s joint has no drive (only revolute and prismatic)", t);
@@ -100,12 +100,12 @@ int tp_joint_def_check(const tp_joint_def *d, int body_count, char *field, size_
                            &d->rest, &d->kp, &d->kd, &d->max_effort, &d->target_q, &d->target_qd};
     const char *names[] = {"axis[0]", "axis[1]", "axis[2]", "anchor[0]", "anchor[1]", "anchor[2]", "q0", "qd0",
                            "lower", "upper", "damping", "friction", "armature", "stiffness", "rest", "kp", "kd",
-                           "max_effort", "target_q", "target_qd"};
+                           "max_effort", "target_q", "target_qd", "ref"};
     for (size_t i = 0; i < sizeof vals / sizeof vals[0]; ++i)
         if (!isfinite(*vals[i])) return CHECK_FAIL(names[i], "must be a finite number, got %g", (double)*vals[i]);
-    const float *bounded[] = {&d->q0, &d->rest, &d->target_q};
-    const char *b_names[] = {"q0", "rest", "target_q"};
-    for (int i = 0; i < 3; ++i)
+    const float *bounded[] = {&d->q0, &d->rest, &d->target_q, &d->ref};
+    const char *b_names[] = {"q0", "rest", "target_q", "ref"};
+    for (int i = 0; i < 4; ++i)
         if (!(fabsf(*bounded[i]) <= TP_MAX_JOINT_Q))
             return CHECK_FAIL(b_names[i], "must be within [%g, %g] rad or m (TP_MAX_JOINT_Q), got %g",
                               -(double)TP_MAX_JOINT_Q, (double)TP_MAX_JOINT_Q, (double)*bounded[i]);

@@ -1156,6 +1156,7 @@ static json_t *joint_json(const mj_joint *j, const char *name, const char *paren
     }
     if (j->q0 != 0) json_object_set_new(o, "q0", json_real(j->q0));
     if (j->qd0 != 0) json_object_set_new(o, "qd0", json_real(j->qd0));
+    if (j->ref != 0) json_object_set_new(o, "ref", json_real(j->ref));
     return o;
 }
 

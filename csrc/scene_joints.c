@@ -27,7 +27,7 @@ static const field joint_fields[] = {
     ENUM_FIELD("drive", tp_joint_def, drive, drive_names, "drive mode"),
     FIELD("kp", V_FLOAT, tp_joint_def, kp), FIELD("kd", V_FLOAT, tp_joint_def, kd),
     FIELD("max_effort", V_FLOAT, tp_joint_def, max_effort), FIELD("target_q", V_FLOAT, tp_joint_def, target_q),
-    FIELD("target_qd", V_FLOAT, tp_joint_def, target_qd)};
+    FIELD("target_qd", V_FLOAT, tp_joint_def, target_qd), FIELD("ref", V_FLOAT, tp_joint_def, ref)};
 
 /* "world" (-1) or the name of a body. */
 static int as_parent(scene *sc, const json_t *v, int *out)

@@ -75,6 +75,9 @@ typedef struct tp_joint_def {
     float kp, kd;          /* PD gains, >= 0 */
     float max_effort;      /* > 0; 0 = unlimited for a PD drive; required for a velocity motor */
     float target_q, target_qd; /* initial drive targets */
+    float ref;             /* 1-dof joints: the position an imported file counts from, rad or m (MJCF's
+                              qpos = q + ref, docs/import.md); only carried, not used by the dynamics
+                              (default 0) */
 } tp_joint_def;
 
 /* Bound on a 1-dof joint's position, rad or m: q0, rest and target_q of a

@@ -420,7 +420,8 @@ class Model:
     def joint_def(self, joint: int) -> dict:
         """The definition of joint ``joint`` (tp_joint_def) as a dict: name, type,
         parent and child (body indices, -1 the world), axis, anchor, q0, qd0,
-        limits ((lower, upper) or None), damping, friction, armature, stiffness, rest."""
+        limits ((lower, upper) or None), damping, friction, armature, stiffness, rest,
+        ref (an imported 1-dof joint's offset: MJCF's qpos = q + ref, rad or m)."""
         jd = ffi.new("tp_joint_def *")
         _check(lib.tp_model_get_joint_def(self._ptr, joint, jd))
         return {"name": ffi.string(jd.name).decode(), "type": ffi.string(lib.tp_joint_type_name(jd.type)).decode(),
@@ -428,7 +429,7 @@ class Model:
                 "anchor": np.array(list(jd.anchor)), "q0": float(jd.q0), "qd0": float(jd.qd0),
                 "limits": (float(jd.lower), float(jd.upper)) if jd.has_limits else None,
                 "damping": float(jd.damping), "friction": float(jd.friction), "armature": float(jd.armature),
-                "stiffness": float(jd.stiffness), "rest": float(jd.rest)}
+                "stiffness": float(jd.stiffness), "rest": float(jd.rest), "ref": float(jd.ref)}
 
     def joint_slices(self, joint: Union[int, str]) -> tuple[slice, slice]:
         """Where a joint (index or name) sits: (columns of ``joint_q``, columns
