@@ -1,4 +1,6 @@
 """Pictures of worlds as RGB arrays (Batch.render, tp_batch_render) and the envs' rgb_array mode."""
+import subprocess
+
 import numpy as np
 import pytest
 
@@ -75,4 +77,38 @@ def test_topple_env_rgb_array():
     assert ToppleVecEnv(2).render() is None
     single = ToppleEnv(render_mode="rgb_array", max_steps=5)
     check_env(single)  # Gymnasium's own render checks included
+    assert gym is not None
+
+
+def test_mjcf_task_rgb_array_and_record_video(tmp_path):
+    """An imported MuJoCo task renders per-world frames that follow the robot, and
+    Gymnasium's RecordVideo wrapper writes a video of the single form (ffprobe
+    reads its frame count and size)."""
+    gym = pytest.importorskip("gymnasium")
+    from gymnasium.wrappers import RecordVideo
+    from torpor.envs.locomotion import HopperEnv, HopperVecEnv
+
+    env = HopperVecEnv(2, render_mode="rgb_array", render_size=(96, 72))
+    env.reset(seed=3)
+    frames = env.render()
+    assert len(frames) == 2 and all(f.shape == (72, 96, 3) and f.dtype == np.uint8 for f in frames)
+    assert all(f.std() > 5 for f in frames), "a blank frame"
+    for _ in range(40):  # the hopper falls under zero action: its picture changes
+        env.step(np.zeros((2, 3), np.float32))
+    assert not np.array_equal(env.render()[0], frames[0])
+    env.close()
+
+    single = RecordVideo(HopperEnv(render_mode="rgb_array", render_size=(96, 72)), str(tmp_path),
+                         episode_trigger=lambda e: True, disable_logger=True)
+    single.reset(seed=1)
+    for _ in range(20):
+        single.step(np.zeros(3, np.float32))
+    single.close()
+    videos = sorted(tmp_path.glob("*.mp4"))
+    assert videos, "RecordVideo wrote no file"
+    probe = subprocess.run(["ffprobe", "-v", "error", "-select_streams", "v:0", "-count_frames", "-show_entries",
+                            "stream=width,height,nb_read_frames", "-of", "csv=p=0", str(videos[0])],
+                           capture_output=True, text=True, check=True)
+    width, height, count = (int(v) for v in probe.stdout.strip().split(","))
+    assert (width, height) == (96, 72) and count == 21, probe.stdout  # the reset's frame and 20 steps
     assert gym is not None
