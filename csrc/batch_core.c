@@ -9,6 +9,7 @@
  * only through its table (pull, begin_write). */
 #include "batch.h"
 #include "articulation_host.h"
+#include "constraint_host.h"
 
 #include "backend.h"
 #include "step.h"
@@ -50,6 +51,7 @@ void tp_batch_init_world(tp_batch *b, int w)
     tp_world_init_globals(&b->contact_count[0][w], &b->contact_count[1][w], b->gravity + 3 * w, m->def.gravity,
                           &b->contact_overflow[w], &b->faults[w]);
     tp_artic_batch_init_world(b, w); /* joints at their initial values, links placed */
+    tp_cons_batch_init_world(b, w);
     tp_batch_count_world(b, w);
 }
 

@@ -693,6 +693,7 @@ tp_status tp_batch_stage_seconds(const tp_batch *batch, double seconds[TP_STAGE_
  * Articulations (joints): torpor_joints.h. */
 #include "torpor_batched.h"
 #include "torpor_joints.h"
+#include "torpor_constraints.h" /* constraints between any two bodies */
 /* Pictures of worlds as RGB images: torpor_render.h. */
 #include "torpor_render.h"
 #include "torpor_actuators.h" /* actuators and their controls */

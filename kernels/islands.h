@@ -23,6 +23,7 @@
 #ifndef TP_ISLANDS_H
 #define TP_ISLANDS_H
 
+#include "constraint.h"
 #include "wake.h"
 
 /* The root of x in a forest where other lanes may be hooking roots and
@@ -90,6 +91,10 @@ TP_HD void tp_islands_build_lanes(tp_world *wd, const tp_contact *contacts, int 
         int da = tp_body_in_islands(wd, c->body_a), db = tp_body_in_islands(wd, c->body_b);
         if (da && db && tp_contact_links(wd, c, horizon)) tp_uf_union_lanes(vp, c->body_a, c->body_b);
     }
+    for (int k = tid; k < wd->cons_count; k += nth) { /* constrained bodies are one island */
+        int a = wd->cons[k].body0, b = wd->cons[k].body1;
+        if (a >= 0 && b >= 0 && tp_body_in_islands(wd, a) && tp_body_in_islands(wd, b)) tp_uf_union_lanes(vp, a, b);
+    }
     TP_BARRIER(nth);
     for (int b = tid; b < wd->bodies; b += nth) {
         int root = b;
@@ -113,6 +118,12 @@ TP_HD void tp_islands_build_lanes(tp_world *wd, const tp_contact *contacts, int 
             root_flags[wd->island[b]] |= TP_ISLAND_SUPPORTED;
         if ((wd->model[b].link_flags & TP_LINK_DRIVEN) && tp_body_in_islands(wd, b))
             root_flags[wd->island[b]] |= TP_ISLAND_DRIVEN;
+    }
+    for (int k = 0; k < wd->cons_count; ++k) { /* held by the world or a static body: supported */
+        int a = wd->cons[k].body0, b = wd->cons[k].body1;
+        int fa = a < 0 || wd->model[a].type == TP_BODY_STATIC, fb = b < 0 || wd->model[b].type == TP_BODY_STATIC;
+        if (fa && b >= 0 && tp_body_in_islands(wd, b)) root_flags[wd->island[b]] |= TP_ISLAND_SUPPORTED;
+        if (fb && a >= 0 && tp_body_in_islands(wd, a)) root_flags[wd->island[a]] |= TP_ISLAND_SUPPORTED;
     }
     for (int i = 0; i < n; ++i) tp_kinematic_wake_flag(wd, &contacts[i], horizon, root_flags);
 }

@@ -10,6 +10,7 @@
 #ifndef TP_LAYOUT_H
 #define TP_LAYOUT_H
 
+#include "constraint.h"
 #include "contact.h"
 #include "tp_world.h"
 
@@ -56,6 +57,10 @@ typedef struct tp_layout {
     float *joint_params;           /* [W][J][3] damping, armature, friction loss per joint (kernel order; NULL:
                                       the model's, as on the CUDA backend) */
     struct tp_artic_actuator *actuator_params; /* [W][nu] each world's actuators (NULL: the model's) */
+    /* Constraints between two bodies (kernels/constraint.h); NULL and 0 without any. */
+    const struct tp_cons_model *cons; /* [C] */
+    struct tp_cons_state *cons_state; /* [W][C] */
+    int cons_count;
 } tp_layout;
 
 /* The view of world w: pointers to its slice of every array. */
@@ -89,6 +94,9 @@ TP_HD tp_world tp_layout_world(const tp_layout *L, int w)
     wd.assembly = L->assembly;
     wd.dt = L->dt;
     for (int k = 0; k < 3; ++k) wd.gravity[k] = L->gravity[3 * w + k];
+    wd.cons = L->cons;
+    wd.cons_state = L->cons_state ? L->cons_state + (size_t)w * (size_t)L->cons_count : NULL;
+    wd.cons_count = L->cons_count;
     wd.cache_contacts = NULL;
     wd.cache_refs = NULL;
     wd.cache_count = 0;

@@ -211,6 +211,10 @@ TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solve
      * position update (velocities moved since, poses did not); an
      * articulation's substep end publishes its links again, so with
      * articulations they are evaluated anew. */
+    if (wd->cons_count) { /* constraint rows at this substep's poses, warm started (constraint_rows.h) */
+        if (tid == 0) tp_cons_prepare(wd, w->bodies, h);
+        TP_BARRIER(nth);
+    }
     if (s == 0 || w->artic) tp_solver_update_separations(wd, contacts, w->rows, n, tid, nth);
     for (int k = tid; k < 6 * wd->bodies; k += nth) w->push[k] = 0.0f; /* the points': tp_solver_end_substep */
     TP_BARRIER(nth);
@@ -232,6 +236,10 @@ TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solve
     if (w->artic && tid == 0) tp_artic_substep_position(w->artic, wd);
     TP_BARRIER(nth);
     tp_solver_update_separations(wd, contacts, w->rows, n, tid, nth);
+    if (wd->cons_count && tid == 0) {
+        tp_cons_project(wd, w->bodies, h);
+        tp_cons_rebuild(wd, w->bodies, h);
+    }
     TP_BARRIER(nth);
     tp_solver_sweeps(wd, w, contacts, inv_h, 0, tp_relax_sweeps(p->iterations), tid, nth);
     if (w->artic) {
@@ -239,6 +247,7 @@ TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solve
         TP_BARRIER(nth);
     }
     tp_solver_end_substep(wd, contacts, w->rows, n, bouncy, tid, nth);
+    if (wd->cons_count && tid == 0) tp_cons_end_substep(wd, w->bodies);
 #if !defined(__CUDA_ARCH__)
     /* a bounce's impulses were zeroed: the CPU's wide sweeps read them again (csrc/solver_simd.c) */
     if (bounces && w->simd && tid == 0) w->simd->impulses_changed = 1;
@@ -273,8 +282,13 @@ TP_HD void tp_solver_substeps_block(tp_world *wd, tp_contact *contacts, int n, t
     }
     int bouncy = tp_restitution_possible(contacts, n);
     int heavy = p->warm_starting && tp_shock_heavy_support(wd, w, w->color_start[TP_OVERFLOW_COLOR + 1]);
+    if (wd->cons_count && tid == 0) tp_cons_begin_step(wd);
     for (int s = 0; s < p->substeps; ++s)
         tp_solver_substep(wd, contacts, n, w, p, s, h, inv_h, bouncy, heavy, moving, tid, nth);
+    if (wd->cons_count) {
+        if (tid == 0) tp_cons_end_step(wd, p->dt);
+        TP_BARRIER(nth);
+    }
 }
 
 /* Stages 8-9 of one world on one thread. n_cons (from tp_solver_color) is

@@ -14,6 +14,7 @@
 #ifndef TP_SWEEPS_H
 #define TP_SWEEPS_H
 
+#include "constraint_rows.h"
 #include "contact_rows.h"
 
 #ifndef TP_RELAX_DIVISOR
@@ -206,6 +207,10 @@ TP_HD void tp_solver_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact 
     int begin = w->color_start[TP_OVERFLOW_COLOR], end = w->color_start[TP_OVERFLOW_COLOR + 1];
     if (begin < end) {
         if (tid == 0) tp_solver_sweep_range(pass, wd, w, contacts, begin, end, a, 0, 1);
+        TP_BARRIER(nth);
+    }
+    if (wd->cons_count && pass == TP_PASS_SWEEP) { /* constraints between two bodies (constraint_rows.h) */
+        if (tid == 0) tp_cons_sweep(wd, w->bodies, a->inv_h, a->use_bias);
         TP_BARRIER(nth);
     }
     if (w->artic && pass == TP_PASS_SWEEP) { /* joint limits, motors, friction: rows of the same sweep */

@@ -61,6 +61,8 @@ enum { TP_FLAG_REMOVED = 1 };
 struct tp_poly;         /* kernels/shapes.h */
 struct tp_contact;      /* kernels/contact.h */
 struct tp_contact_ref;  /* kernels/contact_cache.h */
+struct tp_cons_model;   /* kernels/constraint.h */
+struct tp_cons_state;
 
 /* One world's slice of the batch state; arrays are [bodies][k]. */
 typedef struct tp_world {
@@ -93,6 +95,11 @@ typedef struct tp_world {
      * poses, for reusing the manifolds of pairs that have not moved
      * (kernels/contact_cache.h); NULL and 0 outside a step: every pair runs
      * the narrowphase. */
+    /* Constraints between two bodies (kernels/constraint.h): the model's table
+     * and this world's state; NULL and 0 without any. */
+    const struct tp_cons_model *cons;
+    struct tp_cons_state *cons_state;
+    int cons_count;
     const struct tp_contact *cache_contacts;
     const struct tp_contact_ref *cache_refs;
     int cache_count;
@@ -124,9 +131,14 @@ TP_HD int tp_links_adjacent(const tp_world *wd, int a, int b)
     return ma->link && mb->link && (ma->link_parent == b + 1 || mb->link_parent == a + 1);
 }
 
+/* Are a and b joined by a constraint (kernels/constraint.h)? Such a pair never
+ * collides, as a joint's two parts do not by default in most engines. */
+TP_HD int tp_bodies_constrained(const tp_world *wd, int a, int b);
+
 /* May bodies a and b collide at all? The bitmask rule
  * (contype_a & conaffinity_b) || (contype_b & conaffinity_a), as MuJoCo
- * filters geoms, then the pairs excluded by tp_builder_exclude_pair. */
+ * filters geoms, then the pairs excluded by tp_builder_exclude_pair, then
+ * the pairs joined by a constraint. */
 TP_HD int tp_bodies_filtered(const tp_world *wd, int a, int b)
 {
     const tp_body_model *ma = &wd->model[a], *mb = &wd->model[b];
@@ -135,7 +147,7 @@ TP_HD int tp_bodies_filtered(const tp_world *wd, int a, int b)
     if (!(ta & ab) && !(tb & aa)) return 1;
     for (int k = 0; k < TP_MAX_BODY_EXCLUDES && ma->exclude[k]; ++k)
         if (ma->exclude[k] == b + 1) return 1;
-    return 0;
+    return tp_bodies_constrained(wd, a, b);
 }
 
 /* An articulation link that is awake (its tree is stepped and solved). */
@@ -161,5 +173,8 @@ TP_HD int tp_body_in_islands(const tp_world *wd, int b)
     return (wd->model[b].type == TP_BODY_DYNAMIC || (wd->model[b].link && !wd->assembly)) &&
            !(wd->flags[b] & TP_FLAG_REMOVED);
 }
+
+/* The constraints' table and tp_bodies_constrained. */
+#include "constraint.h"
 
 #endif

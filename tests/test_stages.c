@@ -862,6 +862,15 @@ Test(stages, articulated_scenes_color_in_lanes, .timeout = 300)
     compare("scenes/arm_tower.json", 1, 60, 3, 0);
 }
 
+/* Constraints between bodies (kernels/constraint_rows.h: their rows on lane
+ * 0 after each pass's colors) with contacts and the island policy: a rope
+ * bridge, a spring pad, a weld, a door on a servo, a bungee, a rod pendulum. */
+Test(stages, constraint_scene_matches_step, .timeout = 300)
+{
+    compare("tests/scenes/constraints_mix.json", 2, 180, 0, 0);
+    compare("tests/scenes/constraints_mix.json", 1, 120, 3, 0);
+}
+
 /* Every robot scene of scenes/ on the CUDA plan: the articulation phases on
  * lane 0 of the solve's group between its barriers (kernels/solver.h), the
  * link contacts as rows of the tree spread over the lanes by color, the

@@ -1,0 +1,56 @@
+/* constraint_batch.c - a batch's constraint state: creation, each world's
+ * reset, the read-outs. */
+#include "constraint_host.h"
+
+#include "batch.h"
+#include "error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+tp_status tp_cons_batch_create(tp_batch *b)
+{
+    const tp_cons_host *h = b->model->cons;
+    if (!h) return TP_OK;
+    if (b->backend == TP_BACKEND_CUDA)
+        return tp_fail(TP_ERR_BACKEND, "model \"%s\": %d constraints: constraints between bodies run on the cpu "
+                       "backend only so far (docs/constraints.md)", b->model->name, h->count);
+    b->cons_state = calloc((size_t)b->worlds * (size_t)h->count, sizeof *b->cons_state);
+    if (!b->cons_state)
+        return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the constraint state (%d worlds, "
+                       "%d constraints)", b->worlds, h->count);
+    b->layout.cons = h->table;
+    b->layout.cons_state = b->cons_state;
+    b->layout.cons_count = h->count;
+    return TP_OK;
+}
+
+void tp_cons_batch_destroy(tp_batch *b)
+{
+    free(b->cons_state);
+    b->cons_state = NULL;
+}
+
+size_t tp_cons_batch_bytes_per_world(const tp_batch *b)
+{
+    return b->model->cons ? (size_t)b->model->cons->count * sizeof(tp_cons_state) : 0;
+}
+
+/* No impulses to warm start, no read-outs yet. */
+void tp_cons_batch_init_world(tp_batch *b, int w)
+{
+    if (!b->cons_state) return;
+    size_t n = (size_t)b->model->cons->count;
+    memset(b->cons_state + (size_t)w * n, 0, n * sizeof *b->cons_state);
+}
+
+tp_status tp_batch_constraints(tp_batch *b, float *value, float *force)
+{
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_constraints: batch is NULL");
+    size_t n = (size_t)tp_model_constraint_count(b->model), total = n * (size_t)b->worlds;
+    for (size_t i = 0; i < total; ++i) {
+        if (value) value[i] = b->cons_state[i].value;
+        if (force) force[i] = b->cons_state[i].force;
+    }
+    return TP_OK;
+}

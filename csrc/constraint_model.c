@@ -1,0 +1,243 @@
+/* constraint_model.c - constraints between two bodies in the builder and the
+ * model: defaults, checks, the kernels' table, the model's queries. */
+#include "constraint_host.h"
+
+#include "error.h"
+#include "model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const type_names[TP_CONSTRAINT_TYPE_COUNT] = {"weld", "hinge", "prismatic", "ball",
+                                                                 "rope", "spring", "rod"};
+
+tp_constraint_def tp_default_constraint_def(void)
+{
+    tp_constraint_def d;
+    memset(&d, 0, sizeof d);
+    d.type = TP_CONSTRAINT_HINGE;
+    d.body0 = d.body1 = -1;
+    d.quat0[3] = d.quat1[3] = 1.0f;
+    d.speed = 1.0f;
+    d.stiffness = 100.0f;
+    return d;
+}
+
+static int finite3(const float *v) { return isfinite(v[0]) && isfinite(v[1]) && isfinite(v[2]); }
+
+/* A quaternion that can be normalized: finite, not all zero. */
+static int quat_ok(const float *q)
+{
+    return isfinite(q[0]) && isfinite(q[1]) && isfinite(q[2]) && isfinite(q[3]) &&
+           (q[0] != 0.0f || q[1] != 0.0f || q[2] != 0.0f || q[3] != 0.0f);
+}
+
+/* Body `body` (field "body0"/"body1") against the bodies so far. */
+static tp_status check_body(int body_count, int body, const char *field)
+{
+    if (body < -1 || body >= body_count)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: %s: no body %d (the model has %d so far; -1 is the world)",
+                       field, body, body_count);
+    return TP_OK;
+}
+
+/* The value checks, naming the field at fault. */
+static tp_status check_def(const tp_body_def *bodies, int body_count, const tp_constraint_def *d)
+{
+    tp_status st;
+    if ((unsigned)d->type >= TP_CONSTRAINT_TYPE_COUNT)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: type: unknown type %d", (int)d->type);
+    if ((st = check_body(body_count, d->body0, "body0")) != TP_OK) return st;
+    if ((st = check_body(body_count, d->body1, "body1")) != TP_OK) return st;
+    if (d->body0 == d->body1)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, d->body0 < 0 ? "constraint: body0, body1: both are the world"
+                                                             : "constraint: body1: the same body as body0 (%d)", d->body0);
+    int dyn0 = d->body0 >= 0 && bodies[d->body0].type == TP_BODY_DYNAMIC;
+    int dyn1 = d->body1 >= 0 && bodies[d->body1].type == TP_BODY_DYNAMIC;
+    if (!dyn0 && !dyn1)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: body0, body1: neither is a dynamic body (one must move)");
+    if (!finite3(d->pos0) || !finite3(d->pos1))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: %s: must be finite", finite3(d->pos0) ? "pos1" : "pos0");
+    if (!quat_ok(d->quat0) || !quat_ok(d->quat1))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: %s: must be a finite, non-zero quaternion (the axis is "
+                       "undefined)", quat_ok(d->quat0) ? "quat1" : "quat0");
+    if ((unsigned)d->actuator > TP_CONS_SERVO)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: actuator: unknown actuator %d", (int)d->actuator);
+    int drives = d->type == TP_CONSTRAINT_HINGE || d->type == TP_CONSTRAINT_PRISMATIC;
+    if (!drives && (d->actuator != TP_CONS_FREE || d->limits))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: %s: only a hinge or a prismatic has one (this is a %s)",
+                       d->limits ? "limits" : "actuator", type_names[d->type]);
+    if (!isfinite(d->velocity) || !isfinite(d->target))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: %s: must be finite", isfinite(d->velocity) ? "target" : "velocity");
+    if (!(d->speed > 0.0f) || !isfinite(d->speed))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: speed: must be > 0 and finite, got %g", (double)d->speed);
+    if (!(d->max_force >= 0.0f) || !isfinite(d->max_force))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: max_force: must be >= 0 and finite, got %g", (double)d->max_force);
+    if (d->limits && !(d->lower <= d->upper && isfinite(d->lower) && isfinite(d->upper)))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: limits: need lower <= upper, both finite, got [%g, %g]",
+                       (double)d->lower, (double)d->upper);
+    if (d->limits && d->type == TP_CONSTRAINT_HINGE && (d->lower < -3.1416f || d->upper > 3.1416f))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: limits: a hinge's must lie in [-pi, pi] rad, got [%g, %g]",
+                       (double)d->lower, (double)d->upper);
+    if (!(d->length >= 0.0f) || !isfinite(d->length))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: length: must be >= 0 and finite, got %g", (double)d->length);
+    if (!(d->restitution >= 0.0f && d->restitution <= 1.0f))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: restitution: must be in [0, 1], got %g", (double)d->restitution);
+    if (d->type == TP_CONSTRAINT_SPRING && (!(d->stiffness > 0.0f) || !isfinite(d->stiffness)))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: stiffness: must be > 0 and finite, got %g", (double)d->stiffness);
+    if (!(d->damping >= 0.0f) || !isfinite(d->damping))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: damping: must be >= 0 and finite, got %g", (double)d->damping);
+    return TP_OK;
+}
+
+static char *dup_name(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *r = malloc(n);
+    if (r) memcpy(r, s, n);
+    return r;
+}
+
+tp_status tp_cons_builder_add(tp_cons_builder *cb, const tp_body_def *bodies, int body_count,
+                              const tp_constraint_def *def, int *out_index)
+{
+    if (!def) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_add_constraint: def is NULL");
+    tp_status st = check_def(bodies, body_count, def);
+    if (st != TP_OK) return st;
+    char own[32];
+    snprintf(own, sizeof own, "constraint%d", cb->count);
+    const char *name = def->name ? def->name : own;
+    for (int k = 0; k < cb->count; ++k)
+        if (strcmp(cb->defs[k].name, name) == 0)
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: name: \"%s\" is already the name of constraint %d", name, k);
+    if (cb->count == cb->capacity) {
+        int cap = cb->capacity ? 2 * cb->capacity : 8;
+        tp_constraint_def *p = realloc(cb->defs, (size_t)cap * sizeof *p);
+        if (!p) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_add_constraint: out of memory");
+        cb->defs = p;
+        cb->capacity = cap;
+    }
+    tp_constraint_def d = *def;
+    d.name = dup_name(name);
+    if (!d.name) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_add_constraint: out of memory");
+    if (out_index) *out_index = cb->count;
+    cb->defs[cb->count++] = d;
+    return TP_OK;
+}
+
+void tp_cons_builder_free(tp_cons_builder *cb)
+{
+    for (int k = 0; k < cb->count; ++k) free((void *)cb->defs[k].name);
+    free(cb->defs);
+    memset(cb, 0, sizeof *cb);
+}
+
+void tp_cons_host_free(tp_cons_host *h)
+{
+    if (!h) return;
+    for (int k = 0; k < h->count; ++k) free((void *)h->defs[k].name);
+    free(h->defs);
+    free(h->table);
+    free(h);
+}
+
+/* A weld's attachments: attachment1 at body1's origin, attachment0 where that
+ * frame starts, in body0's frame (the world's for -1). */
+static void weld_frames(const tp_model *m, tp_constraint_def *d)
+{
+    const tp_body_init *i1 = &m->body_init[d->body1 < 0 ? d->body0 : d->body1];
+    tp_quat q1 = tp_q_load(i1->quat), q0 = tp_q_identity();
+    tp_vec3 p1 = tp_v3_load(i1->pos), p0 = tp_v3(0.0f, 0.0f, 0.0f);
+    if (d->body1 < 0) { /* body0 moves: attachment1 in the world where body0 starts */
+        tp_v3_store(d->pos0, tp_v3(0.0f, 0.0f, 0.0f));
+        tp_q_store(d->quat0, tp_q_identity());
+        tp_v3_store(d->pos1, p1);
+        tp_q_store(d->quat1, q1);
+        return;
+    }
+    if (d->body0 >= 0) {
+        q0 = tp_q_load(m->body_init[d->body0].quat);
+        p0 = tp_v3_load(m->body_init[d->body0].pos);
+    }
+    tp_v3_store(d->pos0, tp_q_inv_rotate(q0, tp_sub(p1, p0)));
+    tp_q_store(d->quat0, tp_q_normalize(tp_q_mul(tp_q_conj(q0), q1)));
+    tp_v3_store(d->pos1, tp_v3(0.0f, 0.0f, 0.0f));
+    tp_q_store(d->quat1, tp_q_identity());
+}
+
+static void table_entry(const tp_constraint_def *d, tp_cons_model *t)
+{
+    memset(t, 0, sizeof *t);
+    t->type = (uint8_t)d->type;
+    t->actuator = (uint8_t)d->actuator;
+    t->limits = (uint8_t)(d->limits != 0);
+    t->body0 = d->body0;
+    t->body1 = d->body1;
+    memcpy(t->pos0, d->pos0, sizeof t->pos0);
+    memcpy(t->pos1, d->pos1, sizeof t->pos1);
+    memcpy(t->quat0, d->quat0, sizeof t->quat0);
+    memcpy(t->quat1, d->quat1, sizeof t->quat1);
+    t->velocity = d->velocity;
+    t->target = d->target;
+    t->speed = d->speed;
+    t->max_force = d->max_force;
+    t->lower = d->lower;
+    t->upper = d->upper;
+    t->length = d->length;
+    t->restitution = d->restitution;
+    t->stiffness = d->stiffness;
+    t->damping = d->damping;
+}
+
+tp_status tp_cons_compile(const tp_cons_builder *cb, tp_model *m)
+{
+    if (cb->count == 0) return TP_OK;
+    for (int k = 0; k < cb->count; ++k) {
+        const tp_constraint_def *d = &cb->defs[k];
+        int ends[2] = {d->body0, d->body1};
+        for (int e = 0; e < 2; ++e)
+            if (ends[e] >= 0 && m->bodies[ends[e]].link)
+                return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint \"%s\": body%d: \"%s\" is an articulation link "
+                               "(join links with joints)", d->name, e, m->body_names[ends[e]]);
+    }
+    tp_cons_host *h = calloc(1, sizeof *h);
+    if (!h) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_finish: out of memory for the constraints");
+    m->cons = h;
+    h->defs = calloc((size_t)cb->count, sizeof *h->defs);
+    h->table = calloc((size_t)cb->count, sizeof *h->table);
+    if (!h->defs || !h->table) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_finish: out of memory for the constraints");
+    for (int k = 0; k < cb->count; ++k) {
+        tp_constraint_def d = cb->defs[k];
+        d.name = dup_name(cb->defs[k].name);
+        if (!d.name) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_finish: out of memory for the constraints");
+        h->count = k + 1;
+        tp_q_store(d.quat0, tp_q_normalize_any(tp_q_load(d.quat0)));
+        tp_q_store(d.quat1, tp_q_normalize_any(tp_q_load(d.quat1)));
+        if (d.type == TP_CONSTRAINT_WELD) weld_frames(m, &d);
+        h->defs[k] = d;
+        table_entry(&d, &h->table[k]);
+    }
+    return TP_OK;
+}
+
+int tp_model_constraint_count(const tp_model *m) { return m && m->cons ? m->cons->count : 0; }
+
+tp_status tp_model_constraint(const tp_model *m, int index, tp_constraint_def *out)
+{
+    if (!m || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_constraint: model or out is NULL");
+    int n = tp_model_constraint_count(m);
+    if (index < 0 || index >= n)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_constraint: index %d out of range (%d constraints)", index, n);
+    *out = m->cons->defs[index];
+    return TP_OK;
+}
+
+int tp_model_find_constraint(const tp_model *m, const char *name)
+{
+    if (!name) return -1;
+    for (int k = 0; k < tp_model_constraint_count(m); ++k)
+        if (strcmp(m->cons->defs[k].name, name) == 0) return k;
+    return -1;
+}

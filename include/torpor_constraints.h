@@ -1,0 +1,98 @@
+/* torpor_constraints.h - constraints between any two bodies (maximal coordinates).
+ *
+ * Part of the public API: include torpor.h, which includes this file where
+ * its declarations belong (they use torpor.h's types). */
+#ifndef TORPOR_CONSTRAINTS_H
+#define TORPOR_CONSTRAINTS_H
+
+#ifndef TORPOR_H
+#error "include torpor.h, not torpor_constraints.h"
+#endif
+
+/* ================================================================ constraints
+ * (this block is owned by the constraint module: csrc/constraint*.c,
+ * kernels/constraint*.h, docs/constraints.md)
+ *
+ * A constraint joins two free bodies, or a body and the world (body -1), at
+ * two attachments: a frame on each body (position and orientation in the
+ * body frame; in the world frame for body -1). Its rows are solved with the
+ * contact rows in every sweep of every substep (docs/constraints.md), so
+ * loops are allowed (a four-bar linkage, a rope bridge, a cart on four
+ * hinges). A constrained body must be dynamic and no articulation link; the
+ * other may be static, kinematic or the world.
+ *
+ * Types (attachment0's X axis is "the axis"):
+ *   WELD       keeps the bodies' offset at the start (the attachments are
+ *              ignored: attachment1 is body1's origin, attachment0 where it
+ *              starts, in body0's frame)
+ *   HINGE      attachment1 held on attachment0, turning about the axis only;
+ *              angle: attachment1's turn about it from attachment0, rad in (-pi, pi]
+ *   PRISMATIC  attachment1 held on the line through attachment0 along the axis,
+ *              no turning; position: attachment1 along the axis from attachment0, m
+ *   BALL       attachment1 held on attachment0, any turn
+ *   ROPE       at most `length` apart; `restitution` bounces a rope that snaps taut
+ *              (not when the ends part slower than TP_ROPE_NO_BOUNCE_SPEED)
+ *   SPRING     towards `length` apart (the free length), stiffness N/m and
+ *              damping N s/m, integrated implicitly (stable at any stiffness)
+ *   ROD        exactly `length` apart
+ * Actuators of a hinge (rad, rad/s, N m) or a slider (m, m/s, N):
+ *   NONE   free; MOTOR turns at `velocity` with at most `max_force`;
+ *   SERVO  moves to `target` at up to `speed` with at most `max_force`.
+ * Limits (hinge: rad in [-pi, pi]; slider: m): lower <= value <= upper. */
+
+typedef enum tp_constraint_type {
+    TP_CONSTRAINT_WELD = 0, TP_CONSTRAINT_HINGE = 1, TP_CONSTRAINT_PRISMATIC = 2, TP_CONSTRAINT_BALL = 3,
+    TP_CONSTRAINT_ROPE = 4, TP_CONSTRAINT_SPRING = 5, TP_CONSTRAINT_ROD = 6, TP_CONSTRAINT_TYPE_COUNT = 7
+} tp_constraint_type;
+
+typedef enum tp_constraint_actuator {
+    TP_CONS_FREE = 0, TP_CONS_MOTOR = 1, TP_CONS_SERVO = 2
+} tp_constraint_actuator;
+
+/* A rope's ends parting slower than this (m/s) when it snaps taut do not bounce. */
+#define TP_ROPE_NO_BOUNCE_SPEED 0.5f
+
+typedef struct tp_constraint_def {
+    const char *name;           /* NULL: "constraint<i>" */
+    tp_constraint_type type;
+    int body0, body1;           /* body indices; -1: the world (at most one of them) */
+    float pos0[3], quat0[4];    /* attachment0 in body0's frame (world frame for -1), m; unit [x y z w] */
+    float pos1[3], quat1[4];    /* attachment1 in body1's frame */
+    tp_constraint_actuator actuator; /* HINGE and PRISMATIC */
+    float velocity;             /* MOTOR: rad/s or m/s */
+    float target;               /* SERVO: rad or m */
+    float speed;                /* SERVO: at most this fast, rad/s or m/s, > 0 */
+    float max_force;            /* MOTOR, SERVO: N m or N, >= 0 */
+    int limits;                 /* HINGE, PRISMATIC: 1 keeps lower <= value <= upper */
+    float lower, upper;
+    float length;               /* ROPE, ROD: m, >= 0; SPRING: free length, m, >= 0 */
+    float restitution;          /* ROPE: in [0, 1] */
+    float stiffness, damping;   /* SPRING: N/m > 0, N s/m >= 0 */
+} tp_constraint_def;
+
+/* A hinge between the world and nothing yet: identity attachments, no
+ * actuator, no limits, servo speed 1, stiffness 100, damping 0. */
+tp_constraint_def tp_default_constraint_def(void);
+/* Add a constraint; *out_index (may be NULL) gets its index. Errors:
+ * TP_ERR_INVALID_ARGUMENT naming the field (an unknown body, both ends the
+ * world, the same body twice, a zero attachment quaternion, a negative
+ * length, a bad restitution, stiffness or speed, lower > upper, a body that
+ * is no dynamic body, or an articulation link). */
+tp_status tp_builder_add_constraint(tp_builder *b, const tp_constraint_def *def, int *out_index);
+int tp_model_constraint_count(const tp_model *m);
+/* The definition as stored (a weld's attachments as computed; attachment
+ * quaternions normalized); name points into the model. */
+tp_status tp_model_constraint(const tp_model *m, int index, tp_constraint_def *out);
+/* Index of the constraint called `name`, or -1. */
+int tp_model_find_constraint(const tp_model *m, const char *name);
+
+/* Read-outs of every constraint in every world, [worlds][constraints] each
+ * (NULL: not wanted), from the state after the last step:
+ *   value  HINGE angle (rad), PRISMATIC position (m), ROPE, SPRING, ROD and
+ *          BALL distance between the attachments (m), WELD 0;
+ *   force  the constraint's force on body1 over the last step (N), the norm
+ *          of the summed impulses of its rows over the step / dt (a hinge's
+ *          motor torque included as N m). */
+tp_status tp_batch_constraints(tp_batch *b, float *value, float *force);
+
+#endif

@@ -1,0 +1,72 @@
+/* constraint.h - constraints between two bodies: the model's table and each
+ * world's state (include/torpor_constraints.h describes the types).
+ *
+ * The rows (kernels/constraint_rows.h) are rebuilt from the poses at the start
+ * of every substep and solved with the contact rows in every sweep
+ * (docs/constraints.md). */
+#ifndef TP_CONSTRAINT_H
+#define TP_CONSTRAINT_H
+
+#include "tp_world.h"
+
+/* Rows per constraint: a hinge's 3 linear + 2 angular + motor + 2 limits, a
+ * slider's 2 + 3 + motor + 2. Each row keeps its slot from substep to
+ * substep (its accumulated impulse is warm started there). */
+#define TP_CONS_ROWS 8
+
+/* How a row is solved. */
+enum {
+    TP_ROW_OFF = 0,
+    TP_ROW_EQ = 1,     /* C = 0: soft (Box2D v3's soft step) in the biased sweeps, rigid in the others */
+    TP_ROW_INEQ = 2,   /* C >= 0, impulse >= 0: speculative while C > 0, soft push-out below, or a bounce */
+    TP_ROW_MOTOR = 3,  /* velocity = target, |impulse| <= max_impulse */
+    TP_ROW_SPRING = 4  /* implicit spring (Catto, "Soft Constraints", GDC 2011), biased sweeps only */
+};
+
+/* Read-only, one per constraint, shared by every world. */
+typedef struct tp_cons_model {
+    uint8_t type;          /* tp_constraint_type */
+    uint8_t actuator;      /* tp_constraint_actuator */
+    uint8_t limits;
+    int32_t body0, body1;  /* -1: the world */
+    float pos0[3], quat0[4], pos1[3], quat1[4]; /* attachments, body frames (world frame for -1) */
+    float velocity, target, speed, max_force;
+    float lower, upper;
+    float length, restitution;
+    float stiffness, damping;
+} tp_cons_model;
+
+/* One row, rebuilt every substep: velocity along it
+ *   Jv = lin . (v1 + w1 x r1 - v0 - w0 x r0) + j1 . w1 + j0 . w0
+ * with j0 = -(r0 x lin) - ang, j1 = r1 x lin + ang (ang: an angular row's axis). */
+typedef struct tp_cons_row {
+    float lin[3];
+    float j0[3], j1[3];    /* angular Jacobians of body0 and body1 */
+    float iw0[3], iw1[3];  /* I^-1 j: angular velocity change per unit impulse */
+    float mass;            /* 1 / (J M^-1 J^T), kg (kg m^2) */
+    float c;               /* EQ, INEQ, SPRING: position error (m, rad); MOTOR: target velocity */
+    float bounce;          /* INEQ: > 0 bounce target velocity this substep */
+    float max_impulse;     /* MOTOR: N s per substep */
+    float gamma, beta;     /* SPRING: Catto's softness (1 / kg) and bias factor */
+    int32_t kind;          /* TP_ROW_* */
+} tp_cons_row;
+
+/* Each world's state of one constraint. */
+typedef struct tp_cons_state {
+    tp_cons_row rows[TP_CONS_ROWS];
+    float impulse[TP_CONS_ROWS]; /* accumulated this substep, warm started into the next (and the next step) */
+    float fsum[3];         /* linear impulse on body1 summed over this step's substeps, N s */
+    float value;           /* angle, position or distance at the last substep's start */
+    float force;           /* N (N m): |total| / dt of the last step */
+} tp_cons_state;
+
+TP_HD int tp_bodies_constrained(const tp_world *wd, int a, int b)
+{
+    for (int k = 0; k < wd->cons_count; ++k) {
+        int c0 = wd->cons[k].body0, c1 = wd->cons[k].body1;
+        if ((c0 == a && c1 == b) || (c0 == b && c1 == a)) return 1;
+    }
+    return 0;
+}
+
+#endif

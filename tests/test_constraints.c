@@ -1,0 +1,662 @@
+/* test_constraints.c - constraints between two bodies against values derived
+ * independently: a rod pendulum's period (small angle and 90 degrees, the
+ * elliptic integral), a spring's static sag m g / k and its damped
+ * oscillation, a welded pair against one rigid body, hinge limits and a
+ * servo's speed law, a four-bar linkage's closure, a rope's free fall and
+ * rebound at half the speed; the scene format and its errors; determinism. */
+#include "helpers.h"
+#include "tp_math.h"
+
+#include <math.h>
+
+#define G 9.81
+#define PI 3.14159265358979323846
+
+static tp_model_def quiet_def(float gz)
+{
+    tp_model_def md = tp_default_model_def();
+    md.gravity[2] = gz;
+    md.sleep.enabled = 0;
+    return md;
+}
+
+static int add_cons(tp_builder *b, const tp_constraint_def *d)
+{
+    int i = -1;
+    cr_assert_eq(tp_builder_add_constraint(b, d, &i), TP_OK, "%s", tp_last_error());
+    return i;
+}
+
+/* A dynamic ball of radius r and mass m at p. */
+static int add_ball(tp_builder *b, float r, float m, float x, float y, float z)
+{
+    tp_body_def bd = tp_default_body_def();
+    bd.shape = TP_SHAPE_BALL;
+    bd.size[0] = bd.size[1] = bd.size[2] = 2.0f * r;
+    bd.mass = m;
+    bd.pos[0] = x;
+    bd.pos[1] = y;
+    bd.pos[2] = z;
+    return builder_add(b, &bd);
+}
+
+static int add_box(tp_builder *b, float sx, float sy, float sz, float m, float x, float y, float z)
+{
+    tp_body_def bd = tp_default_body_def();
+    bd.size[0] = sx;
+    bd.size[1] = sy;
+    bd.size[2] = sz;
+    bd.mass = m;
+    bd.pos[0] = x;
+    bd.pos[1] = y;
+    bd.pos[2] = z;
+    return builder_add(b, &bd);
+}
+
+static void cons_read(tp_batch *b, float *value, float *force)
+{
+    cr_assert_eq(tp_batch_constraints(b, value, force), TP_OK, "%s", tp_last_error());
+}
+
+/* Complete elliptic integral of the first kind K(k) by the arithmetic-geometric mean. */
+static double elliptic_k(double k)
+{
+    double a = 1.0, g = sqrt(1.0 - k * k);
+    for (int i = 0; i < 30; ++i) {
+        double an = 0.5 * (a + g);
+        g = sqrt(a * g);
+        a = an;
+    }
+    return PI / (2.0 * a);
+}
+
+/* ---------------------------------------------------------------- rod pendulum */
+
+/* A 1 kg ball (r = 0.05 m) on a rod of length L from the world point (0, 0, 3),
+ * released at angle a0 from the vertical in the x-z plane. The rod holds the
+ * ball's centre, which turns freely: a point-mass pendulum. */
+static tp_model *rod_pendulum(double L, double a0)
+{
+    tp_model_def md = quiet_def(-(float)G);
+    tp_builder *b = builder_begin(&md);
+    int ball = add_ball(b, 0.05f, 1.0f, (float)(L * sin(a0)), 0.0f, (float)(3.0 - L * cos(a0)));
+    tp_constraint_def d = tp_default_constraint_def();
+    d.type = TP_CONSTRAINT_ROD;
+    d.body0 = -1;
+    d.body1 = ball;
+    d.pos0[2] = 3.0f;
+    d.length = (float)L;
+    add_cons(b, &d);
+    return builder_finish(b);
+}
+
+/* Mean period of the ball's x from upward zero crossings over `cycles`. */
+static double pendulum_period(tp_batch *b, double dt, int cycles, double *max_stretch, double L)
+{
+    double first = -1.0, last = -1.0, t = 0.0;
+    int crossings = 0;
+    float prev = batch_view(b).pos[0];
+    *max_stretch = 0.0;
+    for (int s = 0; s < 20000 && crossings <= cycles; ++s) {
+        batch_steps(b, 1);
+        t += dt;
+        tp_state_view v = batch_view(b);
+        float x = v.pos[0];
+        double r = sqrt((double)v.pos[0] * v.pos[0] + (double)v.pos[1] * v.pos[1] +
+                        ((double)v.pos[2] - 3.0) * ((double)v.pos[2] - 3.0));
+        *max_stretch = fmax(*max_stretch, fabs(r - L));
+        if (prev < 0.0f && x >= 0.0f) {
+            double tc = t - dt + dt * (double)(-prev) / (double)(x - prev);
+            if (crossings == 0) first = tc;
+            last = tc;
+            crossings++;
+        }
+        prev = x;
+    }
+    cr_assert_gt(crossings, cycles, "only %d crossings", crossings);
+    return (last - first) / (double)cycles;
+}
+
+Test(constraints, rod_pendulum_small_angle_period)
+{
+    double L = 1.5;
+    tp_model *m = rod_pendulum(L, -0.05);
+    tp_batch *b = make_batch(m, 1, 1);
+    double stretch, T = pendulum_period(b, tp_model_get_def(m).dt, 5, &stretch, L);
+    double expect = 2.0 * PI * sqrt(L / G) * (1.0 + 0.05 * 0.05 / 16.0); /* first amplitude correction */
+    cr_assert_lt(fabs(T - expect) / expect, 0.003, "period %.5f s, closed form %.5f s", T, expect);
+    cr_assert_lt(stretch, 1e-3, "rod length off by %.2e m", stretch);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+Test(constraints, rod_pendulum_90_degrees_period)
+{
+    double L = 1.0;
+    tp_model *m = rod_pendulum(L, -PI / 2.0);
+    tp_batch *b = make_batch(m, 1, 1);
+    double stretch, T = pendulum_period(b, tp_model_get_def(m).dt, 3, &stretch, L);
+    double expect = 4.0 * sqrt(L / G) * elliptic_k(sin(PI / 4.0)); /* 2.3678 s for L = 1 */
+    cr_assert_lt(fabs(T - expect) / expect, 0.005, "period %.5f s, elliptic integral %.5f s", T, expect);
+    cr_assert_lt(stretch, 5e-3, "rod length off by %.2e m", stretch);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- spring */
+
+/* A ball of mass m hanging on a spring (free length 1 m) from (0, 0, 3), its
+ * centre `offset` below the spring's rest point. */
+static tp_model *spring_model(float mass, float k, float c, float offset)
+{
+    tp_model_def md = quiet_def(-(float)G);
+    tp_builder *b = builder_begin(&md);
+    int ball = add_ball(b, 0.1f, mass, 0.0f, 0.0f, 2.0f - offset);
+    tp_constraint_def d = tp_default_constraint_def();
+    d.type = TP_CONSTRAINT_SPRING;
+    d.body0 = -1;
+    d.body1 = ball;
+    d.pos0[2] = 3.0f;
+    d.length = 1.0f;
+    d.stiffness = k;
+    d.damping = c;
+    add_cons(b, &d);
+    return builder_finish(b);
+}
+
+Test(constraints, spring_static_sag)
+{
+    float mass = 2.0f, k = 400.0f;
+    tp_model *m = spring_model(mass, k, 40.0f, 0.0f);
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 600);
+    double sag = 2.0 - batch_view(b).pos[2], expect = mass * G / k; /* 4.905 cm */
+    cr_assert_lt(fabs(sag - expect), 1e-5 + 1e-4 * expect, "sag %.6f m, m g / k = %.6f m", sag, expect);
+    float force;
+    cons_read(b, NULL, &force);
+    cr_assert_lt(fabs(force - mass * G) / (mass * G), 1e-3, "spring force %.4f N, weight %.4f N", force, mass * G);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* The spring is implicit Euler on each substep h (docs/constraints.md):
+ *   v' = (v - h k/m x) / (1 + h c/m + h^2 k/m),  x' = x + h v'.
+ * Its per-substep map has eigenvalues z = r e^(+-i phi); the oscillation's
+ * period is 2 pi h / phi and its amplitude decays at -ln(r) / h per second.
+ * Continuous: omega_d = sqrt(k/m - (c/2m)^2), decay c / 2m; implicit Euler
+ * adds about omega^2 h / 2 of decay and changes the period by O((omega h)^2). */
+Test(constraints, spring_damped_period_and_decay)
+{
+    double mass = 1.0, k = 100.0, c = 1.0;
+    tp_model *m = spring_model((float)mass, (float)k, (float)c, (float)(mass * G / k + 0.1)); /* 0.1 m under rest */
+    tp_model_def md = tp_model_get_def(m);
+    double h = md.dt / md.substeps;
+    double den = 1.0 + h * c / mass + h * h * k / mass;
+    /* the map (x, v) -> (x', v'): v' = (v - h k/m x)/den, x' = x + h v' */
+    double a11 = 1.0 - h * h * k / mass / den, a12 = h / den, a21 = -h * k / mass / den, a22 = 1.0 / den;
+    double tr = a11 + a22, det = a11 * a22 - a12 * a21;
+    double r = sqrt(det), phi = acos(tr / (2.0 * r));
+    double T_disc = 2.0 * PI * h / phi, decay_disc = -log(r) / h;
+    double omega0 = sqrt(k / mass), T_cont = 2.0 * PI / sqrt(k / mass - c * c / (4.0 * mass * mass));
+    cr_assert_lt(fabs(T_disc - T_cont) / T_cont, 0.005); /* the method's own error (0.27 %), not the code's */
+    cr_assert_lt(fabs(decay_disc - (c / (2.0 * mass) + omega0 * omega0 * h / 2.0)), 0.05);
+
+    tp_batch *b = make_batch(m, 1, 1);
+    double zeq = 2.0 - mass * G / k, t = 0.0, first = -1.0, last = -1.0;
+    double peaks[64];
+    int crossings = 0, npeaks = 0;
+    double prev = batch_view(b).pos[2] - zeq, peak = 0.0;
+    for (int s = 0; s < 60 * 8; ++s) {
+        batch_steps(b, 1);
+        t += md.dt;
+        double y = batch_view(b).pos[2] - zeq;
+        peak = fmax(peak, fabs(y));
+        if (prev < 0.0 && y >= 0.0) {
+            double tc = t - md.dt + md.dt * (-prev) / (y - prev);
+            if (crossings == 0) first = tc;
+            last = tc;
+            crossings++;
+            if (npeaks < 64) peaks[npeaks++] = peak;
+            peak = 0.0;
+        }
+        prev = y;
+    }
+    cr_assert_gt(crossings, 10);
+    double T = (last - first) / (crossings - 1);
+    cr_assert_lt(fabs(T - T_disc) / T_disc, 0.01, "period %.5f s, implicit Euler %.5f s, continuous %.5f s", T, T_disc,
+                 T_cont);
+    /* peaks[i] is the largest |y| of half-cycle-pairs i; compare peaks 2 and 2 + n */
+    int n = npeaks - 3;
+    double decay = log(peaks[2] / peaks[2 + n]) / (n * T);
+    cr_assert_lt(fabs(decay - decay_disc) / decay_disc, 0.05, "decay %.4f /s, implicit Euler %.4f /s, continuous %.4f /s",
+                 decay, decay_disc, c / (2.0 * mass));
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- weld */
+
+/* Two 1 kg unit cubes 1.2 m apart on x, welded, no gravity; the first moves
+ * at 1 m/s along y. The pair must move as one rigid body: momentum m v0 at
+ * the centre of mass, spin L / I about z with the combined inertia. */
+Test(constraints, weld_pair_moves_as_one_body)
+{
+    tp_model_def md = quiet_def(0.0f);
+    tp_builder *bl = builder_begin(&md);
+    tp_body_def bd = tp_default_body_def();
+    bd.mass = 1.0f;
+    bd.pos[0] = -0.6f;
+    bd.vel[1] = 1.0f;
+    int a = builder_add(bl, &bd);
+    bd.pos[0] = 0.6f;
+    bd.vel[1] = 0.0f;
+    int c = builder_add(bl, &bd);
+    tp_constraint_def d = tp_default_constraint_def();
+    d.type = TP_CONSTRAINT_WELD;
+    d.body0 = a;
+    d.body1 = c;
+    add_cons(bl, &d);
+    tp_model *m = builder_finish(bl);
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 60);
+    tp_state_view v = batch_view(b);
+    double L = -0.6 * 1.0;                         /* r x p about the centre of mass, z */
+    double I = 2.0 * (1.0 / 6.0) + 2.0 * 0.36;     /* two cubes' own inertia + m d^2 each */
+    double wz = L / I;
+    for (int i = 0; i < 2; ++i) cr_assert_lt(fabs(v.w[3 * i + 2] - wz), 0.01 * fabs(wz), "w_z %g, L / I %g", v.w[3 * i + 2], wz);
+    double py = v.v[1] + v.v[4], px = v.v[0] + v.v[3];
+    cr_assert_lt(fabs(py - 1.0), 1e-4, "momentum y %g", py);
+    cr_assert_lt(fabs(px), 1e-4, "momentum x %g", px);
+    double dx = v.pos[3] - v.pos[0], dy = v.pos[4] - v.pos[1], dist = sqrt(dx * dx + dy * dy);
+    cr_assert_lt(fabs(dist - 1.2), 1e-3, "weld offset %g m", dist);
+    /* relative turn between the two: none */
+    tp_quat qa = tp_q_load(v.quat), qc = tp_q_load(v.quat + 4);
+    tp_quat rel = tp_q_mul(tp_q_conj(qa), qc);
+    cr_assert_lt(fabs(rel.z), 1e-3);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- hinges */
+
+/* An arm (1 x 0.1 x 0.1 m, 1 kg) on a hinge about world z at its end, no
+ * gravity, so only the hinge's drive and limits turn it. */
+static tp_model *arm_model(const tp_constraint_def *over)
+{
+    tp_model_def md = quiet_def(0.0f);
+    tp_builder *b = builder_begin(&md);
+    int arm = add_box(b, 1.0f, 0.1f, 0.1f, 1.0f, 0.5f, 0.0f, 1.0f);
+    tp_constraint_def d = *over;
+    d.type = TP_CONSTRAINT_HINGE;
+    d.body0 = -1;
+    d.body1 = arm;
+    d.pos0[0] = 0.0f, d.pos0[1] = 0.0f, d.pos0[2] = 1.0f;
+    d.pos1[0] = -0.5f;
+    /* X axis up: a quarter turn about y (-90 degrees takes X to +Z) */
+    float s = (float)sqrt(0.5);
+    float q[4] = {0.0f, -s, 0.0f, s};
+    memcpy(d.quat0, q, sizeof q);
+    memcpy(d.quat1, q, sizeof q);
+    add_cons(b, &d);
+    return builder_finish(b);
+}
+
+Test(constraints, hinge_servo_speed_and_settling)
+{
+    tp_constraint_def d = tp_default_constraint_def();
+    d.actuator = TP_CONS_SERVO;
+    d.target = 1.0f;
+    d.speed = 2.0f;
+    d.max_force = 100.0f;
+    tp_model *m = arm_model(&d);
+    tp_batch *b = make_batch(m, 1, 1);
+    float angle;
+    batch_steps(b, 15); /* 0.25 s: up to 2 rad/s at 100 N m, then at 2 rad/s */
+    double h = tp_model_get_def(m).dt / tp_model_get_def(m).substeps; /* half a substep ahead, as the motor's */
+    double I = (1.0 + 0.01) / 12.0 + 0.25, expect = 2.0 * (0.25 - 0.5 * 2.0 * I / 100.0 + 0.5 * h);
+    cons_read(b, &angle, NULL);
+    cr_assert_lt(fabs(angle - expect), 0.005, "angle %g rad after 0.25 s, expected %g", angle, expect);
+    /* the arm's own turn agrees with the read-out */
+    tp_state_view v = batch_view(b);
+    double yaw = 2.0 * atan2(v.quat[2], v.quat[3]);
+    cr_assert_lt(fabs(yaw - angle), 1e-3, "yaw %g, hinge angle %g", yaw, angle);
+    batch_steps(b, 45); /* 1 s: there since 0.5 s */
+    cons_read(b, &angle, NULL);
+    cr_assert_lt(fabs(angle - 1.0), 1e-3, "angle %g rad, target 1", angle);
+    cr_assert_lt(fabs(batch_view(b).w[2]), 1e-3, "still turning at %g rad/s", batch_view(b).w[2]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+Test(constraints, hinge_motor_and_limits)
+{
+    tp_constraint_def d = tp_default_constraint_def();
+    d.actuator = TP_CONS_MOTOR;
+    d.velocity = 3.0f;
+    d.max_force = 50.0f;
+    d.limits = 1;
+    d.lower = -0.5f;
+    d.upper = 0.8f;
+    tp_model *m = arm_model(&d);
+    tp_batch *b = make_batch(m, 1, 1);
+    float angle, top = -10.0f;
+    batch_steps(b, 6); /* 0.1 s: up to 3 rad/s at 50 N m, then at 3 rad/s */
+    /* semi-implicit Euler moves each substep h at its end speed: half a substep ahead */
+    double h = tp_model_get_def(m).dt / tp_model_get_def(m).substeps;
+    double I = (1.0 + 0.01) / 12.0 + 0.25, t_up = 3.0 * I / 50.0, expect = 3.0 * (0.1 - 0.5 * t_up + 0.5 * h);
+    cons_read(b, &angle, NULL);
+    cr_assert_lt(fabs(angle - expect), 0.005, "motor angle %g after 0.1 s, expected %g", angle, expect);
+    for (int s = 0; s < 120; ++s) {
+        batch_steps(b, 1);
+        cons_read(b, &angle, NULL);
+        top = fmaxf(top, angle);
+    }
+    cr_assert_lt(top, 0.8f + 0.01f, "passed the upper limit: %g", top);
+    cr_assert_gt(angle, 0.8f - 0.01f, "held below the limit at %g", angle);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- four-bar linkage */
+
+/* Ground pivots A = (0, 0, 2), D = (2, 0, 2); crank AB 1 m, coupler BC 2.2 m,
+ * rocker DC 1.5 m, hinges about y; gravity swings it for 10 s. Each hinge's
+ * two attachment points must stay within 1 mm of each other. */
+typedef struct link_info {
+    int body;
+    double half;
+} link_info;
+
+static int add_link(tp_builder *b, double ax, double az, double bx, double bz, link_info *out)
+{
+    double dx = bx - ax, dz = bz - az, len = sqrt(dx * dx + dz * dz);
+    tp_body_def bd = tp_default_body_def();
+    bd.size[0] = 0.05f;
+    bd.size[1] = 0.05f;
+    bd.size[2] = (float)len;
+    bd.mass = 1.0f;
+    bd.pos[0] = (float)(0.5 * (ax + bx));
+    bd.pos[2] = (float)(0.5 * (az + bz));
+    double ang = atan2(dx, dz); /* turn about y taking +z onto the link */
+    bd.quat[1] = (float)sin(0.5 * ang);
+    bd.quat[3] = (float)cos(0.5 * ang);
+    out->body = builder_add(b, &bd);
+    out->half = 0.5 * len;
+    return out->body;
+}
+
+static void hinge_y(tp_builder *b, int b0, float z0, int b1, float z1, float wx, float wz)
+{
+    tp_constraint_def d = tp_default_constraint_def();
+    d.type = TP_CONSTRAINT_HINGE;
+    d.body0 = b0;
+    d.body1 = b1;
+    if (b0 < 0) {
+        d.pos0[0] = wx;
+        d.pos0[2] = wz;
+    } else d.pos0[2] = z0;
+    d.pos1[2] = z1;
+    float s = (float)sqrt(0.5); /* X onto y: a quarter turn about z (the links turn about y only) */
+    float q[4] = {0.0f, 0.0f, s, s};
+    memcpy(d.quat0, q, sizeof q);
+    memcpy(d.quat1, q, sizeof q);
+    add_cons(b, &d);
+}
+
+static tp_vec3 body_point(const tp_state_view *v, int body, double z)
+{
+    tp_quat q = tp_q_load(v->quat + 4 * body);
+    return tp_add(tp_v3_load(v->pos + 3 * body), tp_q_rotate(q, tp_v3(0.0f, 0.0f, (float)z)));
+}
+
+Test(constraints, four_bar_linkage_closure)
+{
+    double Ax = 0, Az = 2, Dx = 2, Dz = 2, crank = 1.0, coupler = 2.2, rocker = 1.5;
+    double Bx = Ax + crank * sin(0.4), Bz = Az + crank * cos(0.4);
+    /* C: on the circle of radius coupler about B and rocker about D, the upper one */
+    double ex = Dx - Bx, ez = Dz - Bz, dd = sqrt(ex * ex + ez * ez);
+    double a = (coupler * coupler - rocker * rocker + dd * dd) / (2.0 * dd), hh = sqrt(coupler * coupler - a * a);
+    double Cx = Bx + a * ex / dd - hh * ez / dd, Cz = Bz + a * ez / dd + hh * ex / dd;
+    if (Cz < Bz - 1.0) Cx = Bx + a * ex / dd + hh * ez / dd, Cz = Bz + a * ez / dd - hh * ex / dd;
+    tp_model_def md = quiet_def(-(float)G);
+    tp_builder *b = builder_begin(&md);
+    link_info lc, lk, lr;
+    add_link(b, Ax, Az, Bx, Bz, &lc);
+    add_link(b, Bx, Bz, Cx, Cz, &lk);
+    add_link(b, Dx, Dz, Cx, Cz, &lr);
+    hinge_y(b, -1, 0, lc.body, -(float)lc.half, (float)Ax, (float)Az);
+    hinge_y(b, lc.body, (float)lc.half, lk.body, -(float)lk.half, 0, 0);
+    hinge_y(b, lk.body, (float)lk.half, lr.body, (float)lr.half, 0, 0);
+    hinge_y(b, -1, 0, lr.body, -(float)lr.half, (float)Dx, (float)Dz);
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 1, 1);
+    double worst = 0.0, moved = 0.0;
+    for (int s = 0; s < 600; ++s) {
+        batch_steps(bt, 1);
+        tp_state_view v = batch_view(bt);
+        tp_vec3 A = tp_v3((float)Ax, 0, (float)Az), D = tp_v3((float)Dx, 0, (float)Dz);
+        double e[4] = {tp_len(tp_sub(body_point(&v, lc.body, -lc.half), A)),
+                       tp_len(tp_sub(body_point(&v, lc.body, lc.half), body_point(&v, lk.body, -lk.half))),
+                       tp_len(tp_sub(body_point(&v, lk.body, lk.half), body_point(&v, lr.body, lr.half))),
+                       tp_len(tp_sub(body_point(&v, lr.body, -lr.half), D))};
+        for (int k = 0; k < 4; ++k) worst = fmax(worst, e[k]);
+        if (getenv("TP_DEBUG_FOURBAR") && (e[0] > 1e-3 || e[1] > 1e-3 || e[2] > 1e-3 || e[3] > 1e-3))
+            fprintf(stderr, "%d %.5f %.5f %.5f %.5f w %.3f %.3f %.3f\n", s, e[0], e[1], e[2], e[3], v.w[3 * lc.body + 1],
+                    v.w[3 * lk.body + 1], v.w[3 * lr.body + 1]);
+        tp_vec3 tip = body_point(&v, lc.body, lc.half);
+        moved = fmax(moved, fabs(tip.x - Bx));
+    }
+    cr_assert_gt(moved, 0.2, "the linkage hardly moved (%g m)", moved);
+    cr_assert_lt(worst, 1e-3, "closure error %.3g m", worst);
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- rope */
+
+/* A 0.6 m cube (1 kg) just under the world point (0, 0, 10), on a 6 m rope of
+ * restitution 0.5 from there to its top face: free fall until taut (5.7 m),
+ * then back up at half the speed. */
+Test(constraints, rope_free_fall_then_half_speed_rebound)
+{
+    tp_model_def md = quiet_def(-(float)G);
+    tp_builder *bl = builder_begin(&md);
+    int w = add_box(bl, 0.6f, 0.6f, 0.6f, 1.0f, 0.0f, 0.0f, 9.7f);
+    tp_constraint_def d = tp_default_constraint_def();
+    d.type = TP_CONSTRAINT_ROPE;
+    d.body0 = -1;
+    d.body1 = w;
+    d.pos0[2] = 10.0f;
+    d.pos1[2] = 0.3f;
+    d.length = 6.0f;
+    d.restitution = 0.5f;
+    add_cons(bl, &d);
+    tp_model *m = builder_finish(bl);
+    tp_batch *b = make_batch(m, 1, 1);
+    double dt = md.dt, t = 0.0, down = 0.0, up = 0.0;
+    int taut_step = -1;
+    for (int s = 0; s < 120; ++s) {
+        batch_steps(b, 1);
+        t += dt;
+        tp_state_view v = batch_view(b);
+        if (s == 30) /* 0.5 s: still falling freely (semi-implicit Euler: z0 - g t^2/2 - g t dt / 2 at most) */
+            cr_assert_lt(fabs(v.pos[2] - (9.7 - 0.5 * G * t * t)), 0.5 * G * t * dt + 1e-4, "z %g at %g s", v.pos[2], t);
+        if (taut_step < 0) {
+            down = fmin(down, v.v[2]);
+            if (v.v[2] > 0.0f) taut_step = s;
+        }
+        if (taut_step >= 0 && s <= taut_step + 3) up = fmax(up, v.v[2]);
+    }
+    cr_assert_geq(taut_step, 0, "never rebounded");
+    double expect_down = sqrt(2.0 * G * 5.7);
+    cr_assert_lt(fabs(-down - expect_down), 0.05 * expect_down, "fell at %g m/s, free fall %g", -down, expect_down);
+    cr_assert_lt(fabs(up - 0.5 * -down), 0.03 * -down, "rebound %g m/s after falling at %g m/s", up, -down);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* A load hanging at rest on a taut bouncy rope stays still (no jitter). */
+Test(constraints, rope_resting_load_does_not_jitter)
+{
+    tp_model_def md = quiet_def(-(float)G);
+    tp_builder *bl = builder_begin(&md);
+    int w = add_box(bl, 0.6f, 0.6f, 0.6f, 1.0f, 0.0f, 0.0f, 3.7f);
+    tp_constraint_def d = tp_default_constraint_def();
+    d.type = TP_CONSTRAINT_ROPE;
+    d.body0 = -1;
+    d.body1 = w;
+    d.pos0[2] = 10.0f;
+    d.pos1[2] = 0.3f;
+    d.length = 6.0f;
+    d.restitution = 0.5f;
+    add_cons(bl, &d);
+    tp_model *m = builder_finish(bl);
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 30);
+    double worst = 0.0;
+    for (int s = 0; s < 120; ++s) {
+        batch_steps(b, 1);
+        worst = fmax(worst, fabs(batch_view(b).v[2]));
+    }
+    cr_assert_lt(worst, 1e-3, "resting load moves at %g m/s", worst);
+    float len, force;
+    cons_read(b, &len, &force);
+    cr_assert_lt(fabs(len - 6.0f), 1e-3, "rope length %g", len);
+    cr_assert_lt(fabs(force - G) / G, 1e-3, "rope tension %g N, weight %g N", force, G);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- API and scene */
+
+Test(constraints, builder_refuses_bad_values)
+{
+    tp_model_def md = quiet_def(-(float)G);
+    tp_builder *b = builder_begin(&md);
+    int ball = add_ball(b, 0.1f, 1.0f, 0, 0, 0);
+    tp_constraint_def d = tp_default_constraint_def();
+    d.type = TP_CONSTRAINT_ROD;
+    d.body0 = -1;
+    d.body1 = ball;
+    d.length = -1.0f;
+    cr_assert_eq(tp_builder_add_constraint(b, &d, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "length"), "%s", tp_last_error());
+    d.length = 1.0f;
+    d.body1 = 7;
+    cr_assert_eq(tp_builder_add_constraint(b, &d, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "body1"), "%s", tp_last_error());
+    d.body1 = -1;
+    cr_assert_eq(tp_builder_add_constraint(b, &d, NULL), TP_ERR_INVALID_ARGUMENT);
+    d.body1 = ball;
+    memset(d.quat0, 0, sizeof d.quat0);
+    cr_assert_eq(tp_builder_add_constraint(b, &d, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "quat0"), "%s", tp_last_error());
+    d.quat0[3] = 1.0f;
+    d.type = TP_CONSTRAINT_SPRING;
+    d.stiffness = 0.0f;
+    cr_assert_eq(tp_builder_add_constraint(b, &d, NULL), TP_ERR_INVALID_ARGUMENT);
+    d.stiffness = 10.0f;
+    d.name = "s";
+    cr_assert_eq(tp_builder_add_constraint(b, &d, NULL), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_builder_add_constraint(b, &d, NULL), TP_ERR_INVALID_ARGUMENT); /* the name again */
+    tp_model *m = builder_finish(b);
+    cr_assert_eq(tp_model_constraint_count(m), 1);
+    cr_assert_eq(tp_model_find_constraint(m, "s"), 0);
+    tp_constraint_def got;
+    cr_assert_eq(tp_model_constraint(m, 0, &got), TP_OK);
+    cr_assert_eq(got.type, TP_CONSTRAINT_SPRING);
+    cr_assert_float_eq(got.stiffness, 10.0f, 0.0f);
+    cr_assert_eq(tp_model_constraint(m, 1, &got), TP_ERR_INVALID_ARGUMENT);
+    tp_model_destroy(m);
+}
+
+static void expect_scene_error(const char *json, const char *where, const char *reason)
+{
+    tp_model *m = NULL;
+    cr_assert_neq(tp_model_load_string(json, "t.json", &m), TP_OK);
+    cr_assert_null(m);
+    cr_assert(strstr(tp_last_error(), where), "error \"%s\" lacks \"%s\"", tp_last_error(), where);
+    cr_assert(strstr(tp_last_error(), reason), "error \"%s\" lacks \"%s\"", tp_last_error(), reason);
+}
+
+#define SCENE_HEAD "{\"version\": 2, \"bodies\": [{\"name\": \"bob\", \"shape\": \"ball\", \"size\": [0.2, 0.2, 0.2]}],\n"
+
+Test(constraints, scene_errors_point_at_the_value)
+{
+    expect_scene_error(SCENE_HEAD "\"constraints\": [{\"type\": \"rod\", \"body0\": \"world\", \"body1\": \"bobb\", "
+                                  "\"length\": 1}]}",
+                       "t.json:2:60: constraints[0].body1: ", "unknown body \"bobb\"");
+    expect_scene_error(SCENE_HEAD "\"constraints\": [{\"type\": \"hinge\", \"body1\": \"bob\", \"axis0\": [0, 0, 0]}]}",
+                       "t.json:2:60: constraints[0].axis0: ", "non-zero direction");
+    expect_scene_error(SCENE_HEAD "\"constraints\": [{\"type\": \"rope\", \"body1\": \"bob\", \"length\": -2}]}",
+                       "t.json:2:60: constraints[0].length: ", "must be >= 0");
+    expect_scene_error(SCENE_HEAD "\"constraints\": [{\"type\": \"rope\", \"length\": 2}]}", "constraints[0]",
+                       "body1");
+    expect_scene_error(SCENE_HEAD "\"constraints\": [{\"type\": \"rop\", \"body1\": \"bob\"}]}", "constraints[0].type",
+                       "rop");
+}
+
+Test(constraints, scene_loads_and_matches_the_api)
+{
+    const char *json = SCENE_HEAD "\"constraints\": [{\"name\": \"r\", \"type\": \"hinge\", \"body0\": \"world\", "
+                                  "\"body1\": \"bob\", \"pos0\": [0, 0, 1], \"axis0\": [0, 1, 0], \"axis1\": [0, 1, 0], "
+                                  "\"actuator\": \"servo\", \"target\": 0.5, \"speed\": 2, \"max_force\": 10, "
+                                  "\"limits\": [-1, 1]}]}";
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(json, "t.json", &m), TP_OK, "%s", tp_last_error());
+    tp_constraint_def d;
+    cr_assert_eq(tp_model_constraint(m, tp_model_find_constraint(m, "r"), &d), TP_OK);
+    cr_assert_eq(d.type, TP_CONSTRAINT_HINGE);
+    cr_assert_eq(d.body0, -1);
+    cr_assert_eq(d.actuator, TP_CONS_SERVO);
+    cr_assert(d.limits && d.lower == -1.0f && d.upper == 1.0f);
+    tp_vec3 x = tp_q_rotate(tp_q_load(d.quat0), tp_v3(1, 0, 0)); /* axis0 [0, 1, 0] */
+    cr_assert_lt(fabs(x.y - 1.0f), 1e-6);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- determinism */
+
+/* Rope bridge: planks joined by ropes... a small chain of hinged boxes with
+ * contacts against a ground, over several worlds and threads: the same bits. */
+static tp_model *chain_model(void)
+{
+    tp_model_def md = tp_default_model_def();
+    md.gravity[2] = -(float)G;
+    tp_builder *b = builder_begin(&md);
+    builder_add_ground(b);
+    int prev = -1;
+    for (int i = 0; i < 6; ++i) {
+        int k = add_box(b, 0.5f, 0.3f, 0.1f, 1.0f, 0.5f * (float)i + 0.25f, 0.0f, 2.0f);
+        tp_constraint_def d = tp_default_constraint_def();
+        d.type = i % 2 ? TP_CONSTRAINT_BALL : TP_CONSTRAINT_HINGE;
+        d.body0 = prev;
+        d.body1 = k;
+        if (prev < 0) d.pos0[2] = 2.0f;
+        else d.pos0[0] = 0.25f;
+        d.pos1[0] = -0.25f;
+        float s = (float)sqrt(0.5);
+        d.quat0[2] = d.quat1[2] = s, d.quat0[3] = d.quat1[3] = s;
+        add_cons(b, &d);
+        prev = k;
+    }
+    return builder_finish(b);
+}
+
+Test(constraints, determinism_threads_worlds)
+{
+    tp_model *m = chain_model();
+    tp_batch *one = make_batch(m, 1, 1), *many = make_batch(m, 5, 2), *again = make_batch(m, 1, 1);
+    batch_steps(one, 200);
+    batch_steps(many, 200);
+    batch_steps(again, 200);
+    uint64_t h = batch_world_hash(one, 0);
+    cr_assert_eq(h, batch_world_hash(again, 0));
+    for (int w = 0; w < 5; ++w) cr_assert_eq(h, batch_world_hash(many, w), "world %d", w);
+    float len[6];
+    cons_read(one, len, NULL);
+    tp_batch_destroy(one);
+    tp_batch_destroy(many);
+    tp_batch_destroy(again);
+    tp_model_destroy(m);
+}
