@@ -60,6 +60,24 @@ typedef struct tp_cons_state {
     float force;           /* N (N m): |total| / dt of the last step */
 } tp_cons_state;
 
+/* Does a constraint drive its bodies, so that their island stays awake (the
+ * island policy, as a driven articulation)? A motor with a speed and a
+ * force; a servo more than TP_SERVO_AT_TARGET from its target (its value as
+ * the last step left it). */
+#define TP_SERVO_AT_TARGET 1.0e-3f
+TP_HD int tp_cons_driving(const tp_cons_model *m, const tp_cons_state *st)
+{
+    if (m->max_force <= 0.0f) return 0;
+    if (m->actuator == TP_CONS_MOTOR) return m->velocity != 0.0f;
+    if (m->actuator != TP_CONS_SERVO) return 0;
+    float err = m->target - st->value;
+    if (m->type == TP_CONSTRAINT_HINGE) { /* the shortest way round */
+        while (err > 3.14159265f) err -= 6.28318531f;
+        while (err <= -3.14159265f) err += 6.28318531f;
+    }
+    return err > TP_SERVO_AT_TARGET || err < -TP_SERVO_AT_TARGET;
+}
+
 TP_HD int tp_bodies_constrained(const tp_world *wd, int a, int b)
 {
     for (int k = 0; k < wd->cons_count; ++k) {

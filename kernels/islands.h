@@ -119,11 +119,16 @@ TP_HD void tp_islands_build_lanes(tp_world *wd, const tp_contact *contacts, int 
         if ((wd->model[b].link_flags & TP_LINK_DRIVEN) && tp_body_in_islands(wd, b))
             root_flags[wd->island[b]] |= TP_ISLAND_DRIVEN;
     }
-    for (int k = 0; k < wd->cons_count; ++k) { /* held by the world or a static body: supported */
+    for (int k = 0; k < wd->cons_count; ++k) {
+        /* held by the world or a static body: supported; on a running drive
+         * (tp_cons_driving): awake, as a driven articulation */
         int a = wd->cons[k].body0, b = wd->cons[k].body1;
         int fa = a < 0 || wd->model[a].type == TP_BODY_STATIC, fb = b < 0 || wd->model[b].type == TP_BODY_STATIC;
         if (fa && b >= 0 && tp_body_in_islands(wd, b)) root_flags[wd->island[b]] |= TP_ISLAND_SUPPORTED;
         if (fb && a >= 0 && tp_body_in_islands(wd, a)) root_flags[wd->island[a]] |= TP_ISLAND_SUPPORTED;
+        if (!tp_cons_driving(&wd->cons[k], &wd->cons_state[k])) continue;
+        int d = a >= 0 && tp_body_in_islands(wd, a) ? a : b;
+        if (d >= 0 && tp_body_in_islands(wd, d)) root_flags[wd->island[d]] |= TP_ISLAND_DRIVEN | TP_ISLAND_RESTLESS;
     }
     for (int i = 0; i < n; ++i) tp_kinematic_wake_flag(wd, &contacts[i], horizon, root_flags);
 }

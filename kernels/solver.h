@@ -235,11 +235,12 @@ TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solve
                               tp_add(tp_v3_load(wd->w + 3 * b), tp_v3_load(w->push + 6 * b + 3)));
     if (w->artic && tid == 0) tp_artic_substep_position(w->artic, wd);
     TP_BARRIER(nth);
-    tp_solver_update_separations(wd, contacts, w->rows, n, tid, nth);
-    if (wd->cons_count && tid == 0) {
-        tp_cons_project(wd, w->bodies, h);
-        tp_cons_rebuild(wd, w->bodies, h);
+    if (wd->cons_count) { /* joint errors projected out of the new poses, before anything reads them */
+        if (tid == 0) tp_cons_project(wd, w->bodies, h);
+        TP_BARRIER(nth);
     }
+    tp_solver_update_separations(wd, contacts, w->rows, n, tid, nth);
+    if (wd->cons_count && tid == 0) tp_cons_rebuild(wd, w->bodies, h);
     TP_BARRIER(nth);
     tp_solver_sweeps(wd, w, contacts, inv_h, 0, tp_relax_sweeps(p->iterations), tid, nth);
     if (w->artic) {

@@ -617,8 +617,9 @@ Test(constraints, scene_loads_and_matches_the_api)
 
 /* ---------------------------------------------------------------- determinism */
 
-/* Rope bridge: planks joined by ropes... a small chain of hinged boxes with
- * contacts against a ground, over several worlds and threads: the same bits. */
+/* A chain of six boxes on hinges and ball sockets, hung from the world and
+ * swinging onto the ground (contacts and constraints in one solve), over
+ * several worlds and threads: the same bits. */
 static tp_model *chain_model(void)
 {
     tp_model_def md = tp_default_model_def();
@@ -659,4 +660,117 @@ Test(constraints, determinism_threads_worlds)
     tp_batch_destroy(many);
     tp_batch_destroy(again);
     tp_model_destroy(m);
+}
+
+/* Every SIMD width the machine has gives the same bits (the wide sweeps are
+ * off for a world with constraints: docs/constraints.md). */
+Test(constraints, determinism_simd_widths)
+{
+    tp_model *m = chain_model();
+    uint64_t first = 0;
+    const tp_simd widths[] = {TP_SIMD_OFF, TP_SIMD_SSE2, TP_SIMD_AVX2, TP_SIMD_AUTO};
+    for (int i = 0; i < 4; ++i) {
+        tp_batch_def bd = tp_default_batch_def();
+        bd.worlds = 2;
+        bd.threads = 1;
+        bd.simd = widths[i];
+        tp_batch *b = NULL;
+        if (tp_batch_create(m, &bd, &b) != TP_OK) continue; /* a width this CPU lacks */
+        batch_steps(b, 150);
+        uint64_t h = batch_world_hash(b, 1);
+        if (i == 0) first = h;
+        cr_assert_eq(h, first, "simd %d", (int)widths[i]);
+        tp_batch_destroy(b);
+    }
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- islands and sleep */
+
+/* A rope bridge: five 2 kg planks on hinges between two posts, hung on ropes
+ * at the four corners of the end planks; island policy (the defaults). It settles and sleeps as one
+ * island, held by the posts. */
+Test(constraints, rope_bridge_at_rest_sleeps)
+{
+    tp_model_def md = tp_default_model_def();
+    md.gravity[2] = -(float)G;
+    tp_builder *b = builder_begin(&md);
+    builder_add_ground(b);
+    tp_body_def post = tp_default_body_def();
+    post.type = TP_BODY_STATIC;
+    post.size[0] = 0.2f, post.size[2] = 2.0f;
+    post.pos[0] = -1.5f, post.pos[2] = 1.0f;
+    int pl = builder_add(b, &post);
+    post.pos[0] = 1.5f;
+    int pr = builder_add(b, &post);
+    int planks[5];
+    for (int i = 0; i < 5; ++i) planks[i] = add_box(b, 0.5f, 1.0f, 0.05f, 2.0f, -1.0f + 0.5f * (float)i, 0.0f, 2.0f);
+    float s = (float)sqrt(0.5);
+    for (int i = 0; i < 4; ++i) {
+        tp_constraint_def d = tp_default_constraint_def();
+        d.type = TP_CONSTRAINT_HINGE;
+        d.body0 = planks[i];
+        d.body1 = planks[i + 1];
+        d.pos0[0] = 0.25f;
+        d.pos1[0] = -0.25f;
+        d.quat0[2] = d.quat1[2] = s, d.quat0[3] = d.quat1[3] = s; /* X onto y */
+        add_cons(b, &d);
+    }
+    for (int e = 0; e < 4; ++e) { /* a rope at each corner of the end planks */
+        tp_constraint_def d = tp_default_constraint_def();
+        d.type = TP_CONSTRAINT_ROPE;
+        d.body0 = e & 1 ? pr : pl;
+        d.body1 = planks[e & 1 ? 4 : 0];
+        d.pos0[0] = e & 1 ? -0.1f : 0.1f, d.pos0[1] = e & 2 ? 0.4f : -0.4f, d.pos0[2] = 1.0f;
+        d.pos1[0] = e & 1 ? 0.25f : -0.25f, d.pos1[1] = d.pos0[1];
+        d.length = 0.2f;
+        add_cons(b, &d);
+    }
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 1, 1);
+    batch_steps(bt, 60 * 10);
+    tp_state_view v = batch_view(bt);
+    for (int i = 0; i < 5; ++i)
+        cr_assert_eq(v.sleep_state[planks[i]], TP_SLEEPING, "plank %d not asleep after 10 s", i);
+    cr_assert_eq(v.island[planks[0]], v.island[planks[4]], "the bridge is not one island");
+    cr_assert_gt(v.pos[3 * planks[2] + 2], 1.0f, "the bridge fell: middle plank at z %g", v.pos[3 * planks[2] + 2]);
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
+
+/* A wheel on a motor hinge about a static axle, with a box resting against
+ * nothing: the motor keeps its island awake (the island policy's driven
+ * rule); the same wheel with its motor at 0 rad/s falls asleep. */
+static tp_model *wheel_model(float speed)
+{
+    tp_model_def md = tp_default_model_def();
+    md.gravity[2] = -(float)G;
+    tp_builder *b = builder_begin(&md);
+    builder_add_ground(b);
+    int wheel = add_box(b, 0.2f, 1.0f, 1.0f, 1.0f, 0.0f, 0.0f, 2.0f);
+    tp_constraint_def d = tp_default_constraint_def();
+    d.type = TP_CONSTRAINT_HINGE;
+    d.body0 = -1;
+    d.body1 = wheel;
+    d.pos0[2] = 2.0f; /* X: the axle along world x */
+    d.actuator = TP_CONS_MOTOR;
+    d.velocity = speed;
+    d.max_force = 20.0f;
+    add_cons(b, &d);
+    return builder_finish(b);
+}
+
+Test(constraints, motor_hinge_keeps_its_island_awake)
+{
+    tp_model *on = wheel_model(2.0f), *off = wheel_model(0.0f);
+    tp_batch *a = make_batch(on, 1, 1), *z = make_batch(off, 1, 1);
+    batch_steps(a, 60 * 5);
+    batch_steps(z, 60 * 5);
+    cr_assert_neq(batch_view(a).sleep_state[1], TP_SLEEPING, "the driven wheel fell asleep");
+    cr_assert_lt(fabs(batch_view(a).w[3 * 1 + 0] - 2.0f), 1e-3, "wheel at %g rad/s", batch_view(a).w[3]);
+    cr_assert_eq(batch_view(z).sleep_state[1], TP_SLEEPING, "the stopped wheel never slept");
+    tp_batch_destroy(a);
+    tp_batch_destroy(z);
+    tp_model_destroy(on);
+    tp_model_destroy(off);
 }
