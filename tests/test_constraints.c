@@ -124,6 +124,7 @@ Test(constraints, rod_pendulum_small_angle_period)
     tp_batch *b = make_batch(m, 1, 1);
     double stretch, T = pendulum_period(b, tp_model_get_def(m).dt, 5, &stretch, L);
     double expect = 2.0 * PI * sqrt(L / G) * (1.0 + 0.05 * 0.05 / 16.0); /* first amplitude correction */
+    cr_log_info("rod pendulum 0.05 rad: period %.5f s, closed form %.5f s, stretch %.2e m", T, expect, stretch);
     cr_assert_lt(fabs(T - expect) / expect, 0.003, "period %.5f s, closed form %.5f s", T, expect);
     cr_assert_lt(stretch, 1e-3, "rod length off by %.2e m", stretch);
     tp_batch_destroy(b);
@@ -137,6 +138,7 @@ Test(constraints, rod_pendulum_90_degrees_period)
     tp_batch *b = make_batch(m, 1, 1);
     double stretch, T = pendulum_period(b, tp_model_get_def(m).dt, 3, &stretch, L);
     double expect = 4.0 * sqrt(L / G) * elliptic_k(sin(PI / 4.0)); /* 2.3678 s for L = 1 */
+    cr_log_info("rod pendulum 90 deg: period %.5f s, elliptic integral %.5f s, stretch %.2e m", T, expect, stretch);
     cr_assert_lt(fabs(T - expect) / expect, 0.005, "period %.5f s, elliptic integral %.5f s", T, expect);
     cr_assert_lt(stretch, 5e-3, "rod length off by %.2e m", stretch);
     tp_batch_destroy(b);
@@ -171,6 +173,7 @@ Test(constraints, spring_static_sag)
     tp_batch *b = make_batch(m, 1, 1);
     batch_steps(b, 600);
     double sag = 2.0 - batch_view(b).pos[2], expect = mass * G / k; /* 4.905 cm */
+    cr_log_info("spring sag %.7f m, m g / k = %.7f m", sag, expect);
     cr_assert_lt(fabs(sag - expect), 1e-5 + 1e-4 * expect, "sag %.6f m, m g / k = %.6f m", sag, expect);
     float force;
     cons_read(b, NULL, &force);
@@ -228,6 +231,8 @@ Test(constraints, spring_damped_period_and_decay)
     /* peaks[i] is the largest |y| of half-cycle-pairs i; compare peaks 2 and 2 + n */
     int n = npeaks - 3;
     double decay = log(peaks[2] / peaks[2 + n]) / (n * T);
+    cr_log_info("spring: period %.5f s (implicit Euler %.5f, continuous %.5f), decay %.4f /s (implicit Euler %.4f, "
+                "continuous %.4f)", T, T_disc, T_cont, decay, decay_disc, c / (2.0 * mass));
     cr_assert_lt(fabs(decay - decay_disc) / decay_disc, 0.05, "decay %.4f /s, implicit Euler %.4f /s, continuous %.4f /s",
                  decay, decay_disc, c / (2.0 * mass));
     tp_batch_destroy(b);
@@ -446,6 +451,7 @@ Test(constraints, four_bar_linkage_closure)
         tp_vec3 tip = body_point(&v, lc.body, lc.half);
         moved = fmax(moved, fabs(tip.x - Bx));
     }
+    cr_log_info("four-bar linkage: worst closure error %.3g m over 10 s, crank tip moved up to %.3g m", worst, moved);
     cr_assert_gt(moved, 0.2, "the linkage hardly moved (%g m)", moved);
     cr_assert_lt(worst, 1e-3, "closure error %.3g m", worst);
     tp_batch_destroy(bt);
@@ -490,6 +496,8 @@ Test(constraints, rope_free_fall_then_half_speed_rebound)
     cr_assert_geq(taut_step, 0, "never rebounded");
     double expect_down = sqrt(2.0 * G * 5.7);
     cr_assert_lt(fabs(-down - expect_down), 0.05 * expect_down, "fell at %g m/s, free fall %g", -down, expect_down);
+    cr_log_info("rope: fell at %.4f m/s (free fall from 5.7 m: %.4f), rebound %.4f m/s (ratio %.4f)", -down, expect_down, up,
+                up / -down);
     cr_assert_lt(fabs(up - 0.5 * -down), 0.03 * -down, "rebound %g m/s after falling at %g m/s", up, -down);
     tp_batch_destroy(b);
     tp_model_destroy(m);
