@@ -112,11 +112,8 @@ static inline w3 w3_sel(vf m, w3 a, w3 b) { w3 r = {vsel(m, a.x, b.x), vsel(m, a
 #include "row_law_lanes.h"
 
 /* Lanes' bodies: x, y, z of base[stride * idx[l] + 0..2], through a lane
- * array. AVX2's gather instruction (_mm256_i32gather_ps) gives the same bits
- * but made the sweeps slower on the Ice Lake Xeon this was measured on: a
- * quarter of the sweep's samples sat on the gathers, and the lane array cut
- * the sweep's time relative to the narrowphase by a fifth on the 210-cube
- * pyramid (bench/README.md, session 5). */
+ * array rather than AVX2's gather instruction, which gives the same bits but
+ * was slower (bench/README.md has the measurement). */
 static inline w3 gather3(const float *base, int stride, const int32_t *idx)
 {
     float x[VW], y[VW], z[VW];

@@ -671,7 +671,7 @@ typedef enum tp_stage {
     TP_STAGE_ISLANDS = 3,    /* union-find islands */
     TP_STAGE_WAKE = 4,       /* contact wakes (colliding again where an island woke) */
     TP_STAGE_WARM_START = 5, /* last step's impulses matched to this step's points */
-    TP_STAGE_COLOR = 6,      /* constraints and coloring */
+    TP_STAGE_CONSTRAINTS = 6, /* body masses, constraints and their colors, the shock order */
     TP_STAGE_SOLVE = 7,      /* substeps: velocity integration, sweeps, position integration, relax, restitution */
     TP_STAGE_ARTICULATIONS = 8, /* articulation trees stepped, their links published (every world not faulted) */
     TP_STAGE_FINISH = 9,     /* contact forces, applied forces cleared, fault check */

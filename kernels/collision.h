@@ -1,5 +1,5 @@
 /* collision.h - the collision stage of one world: broadphase, narrowphase,
- * contact buffer (DESIGN.md section 4, stages 2-3; the sort is contact_sort.h).
+ * contact buffer (the `collide` stage; the `sort` stage is contact_sort.h).
  *
  * tp_collide_world writes the world's contact points into a buffer of fixed
  * capacity, sorted by contact key. It never writes past the capacity: points

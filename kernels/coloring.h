@@ -1,4 +1,5 @@
-/* coloring.h - stage 7: group contact points into constraints and color them.
+/* coloring.h - the `constraints` stage: group contact points into constraints
+ * and color them.
  *
  * A constraint is the manifold of one contact pair: the consecutive points of
  * the key-sorted contact list that share (body_a, body_b). Coloring assigns
@@ -185,7 +186,7 @@ TP_HD int tp_constraint_begins(const tp_world *wd, const tp_contact *contacts, i
  * warm-start impulse), lane 0 turns the counts into offsets, and each lane
  * writes its constraints from its offset: a stable compaction, so out[] is
  * the serial loop's. Returns the number of constraints (every lane);
- * *fresh: the points whose normal impulse is 0 (tp_solver_color's test). */
+ * *fresh: the points whose normal impulse is 0 (tp_solver_constraints' test). */
 TP_HD int tp_build_constraints_lanes(const tp_world *wd, const tp_contact *contacts, int n, tp_constraint *out,
                                      const tp_color_lanes_scratch *S, int *fresh, int tid, int nth)
 {
@@ -313,7 +314,7 @@ TP_HD void tp_color_sort_lanes(const tp_constraint *cons, int n, const tp_color_
  *
  * Then the stable counting sort by color (tp_color_sort_lanes). With nth = 1
  * it gives the greedy's colors at O(rounds x n) instead of O(n), so the CPU
- * runs tp_color_constraints itself (tp_solver_color_lanes). Scratch: S; body_mask
+ * runs tp_color_constraints itself (tp_solver_constraints_lanes). Scratch: S; body_mask
  * [bodies]; order [n] serves as scratch until the sort writes it. */
 TP_HD void tp_color_constraints_lanes(const tp_world *wd, tp_constraint *cons, int n, int serial, uint32_t *body_mask,
                                       const tp_color_lanes_scratch *S, int32_t *order, int32_t *color_start, int tid,

@@ -1,5 +1,5 @@
 /* contact_cache.h - reusing last step's manifold of a body pair that has not
- * moved relative to itself (stage 3, inside the collide stage).
+ * moved relative to itself (inside the `collide` stage).
  *
  * In a resting stack most pairs keep the same relative pose from step to step
  * to well under a millimetre, and their narrowphase finds the same features

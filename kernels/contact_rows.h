@@ -1,4 +1,4 @@
-/* contact_rows.h - stage 8a: the rows of the contact solver, built once per
+/* contact_rows.h - the `solve` stage's start: the rows of the contact solver, built once per
  * step from the key-sorted contact points (Catto, "Iterative Dynamics with
  * Temporal Coherence", GDC 2005): per point the arms from each centre of mass,
  * a tangent basis, the effective masses of the normal and the two friction

@@ -1,6 +1,6 @@
 /* contact_sort.h - the 64-bit contact key and deterministic radix sorts.
  *
- * DESIGN.md section 4 stage 4: every contact point gets a key and the contact
+ * The `sort` stage: every contact point gets a key and the contact
  * list is sorted by it, so nothing downstream depends on the order in which
  * contacts were appended. Key layout, most significant bits first:
  *

@@ -1,4 +1,5 @@
-/* integrate.h - stages 1 and 9: velocity and position integration of one body.
+/* integrate.h - velocity and position integration of one body, the first and
+ * position phases of each substep of the `solve` stage.
  *
  * Semi-implicit (symplectic) Euler per substep h, as in Box2D v3's substepping
  * solver: velocities first (gravity and applied forces), then positions with the

@@ -1,4 +1,4 @@
-/* restitution.h - stage 8, bounces: which contact points bounce in a substep
+/* restitution.h - bounces, in the `solve` stage: which contact points bounce in a substep
  * and at what speed.
  *
  * A point bounces in the substep in which it first pushes during the step (its

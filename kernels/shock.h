@@ -1,91 +1,19 @@
-/* shock.h - stage 8, the shock pass: after the biased sweeps of a substep,
- * before its position update, the constraints again, level by level from the ground up, with the
- * supporting body of each constraint held fixed (shock propagation: Guendelman,
- * Bridson and Fedkiw, "Nonconvex rigid bodies with stacking", SIGGRAPH 2003,
- * section 7, who order contacts by a contact graph's levels and give the lower
- * body infinite mass; Erleben, "Stable, robust, and versatile multibody
- * dynamics animation", PhD thesis 2005, ch. 5, discusses the same layering).
- *
- * Why. Projected Gauss-Seidel passes a correction from one body to the next in
- * proportion to their masses: a 1000 kg box on a 1 kg box gets about
- * m_light / m_heavy of its correction per sweep, so a cold step leaves it
- * falling at 0.15 m/s and it sinks and squeezes the light box out (C17). And
- * in a tower the unconverged sweeps let part of the closing speed of a rocking
- * cube through to the next substep, so a push keeps the tower swaying for
- * seconds (C19) where real blocks lose energy at every rocking impact (Housner,
- * "The behavior of inverted pendulum structures during earthquakes", BSSA
- * 1963). With the support held, the rows of one level couple only through the
- * bodies of that level; a few sweeps over the level (TP_SHOCK_INNER) solve
- * them, whatever the mass ratio to the support, so no cube leaves a substep
- * closing in on its support.
- *
- * Support depth: bodies that are not simulated (static, kinematic, asleep)
- * have depth 0; a simulated body that lies on a body of depth d (a contact
- * point within TP_SHOCK_TOUCH, the normal within 60 degrees of gravity) has at
- * most depth d + 1; with no gravity nothing is held. A constraint's level is
- * the larger depth of its two bodies; levels are visited in increasing order,
- * key order within a level. Bodies with no support (falling, or touching only
- * along steep normals) come last.
- *
- * Which rows take part: those that hold a support (bodies of different
- * depths, neither fixed), and the rows against fixed bodies (static,
- * kinematic, asleep) of a body that is held under another: they are the base
- * the held rows stand on (C17's light box on the ground). Rows between bodies
- * of equal depth, and the ground rows of bodies that carry nothing, are left
- * to the sweeps: solving them again here only weighted the solve toward them,
- * and fallen dominoes (all on the ground, leaning on each other) kept popping
- * for seconds before they slept.
- *
- * Held rows, and what is kept:
- *   - normal rows (with the split-impulse push-out in the biased phase) are
- *     solved with the support held;
- *   - friction rows are solved with the support held too. Where the supported
- *     body is at least TP_SHOCK_FRICTION_RATIO times heavier than its support
- *     they aim at no slip, as in the sweeps: the light support cannot hold the
- *     heavy body sideways (C17). Between comparable masses they aim at the
- *     slip the sweeps left at the point (noted before the level's sweeps): the
- *     pass then adds no slip of its own. Aiming at zero slip there forced a
- *     cube resting on two supports to follow both at once (the 210-cube
- *     pyramid's top cubes jittered at 1-2 cm/s and it slept after 3-8 s
- *     instead of 1 s); leaving friction out, the pass's normal impulses turned
- *     cubes on their supports, which then slid (a 3-D pyramid of 10 layers
- *     drifted 0.29 mm at the top in 10 s, against 0.11 mm now);
- *   - the velocities keep what the pass did; the accumulated impulses of held
- *     rows are put back as the sweeps left them. The pass acts on one side of
- *     a held row only, so its impulse has no reaction on the support: kept for
- *     the warm start, it pushed the light box of C17 down with the heavy box's
- *     weight, the body-body rows (solved before the ground's) let go of it,
- *     and the box was thrown out. So the warm start learns the load from the
- *     sweeps alone, over a few seconds at 1000:1 (contact forces 15 % off
- *     after 1 s, 0.5 % after 3 s, 0.014 % from 5 s on); the pass holds the stack
- *     meanwhile.
- *
- * It runs only with warm starting on (kernels/solver.h): without it the sweeps
- * never learn the load the pass holds, and the reported forces stay short of
- * the weights (a ten-cube stack read 30 N of 98 N on the ground).
- *
- * When it runs: after biased sweeps that ran all of their phase's sweeps
- * (tp_solver_biased_phase), in every substep while the world moves and in a
- * step's first substep only while it settles (tp_solver_shock_mode); or
- * after every substep's in a step with a heavy body on a light support
- * (tp_shock_heavy_support). Sweeps that stopped early
- * changed no velocity past TP_SWEEP_TOL in their last backward sweep; between
- * comparable masses Gauss-Seidel then leaves each row within a few times that
- * of being met, no body closing in on its support at more than micrometres
- * per second, and holding the supports changes next to nothing. In a resting
- * ten-cube tower the pass was a quarter of a step for that. An impact or a
- * stack still settling keeps the sweeps from converging, and the pass runs
- * (docs/solver.md, "Shock pass: only after sweeps that ran to the end"); in
- * a settling stack only once a step, since its changes are not in the warm
- * start and in every substep it kept the sweeps from converging ("Shock
- * pass: once a step while settling"). */
+/* shock.h - the shock pass, part of the `solve` stage: after the biased
+ * sweeps of a substep, before its position update, the constraints again,
+ * level by level from the ground up, with the supporting body of each
+ * constraint held fixed (shock propagation: Guendelman, Bridson and Fedkiw,
+ * "Nonconvex rigid bodies with stacking", SIGGRAPH 2003, section 7). It lets
+ * a heavy body rest on a light one and a pushed tower stop rocking, where
+ * Gauss-Seidel alone passes corrections between bodies too slowly. Support
+ * depths, which rows take part, what is kept and when it runs:
+ * docs/solver.md, "The shock pass: design". */
 #ifndef TP_SHOCK_H
 #define TP_SHOCK_H
 
 #include "sweeps.h"
 
-/* Sweeps over each level in the shock pass, at most (2 left the C17 light box
- * 0.5 mm sideways, 4 gives 0.14 mm; docs/solver.md). */
+/* Sweeps over each level in the shock pass, at most: enough to hold a light
+ * support under a heavy body in place (docs/solver.md has the measurements). */
 #ifndef TP_SHOCK_INNER
 #define TP_SHOCK_INNER 4
 #endif
@@ -190,7 +118,7 @@ TP_HD int tp_shock_hold(const tp_constraint *k, const int32_t *depth)
     return da < db ? TP_HOLD_A : TP_HOLD_B;
 }
 
-/* Stage 7 part: support depths and the shock order of this step's constraints. */
+/* In the `constraints` stage: support depths and the shock order of this step's constraints. */
 TP_HD void tp_shock_prepare(const tp_world *wd, const tp_contact *contacts, const tp_constraint *cons, int n_cons,
                             tp_solver_work *w)
 {
@@ -286,7 +214,7 @@ TP_HD int tp_shock_skips(const tp_world *wd, const tp_solver_work *w, const tp_c
 }
 
 /* 1 if a held row of this step's constraints holds a support under a body
- * at least TP_SHOCK_FRICTION_RATIO times heavier (tp_shock_no_slip; C17).
+ * at least TP_SHOCK_FRICTION_RATIO times heavier (tp_shock_no_slip).
  * Gauss-Seidel moves such a pair by about m_light / m_heavy of its error per
  * sweep, so sweeps that changed no velocity past TP_SWEEP_TOL can still leave
  * the heavy body sinking at hundreds of times that (a 1000 kg box on a 1 kg
@@ -368,8 +296,8 @@ TP_HD void tp_shock_sweep_begin(const tp_world *wd, const tp_solver_work *w, int
 /* After sweep `it`: 1 if the level has converged (that sweep changed nothing
  * by more than TP_SHOCK_TOL) and the remaining sweeps are skipped. Asked only
  * after a backward sweep: the sweeps go in forward-backward pairs, and a stop
- * after a forward one left an order bias that walked the 210-cube pyramid
- * sideways (1.5 mm in 10 s against 0.75; docs/solver.md). */
+ * after a forward one leaves an order bias that walks a stack sideways
+ * (docs/solver.md). */
 TP_HD int tp_shock_sweep_settled(const tp_world *wd, const tp_solver_work *w, int begin, int end, int it)
 {
     return (it & 1) && it + 1 < TP_SHOCK_INNER && !tp_shock_level_moved(wd, w, begin, end, 0);

@@ -1,10 +1,12 @@
-/* solver.h - stages 7-9 of one world: the contact solver's driver.
+/* solver.h - the `constraints` and `solve` stages of one world: the contact
+ * solver's driver, and the substep as a list of named phases.
  *
  * The rooms it drives, in the order of a step:
- *   kernels/coloring.h       stage 7: contact points grouped into constraints, colored
+ *   kernels/coloring.h       constraints stage: contact points grouped into constraints, colored
  *   kernels/solver_scratch.h the per-step data and its scratch memory
- *   kernels/contact_rows.h   stage 8a: rows (arms, tangents, effective masses)
+ *   kernels/contact_rows.h   solve stage, once: rows (arms, tangents, effective masses)
  *   kernels/integrate.h      velocity and position integration of each substep
+ *   kernels/row_law.h        the law of one contact row
  *   kernels/sweeps.h         warm start, biased and relax sweeps
  *   kernels/shock.h          the shock pass after the biased sweeps (support held)
  *   kernels/restitution.h    bounces, in the substep of the impact
@@ -28,8 +30,8 @@
 #endif
 
 /* A step whose contact points are mostly new (a scene's first step, a reset)
- * sweeps its first substep this many times more: a cold ten-box tower
- * otherwise sinks 0.1 mm per contact before the warm start catches up. */
+ * sweeps its first substep this many times more: a cold stack otherwise sinks
+ * into its supports before the warm start catches up. */
 #ifndef TP_COLD_SWEEP_FACTOR
 #define TP_COLD_SWEEP_FACTOR 8
 #endif
@@ -64,9 +66,10 @@ TP_HD void tp_solver_end_substep(const tp_world *wd, tp_contact *contacts, tp_co
     }
 }
 
-/* Stage 7 of one world: body masses for this step, constraints from the
- * key-sorted contacts, and their colors. Returns the number of constraints. */
-TP_HD int tp_solver_color(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w, const tp_solver_params *p)
+/* The constraints stage of one world: body masses for this step, constraints
+ * from the key-sorted contacts, their colors, the shock pass's order, and
+ * whether the step starts cold. Returns the number of constraints. */
+TP_HD int tp_solver_constraints(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w, const tp_solver_params *p)
 {
     tp_solver_prepare_bodies(wd, w->bodies);
     int n_cons = tp_build_constraints(wd, contacts, n, w->cons);
@@ -78,16 +81,16 @@ TP_HD int tp_solver_color(tp_world *wd, tp_contact *contacts, int n, tp_solver_w
     return n_cons;
 }
 
-/* tp_solver_color as lane tid of nth (the CUDA backend's group of lanes per
- * world; kernels/coloring.h's lane forms): the bodies, the constraints, their
- * colors and order in lanes, the same bits as tp_solver_color; the support
- * depths and shock order (tp_shock_prepare, a breadth-first walk) on lane 0.
- * With one lane it is tp_solver_color itself (the CPU; see docs/cuda.md for
+/* tp_solver_constraints as lane tid of nth (the CUDA backend's group of lanes
+ * per world; kernels/coloring.h's lane forms): the bodies, the constraints,
+ * their colors and order in lanes, the same bits as tp_solver_constraints; the
+ * support depths and shock order (tp_shock_prepare, a breadth-first walk) on
+ * lane 0. With one lane it is tp_solver_constraints itself (the CPU; see docs/cuda.md for
  * why). Returns the number of constraints (every lane). */
-TP_HD int tp_solver_color_lanes(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w,
-                                const tp_solver_params *p, int tid, int nth)
+TP_HD int tp_solver_constraints_lanes(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w,
+                                      const tp_solver_params *p, int tid, int nth)
 {
-    if (nth == 1) return tp_solver_color(wd, contacts, n, w, p);
+    if (nth == 1) return tp_solver_constraints(wd, contacts, n, w, p);
     for (int b = tid; b < wd->bodies; b += nth) tp_solver_prepare_bodies_one(wd, w->bodies, b);
     int fresh = 0;
     int n_cons = tp_build_constraints_lanes(wd, contacts, n, w->cons, &w->color, &fresh, tid, nth);
@@ -103,9 +106,8 @@ TP_HD int tp_solver_color_lanes(tp_world *wd, tp_contact *contacts, int n, tp_so
 }
 
 /* The shock pass after the biased sweeps (kernels/shock.h), with warm
- * starting only; thread 0 of the block runs it, the others wait. After the
- * relax sweeps too it cost 30 % more instructions on the tower for little
- * (docs/solver.md). */
+ * starting only; thread 0 of the block runs it, the others wait. Not after
+ * the relax sweeps: the cost outweighs what it gives (docs/solver.md). */
 TP_HD void tp_solver_shock(tp_world *wd, tp_solver_work *w, tp_contact *contacts, const tp_solver_params *p,
                            float inv_h, int use_bias, int tid, int nth)
 {
@@ -122,11 +124,10 @@ enum {
 };
 
 /* A world whose simulated bodies all move slower than this (m/s per
- * component, and rad/s) is settling, not in motion: a resting stack's
- * sweeps leave residuals of 1e-5 to 1e-4 m/s (the 210-cube pyramid's
- * first seconds), a push, an impact or a rocking tower moves at cm/s. 1 mm/s
- * is a fiftieth of the default sleep threshold (docs/solver.md, "Shock pass:
- * once a step while settling"). */
+ * component, and rad/s) is settling, not in motion: a resting stack's sweeps
+ * leave residuals of 1e-5 to 1e-4 m/s, a push, an impact or a rocking tower
+ * moves at cm/s; 1 mm/s is a fiftieth of the default sleep threshold
+ * (docs/solver.md, "Shock pass: once a step while settling"). */
 #ifndef TP_SHOCK_MOVING_SPEED
 #define TP_SHOCK_MOVING_SPEED 1.0e-3f
 #endif
@@ -152,15 +153,11 @@ TP_HD int tp_solver_world_moving(const tp_world *wd, const tp_solver_work *w)
  * step with a heavy body on a light support (`heavy`, tp_shock_heavy_support);
  * else after unconverged sweeps, in every substep of a step whose world is
  * moving (`moving`, tp_solver_world_moving, at the step's start), and in the
- * first substep only of a step whose world is settling. Why once a step
- * there: the pass's velocity changes are not in the warm start
- * (kernels/shock.h), so a pass in every substep hands the next substep's
- * sweeps a residual of its own making, and a settling stack kept running all
- * its sweeps and the pass for hundreds of steps; once a step, its sweeps
- * converge sooner and the pass stops (docs/solver.md, "Shock pass: once a
- * step while settling"). A moving world keeps it in every substep: a pushed
- * tower's rocking dies out about as fast as with the pass in every substep
- * (C19: asleep again 0.850 s after the push, against 0.833 s). */
+ * first substep only of a step whose world is settling: the pass's velocity
+ * changes are not in the warm start (kernels/shock.h), so in every substep it
+ * would hand the next substep's sweeps a residual of its own making and a
+ * settling stack would never converge (docs/solver.md, "Shock pass: once a
+ * step while settling", has the measurements). */
 TP_HD int tp_solver_shock_mode(int s, int heavy, int moving)
 {
     if (heavy) return TP_SHOCK_ALWAYS;
@@ -185,88 +182,174 @@ TP_HD int tp_solver_biased_phase(tp_world *wd, tp_solver_work *w, tp_contact *co
     return p->warm_starting;
 }
 
-/* One substep s of length h: velocities, warm start, biased sweeps and the
- * shock pass (tp_solver_biased_phase, tp_solver_shock_mode: `heavy` and
- * `moving` as there),
- * bounces (where the step can bounce: `bouncy`, tp_restitution_possible),
- * position update, relax sweeps. */
-TP_HD void tp_solver_substep(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w, const tp_solver_params *p,
-                             int s, float h, float inv_h, int bouncy, int heavy, int moving, int tid, int nth)
+/* A substep's phases, in order (tp_solver_substep runs them). Each is a
+ * tp_phase_<name> function over the substep's context; every thread of a
+ * block runs each, and each ends at a barrier where the next needs one. The
+ * articulations' work enters through tp_substep_artic at the end of a phase. */
+#define TP_SUBSTEP_PHASES(X)                                                                                          \
+    X(VELOCITY, velocity)     /* velocities integrated; the trees' free velocities and rows */                      \
+    X(CAPTURE, capture)       /* approach speeds noted where the step can bounce */                                 \
+    X(WARM_START, warm_start) /* the accumulated impulses applied again; separations; push-out zeroed */             \
+    X(BIASED, biased)         /* biased sweeps, then the shock pass as the step says */                             \
+    X(BOUNCE, bounce)         /* restitution targets; the bounce sweeps where a point bounces */                    \
+    X(POSITION, position)     /* poses integrated (with the push-out); the trees' q; separations */                 \
+    X(RELAX, relax)           /* relax sweeps; the trees' velocities published */                                   \
+    X(END, end)               /* impulses into the totals; bounces' impulses dropped */
+
+enum {
+#define TP_PHASE_INDEX(NAME, name) TP_PHASE_##NAME,
+    TP_SUBSTEP_PHASES(TP_PHASE_INDEX)
+#undef TP_PHASE_INDEX
+    TP_PHASE_COUNT
+};
+
+/* What the phases of substep s share. */
+typedef struct tp_substep {
+    tp_world *wd;
+    tp_contact *contacts;
+    int n;                      /* contact points */
+    tp_solver_work *w;
+    const tp_solver_params *p;
+    int s;                      /* substep index */
+    float h, inv_h;             /* its length and 1 / length */
+    int bouncy;                 /* the step can bounce (tp_restitution_possible) */
+    int heavy, moving;          /* the shock pass's mode (tp_solver_shock_mode) */
+    int bounces;                /* a point bounces in this substep (set by the bounce phase) */
+} tp_substep;
+
+/* The articulations' work at the end of a phase, on lane 0
+ * (kernels/articulation_contact.h); the caller's barrier follows. */
+TP_HD void tp_substep_artic(const tp_substep *ss, int phase, int tid)
 {
-    for (int b = tid; b < wd->bodies; b += nth)
-        if (w->bodies[b].simulated) tp_integrate_velocity(wd, b, h);
-    if (w->artic && tid == 0) tp_artic_substep_velocity(w->artic, wd, contacts, w->rows, n);
+    tp_artic_solve *A = ss->w->artic;
+    if (!A || tid != 0) return;
+    if (phase == TP_PHASE_VELOCITY) tp_artic_substep_velocity(A, ss->wd, ss->contacts, ss->w->rows, ss->n);
+    else if (phase == TP_PHASE_POSITION) tp_artic_substep_position(A, ss->wd);
+    else if (phase == TP_PHASE_RELAX) tp_artic_substep_end(A, ss->wd);
+}
+
+TP_HD void tp_phase_velocity(tp_substep *ss, int tid, int nth)
+{
+    for (int b = tid; b < ss->wd->bodies; b += nth)
+        if (ss->w->bodies[b].simulated) tp_integrate_velocity(ss->wd, b, ss->h);
+    tp_substep_artic(ss, TP_PHASE_VELOCITY, tid);
     TP_BARRIER(nth);
-    if (bouncy) {
-        tp_restitution_capture(wd, contacts, w->rows, n, tid, nth);
-        TP_BARRIER(nth);
-    }
-    if (p->warm_starting) {
-        tp_solver_warm_start(wd, w, contacts, tid, nth);
+}
+
+TP_HD void tp_phase_capture(tp_substep *ss, int tid, int nth)
+{
+    if (!ss->bouncy) return;
+    tp_restitution_capture(ss->wd, ss->contacts, ss->w->rows, ss->n, tid, nth);
+    TP_BARRIER(nth);
+}
+
+/* After the first substep the separations are still those of the last
+ * position update (velocities moved since, poses did not); an
+ * articulation's substep end publishes its links again, so with
+ * articulations they are evaluated anew. */
+TP_HD void tp_phase_warm_start(tp_substep *ss, int tid, int nth)
+{
+    tp_solver_work *w = ss->w;
+    if (ss->p->warm_starting) {
+        tp_solver_warm_start(ss->wd, w, ss->contacts, tid, nth);
     } else {
-        tp_zero_impulses(contacts, n, tid, nth);
+        tp_zero_impulses(ss->contacts, ss->n, tid, nth);
         TP_BARRIER(nth);
     }
-    /* After the first substep the separations are still those of the last
-     * position update (velocities moved since, poses did not); an
-     * articulation's substep end publishes its links again, so with
-     * articulations they are evaluated anew. */
-    if (wd->cons_count) { /* constraint rows at this substep's poses, warm started (constraint_rows.h) */
-        if (tid == 0) tp_cons_prepare(wd, w->bodies, h);
+    if (ss->wd->cons_count) { /* constraint rows at this substep's poses, warm started (constraint_rows.h) */
+        if (tid == 0) tp_cons_prepare(ss->wd, w->bodies, ss->h);
         TP_BARRIER(nth);
     }
-    if (s == 0 || w->artic) tp_solver_update_separations(wd, contacts, w->rows, n, tid, nth);
-    for (int k = tid; k < 6 * wd->bodies; k += nth) w->push[k] = 0.0f; /* the points': tp_solver_end_substep */
+    if (ss->s == 0 || w->artic) tp_solver_update_separations(ss->wd, ss->contacts, w->rows, ss->n, tid, nth);
+    for (int k = tid; k < 6 * ss->wd->bodies; k += nth) w->push[k] = 0.0f; /* the points': tp_solver_end_substep */
     TP_BARRIER(nth);
-    int sweeps = p->iterations * (s == 0 && *w->cold ? TP_COLD_SWEEP_FACTOR : 1);
-    tp_solver_biased_phase(wd, w, contacts, p, inv_h, sweeps, tp_solver_shock_mode(s, heavy, moving), tid, nth);
-    /* Bounces start here, before the position update, so that the bodies
-     * leave the impact with their rebound speed (kernels/restitution.h). */
-    int bounces = 0;
-    if (bouncy) {
-        tp_restitution_targets(contacts, w->rows, n, h, p->restitution_threshold, tid, nth);
-        TP_BARRIER(nth);
-        bounces = tp_restitution_any(w->rows, n);
-    }
-    if (bounces) tp_solver_sweeps(wd, w, contacts, inv_h, 0, p->iterations * TP_BOUNCE_SWEEP_FACTOR, tid, nth);
+}
+
+TP_HD void tp_phase_biased(tp_substep *ss, int tid, int nth)
+{
+    int sweeps = ss->p->iterations * (ss->s == 0 && *ss->w->cold ? TP_COLD_SWEEP_FACTOR : 1);
+    tp_solver_biased_phase(ss->wd, ss->w, ss->contacts, ss->p, ss->inv_h, sweeps,
+                           tp_solver_shock_mode(ss->s, ss->heavy, ss->moving), tid, nth);
+}
+
+/* Bounces start here, before the position update, so that the bodies leave
+ * the impact with their rebound speed (kernels/restitution.h). */
+TP_HD void tp_phase_bounce(tp_substep *ss, int tid, int nth)
+{
+    ss->bounces = 0;
+    if (!ss->bouncy) return;
+    tp_restitution_targets(ss->contacts, ss->w->rows, ss->n, ss->h, ss->p->restitution_threshold, tid, nth);
+    TP_BARRIER(nth);
+    ss->bounces = tp_restitution_any(ss->w->rows, ss->n);
+    if (ss->bounces)
+        tp_solver_sweeps(ss->wd, ss->w, ss->contacts, ss->inv_h, 0, ss->p->iterations * TP_BOUNCE_SWEEP_FACTOR, tid, nth);
+}
+
+TP_HD void tp_phase_position(tp_substep *ss, int tid, int nth)
+{
+    tp_world *wd = ss->wd;
+    const float *push = ss->w->push;
     for (int b = tid; b < wd->bodies; b += nth)
         if (tp_body_moves(wd, b))
-            tp_integrate_pose(wd, b, h, tp_add(tp_v3_load(wd->v + 3 * b), tp_v3_load(w->push + 6 * b)),
-                              tp_add(tp_v3_load(wd->w + 3 * b), tp_v3_load(w->push + 6 * b + 3)));
-    if (w->artic && tid == 0) tp_artic_substep_position(w->artic, wd);
+            tp_integrate_pose(wd, b, ss->h, tp_add(tp_v3_load(wd->v + 3 * b), tp_v3_load(push + 6 * b)),
+                              tp_add(tp_v3_load(wd->w + 3 * b), tp_v3_load(push + 6 * b + 3)));
+    tp_substep_artic(ss, TP_PHASE_POSITION, tid);
     TP_BARRIER(nth);
     if (wd->cons_count) { /* joint errors projected out of the new poses, before anything reads them */
-        if (tid == 0) tp_cons_project(wd, w->bodies, h);
+        if (tid == 0) tp_cons_project(wd, ss->w->bodies, ss->h);
         TP_BARRIER(nth);
     }
-    tp_solver_update_separations(wd, contacts, w->rows, n, tid, nth);
-    if (wd->cons_count && tid == 0) tp_cons_rebuild(wd, w->bodies, h);
+    tp_solver_update_separations(wd, ss->contacts, ss->w->rows, ss->n, tid, nth);
+    if (wd->cons_count && tid == 0) tp_cons_rebuild(wd, ss->w->bodies, ss->h);
     TP_BARRIER(nth);
-    tp_solver_sweeps(wd, w, contacts, inv_h, 0, tp_relax_sweeps(p->iterations), tid, nth);
-    if (w->artic) {
-        if (tid == 0) tp_artic_substep_end(w->artic, wd);
-        TP_BARRIER(nth);
-    }
-    tp_solver_end_substep(wd, contacts, w->rows, n, bouncy, tid, nth);
-    if (wd->cons_count && tid == 0) tp_cons_end_substep(wd, w->bodies);
+}
+
+TP_HD void tp_phase_relax(tp_substep *ss, int tid, int nth)
+{
+    tp_solver_sweeps(ss->wd, ss->w, ss->contacts, ss->inv_h, 0, tp_relax_sweeps(ss->p->iterations), tid, nth);
+    if (!ss->w->artic) return;
+    tp_substep_artic(ss, TP_PHASE_RELAX, tid);
+    TP_BARRIER(nth);
+}
+
+TP_HD void tp_phase_end(tp_substep *ss, int tid, int nth)
+{
+    tp_solver_end_substep(ss->wd, ss->contacts, ss->w->rows, ss->n, ss->bouncy, tid, nth);
+    if (ss->wd->cons_count && tid == 0) tp_cons_end_substep(ss->wd, ss->w->bodies);
 #if !defined(__CUDA_ARCH__)
     /* a bounce's impulses were zeroed: the CPU's wide sweeps read them again (csrc/solver_simd.c) */
-    if (bounces && w->simd && tid == 0) w->simd->impulses_changed = 1;
+    if (ss->bounces && ss->w->simd && tid == 0) ss->w->simd->impulses_changed = 1;
 #endif
     TP_BARRIER(nth);
 }
 
-/* Stages 8-9 of one world, after tp_solver_color, run by threads tid of nth
- * together (the CPU: 0 of 1; CUDA: one thread block per world, every thread
- * calling this with the same arguments but tid): rows, then every substep,
- * with a barrier after each phase. contacts[0..n) sorted by key carry last
- * step's impulses when warm starting (else they are zeroed here). */
+/* One substep: its phases in list order. */
+TP_HD void tp_solver_substep(tp_substep *ss, int tid, int nth)
+{
+#define TP_PHASE_CALL(NAME, name) tp_phase_##name(ss, tid, nth);
+    TP_SUBSTEP_PHASES(TP_PHASE_CALL)
+#undef TP_PHASE_CALL
+}
+
+/* The solve stage of one world, after tp_solver_constraints, run by threads
+ * tid of nth together (the CPU: 0 of 1; CUDA: one thread block per world,
+ * every thread calling this with the same arguments but tid): rows, then
+ * every substep, with a barrier after each phase. contacts[0..n) sorted by
+ * key carry last step's impulses when warm starting (else they are zeroed
+ * here). */
 TP_HD void tp_solver_substeps_block(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w,
                                     const tp_solver_params *p, int tid, int nth)
 {
-    float h = p->dt / (float)p->substeps, inv_h = (float)p->substeps / p->dt;
+    tp_substep ss;
+    ss.wd = wd;
+    ss.contacts = contacts;
+    ss.n = n;
+    ss.w = w;
+    ss.p = p;
+    ss.h = p->dt / (float)p->substeps;
+    ss.inv_h = (float)p->substeps / p->dt;
     /* read before the barrier below: no thread changes a velocity until after it */
-    int moving = tp_solver_world_moving(wd, w);
+    ss.moving = tp_solver_world_moving(wd, w);
     for (int i = tid; i < n; i += nth) tp_prepare_row(wd, w->bodies, &contacts[i], &w->rows[i]);
     if (!p->warm_starting) tp_zero_impulses(contacts, n, tid, nth);
 #if !defined(__CUDA_ARCH__)
@@ -281,33 +364,15 @@ TP_HD void tp_solver_substeps_block(tp_world *wd, tp_contact *contacts, int n, t
         tp_shock_held_masses(wd, w, contacts, w->color_start[TP_OVERFLOW_COLOR + 1], tid, nth);
         TP_BARRIER(nth);
     }
-    int bouncy = tp_restitution_possible(contacts, n);
-    int heavy = p->warm_starting && tp_shock_heavy_support(wd, w, w->color_start[TP_OVERFLOW_COLOR + 1]);
+    ss.bouncy = tp_restitution_possible(contacts, n);
+    ss.heavy = p->warm_starting && tp_shock_heavy_support(wd, w, w->color_start[TP_OVERFLOW_COLOR + 1]);
+    ss.bounces = 0;
     if (wd->cons_count && tid == 0) tp_cons_begin_step(wd);
-    for (int s = 0; s < p->substeps; ++s)
-        tp_solver_substep(wd, contacts, n, w, p, s, h, inv_h, bouncy, heavy, moving, tid, nth);
+    for (ss.s = 0; ss.s < p->substeps; ++ss.s) tp_solver_substep(&ss, tid, nth);
     if (wd->cons_count) {
         if (tid == 0) tp_cons_end_step(wd, p->dt);
         TP_BARRIER(nth);
     }
-}
-
-/* Stages 8-9 of one world on one thread. n_cons (from tp_solver_color) is
- * also color_start[TP_OVERFLOW_COLOR + 1], which is what the passes read. */
-TP_HD void tp_solver_substeps(tp_world *wd, tp_contact *contacts, int n, int n_cons, tp_solver_work *w,
-                              const tp_solver_params *p)
-{
-    (void)n_cons;
-    tp_solver_substeps_block(wd, contacts, n, w, p, 0, 1);
-}
-
-/* Stages 7-9 of one world (coloring, then the substeps). Returns the number of
- * constraints solved. */
-TP_HD int tp_solve_world(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w, const tp_solver_params *p)
-{
-    int n_cons = tp_solver_color(wd, contacts, n, w, p);
-    tp_solver_substeps(wd, contacts, n, n_cons, w, p);
-    return n_cons;
 }
 
 #endif

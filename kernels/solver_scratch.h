@@ -1,5 +1,5 @@
 /* solver_scratch.h - the contact solver's per-step data and the layout of its
- * scratch memory (stages 7-9: kernels/solver.h drives them).
+ * scratch memory (the `constraints` and `solve` stages: kernels/solver.h drives them).
  *
  * One world's solve uses one block of scratch memory, sized by
  * tp_solver_scratch_bytes and cut into typed arrays by tp_solver_work_at; the
@@ -102,7 +102,7 @@ typedef struct tp_solver_work {
     uint32_t *body_mask;        /* [bodies] */
     tp_solver_body *bodies;     /* [bodies] */
     float *push;                /* [bodies][6] pseudo velocities v, w of the position correction */
-    int32_t *cold;              /* [1] this step's points are mostly new (tp_solver_color) */
+    int32_t *cold;              /* [1] this step's points are mostly new (tp_solver_constraints) */
     int32_t *depth;             /* [bodies] support depth (kernels/shock.h): 0 fixed, 1 on a fixed body, ... */
     int32_t *shock_order;       /* [contact capacity] constraints by support depth (kernels/shock.h) */
     int32_t *level_start;       /* [bodies + 2] scratch of the depth sort */

@@ -60,7 +60,7 @@
     X(ISLANDS,    islands,    TP_RUN_BUSY,   TP_LAUNCH_GROUP) /* union-find islands, overflow wake */                  \
     X(WAKE,       wake,       TP_RUN_BUSY,   TP_LAUNCH_WAKE)  /* contact wakes, collide again where woken */           \
     X(WARM_START, warm_start, TP_RUN_BUSY,   TP_LAUNCH_WORLD) /* last step's impulses; manifold references */       \
-    X(COLOR,      color,      TP_RUN_BUSY,   TP_LAUNCH_GROUP) /* constraints and coloring */                           \
+    X(CONSTRAINTS, constraints, TP_RUN_BUSY, TP_LAUNCH_GROUP) /* body masses, constraints, colors, shock order */  \
     X(SOLVE,      solve,      TP_RUN_BUSY,   TP_LAUNCH_GROUP) /* substeps: integrate, sweeps, relax, restitution */    \
     X(ARTICULATIONS, articulations, TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* joint_f cleared, joint state checked */     \
     X(FINISH,     finish,     TP_RUN_ALWAYS, TP_LAUNCH_WORLD) /* contact forces, applied forces cleared, faults */     \
@@ -332,9 +332,9 @@ TP_HD void tp_stage_warm_start(tp_world_step *s, const tp_step_params *p, int ti
 }
 
 /* As lane tid of nth (CUDA: a group of lanes per world; kernels/coloring.h). */
-TP_HD void tp_stage_color(tp_world_step *s, const tp_step_params *p, int tid, int nth)
+TP_HD void tp_stage_constraints(tp_world_step *s, const tp_step_params *p, int tid, int nth)
 {
-    tp_solver_color_lanes(&s->wd, s->contacts, *s->contact_count, &s->solver, &p->solver, tid, nth);
+    tp_solver_constraints_lanes(&s->wd, s->contacts, *s->contact_count, &s->solver, &p->solver, tid, nth);
 }
 
 /* The rigid solve and, interleaved with its substeps, the articulations

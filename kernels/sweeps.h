@@ -200,7 +200,7 @@ TP_HD void tp_solver_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact 
                           int tid, int nth)
 {
     for (int c = 0; c < TP_MAX_COLORS; ++c) {
-        if (w->color_start[c] == w->color_start[c + 1]) continue; /* the same for every thread: the barrier stays uniform */
+        if (w->color_start[c] == w->color_start[c + 1]) continue; /* the same for every thread: uniform barriers */
         tp_solver_color_pass(pass, wd, w, contacts, c, a, tid, nth);
         TP_BARRIER(nth);
     }
@@ -350,9 +350,9 @@ TP_HD void tp_solver_warm_start(tp_world *wd, tp_solver_work *w, tp_contact *con
     tp_solver_wide_end(w, contacts, wide, 0, 1);
 }
 
-/* Relax sweeps per substep: half the biased ones, at least one. One sweep (as
- * in Box2D v3) left enough push-out velocity in a ten-box tower to make it
- * jitter; iterations / 2 settles it (docs/solver.md has the measurements). */
+/* Relax sweeps per substep: half the biased ones, at least one. A single
+ * sweep (as in Box2D v3) leaves enough push-out velocity in a tall stack to
+ * make it jitter (docs/solver.md has the measurements). */
 TP_HD int tp_relax_sweeps(int iterations) { return iterations / TP_RELAX_DIVISOR > 1 ? iterations / TP_RELAX_DIVISOR : 1; }
 
 #endif

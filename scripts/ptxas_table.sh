@@ -49,7 +49,7 @@ for line in text.splitlines():
         name, stack, spill = None, 0, 0
 names = subprocess.run(["c++filt"], input="\n".join(r[0] for r in rows), capture_output=True,
                        text=True).stdout.split("\n")
-STAGES = ["plan", "collide", "sort", "islands", "wake", "warm_start", "color", "solve", "articulations", "finish",
+STAGES = ["plan", "collide", "sort", "islands", "wake", "warm_start", "constraints", "solve", "articulations", "finish",
           "sleep"]
 def launch(n):
     """threads per block, dynamic shared bytes, label"""

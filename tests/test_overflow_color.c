@@ -29,7 +29,7 @@ static int step_two_colors(tp_batch *bt, int *total)
         for (int stage = 0; stage < TP_STEP_STAGE_COUNT; ++stage) {
             if (stage > 0 && !tp_stage_runs(stage, s.rec->work)) continue;
             tp_stage_run(stage, &s, &p, 0, 1);
-            if (stage != TP_STEP_COLOR) continue;
+            if (stage != TP_STEP_CONSTRAINTS) continue;
             /* order[color_start[c] .. color_start[c + 1]) is color c; the tail is c = TP_OVERFLOW_COLOR */
             const int32_t *cs = s.solver.color_start;
             int t = cs[TP_OVERFLOW_COLOR + 1] - cs[TP_OVERFLOW_COLOR];
@@ -129,7 +129,7 @@ Test(overflow_color, lanes_color_as_the_greedy, .timeout = 300)
         for (int stage = 0; stage < TP_STEP_STAGE_COUNT; ++stage) {
             if (stage > 0 && !tp_stage_runs(stage, s.rec->work)) continue;
             tp_stage_run(stage, &s, &p, 0, 1);
-            if (stage != TP_STEP_COLOR) continue;
+            if (stage != TP_STEP_CONSTRAINTS) continue;
             const int32_t *cs = s.solver.color_start;
             int n_cons = cs[TP_OVERFLOW_COLOR + 1];
             tail += cs[TP_OVERFLOW_COLOR + 1] - cs[TP_OVERFLOW_COLOR];

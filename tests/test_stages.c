@@ -69,7 +69,7 @@ typedef struct emu {
     int32_t *busy_list;             /* [W] the busy worlds, as tp_busy_list_kernel makes it */
     int32_t *perm;                  /* [capacity] one world's sorted slots (block sort) */
     int busy_count;
-    char *color_ref;                /* one world's solver scratch for tp_solver_color, the reference */
+    char *color_ref;                /* one world's solver scratch for tp_solver_constraints, the reference */
     long color_checks, color_cons;  /* worlds whose lane coloring was compared, and their constraints */
     int color_rounds;               /* the most Jones-Plassmann rounds any of them needed */
 } emu;
@@ -444,7 +444,7 @@ static int color_rounds(const tp_world *wd, const tp_constraint *cons, int n, in
 
 /* After the color stage's group launch: every busy world's constraints,
  * colors, solve order, color ranges, body masses, shock order and cold flag
- * equal tp_solver_color's (the serial greedy, which the CPU runs) on the same
+ * equal tp_solver_constraints' (the serial greedy, which the CPU runs) on the same
  * contacts. */
 static void check_colors(tp_batch *b, emu *e, const tp_step_params *p)
 {
@@ -453,7 +453,7 @@ static void check_colors(tp_batch *b, emu *e, const tp_step_params *p)
         tp_world_step s = step_of(b, e, w);
         tp_solver_work ref = tp_solver_work_at(e->color_ref, b->bodies, b->contact_capacity);
         int n = *s.contact_count;
-        int n_cons = tp_solver_color(&s.wd, s.contacts, n, &ref, &p->solver);
+        int n_cons = tp_solver_constraints(&s.wd, s.contacts, n, &ref, &p->solver);
         const tp_solver_work *got = &s.solver;
         cr_assert_eq(got->color_start[TP_OVERFLOW_COLOR + 1], n_cons, "world %d: %d constraints, greedy %d", w,
                      got->color_start[TP_OVERFLOW_COLOR + 1], n_cons);
@@ -499,7 +499,7 @@ static void emu_step(tp_batch *b, emu *e)
         case TP_LAUNCH_WORLD: launch_world(b, e, stage, &p); break;
         case TP_LAUNCH_GROUP:
             launch_group(b, e, stage, &p);
-            if (stage == TP_STEP_COLOR) check_colors(b, e, &p);
+            if (stage == TP_STEP_CONSTRAINTS) check_colors(b, e, &p);
             break;
         case TP_LAUNCH_PAIRS: launch_pairs(b, e, &p); break;
         case TP_LAUNCH_SORT: launch_sort(b, e); break;

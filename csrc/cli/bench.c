@@ -61,7 +61,7 @@ static int stage_group(int stage)
     switch (stage) {
     case TP_STAGE_COLLIDE: case TP_STAGE_SORT: case TP_STAGE_ISLANDS: case TP_STAGE_WAKE: case TP_STAGE_WARM_START:
         return 0;
-    case TP_STAGE_COLOR: return 1;
+    case TP_STAGE_CONSTRAINTS: return 1;
     case TP_STAGE_SOLVE: case TP_STAGE_ARTICULATIONS: return 2;
     default: return 3; /* plan, finish, sleep */
     }
