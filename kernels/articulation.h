@@ -218,13 +218,15 @@ typedef struct tp_artic_scratch {
     int points, used, overflow; /* link points: capacity (m->point_capacity), used and dropped this step */
     const float *link_scale;    /* [J] the world's link mass scales (tp_artic_world.link_scale), NULL = 1 */
     tp_artic_point *pts;        /* [points] per link point */
-    float *jac, *resp;          /* [points][2 sides][3 rows][max_nv] signed Jacobians and H~^-1 J^T */
+    float *jac, *resp;          /* [points][3 rows][max_nv] a point's first link side: signed Jacobians, H~^-1 J^T */
+    float *jac1, *resp1;        /* the same for side 1 of a point between links of two trees; a point
+                                   with one link side keeps it in jac, resp (tp_artic_rows_at) */
 } tp_artic_scratch;
 
 TP_HD size_t tp_artic_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
 
 /* The parts of the scratch, in order: (count, element size). */
-#define TP_ARTIC_SCRATCH_PARTS(X, J, n, V, T, C, P, U)                                                                   \
+#define TP_ARTIC_SCRATCH_PARTS(X, J, n, V, T, C, P, P1, U)                                                                   \
     X(lq, float, J * 10)                                                                                             \
     X(lv, float, J * 18)                                                                                             \
     X(li, tp_sinertia, J)                                                                                            \
@@ -241,7 +243,16 @@ TP_HD size_t tp_artic_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
     X(saturated, uint8_t, n + U)                                                                                     \
     X(slot, int32_t, C)                                                                                              \
     X(pts, tp_artic_point, P)                                                                                        \
-    X(jac, float, 12 * P * n)
+    X(jac, float, 6 * (P + P1) * n)
+
+/* Link points that may need rows for two link sides: every one with
+ * several trees, none with one (a point between two links of one tree keeps
+ * one Jacobian, and a single link side, either one, uses the first arrays:
+ * tp_artic_rows_at). */
+TP_HD size_t tp_artic_side1_points(const tp_artic_model *m)
+{
+    return m->tree_count > 1 ? (size_t)m->point_capacity : 0;
+}
 
 TP_HD size_t tp_artic_scratch_bytes(const tp_artic_model *m, int capacity)
 {
@@ -249,7 +260,7 @@ TP_HD size_t tp_artic_scratch_bytes(const tp_artic_model *m, int capacity)
     size_t V = (size_t)(m->nv > 0 ? m->nv : 1), T = (size_t)m->tree_count, C = (size_t)capacity, bytes = 0;
     size_t P = (size_t)m->point_capacity, U = (size_t)m->actuator_count;
 #define TP_ARTIC_PART_BYTES(name, type, count) bytes += tp_artic_align((count) * sizeof(type));
-    TP_ARTIC_SCRATCH_PARTS(TP_ARTIC_PART_BYTES, J, n, V, T, C, P, U)
+    TP_ARTIC_SCRATCH_PARTS(TP_ARTIC_PART_BYTES, J, n, V, T, C, P, tp_artic_side1_points(m), U)
 #undef TP_ARTIC_PART_BYTES
     return bytes;
 }
@@ -264,7 +275,7 @@ TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, i
 #define TP_ARTIC_PART_AT(name, type, count)                                                                            \
     x.name = (type *)p;                                                                                                \
     p += tp_artic_align((count) * sizeof(type));
-    TP_ARTIC_SCRATCH_PARTS(TP_ARTIC_PART_AT, J, n, V, T, C, P, U)
+    TP_ARTIC_SCRATCH_PARTS(TP_ARTIC_PART_AT, J, n, V, T, C, P, tp_artic_side1_points(m), U)
 #undef TP_ARTIC_PART_AT
     x.lp = x.lq + 4 * J; x.lc = x.lp + 3 * J;
     x.la = x.lv + 6 * J; x.lf = x.la + 6 * J;
@@ -273,7 +284,9 @@ TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, i
     x.target = x.o + 3 * T;
     x.row_start = x.h_start + T;
     x.row_lo = x.row_target + 3 * V; x.row_hi = x.row_lo + 3 * V; x.row_lambda = x.row_hi + 3 * V;
-    x.resp = x.jac + 6 * P * n;
+    x.resp = x.jac + 3 * P * n;
+    x.jac1 = x.resp + 3 * P * n;
+    x.resp1 = x.jac1 + 3 * tp_artic_side1_points(m) * n;
     x.link_dof = x.dof_parent + V;
     x.act_sat = x.saturated + n;
     x.capacity = capacity;

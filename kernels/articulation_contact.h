@@ -177,15 +177,30 @@ TP_HD float tp_artic_chain_dot(const float *a, const float *b, int n, int chain)
     return (s0 + s1) + (s2 + s3);
 }
 
+/* Where side `side` of contact point `point` keeps its rows: side 1 in the
+ * side-1 arrays only when side 0 is a link too (two trees); a single link
+ * side, on either side, in the side-0 arrays. */
+TP_HD size_t tp_artic_rows_at(const tp_artic_scratch *x, const tp_artic_model *m, int point, int side, int dir,
+                              int *second)
+{
+    int slot = x->slot[point];
+    *second = side == 1 && x->pts[slot].tree[0] >= 0;
+    return ((size_t)slot * 3 + (size_t)dir) * (size_t)m->max_tree_nv;
+}
+
 /* Row `dir` of side `side` of contact point `point`'s Jacobian (the point has a link point). */
 TP_HD float *tp_artic_jac(const tp_artic_scratch *x, const tp_artic_model *m, int point, int side, int dir)
 {
-    return x->jac + ((size_t)x->slot[point] * 6 + (size_t)side * 3 + (size_t)dir) * (size_t)m->max_tree_nv;
+    int second;
+    size_t at = tp_artic_rows_at(x, m, point, side, dir, &second);
+    return (second ? x->jac1 : x->jac) + at;
 }
 
 TP_HD float *tp_artic_resp(const tp_artic_scratch *x, const tp_artic_model *m, int point, int side, int dir)
 {
-    return x->resp + ((size_t)x->slot[point] * 6 + (size_t)side * 3 + (size_t)dir) * (size_t)m->max_tree_nv;
+    int second;
+    size_t at = tp_artic_rows_at(x, m, point, side, dir, &second);
+    return (second ? x->resp1 : x->resp) + at;
 }
 
 /* Jacobians, responses and effective masses of contact point i at the

@@ -29,6 +29,6 @@ int main(int argc, char **argv)
     return 0;
 }
 C
-cc -O1 -Iinclude "$tmp/mem.c" build/libtorpor.a -ljansson -lm -fopenmp -lpthread -o "$tmp/mem"
+cc -O1 -Iinclude "$tmp/mem.c" ${LIB:-build/libtorpor.a} -ljansson -lxml2 -lqhull_r -lm -fopenmp -lpthread -o "$tmp/mem"
 if [ $# -eq 0 ]; then set -- scenes/walker.json scenes/arm_tower.json scenes/cartpole.json; fi
 "$tmp/mem" "$@"
