@@ -14,17 +14,24 @@ W worlds from the initial state for S steps, W in 1, 64 and 4,096:
   used because its per-call overhead would be MuJoCo's handicap, not its speed.
 
 Times are process CPU seconds (per core; on a shared machine other processes
-count less than in wall time), best of `--repeat` runs. Body-steps count the
-moving bodies (links and free bodies): 2 for the cart-pole, 9 for the walker.
-The walker runs in MuJoCo twice: with contacts (it stands on the ground, as
-it does in torpor with its link contacts) and with contacts disabled.
+count less than in wall time). The runs are interleaved: each of `--rounds`
+rounds (default 3) runs every case once, torpor and MuJoCo one after the
+other on the same model and world count, so a change in the machine's load
+hits both; the table gives each case's median world-steps/s and its spread
+((max - min) / median over the rounds), and the ratios are of medians.
+Body-steps count the moving bodies (links and free bodies): 2 for the
+cart-pole, 9 for the walker. The walker runs in MuJoCo twice: with contacts
+(it stands on the ground, as it does in torpor with its link contacts) and
+with contacts disabled. `--compare DIR` adds another build's bench_robots
+(4 substeps) to every round, for before/after figures side by side; the
+bytes per world are torpor's tp_batch_memory_bytes.
 
 Before timing it checks that the two models agree: body masses (1e-6) and the
 cart-pole's joint angles after 1 s (within 5 %: the integrators differ, torpor
 takes 4 substeps per dt, MuJoCo one implicitfast step).
 
-    pip install mujoco            # once; not part of scripts/setup.sh
-    python3 bench/bench_mujoco.py [--build build] [--worlds 1,64,4096] [--repeat 3]
+    pip install mujoco            # scripts/setup.sh installs it
+    python3 bench/bench_mujoco.py [--build build] [--worlds 1,64,4096] [--rounds 3] [--compare DIR]
 """
 import argparse
 import json
@@ -67,17 +74,14 @@ def one_substep_copy(scene):
     return f.name
 
 
-def torpor_run(build, scene, worlds, steps, repeat):
-    best = None
-    for _ in range(repeat):
-        out = subprocess.run([str(build / "bench_robots"), str(ROOT / scene), str(worlds), str(steps)],
-                             capture_output=True, text=True, check=True).stdout
-        kv = dict(re.findall(r"(\w+)=(\S+)", out))
-        if int(kv["faults"]):
-            sys.exit(f"torpor faulted on {scene}: {out}")
-        cpu = float(kv["cpu_s"])
-        best = cpu if best is None else min(best, cpu)
-    return best
+def torpor_run(build, scene, worlds, steps):
+    """One run of bench_robots: (CPU seconds, bytes per world)."""
+    out = subprocess.run([str(build / "bench_robots"), str(ROOT / scene), str(worlds), str(steps)],
+                         capture_output=True, text=True, check=True).stdout
+    kv = dict(re.findall(r"(\w+)=(\S+)", out))
+    if int(kv["faults"]):
+        sys.exit(f"torpor faulted on {scene}: {out}")
+    return float(kv["cpu_s"]), int(kv.get("bytes_per_world", 0))
 
 
 def mujoco_model(mjcf, contacts):
@@ -98,18 +102,22 @@ def mujoco_initial_state(m):
     return s
 
 
-def mujoco_run(m, worlds, steps, repeat):
+def mujoco_run(m, worlds, steps):
+    """One rollout of W worlds for S steps on one MjData: CPU seconds."""
     d = mujoco.MjData(m)
     s0 = np.tile(mujoco_initial_state(m), (worlds, 1))
-    best = None
-    for _ in range(repeat):
-        c0 = time.process_time()
-        state, _ = rollout.rollout(m, d, s0, nstep=steps)
-        cpu = time.process_time() - c0
-        if not np.all(np.isfinite(state[:, -1])):
-            sys.exit("MuJoCo state not finite")
-        best = cpu if best is None else min(best, cpu)
-    return best, state
+    c0 = time.process_time()
+    state, _ = rollout.rollout(m, d, s0, nstep=steps)
+    cpu = time.process_time() - c0
+    if not np.all(np.isfinite(state[:, -1])):
+        sys.exit("MuJoCo state not finite")
+    return cpu
+
+
+def median_spread(xs):
+    """Median and (max - min) / median of a list of rates."""
+    med = float(np.median(xs))
+    return med, (max(xs) - min(xs)) / med
 
 
 def check_models(build):
@@ -147,29 +155,51 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build", help="CMake build folder with bench_robots")
     ap.add_argument("--worlds", default="1,64,4096")
-    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--compare", default=None, help="another build folder whose bench_robots runs alongside")
     a = ap.parse_args()
     build = (ROOT / a.build).resolve()
+    other = (ROOT / a.compare).resolve() if a.compare else None
     worlds = [int(w) for w in a.worlds.split(",")]
     print(f"MuJoCo {mujoco.__version__}; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
     print(check_models(build))
-    print("per core (process CPU time, best of %d); ws/s = world-steps/s, bs/s = body-steps/s" % a.repeat)
-    print("torpor: the scene as it is (4 substeps per dt), and the same with 1 substep (MuJoCo's one step)")
-    print(f"{'model':9} {'worlds':>6} {'steps':>5} | {'torpor ws/s':>11} {'bs/s':>9} {'1 substep':>10} | "
-          f"{'MuJoCo variant':25} {'ws/s':>10} {'bs/s':>9} | torpor/MuJoCo (1 substep)")
+    cases = []  # (model, worlds, steps, bodies, scene, one-substep scene, MuJoCo variants)
+    copies = []
     for name, scene, mjcf, bodies, variants in MODELS:
         one = one_substep_copy(scene)
+        copies.append(one)
         for w in worlds:
-            steps = steps_for(w)
-            tws = w * steps / torpor_run(build, scene, w, steps, a.repeat)
-            tws1 = w * steps / torpor_run(build, one, w, steps, a.repeat)
+            cases.append((name, w, steps_for(w), bodies, scene, one, mjcf, variants))
+    rates, memory = {}, {}
+    for r in range(a.rounds):
+        for name, w, steps, bodies, scene, one, mjcf, variants in cases:
+            runs = [("torpor", build, scene), ("torpor 1 substep", build, one)]
+            if other:
+                runs.append(("compare", other, scene))
+            for label, b, sc in runs:
+                cpu, mem = torpor_run(b, sc, w, steps)
+                rates.setdefault((name, w, label), []).append(w * steps / cpu)
+                memory[(name, label)] = mem
             for label, contacts in variants:
-                m = mujoco_model(mjcf, contacts)
-                mcpu, state = mujoco_run(m, w, steps, a.repeat)
-                mws = w * steps / mcpu
-                print(f"{name:9} {w:6d} {steps:5d} | {tws:11.4g} {tws * bodies:9.3g} {tws1:10.4g} | {label:25} "
-                      f"{mws:10.4g} {mws * bodies:9.3g} | {tws / mws:.2f} ({tws1 / mws:.2f})")
+                cpu = mujoco_run(mujoco_model(mjcf, contacts), w, steps)
+                rates.setdefault((name, w, "MuJoCo " + label), []).append(w * steps / cpu)
+        print(f"round {r + 1} of {a.rounds} done; load average {os.getloadavg()[0]:.2f}", flush=True)
+    for one in copies:
         os.unlink(one)
+    print(f"per core (process CPU time); world-steps/s, median of {a.rounds} interleaved rounds "
+          "[spread (max - min) / median]; torpor at 4 substeps per dt (the scenes' default) and at 1")
+    for name, scene, mjcf, bodies, variants in MODELS:
+        print(f"{name}: torpor {memory[(name, 'torpor')]:,} bytes per world"
+              + (f" (compare: {memory[(name, 'compare')]:,})" if other else "") + f"; {bodies} moving bodies")
+        cols = ["torpor", "torpor 1 substep"] + (["compare"] if other else [])
+        for w in worlds:
+            t = {c: median_spread(rates[(name, w, c)]) for c in cols}
+            line = f"  {w:6d} worlds | " + " | ".join(f"{c} {t[c][0]:.4g} [{100 * t[c][1]:.0f} %]" for c in cols)
+            for label, _ in variants:
+                mv, ms = median_spread(rates[(name, w, "MuJoCo " + label)])
+                line += (f" | MuJoCo {label} {mv:.4g} [{100 * ms:.0f} %]: torpor/MuJoCo {t['torpor'][0] / mv:.2f}"
+                         f" (1 substep {t['torpor 1 substep'][0] / mv:.2f})")
+            print(line)
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
 
 

@@ -55,8 +55,8 @@ int main(int argc, char **argv)
     /* links are kinematic in the rigid pipeline; every joint carries one */
     int bodies = tp_model_dynamic_body_count(m) + tp_model_joint_count(m);
     printf("engine=torpor worlds=%d steps=%d bodies=%d cpu_s=%.6f wall_s=%.6f world_steps_per_cpu_s=%.1f "
-           "body_steps_per_cpu_s=%.1f faults=%d\n",
-           worlds, steps, bodies, cpu, wall, ws / cpu, ws * bodies / cpu, faults);
+           "body_steps_per_cpu_s=%.1f faults=%d bytes_per_world=%zu\n",
+           worlds, steps, bodies, cpu, wall, ws / cpu, ws * bodies / cpu, faults, tp_batch_memory_bytes(b));
     tp_batch_destroy(b);
     tp_model_destroy(m);
     return 0;
