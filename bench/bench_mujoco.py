@@ -179,7 +179,7 @@ def main():
             for label, b, sc in runs:
                 cpu, mem = torpor_run(b, sc, w, steps)
                 rates.setdefault((name, w, label), []).append(w * steps / cpu)
-                memory[(name, label)] = mem
+                memory[(name, w, label)] = mem
             for label, contacts in variants:
                 cpu = mujoco_run(mujoco_model(mjcf, contacts), w, steps)
                 rates.setdefault((name, w, "MuJoCo " + label), []).append(w * steps / cpu)
@@ -189,12 +189,13 @@ def main():
     print(f"per core (process CPU time); world-steps/s, median of {a.rounds} interleaved rounds "
           "[spread (max - min) / median]; torpor at 4 substeps per dt (the scenes' default) and at 1")
     for name, scene, mjcf, bodies, variants in MODELS:
-        print(f"{name}: torpor {memory[(name, 'torpor')]:,} bytes per world"
-              + (f" (compare: {memory[(name, 'compare')]:,})" if other else "") + f"; {bodies} moving bodies")
+        print(f"{name}: {bodies} moving bodies")
         cols = ["torpor", "torpor 1 substep"] + (["compare"] if other else [])
         for w in worlds:
             t = {c: median_spread(rates[(name, w, c)]) for c in cols}
-            line = f"  {w:6d} worlds | " + " | ".join(f"{c} {t[c][0]:.4g} [{100 * t[c][1]:.0f} %]" for c in cols)
+            mem = memory[(name, w, "torpor")]
+            line = f"  {w:6d} worlds, torpor {mem:,} B/world | " + " | ".join(
+                f"{c} {t[c][0]:.4g} [{100 * t[c][1]:.0f} %]" for c in cols)
             for label, _ in variants:
                 mv, ms = median_spread(rates[(name, w, "MuJoCo " + label)])
                 line += (f" | MuJoCo {label} {mv:.4g} [{100 * ms:.0f} %]: torpor/MuJoCo {t['torpor'][0] / mv:.2f}"
