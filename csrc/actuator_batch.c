@@ -4,6 +4,7 @@
  * (kernels/articulation_reset.h). */
 #include "articulation_host.h"
 #include "batch.h"
+#include "batch_wake.h"
 #include "error.h"
 
 #include <math.h>
@@ -67,7 +68,7 @@ tp_status tp_batch_set_ctrl(tp_batch *b, const tp_world_select *s, const float *
         const float *src = ctrl + (size_t)r * (size_t)nu;
         if (memcmp(dst, src, (size_t)nu * sizeof(float)) == 0) continue; /* unchanged: wakes nothing */
         memcpy(dst, src, (size_t)nu * sizeof(float));
-        tp_artic_batch_wake_trees(b, w);
+        tp_wake_trees(b, w);
     }
     return TP_OK;
 }

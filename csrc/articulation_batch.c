@@ -4,7 +4,7 @@
 #include "articulation_impulse.h"
 #include "batch.h"
 #include "error.h"
-#include "wake.h"
+#include "batch_wake.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -119,16 +119,6 @@ const char *tp_artic_link_joint_name(const tp_model *m, int body)
     for (int j = 0; h && j < h->km.joint_count; ++j)
         if (h->kernel_of[j] == k) return h->names[j];
     return "?";
-}
-
-/* A write of a world's joint state or targets wakes every tree of it (and
- * what their islands hold), as a write of a body's pose or velocity does. */
-void tp_artic_batch_wake_trees(tp_batch *b, int w)
-{
-    const tp_artic_model *km = &host_of(b)->km;
-    tp_world wd = tp_batch_world(b, w);
-    for (int t = 0; t < km->tree_count; ++t) tp_wake_body_in(&wd, km->joints[km->trees[t].first].body);
-    tp_batch_count_world(b, w);
 }
 
 void tp_artic_batch_init_world(tp_batch *b, int w)
@@ -316,7 +306,7 @@ static tp_status set_arrays(tp_batch *b, const int *worlds, int count, const uin
         for (int a = 0; a < TP_JOINT_ARRAY_COUNT; ++a)
             if (values[a]) write_row(b, (tp_joint_array)a, w, values[a], i);
         if (moves) publish_world(b, w);
-        if (wakes) tp_artic_batch_wake_trees(b, w);
+        if (wakes) tp_wake_trees(b, w);
     }
     return TP_OK;
 }

@@ -150,9 +150,6 @@ void tp_robot_set_link_scale(struct tp_batch *b, int w, int body, float scale);
 tp_status tp_artic_check_joint_arrays(const struct tp_batch *b, const int *worlds, int count, const uint8_t *mask,
                                       const float *const values[TP_JOINT_ARRAY_COUNT], const char *call);
 
-/* A write of joint state, targets or controls wakes every tree of world w. */
-void tp_artic_batch_wake_trees(struct tp_batch *b, int w);
-
 /* Name of the joint whose child is link `body` (a body with model.link set). */
 const char *tp_artic_link_joint_name(const struct tp_model *m, int body);
 

@@ -16,6 +16,9 @@ void tp_wake_body(tp_batch *b, int world, int body);
 void tp_wake_island(tp_batch *b, int world, int body);
 /* Wake every body of `world` (a change of gravity). */
 void tp_wake_world(tp_batch *b, int world);
+/* Wake every articulation tree of `world` and what their islands hold (a
+ * write of its joint state, targets or controls). The model has joints. */
+void tp_wake_trees(tp_batch *b, int world);
 /* Put `body` (and its island; under the assembly policy the body alone) to
  * sleep at once, even in mid-air. */
 void tp_wake_force_sleep(tp_batch *b, int world, int body);

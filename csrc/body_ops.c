@@ -24,7 +24,7 @@ tp_status tp_op_set_pose(tp_batch *b, int world, int body, const float pos[3], c
     if (st) return st;
     size_t k = idx(b, world, body);
     memcpy(b->pos + 3 * k, pos, 3 * sizeof(float));
-    tp_q_store(b->quat + 4 * k, tp_q_normalize_any(tp_q_load(quat))); /* safe for 3e38 and 1e-20 (C20) */
+    tp_q_store(b->quat + 4 * k, tp_q_normalize_any(tp_q_load(quat))); /* safe for components as large as 3e38 and as small as 1e-20 */
     tp_wake_body(b, world, body);
     return TP_OK;
 }

@@ -6,6 +6,7 @@
  * model's values (its batch keeps these arrays NULL and refuses their use). */
 #include "articulation_host.h"
 #include "batch.h"
+#include "batch_wake.h"
 #include "error.h"
 #include "world_init.h" /* tp_uniform_range */
 
@@ -204,7 +205,7 @@ tp_status tp_batch_set_robot_params(tp_batch *b, tp_robot_param which, const tp_
         int w = tp_select_world(s, r), changed = 0;
         if (w < 0) continue;
         for (int i = 0; i < n; ++i) changed |= set_value(b, which, w, i, values[(size_t)r * (size_t)n + (size_t)i]);
-        if (changed) tp_artic_batch_wake_trees(b, w);
+        if (changed) tp_wake_trees(b, w);
     }
     return TP_OK;
 }

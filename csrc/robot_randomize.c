@@ -6,6 +6,7 @@
  * csrc/robot_params.c. */
 #include "articulation_host.h"
 #include "batch.h"
+#include "batch_wake.h"
 #include "random_normal.h"
 #include "world_init.h" /* tp_uniform_range */
 
@@ -67,5 +68,5 @@ void tp_robot_set_link_scale(tp_batch *b, int w, int body, float value)
     float *scale = b->artic->link_scale + (size_t)w * (size_t)km->joint_count + (b->model->bodies[body].link - 1);
     if (*scale == value) return;
     *scale = value;
-    tp_artic_batch_wake_trees(b, w);
+    tp_wake_trees(b, w);
 }

@@ -8,7 +8,7 @@
  * of islands an awake body joins (tp_islands_touched / tp_islands_wake_touched,
  * then the islands again), then timers and the decision per island
  * (tp_sleep_update). A touch is the host wake of kernels/wake.h
- * (tp_wake_body_in). So a change of the rule in kernels/islands.h, wake.h or
+ * (tp_island_wake_body). So a change of the rule in kernels/islands.h, wake.h or
  * sleep.h changes `torpor trace` too, and the hand-derived traces of
  * tests/test_trace.c catch it.
  *
@@ -154,7 +154,7 @@ tp_status tp_sleep_trace_touch(tp_sleep_trace *t, int body)
     tp_status st = check_body(t, body, "tp_sleep_trace_touch", "body");
     if (st) return st;
     tp_world wd = trace_world(t, 0.0f);
-    tp_wake_body_in(&wd, body);
+    tp_island_wake_body(&wd, body); /* the trace runs the island policy */
     return TP_OK;
 }
 

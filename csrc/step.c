@@ -44,7 +44,6 @@ tp_step_params tp_batch_step_params(const tp_batch *b)
     p.sleep.surface_speed = d->sleep.angular_measure == TP_ANGULAR_SURFACE_SPEED;
     p.sleep.require_support = d->sleep.require_support;
     p.sleep.dt = d->dt;
-    p.assembly = d->sleep.enabled && d->sleep.policy == TP_SLEEP_ASSEMBLY;
     p.assembly_def = d->sleep.assembly;
     return p;
 }

@@ -1,7 +1,6 @@
 /* writes.c - changing one body or one world through the API: the checks.
  *
- * Every call checks all of its arguments before it changes anything (acceptance
- * case C12): a bad index or a non-finite number returns TP_ERR_INVALID_ARGUMENT
+ * Every call checks all of its arguments before it changes anything: a bad index or a non-finite number returns TP_ERR_INVALID_ARGUMENT
  * with a message naming the value, and the batch is untouched. What a write
  * then does (and what it wakes) is in csrc/body_ops.c, which the scripted
  * events use too. */

@@ -2,8 +2,8 @@
  * episodes and resets by selection (include/torpor.h, "batched writes and
  * episodes").
  *
- * Each call runs in three passes, so that a bad value anywhere changes nothing
- * (acceptance case C12): check the selection and every value of every selected
+ * Each call runs in three passes, so that a bad value anywhere changes nothing:
+ * check the selection and every value of every selected
  * row; make the selected worlds current on the host (a copy on CUDA, nothing on
  * the CPU); write. The writes are those of the single-body calls
  * (csrc/body_ops.c), body by body, so a batched write and the same single

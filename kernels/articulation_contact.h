@@ -504,29 +504,6 @@ TP_HD void tp_artic_substep_end(tp_artic_solve *A, tp_world *wd)
     A->kin_fresh = 1;
 }
 
-/* Plan of a step: a non-zero or non-finite joint_f on a dof of a sleeping
- * tree wakes its island (002: nonzero or non-finite joint_f is a wake event). */
-TP_HD void tp_artic_force_wakes(const tp_artic_model *m, const tp_artic_world *s, tp_world *wd)
-{
-    for (int t = 0; t < m->tree_count; ++t) {
-        const tp_artic_tree *tr = &m->trees[t];
-        int root = m->joints[tr->first].body, pushed = 0;
-        for (int d = tr->v_start; d < tr->v_start + tr->nv; ++d) pushed |= !(s->f[d] == 0.0f);
-        if (pushed && wd->sleep_state[root] == TP_SLEEPING) tp_wake_body_in(wd, root);
-    }
-}
-
-/* Sleep stage: a tree that fell asleep keeps its joint velocities at zero, as
- * its links' published velocities are (frozen until it wakes). */
-TP_HD void tp_artic_freeze_sleeping(const tp_artic_model *m, tp_artic_world *s, const tp_world *wd)
-{
-    for (int t = 0; t < m->tree_count; ++t) {
-        if (tp_artic_tree_awake(m, wd, t)) continue;
-        const tp_artic_tree *tr = &m->trees[t];
-        for (int d = tr->v_start; d < tr->v_start + tr->nv; ++d) s->qd[d] = 0.0f;
-    }
-}
-
 /* After a world's step: joint_f lasts one step; 0 if joint_q or joint_qd
  * became non-finite (the world faults). */
 TP_HD int tp_artic_world_finish(const tp_artic_model *m, tp_artic_world *s)

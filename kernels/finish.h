@@ -31,15 +31,14 @@ TP_HD int tp_world_is_sane(const tp_world *wd)
 }
 
 /* body_awake and the awake / sleeping / checking counts of present dynamic
- * bodies. A checking body is awake under the island policy (simulated, its
- * timer running) and not under the assembly policy (held in place). Body b's
- * part: its body_awake, and its count added to *a, *s or *c. */
+ * bodies; awake: a state that moves (tp_state_moves, by the sleep policy).
+ * Body b's part: its body_awake, and its count added to *a, *s or *c. */
 TP_HD void tp_body_count(tp_world *wd, int b, int32_t *a, int32_t *s, int32_t *c)
 {
     int counted = tp_body_in_islands(wd, b) || /* dynamic bodies and links (never checking) */
                   (wd->model[b].link && !(wd->flags[b] & TP_FLAG_REMOVED));
     uint8_t st = wd->sleep_state[b];
-    int is_awake = st != TP_SLEEPING && !(wd->assembly && st == TP_CHECKING);
+    int is_awake = tp_state_moves(wd, st);
     wd->body_awake[b] = (uint8_t)(counted && is_awake);
     if (!counted) return;
     *a += is_awake;

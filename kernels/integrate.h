@@ -53,18 +53,16 @@ TP_HD void tp_integrate_position(tp_world *wd, int b, float h)
     tp_integrate_pose(wd, b, h, tp_v3_load(wd->v + 3 * b), tp_v3_load(wd->w + 3 * b));
 }
 
-/* A kinematic or simulated body moves; static, removed and sleeping ones do
- * not, nor articulation links (their tree poses them), nor, under the
- * assembly policy, sleep-checking ones (held in place while the solve
- * measures their acceleration: kernels/sleep_assembly.h). */
+/* A kinematic or simulated body moves; static and removed ones do not, nor
+ * articulation links (their tree poses them), nor a dynamic body whose sleep
+ * state does not move (tp_state_moves). */
 TP_HD int tp_body_moves(const tp_world *wd, int b)
 {
     int type = wd->model[b].type;
     if (type == TP_BODY_STATIC || (wd->flags[b] & TP_FLAG_REMOVED)) return 0;
     if (wd->model[b].link) return 0; /* articulation links: posed by their tree (articulation_contact.h) */
     if (type == TP_BODY_KINEMATIC) return 1;
-    uint8_t st = wd->sleep_state[b];
-    return st != TP_SLEEPING && !(wd->assembly && st == TP_CHECKING);
+    return tp_state_moves(wd, wd->sleep_state[b]);
 }
 
 #endif

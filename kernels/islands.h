@@ -1,4 +1,4 @@
-/* islands.h - stage 5: islands of touching bodies, by union-find per world.
+/* islands.h - the islands stage: islands of touching bodies, by union-find per world.
  *
  * Bodies linked by a touching contact (separation below TP_TOUCH_DISTANCE)
  * belong to one island (and a sleeping body with an awake one about to hit it:
@@ -7,8 +7,8 @@
  * batched GPU island sleeping. The links of an articulation are one island
  * (joined every step), which contacts join to everything the tree touches;
  * a fixed-base tree supports its island (its base is attached to the world)
- * but, unlike static geometry, joins it (002: "a fixed-base robot with moving
- * joints joins the island of everything it touches"). A sleeping body keeps its island: it is united
+ * but, unlike static geometry, joins it: a fixed-base robot with moving joints
+ * joins the island of everything it touches. A sleeping body keeps its island: it is united
  * with the label it had when it fell asleep, so a sleeping island stays whole
  * although its own contacts are no longer computed.
  *

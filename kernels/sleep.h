@@ -1,4 +1,4 @@
-/* sleep.h - stage 10: the island sleep policy.
+/* sleep.h - the island sleep policy: when an island falls asleep.
  *
  * The island sleep rules (per-island quiet timers, thresholds, static support):
  *   - a body is quiet in a step when its speed is below the linear threshold
@@ -16,7 +16,8 @@
  * measure (|w| times the bounding-sphere radius, compared with a speed). And
  * torpor's drift rule (tp_body_quiet_run): a quiet run ends when the velocity
  * has changed by the linear threshold since it began, so a body turned around
- * by a gentle net force does not sleep at its turning point (C14).
+ * by a gentle net force (a ball rolling up a slope) does not sleep at its
+ * turning point.
  * Awake bodies whose timer is running are reported as sleep-checking, except
  * in an island held awake by a driven tree. */
 #ifndef TP_SLEEP_H
@@ -48,18 +49,10 @@ TP_HD int tp_body_quiet(const tp_world *wd, int b, const tp_sleep_params *p, tp_
 
 /* The drift rule: a quiet run ends when the body's velocity has changed by
  * TP_DRIFT_FRACTION x the linear threshold since the run began. A body turned
- * around by a net force (a ball rolling up a gentle slope, acceptance case
- * C14) changes its velocity steadily, by a x t, through zero and on, so it
- * never completes a quiet run while a > drift / quiet_time (0.1 m/s^2 at the
- * defaults: a ball rolling on a slope steeper than 0.82 degrees; the 1 degree
- * of C14 gives 0.122). A body coming to rest from below the threshold changes
- * its velocity by less than the threshold, and one resting on its support
- * jitters around zero, so neither is affected: towers, pyramids and jenga
- * fall asleep at the same steps as without the rule (8 worlds of each, 8 s;
- * dominoes, whose last two worlds stayed awake, now all sleep). Half the threshold would catch slopes down to 0.41 degrees
- * but restarted the runs of settling tower cubes (two worlds of eight slept
- * 0.5-0.7 s later). The per-step acceleration guard cannot see such gentle
- * forces: a resting stack's jitter per step is larger. */
+ * around by a net force a changes its velocity steadily, through zero and on,
+ * so it never completes a quiet run while a > drift / quiet_time; a body
+ * coming to rest, or jittering on its support, changes its velocity by less.
+ * Why the whole threshold (and not half): docs/sleep-policies.md. */
 #define TP_DRIFT_FRACTION 1.0f
 
 /* Update body b's quiet run: returns 1 if it is quiet and has not drifted.
@@ -94,7 +87,7 @@ TP_HD void tp_island_sleep(tp_world *wd, int label)
  * 1 if it keeps its island awake (not yet quiet for the quiet time). */
 TP_HD int tp_body_sleep_timer(tp_world *wd, const tp_sleep_params *p, const float *v_start, int b)
 {
-    /* a link of a driven or sprung tree is never quiet: such trees stay awake (002) */
+    /* a link of a driven or sprung tree is never quiet: such trees stay awake */
     int quiet = !(wd->model[b].link_flags & TP_LINK_DRIVEN) && tp_body_quiet_run(wd, b, p, tp_v3_load(v_start + 3 * b));
     wd->quiet_timer[b] = tp_quiet_timer_next(wd->quiet_timer[b], quiet, p->dt);
     return !(wd->quiet_timer[b] >= p->quiet_time);

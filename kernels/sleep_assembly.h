@@ -1,15 +1,15 @@
 /* sleep_assembly.h - the assembly sleep policy: per body, three states.
  *
- * The assembly sleep rules (awake, sleep-checking, sleeping), where every body is its own assembly
- * (until joints exist), with the thresholds of tp_assembly_def:
+ * The assembly sleep rules (awake, sleep-checking, sleeping), where every body
+ * is its own assembly and an articulation tree one, with the thresholds of
+ * tp_assembly_def:
  *   - awake -> not awake when its speed and |w| r are under the velocity
  *     thresholds (x actuated_factor for an actuated body) and its |dv/dt| and
  *     |dw/dt| r under the acceleration thresholds (r: bounding radius), held
  *     for quiet_time; it then sleeps, or is sleep-checking if it touches a
  *     body that stays awake;
- *   - sleeping -> sleep-checking when an awake body touches it (or will reach
- *     it within the step); -> awake when that body is faster than
- *     collision_wake_speed;
+ *   - sleeping -> sleep-checking or awake: kernels/wake.h
+ *     (tp_assembly_contact_wakes);
  *   - sleep-checking: held in place (not integrated), wakes when its own
  *     acceleration exceeds the wake thresholds or a touching awake body's
  *     speed or |w| r exceeds the neighbour thresholds; sleeps once no awake
@@ -27,8 +27,8 @@
  *
  * Every decision of a step reads the states at the start of that decision
  * and writes only per-body flags, then applies them: the result does not
- * depend on the order of the contacts or of the bodies. The CPU and CUDA
- * backends run this code from the stages of kernels/step.h. */
+ * depend on the order of the contacts or of the bodies. The step calls it
+ * through the sleep policy interface (kernels/sleep_policy.h). */
 #ifndef TP_SLEEP_ASSEMBLY_H
 #define TP_SLEEP_ASSEMBLY_H
 
@@ -40,108 +40,8 @@
  * its root link's entry. */
 enum { TP_ASM_STAYS_AWAKE = 1, TP_ASM_TOUCHES_AWAKE = 2, TP_ASM_TREE_BUSY = 4, TP_ASM_TREE_TOUCHES = 8 };
 
-/* A body that is simulated as moving: awake dynamic, or a moving kinematic. */
-TP_HD int tp_assembly_moving(const tp_world *wd, int b)
-{
-    if (tp_body_is_moving_kinematic(wd, b)) return 1;
-    return tp_body_in_islands(wd, b) && wd->sleep_state[b] == TP_AWAKE;
-}
-
-/* |w| r of body b: the speed of a point on its bounding sphere (m/s). */
-TP_HD float tp_assembly_rot_speed(const tp_world *wd, int b, const float *w)
-{
-    return tp_len(tp_v3_load(w + 3 * b)) * wd->model[b].bound_radius;
-}
-
-/* Wake body b (awake, quiet timer reset); its neighbours are left alone. A
- * link wakes its whole tree. */
-TP_HD void tp_assembly_wake_body(tp_world *wd, int b)
-{
-    if (wd->model[b].link) {
-        if (!(wd->flags[b] & TP_FLAG_REMOVED)) tp_tree_set_state(wd, b, TP_AWAKE);
-        return;
-    }
-    if (!tp_body_in_islands(wd, b)) return;
-    wd->sleep_state[b] = TP_AWAKE;
-    wd->quiet_timer[b] = 0.0f;
-}
-
-/* Wake every body whose bounding sphere reaches within `radius` (m) of
- * `center` (m): the explosion-style wake, body by body. */
-TP_HD void tp_assembly_wake_sphere(tp_world *wd, tp_vec3 center, float radius)
-{
-    for (int i = 0; i < wd->bodies; ++i) {
-        float reach = radius + wd->model[i].bound_radius;
-        if (tp_len_sq(tp_sub(tp_v3_load(wd->pos + 3 * i), center)) <= reach * reach) tp_assembly_wake_body(wd, i);
-    }
-}
-
 /* Put body b to sleep alone (tp_batch_sleep); a link, its whole tree. */
-TP_HD void tp_assembly_sleep_body(tp_world *wd, int b)
-{
-    if (wd->model[b].link) {
-        if (!(wd->flags[b] & TP_FLAG_REMOVED)) tp_tree_set_state(wd, b, TP_SLEEPING);
-        return;
-    }
-    if (!tp_body_in_islands(wd, b)) return;
-    wd->sleep_state[b] = TP_SLEEPING;
-    for (int k = 0; k < 3; ++k) wd->v[3 * b + k] = wd->w[3 * b + k] = 0.0f;
-}
-
-/* Does contact c bring moving body y (its side: toward +1 if y is body_a)
- * against the other body within `horizon` (s, tp_link_horizon)? Touching, or
- * closing the gap (tp_closing_reach, as the island policy's tp_contact_links). */
-TP_HD int tp_assembly_reaches(const tp_world *wd, const tp_contact *c, int y, float toward, float horizon)
-{
-    if (c->separation <= TP_TOUCH_DISTANCE) return 1;
-    return c->separation - tp_closing_reach(wd, y, tp_v3_load(c->normal), toward, horizon) <= TP_TOUCH_DISTANCE;
-}
-
-/* Links x and y of one tree? */
-TP_HD int tp_assembly_same_tree(const tp_world *wd, int x, int y)
-{
-    return wd->model[x].link && wd->model[x].link_root == wd->model[y].link_root;
-}
-
-/* One side of a contact before the solve: x (not awake) met by y (moving).
- * A sleeping tree has no held state: a moving body that reaches one of its
- * links wakes it whole, at any speed (as an island wakes). */
-TP_HD int tp_assembly_met(tp_world *wd, const tp_contact *c, int x, int y, float toward, const tp_assembly_def *a,
-                          float horizon)
-{
-    if (wd->model[x].link) {
-        if ((wd->flags[x] & TP_FLAG_REMOVED) || wd->sleep_state[x] != TP_SLEEPING || tp_assembly_same_tree(wd, x, y) ||
-            !tp_assembly_moving(wd, y) || !tp_assembly_reaches(wd, c, y, toward, horizon))
-            return 0;
-        tp_tree_set_state(wd, x, TP_AWAKE);
-        return 1;
-    }
-    if (!tp_body_in_islands(wd, x) || wd->sleep_state[x] == TP_AWAKE || !tp_assembly_moving(wd, y)) return 0;
-    if (!tp_assembly_reaches(wd, c, y, toward, horizon)) return 0;
-    int was_sleeping = wd->sleep_state[x] == TP_SLEEPING;
-    if (tp_len(tp_v3_load(wd->v + 3 * y)) > a->collision_wake_speed) tp_assembly_wake_body(wd, x);
-    else wd->sleep_state[x] = TP_CHECKING;
-    return was_sleeping;
-}
-
-/* The contact rules before the solve (the wake stage): a sleeping body that a
- * moving body touches or is about to hit becomes sleep-checking, and awake if
- * that body is faster than collision_wake_speed (a checking body too).
- * Returns 1 if a sleeping body changed state: its own pairs were skipped by
- * the broadphase, so the world collides again. States only rise (sleeping ->
- * checking -> awake) and the caller repeats until nothing changes, so the
- * result does not depend on the order of the contacts. */
-TP_HD int tp_assembly_contact_wakes(tp_world *wd, const tp_contact *contacts, int n, const tp_assembly_def *a,
-                                    float horizon)
-{
-    int changed = 0;
-    for (int i = 0; i < n; ++i) {
-        const tp_contact *c = &contacts[i];
-        changed |= tp_assembly_met(wd, c, c->body_a, c->body_b, -1.0f, a, horizon);
-        changed |= tp_assembly_met(wd, c, c->body_b, c->body_a, 1.0f, a, horizon);
-    }
-    return changed;
-}
+TP_HD void tp_assembly_sleep_body(tp_world *wd, int b) { tp_assembly_set_state(wd, b, TP_SLEEPING); }
 
 /* Is body b at rest this step by the awake -> sleeping thresholds (velocity
  * thresholds x f)? v0, w0: its velocities at the start of the step. */

@@ -21,16 +21,11 @@
 #ifndef TP_STEP_H
 #define TP_STEP_H
 
-#include "articulation.h"
-#include "collision.h"
 #include "contact_sort.h"
 #include "finish.h"
 #include "islands.h"
-#include "layout.h"
-#include "sleep.h"
-#include "sleep_assembly.h"
-#include "solver.h"
-#include "wake.h"
+#include "sleep_policy.h"
+#include "step_world.h"
 #include "warm_start.h"
 
 /* Which worlds a stage runs on: only those with work, or every world (the
@@ -75,109 +70,6 @@ enum {
     TP_STEP_STAGE_COUNT
 };
 
-/* What the plan stage decided for a world (tp_step_record.work). */
-#define TP_WORK_FAULTED 0 /* frozen until reset (acceptance case C12): nothing but contact_count = 0 */
-#define TP_WORK_IDLE 1    /* nothing awake: contact forces zero, counts */
-#define TP_WORK_BUSY 2    /* every stage */
-
-/* What one stage of a world leaves for the next, besides the batch arrays. */
-typedef struct tp_step_record {
-    int32_t work;     /* TP_WORK_* */
-    int32_t overflow; /* contact points of this step that did not fit */
-    int32_t woke;     /* the islands stage woke bodies (overflow): collide again */
-    int32_t again;    /* tp_stage_wake_begin found a wake: tp_stage_wake_again collides again */
-} tp_step_record;
-
-/* Settings of a step, from the model. */
-typedef struct tp_step_params {
-    tp_solver_params solver;
-    tp_sleep_params sleep;
-    int assembly;             /* sleep enabled with the assembly policy */
-    tp_assembly_def assembly_def;
-} tp_step_params;
-
-/* The scratch of one world's step, in this order: the record, collision,
- * solver, islands (parent [B], root_flags [B], v_start [B][3], w_start [B][3]). The CPU
- * backend gives each thread one and reuses it world after world; the CUDA
- * backend gives each world one. */
-TP_HD size_t tp_island_scratch_bytes(int bodies)
-{
-    size_t b = (size_t)bodies;
-    return tp_solver_align(b * sizeof(int32_t)) + tp_solver_align(b) + 2 * tp_solver_align(3 * b * sizeof(float));
-}
-
-TP_HD size_t tp_step_scratch_bytes(int bodies, int capacity)
-{
-    return tp_solver_align(sizeof(tp_step_record)) + tp_solver_align(tp_collide_scratch_bytes(bodies, capacity)) +
-           tp_solver_align(tp_solver_scratch_bytes(bodies, capacity)) + tp_solver_align(tp_island_scratch_bytes(bodies));
-}
-
-/* Everything one world's stages read and write. */
-typedef struct tp_world_step {
-    tp_world wd;
-    tp_step_record *rec;
-    tp_contact *contacts;        /* [capacity] this step's */
-    tp_contact_ref *refs;        /* [capacity] their manifolds' reference poses (contact_cache.h) */
-    const tp_contact *previous;  /* [prev_count] last step's, for warm starting (wd.cache_contacts) */
-    int prev_count, capacity;
-    int32_t *contact_count;      /* this step's number of contacts (the batch's, next buffer) */
-    int32_t *contact_overflow;   /* lost contact points since the world's reset */
-    uint8_t *fault;
-    int32_t *awake_count, *sleeping_count, *checking_count;
-    void *collide_scratch;
-    tp_solver_work solver;
-    int32_t *parent;             /* [bodies] union-find */
-    uint8_t *root_flags;         /* [bodies] TP_ISLAND_* per island root */
-    float *v_start;              /* [bodies][3] velocities at the start of the step */
-    const tp_artic_model *artic; /* NULL without joints */
-    tp_artic_world joints;       /* this world's joint arrays */
-    void *artic_scratch;
-    float *w_start;              /* [bodies][3] angular velocities then (the assembly policy) */
-} tp_world_step;
-
-/* World w's step in a batch laid out as L whose last step wrote contact buffer
- * `current`; scratch: tp_step_scratch_bytes of this world's (16-byte aligned). */
-TP_HD tp_world_step tp_world_step_at(const tp_layout *L, int w, int current, void *scratch)
-{
-    size_t cap = (size_t)L->capacity, nb = (size_t)L->bodies;
-    int next = 1 - current;
-    tp_world_step s;
-    s.wd = tp_layout_world_stepping(L, w, current);
-    s.contacts = L->contacts[next] + (size_t)w * cap;
-    s.refs = L->contact_refs[next] + (size_t)w * cap;
-    s.previous = L->contacts[current] + (size_t)w * cap;
-    s.prev_count = L->contact_count[current][w];
-    s.capacity = L->capacity;
-    s.contact_count = L->contact_count[next] + w;
-    s.contact_overflow = L->contact_overflow + w;
-    s.fault = L->faults + w;
-    s.awake_count = L->awake_count + w;
-    s.sleeping_count = L->sleeping_count + w;
-    s.checking_count = L->checking_count + w;
-    char *p = (char *)scratch;
-    s.rec = (tp_step_record *)p;
-    p += tp_solver_align(sizeof(tp_step_record));
-    s.collide_scratch = p;
-    p += tp_solver_align(tp_collide_scratch_bytes(L->bodies, L->capacity));
-    s.solver = tp_solver_work_at(p, L->bodies, L->capacity);
-    p += tp_solver_align(tp_solver_scratch_bytes(L->bodies, L->capacity));
-    s.parent = (int32_t *)p;
-    s.root_flags = (uint8_t *)(p + tp_solver_align(nb * sizeof(int32_t)));
-    s.v_start = (float *)(p + tp_solver_align(nb * sizeof(int32_t)) + tp_solver_align(nb));
-    s.artic = L->artic;
-    s.artic_scratch = NULL;
-    if (L->artic) {
-        s.joints = tp_artic_world_at(L->artic, L->joint_q, L->joint_qd, L->joint_f, L->joint_target_q,
-                                     L->joint_target_qd, w);
-        tp_artic_world_actuators(L->artic, &s.joints, L->ctrl, L->actuator_f, L->limit_f, w);
-        tp_artic_world_link_scales(L->artic, &s.joints, L->link_scale, w);
-        tp_artic_world_params(L->artic, &s.joints, L->joint_params, L->actuator_params, w);
-        s.artic_scratch = L->artic_scratch + (size_t)w * L->artic_scratch_bytes;
-    }
-    s.w_start = (float *)((char *)s.v_start + tp_solver_align(3 * nb * sizeof(float)));
-    return s;
-}
-
 /* ---------------------------------------------------------------- stages */
 
 /* 1 if any body of the world is awake (or the solver must visit sleepers). */
@@ -204,10 +96,7 @@ TP_HD void tp_stage_plan(tp_world_step *s, const tp_step_params *p, int tid, int
         s->rec->work = TP_WORK_FAULTED;
         return;
     }
-    if (s->artic) { /* joint_f wakes; a tree put to sleep between steps (a sleep event) rests with qd = 0 */
-        tp_artic_force_wakes(s->artic, &s->joints, &s->wd);
-        tp_artic_freeze_sleeping(s->artic, &s->joints, &s->wd);
-    }
+    if (s->artic) tp_sleep_plan_trees(s->artic, &s->joints, &s->wd); /* joint_f wakes; sleeping trees rest */
     s->rec->work = tp_world_has_work(&s->wd) ? TP_WORK_BUSY : TP_WORK_IDLE;
     if (s->rec->work == TP_WORK_BUSY)
         for (size_t k = 0; k < 3 * (size_t)s->wd.bodies; ++k) {
@@ -246,15 +135,14 @@ TP_HD void tp_stage_islands(tp_world_step *s, const tp_step_params *p, int tid, 
  * CUDA backend as two launches, TP_LAUNCH_WAKE, so that the launch that runs
  * on every busy world does not carry the narrowphase's registers; docs/cuda.md):
  *
- *   tp_stage_wake_begin: the contact wakes of this step's contacts (island
- *     policy: does an island hold awake and sleeping bodies? assembly policy:
- *     its contact rules, which change sleep states). Nothing woke (the usual
- *     case): the stage is done. Something woke: rec->again = 1;
- *   tp_stage_wake_again, only where rec->again: a woken island had its own
+ *   tp_stage_wake_begin: the contact wakes of this step's contacts (the sleep
+ *     policy's, kernels/sleep_policy.h). Nothing woke (the usual case): the
+ *     stage is done. Something woke: rec->again = 1;
+ *   tp_stage_wake_again, only where rec->again: a woken sleeper had its own
  *     pairs skipped by the broadphase (all asleep), so the world collides
- *     again (sorted) and its islands are rebuilt; a woken island may in turn
- *     reach another sleeper, so repeat until nothing more wakes (at most once
- *     per island, at most bodies + 1 passes).
+ *     again (sorted) and its islands are rebuilt; a woken body may in turn
+ *     reach another sleeper, so repeat until nothing more wakes (at most
+ *     bodies + 1 passes).
  *
  * The two together are the loop
  *     for (pass = 0; pass <= bodies; ++pass) { woke |= wakes(); if (!woke) break; woke = 0; collide ...; }
@@ -264,52 +152,16 @@ TP_HD void tp_stage_islands(tp_world_step *s, const tp_step_params *p, int tid, 
 /* Phase 1: returns rec->again (1 if the world must collide again). */
 TP_HD int tp_stage_wake_begin(tp_world_step *s, const tp_step_params *p)
 {
-    int woke = s->rec->woke;
-    if (p->assembly) /* its rules wake bodies themselves */
-        woke |= tp_assembly_contact_wakes(&s->wd, s->contacts, *s->contact_count, &p->assembly_def,
-                                          tp_link_horizon(p->solver.dt, p->solver.substeps));
-    else
-        woke |= tp_islands_touched(&s->wd, s->root_flags);
+    int woke = s->rec->woke | tp_sleep_contact_wakes(s, p);
     s->rec->again = woke != 0;
     if (!woke) *s->contact_overflow += s->rec->overflow;
     return s->rec->again;
 }
 
-/* Phase 2 of the assembly policy: its pass 0 woke something (begin). */
-TP_HD void tp_stage_wake_again_assembly(tp_world_step *s, const tp_step_params *p)
-{
-    int n = *s->contact_count;
-    float horizon = tp_link_horizon(p->solver.dt, p->solver.substeps);
-    for (int pass = 0; pass <= s->wd.bodies; ++pass) {
-        if (pass > 0 && !tp_assembly_contact_wakes(&s->wd, s->contacts, n, &p->assembly_def, horizon)) break;
-        int more = 0;
-        n = tp_collide_world(&s->wd, s->collide_scratch, s->contacts, s->capacity, &more);
-        s->rec->overflow = more;
-    }
-    tp_islands_build(&s->wd, s->contacts, n, horizon, s->parent, s->root_flags);
-    *s->contact_count = n;
-    *s->contact_overflow += s->rec->overflow;
-}
-
-/* Phase 2: an island touched or a world woken whole (begin): wake, collide,
- * rebuild, until nothing more wakes. */
+/* Phase 2: something woke (begin): collide, rebuild, until nothing more wakes. */
 TP_HD void tp_stage_wake_again(tp_world_step *s, const tp_step_params *p)
 {
-    if (p->assembly) {
-        tp_stage_wake_again_assembly(s, p);
-        return;
-    }
-    int n = *s->contact_count;
-    for (int pass = 0; pass <= s->wd.bodies; ++pass) {
-        if (pass > 0 && !tp_islands_touched(&s->wd, s->root_flags)) break;
-        tp_islands_wake_touched(&s->wd, s->root_flags);
-        int more = 0;
-        n = tp_collide_world(&s->wd, s->collide_scratch, s->contacts, s->capacity, &more);
-        s->rec->overflow = more;
-        tp_islands_build(&s->wd, s->contacts, n, tp_link_horizon(p->solver.dt, p->solver.substeps), s->parent,
-                         s->root_flags);
-    }
-    *s->contact_count = n;
+    tp_sleep_wake_again(s, p);
     *s->contact_overflow += s->rec->overflow;
 }
 
@@ -378,41 +230,22 @@ TP_HD void tp_stage_finish(tp_world_step *s, const tp_step_params *p, int tid, i
     if (!tp_world_is_sane(&s->wd)) *s->fault = 1;
 }
 
-/* As lane tid of nth (CUDA: a group of lanes per world): the island policy
- * and the counts in lanes (kernels/sleep.h, finish.h), the assembly policy
- * and the articulations' freeze on lane 0. One lane (the CPU): the serial
- * forms below. */
-TP_HD void tp_stage_sleep_lanes(tp_world_step *s, const tp_step_params *p, int tid, int nth)
-{
-    if (s->rec->work == TP_WORK_BUSY) { /* the same for every lane */
-        if (!p->assembly)
-            tp_sleep_update_lanes(&s->wd, &p->sleep, s->v_start, s->root_flags, s->parent, tid, nth);
-        else if (tid == 0)
-            tp_assembly_sleep_update(&s->wd, &p->assembly_def, p->sleep.dt, s->v_start, s->w_start, s->contacts,
-                                     *s->contact_count, s->root_flags);
-        TP_BARRIER(nth);
-        if (s->artic && tid == 0) tp_artic_freeze_sleeping(s->artic, &s->joints, &s->wd); /* qd only */
-    }
-    tp_world_count_lanes(&s->wd, s->awake_count, s->sleeping_count, s->checking_count, s->solver.color.counts,
-                         s->solver.color.slots, tid, nth);
-}
-
+/* As lane tid of nth (CUDA: a group of lanes per world; the CPU: one lane):
+ * the sleep policy's decision (kernels/sleep_policy.h), the sleeping trees'
+ * joint velocities frozen, and the counts (kernels/finish.h). */
 TP_HD void tp_stage_sleep(tp_world_step *s, const tp_step_params *p, int tid, int nth)
 {
     if (s->rec->work == TP_WORK_FAULTED) return;
-    if (nth > 1) {
-        tp_stage_sleep_lanes(s, p, tid, nth);
-        return;
+    if (s->rec->work == TP_WORK_BUSY) { /* the same for every lane */
+        tp_sleep_update_step(s, p, tid, nth);
+        TP_BARRIER(nth);
+        if (s->artic && tid == 0) tp_sleep_freeze_trees(s->artic, &s->joints, &s->wd);
     }
-    if (s->rec->work == TP_WORK_BUSY) {
-        if (p->assembly)
-            tp_assembly_sleep_update(&s->wd, &p->assembly_def, p->sleep.dt, s->v_start, s->w_start, s->contacts,
-                                     *s->contact_count, s->root_flags);
-        else
-            tp_sleep_update(&s->wd, &p->sleep, s->v_start, s->root_flags);
-        if (s->artic) tp_artic_freeze_sleeping(s->artic, &s->joints, &s->wd);
-    }
-    tp_world_count(&s->wd, s->awake_count, s->sleeping_count, s->checking_count);
+    if (nth > 1)
+        tp_world_count_lanes(&s->wd, s->awake_count, s->sleeping_count, s->checking_count, s->solver.color.counts,
+                             s->solver.color.slots, tid, nth);
+    else
+        tp_world_count(&s->wd, s->awake_count, s->sleeping_count, s->checking_count);
 }
 
 /* ---------------------------------------------------------------- the list */

@@ -165,6 +165,15 @@ TP_HD int tp_body_is_simulated(const tp_world *wd, int b)
            (wd->sleep_state[b] != TP_SLEEPING || wd->solve_sleeping);
 }
 
+/* Does a body in sleep state st move (integrated, counted awake)? Awake, and
+ * sleep-checking under the island policy (its quiet timer runs), not under
+ * the assembly policy (held in place while its acceleration is measured:
+ * kernels/sleep_assembly.h). */
+TP_HD int tp_state_moves(const tp_world *wd, uint8_t st)
+{
+    return st != TP_SLEEPING && !(wd->assembly && st == TP_CHECKING);
+}
+
 /* A body that can belong to an island: dynamic and present, or, under the
  * island policy, an articulation link (the links of a tree are one island:
  * kernels/islands.h). */

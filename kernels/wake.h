@@ -1,21 +1,29 @@
 /* wake.h - every wake rule, in one place (DESIGN.md section 7).
  *
- * What wakes a sleeping island, and what waking does:
- *   - a touching contact between it and an awake body (tp_islands_wake_touched,
- *     after the island builder found an island holding both);
- *   - an awake body about to hit it within the step (tp_contact_links: the
- *     contact links the two so the island builder puts them in one island);
- *   - a moving kinematic body touching or about to reach it
- *     (tp_kinematic_wake_flag);
- *   - contact capacity overflow in its world (tp_world_wake_all: lost contacts
- *     may be what it rested on);
+ * What wakes a sleeping body, under each policy (docs/sleep-policies.md), and
+ * what waking does. The step and the host reach them through the policy
+ * interface, kernels/sleep_policy.h.
+ *
+ * Both policies:
+ *   - an awake body about to hit a sleeper within the step counts as touching
+ *     it (tp_contact_links, tp_closing_reach, tp_link_horizon);
+ *   - contact capacity overflow in a world wakes all of it (tp_world_wake_all:
+ *     lost contacts may be what a body rested on);
+ *   - a non-zero or non-finite joint_f on a dof of a sleeping tree wakes the
+ *     tree (tp_dofs_pushed), and so does a host write of a world's joint state,
+ *     targets or controls;
  *   - host events between steps: a force, impulse or write on a body, an
- *     explicit wake, a wake of everything within a radius (tp_wake_body_in,
- *     tp_wake_sphere_in; csrc/batch_wake.c calls them).
- * Waking an island makes every body of it awake and resets every quiet timer
- * of it (the island timer rule). The wake stage of a step
- * (kernels/step.h, tp_stage_wake) applies the contact wakes and collides again
- * where something woke. */
+ *     explicit wake, a wake of everything within a radius (csrc/batch_wake.c).
+ * Island policy: a touching contact between a sleeping island and an awake body
+ * (or a moving kinematic body touching or about to reach it,
+ * tp_kinematic_wake_flag) wakes the whole island (tp_islands_wake_touched);
+ * waking an island makes every body of it awake and resets every quiet timer
+ * of it (the island timer rule); a host wake of a body wakes its island.
+ * Assembly policy: a moving body that touches or is about to hit a sleeping one
+ * turns it sleep-checking, or awake if faster than collision_wake_speed
+ * (tp_assembly_contact_wakes); a host wake wakes the body alone; a tree wakes
+ * whole (tp_tree_set_state). A checking body's own wake rules (acceleration,
+ * fast neighbours) are part of its sleep decision (kernels/sleep_assembly.h). */
 #ifndef TP_WAKE_H
 #define TP_WAKE_H
 
@@ -52,20 +60,18 @@ TP_HD float tp_closing_reach(const tp_world *wd, int b, tp_vec3 n, float toward,
 /* How far ahead (s) an awake body's reach towards a sleeper is looked at: the
  * step and one substep more. The relax sweeps of a step's last substep already
  * bound the approach speed by the gap the next substep may close, so a gap
- * that closes early in the next step slows the awake body against the still
- * frozen sleeper unless the sleeper wakes now (a 2 m/s cube lost 1.7 % of its
- * momentum that way when a pair with a sleeper got the speed-scaled margin). */
+ * that closes early in the next step would slow the awake body against the
+ * still frozen sleeper unless the sleeper wakes now (docs/sleep-policies.md). */
 TP_HD float tp_link_horizon(float dt, int substeps) { return dt + dt / (float)(substeps > 0 ? substeps : 1); }
 
 /* Does contact point c link its two (island) bodies? When they touch; and also
  * when one of them sleeps, the other is awake, and the awake one can close the
- * gap within the horizon (tp_link_horizon, tp_closing_reach). The solver acts on such a
- * speculative point, and a sleeping body enters its rows with infinite mass:
- * left asleep, it would stop the awake body like a wall and swallow the impact
- * (a 2 m/s cube hitting a sleeping one on frictionless ground ended with both at
- * rest when the gap at the start of the step was 5 mm..2 cm). Linking them wakes
- * the sleeper's island before the solve. A body passing by, or resting beside a
- * sleeper, does not close the gap and wakes nothing. */
+ * gap within the horizon (tp_link_horizon, tp_closing_reach). The solver acts on
+ * such a speculative point, and a sleeping body enters its rows with infinite
+ * mass: left asleep, it would stop the awake body like a wall and swallow the
+ * impact. Linking them wakes the sleeper's island before the solve. A body
+ * passing by, or resting beside a sleeper, does not close the gap and wakes
+ * nothing. */
 TP_HD int tp_contact_links(const tp_world *wd, const tp_contact *c, float horizon)
 {
     if (c->separation <= TP_TOUCH_DISTANCE) return 1;
@@ -108,7 +114,7 @@ TP_HD void tp_island_wake(tp_world *wd, int label)
 /* Does an island with root flags f hold both awake and sleeping bodies? */
 TP_HD int tp_island_touched(uint8_t f) { return (f & TP_ISLAND_HAS_AWAKE) && (f & TP_ISLAND_HAS_SLEEPING); }
 
-/* Stage 6, contact wakes: an island that now holds both awake and sleeping
+/* Contact wakes (island policy): an island that now holds both awake and sleeping
  * bodies was touched by something awake, so all of it wakes. One pass over
  * the bodies reading their root's flags, then one over the roots to clear
  * HAS_SLEEPING: O(bodies), where tp_island_wake per island is O(bodies x
@@ -148,8 +154,6 @@ TP_HD int tp_islands_touched(const tp_world *wd, const uint8_t *root_flags)
     return 0;
 }
 
-/* Wake body b of a world between steps: its island (as the last step's labels
- * left it), or the body alone if it has not been through a step yet. */
 /* Set every link of the tree of link b (the links with b's root) to `state`,
  * quiet timers 0, velocities 0 when put to sleep: under the assembly policy a
  * tree sleeps and wakes whole (kernels/sleep_assembly.h). */
@@ -165,27 +169,135 @@ TP_HD void tp_tree_set_state(tp_world *wd, int b, uint8_t state)
     }
 }
 
-TP_HD void tp_wake_body_in(tp_world *wd, int b)
+/* Island policy: wake body b between steps, with its island (as the last
+ * step's labels left it), or the body alone if it has not been through a step
+ * yet. */
+TP_HD void tp_island_wake_body(tp_world *wd, int b)
 {
-    if (wd->assembly && wd->model[b].link) { /* (the island policy wakes a tree as an island) */
-        tp_tree_set_state(wd, b, TP_AWAKE);
-        return;
-    }
     if (!tp_body_in_islands(wd, b)) return;
     if (wd->island[b] >= 0) tp_island_wake(wd, wd->island[b]);
     wd->sleep_state[b] = TP_AWAKE;
     wd->quiet_timer[b] = 0.0f;
 }
 
-/* Wake every island with a body whose bounding sphere reaches within
- * `radius` (m) of `center` (world frame, m): an explosion-style wake. */
-TP_HD void tp_wake_sphere_in(tp_world *wd, tp_vec3 center, float radius)
+/* Island policy: wake every island with a body whose bounding sphere reaches
+ * within `radius` (m) of `center` (world frame, m): an explosion-style wake. */
+TP_HD void tp_island_wake_sphere(tp_world *wd, tp_vec3 center, float radius)
 {
     for (int i = 0; i < wd->bodies; ++i) {
         if (!tp_body_in_islands(wd, i)) continue;
         float reach = radius + wd->model[i].bound_radius;
-        if (tp_len_sq(tp_sub(tp_v3_load(wd->pos + 3 * i), center)) <= reach * reach) tp_wake_body_in(wd, i);
+        if (tp_len_sq(tp_sub(tp_v3_load(wd->pos + 3 * i), center)) <= reach * reach) tp_island_wake_body(wd, i);
     }
+}
+
+/* Do the joint forces f [n] of a tree's dofs push it (non-zero, or not a
+ * number)? A pushed sleeping tree wakes. */
+TP_HD int tp_dofs_pushed(const float *f, int n)
+{
+    int pushed = 0;
+    for (int d = 0; d < n; ++d) pushed |= !(f[d] == 0.0f);
+    return pushed;
+}
+
+/* ---------------------------------------------------------------- assembly policy */
+
+/* A body that is simulated as moving: awake dynamic, or a moving kinematic. */
+TP_HD int tp_assembly_moving(const tp_world *wd, int b)
+{
+    if (tp_body_is_moving_kinematic(wd, b)) return 1;
+    return tp_body_in_islands(wd, b) && wd->sleep_state[b] == TP_AWAKE;
+}
+
+/* |w| r of body b: the speed of a point on its bounding sphere (m/s). */
+TP_HD float tp_assembly_rot_speed(const tp_world *wd, int b, const float *w)
+{
+    return tp_len(tp_v3_load(w + 3 * b)) * wd->model[b].bound_radius;
+}
+
+/* Set body b alone to `state` (a link: its whole tree, tp_tree_set_state):
+ * waking resets its quiet timer, sleeping zeroes its velocity. */
+TP_HD void tp_assembly_set_state(tp_world *wd, int b, uint8_t state)
+{
+    if (wd->model[b].link) {
+        if (!(wd->flags[b] & TP_FLAG_REMOVED)) tp_tree_set_state(wd, b, state);
+        return;
+    }
+    if (!tp_body_in_islands(wd, b)) return;
+    wd->sleep_state[b] = state;
+    if (state == TP_SLEEPING)
+        for (int k = 0; k < 3; ++k) wd->v[3 * b + k] = wd->w[3 * b + k] = 0.0f;
+    else
+        wd->quiet_timer[b] = 0.0f;
+}
+
+/* Wake body b (awake, quiet timer reset); its neighbours are left alone. A
+ * link wakes its whole tree. */
+TP_HD void tp_assembly_wake_body(tp_world *wd, int b) { tp_assembly_set_state(wd, b, TP_AWAKE); }
+
+/* Wake every body whose bounding sphere reaches within `radius` (m) of
+ * `center` (m): the explosion-style wake, body by body. */
+TP_HD void tp_assembly_wake_sphere(tp_world *wd, tp_vec3 center, float radius)
+{
+    for (int i = 0; i < wd->bodies; ++i) {
+        float reach = radius + wd->model[i].bound_radius;
+        if (tp_len_sq(tp_sub(tp_v3_load(wd->pos + 3 * i), center)) <= reach * reach) tp_assembly_wake_body(wd, i);
+    }
+}
+
+/* Does contact c bring moving body y (its side: toward +1 if y is body_a)
+ * against the other body within `horizon` (s, tp_link_horizon)? Touching, or
+ * closing the gap (tp_closing_reach, as the island policy's tp_contact_links). */
+TP_HD int tp_assembly_reaches(const tp_world *wd, const tp_contact *c, int y, float toward, float horizon)
+{
+    if (c->separation <= TP_TOUCH_DISTANCE) return 1;
+    return c->separation - tp_closing_reach(wd, y, tp_v3_load(c->normal), toward, horizon) <= TP_TOUCH_DISTANCE;
+}
+
+/* Links x and y of one tree? */
+TP_HD int tp_assembly_same_tree(const tp_world *wd, int x, int y)
+{
+    return wd->model[x].link && wd->model[x].link_root == wd->model[y].link_root;
+}
+
+/* One side of a contact before the solve: x (not awake) met by y (moving).
+ * A sleeping tree has no held state: a moving body that reaches one of its
+ * links wakes it whole, at any speed (as an island wakes). */
+TP_HD int tp_assembly_met(tp_world *wd, const tp_contact *c, int x, int y, float toward, const tp_assembly_def *a,
+                          float horizon)
+{
+    if (wd->model[x].link) {
+        if ((wd->flags[x] & TP_FLAG_REMOVED) || wd->sleep_state[x] != TP_SLEEPING || tp_assembly_same_tree(wd, x, y) ||
+            !tp_assembly_moving(wd, y) || !tp_assembly_reaches(wd, c, y, toward, horizon))
+            return 0;
+        tp_tree_set_state(wd, x, TP_AWAKE);
+        return 1;
+    }
+    if (!tp_body_in_islands(wd, x) || wd->sleep_state[x] == TP_AWAKE || !tp_assembly_moving(wd, y)) return 0;
+    if (!tp_assembly_reaches(wd, c, y, toward, horizon)) return 0;
+    int was_sleeping = wd->sleep_state[x] == TP_SLEEPING;
+    if (tp_len(tp_v3_load(wd->v + 3 * y)) > a->collision_wake_speed) tp_assembly_wake_body(wd, x);
+    else wd->sleep_state[x] = TP_CHECKING;
+    return was_sleeping;
+}
+
+/* The contact rules before the solve (the wake stage): a sleeping body that a
+ * moving body touches or is about to hit becomes sleep-checking, and awake if
+ * that body is faster than collision_wake_speed (a checking body too).
+ * Returns 1 if a sleeping body changed state: its own pairs were skipped by
+ * the broadphase, so the world collides again. States only rise (sleeping ->
+ * checking -> awake) and the caller repeats until nothing changes, so the
+ * result does not depend on the order of the contacts. */
+TP_HD int tp_assembly_contact_wakes(tp_world *wd, const tp_contact *contacts, int n, const tp_assembly_def *a,
+                                    float horizon)
+{
+    int changed = 0;
+    for (int i = 0; i < n; ++i) {
+        const tp_contact *c = &contacts[i];
+        changed |= tp_assembly_met(wd, c, c->body_a, c->body_b, -1.0f, a, horizon);
+        changed |= tp_assembly_met(wd, c, c->body_b, c->body_a, 1.0f, a, horizon);
+    }
+    return changed;
 }
 
 #endif
