@@ -75,12 +75,24 @@ def _check(status: int) -> None:
 
 
 _EMPTY_LIST = ffi.new("int32_t[1]")
-_BACKENDS = {"cpu": 0, "cuda": 1, "auto": 2}
-_BODY_TYPES = {"dynamic": 0, "static": 1, "kinematic": 2}
-_JOINT_TYPES = {"fixed": 0, "revolute": 1, "prismatic": 2, "ball": 3, "free": 4}  # tp_joint_type
-_DRIVES = {"none": 0, "position": 1, "velocity": 2}  # tp_drive_mode
-_ACTUATOR_TYPES = {"motor": 0, "position": 1, "velocity": 2, "general": 3}  # tp_actuator_type
-_SHAPES = {"box": 0, "ball": 1, "cylinder": 2, "capsule": 3, "wedge": 4, "corner_wedge": 5, "convex": 6}
+
+
+def _enum_names(name_of) -> dict:
+    """{name: value} of a C enum from the library's one name table (tp_*_name
+    returns NULL past the last value), so Python never re-tables the enums."""
+    names, value = {}, 0
+    while (name := name_of(value)) != ffi.NULL:
+        names[ffi.string(name).decode()] = value
+        value += 1
+    return names
+
+
+_BACKENDS = _enum_names(lib.tp_backend_name)
+_BODY_TYPES = {"dynamic": lib.TP_BODY_DYNAMIC, "static": lib.TP_BODY_STATIC, "kinematic": lib.TP_BODY_KINEMATIC}
+_JOINT_TYPES = _enum_names(lib.tp_joint_type_name)
+_DRIVES = {"none": lib.TP_DRIVE_NONE, "position": lib.TP_DRIVE_POSITION, "velocity": lib.TP_DRIVE_VELOCITY}
+_ACTUATOR_TYPES = _enum_names(lib.tp_actuator_type_name)
+_SHAPES = _enum_names(lib.tp_shape_name)
 
 
 def cuda_built() -> bool:
