@@ -113,9 +113,11 @@ tp_status tp_select_begin_writes(tp_batch *b, const tp_world_select *s);
 /* The IMU arrays around the last step of a tp_batch_step call (csrc/sensors.c; nothing until asked for). */
 void tp_sensors_before_step(tp_batch *b);
 void tp_sensors_after_step(tp_batch *b, float dt);
-/* Contact sensors (csrc/contact_sensors.c): refill from the last step's contacts; free. */
+/* Contact sensors (csrc/contact_sensors.c): refill from the last step's
+ * contacts (all worlds, or world w: a reset world has none, so it reads 0); free. */
 typedef struct tp_contact_sensors tp_contact_sensors;
 void tp_contact_sensors_update(tp_batch *b);
+void tp_contact_sensors_world(tp_batch *b, int w);
 void tp_contact_sensors_free(tp_batch *b);
 
 /* Solver and sleep settings of the model, as the stages take them (csrc/step.c). */

@@ -93,6 +93,11 @@ static void fill_world(tp_batch *b, int w)
     }
 }
 
+void tp_contact_sensors_world(tp_batch *b, int w)
+{
+    if (b->touch) fill_world(b, w);
+}
+
 void tp_contact_sensors_update(tp_batch *b)
 {
     if (!b->touch) return;

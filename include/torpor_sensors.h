@@ -42,7 +42,8 @@ tp_status tp_batch_imu(tp_batch *batch, tp_imu_view *out);
  *   touching [W][S]     1 if one of the shape's contact points has separation
  *                       <= 0 or a normal force > 0, else 0.
  * The first tp_batch_contact_sensors call turns them on and fills them from
- * the last step; from then on every step call refills them (O(contacts)).
+ * the last step; from then on every step call refills them (O(contacts)),
+ * and a reset world reads 0 (it has no contacts until its next step).
  * CPU backend only: on CUDA, TP_ERR_BACKEND. A model without sensors gives
  * sensors = 0. Errors: TP_ERR_INVALID_ARGUMENT (NULL), TP_ERR_OUT_OF_MEMORY. */
 int tp_model_contact_sensor_count(const tp_model *model);

@@ -57,6 +57,11 @@ def test_contact_sensors_split_m_g_between_two_balls_by_statics():
     np.testing.assert_allclose(-force[:, 1, 2], f2, rtol=0.01)
     np.testing.assert_allclose(force[:, 2:, 2], np.tile([f1, f2], (4, 1)), rtol=0.01)
     assert np.all(touching == 1)
+    b.reset(worlds=[2])
+    assert np.all(touching[2] == 0) and np.all(force[2] == 0), "a reset world has no contacts yet"
+    assert np.all(touching[[0, 1, 3]] == 1)
+    b.step(1)
+    assert np.all(touching[2] == 1)
     plain = torpor.Batch(torpor.Model.from_json(json.dumps(dict(scene, bodies=scene["bodies"][2:3]))), 1)
     f, t = plain.contact_sensors()
     assert f.shape == (1, 0, 3) and t.shape == (1, 0), "a model without sensors has none"
