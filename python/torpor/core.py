@@ -314,7 +314,7 @@ class Model:
                     jd.has_limits = 1
                 elif key == "drive":
                     jd.drive = named(_DRIVES, value, at, "drive mode")
-                elif key in ("q0", "qd0", "damping", "friction", "armature", "stiffness", "rest", "kp", "kd",
+                elif key in ("q0", "qd0", "ref", "damping", "friction", "armature", "stiffness", "rest", "kp", "kd",
                              "max_effort", "target_q", "target_qd"):
                     setattr(jd, key, float(value))
                 else:
