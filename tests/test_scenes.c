@@ -261,6 +261,8 @@ SCENE_TEST(cartpole, "cartpole.json", 1, 0, 0)
  * through the ground until links touch it. */
 SCENE_TEST(arm_tower, "arm_tower.json", 1, 0, 0)
 SCENE_TEST(walker, "walker.json", 1, 0, 0)
+/* The clutter task's bin (python/torpor/envs/clutter.py writes it): 128 objects resting around an arm. */
+SCENE_TEST(clutter_arm, "clutter_arm.json", 0, 0, 0)
 
 /* ---------------------------------------------------------------- what the falling scenes do */
 
@@ -402,12 +404,30 @@ Test(scenes_physics, rock_pile_settles_and_sleeps, .timeout = 600)
     tp_model_destroy(m);
 }
 
+/* clutter_arm: with its controls at 0 the arm holds still, and every one of the 128
+ * objects (placed resting) falls asleep after the 0.5 s quiet time: only the
+ * arm's two links, an actuated tree the island policy keeps awake, stay awake. */
+Test(scenes_physics, clutter_objects_sleep_around_a_still_arm, .timeout = 600)
+{
+    tp_model *m = NULL;
+    tp_batch *b = run_scene_for("clutter_arm.json", 1.5, &m);
+    tp_state_view s = batch_view(b);
+    for (int w = 0; w < 4; ++w) {
+        cr_expect_eq(s.faults[w], 0);
+        cr_expect_eq(s.contact_overflow[w], 0);
+        cr_expect_eq(s.awake_count[w], 2, "world %d: %d bodies awake at 1.5 s (the arm's 2 links expected)", w,
+                     s.awake_count[w]);
+    }
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
 /* Every file in scenes/ is covered by a test above. */
 Test(scenes, every_file_is_tested)
 {
     static const char *known = " tower.json tower_push.json pyramid.json jenga.json ring_tower.json dominoes.json "
                                "card_house.json heap.json pyramid3d.json many_pyramids.json pendulum.json "
-                               "double_pendulum.json cartpole.json arm_tower.json walker.json rock_pile.json ";
+                               "double_pendulum.json cartpole.json arm_tower.json walker.json rock_pile.json clutter_arm.json ";
     char cmd[600];
     snprintf(cmd, sizeof cmd, "ls %s/scenes", TP_SOURCE_DIR);
     FILE *p = popen(cmd, "r");
