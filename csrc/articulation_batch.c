@@ -17,16 +17,7 @@ tp_status tp_artic_batch_create(tp_batch *b)
 {
     const tp_artic_host *h = host_of(b);
     if (!h) return TP_OK;
-    if (b->backend == TP_BACKEND_CUDA) { /* the CUDA reset does not draw robot randomization (docs/cuda.md) */
-        const tp_randomize_def *r = &b->model->def.randomize;
-        if (r->joint_q_noise > 0.0f || r->joint_qd_noise > 0.0f)
-            return tp_fail(TP_ERR_BACKEND, "model \"%s\": randomize.joint_q_noise = %g, joint_qd_noise = %g: joint noise is "
-                           "drawn on the cpu backend only so far (use the cpu backend or set both to 0)",
-                           b->model->name, (double)r->joint_q_noise, (double)r->joint_qd_noise);
-        if (r->mass_scale[0] != 1.0f || r->mass_scale[1] != 1.0f)
-            return tp_fail(TP_ERR_BACKEND, "model \"%s\": randomize.mass_scale = [%g, %g] with %d joints: link mass scales "
-                           "are drawn on the cpu backend only so far (use the cpu backend or set it to [1, 1])",
-                           b->model->name, (double)r->mass_scale[0], (double)r->mass_scale[1], h->km.joint_count);
+    if (b->backend == TP_BACKEND_CUDA) {
         tp_status st = tp_robot_params_refused(b);
         if (st) return st;
     }
@@ -126,10 +117,11 @@ void tp_artic_batch_init_world(tp_batch *b, int w)
     const tp_artic_host *h = host_of(b);
     if (!h || !b->artic) return;
     tp_artic_world s = tp_artic_batch_world(b, w);
-    tp_artic_initial init = tp_artic_host_initial(h);
-    tp_artic_world_start(&h->km, &init, &s, b->artic->ctrl, b->artic->link_scale, w);
-    tp_robot_randomize_world(b, w); /* joint-state noise and link mass scales of this episode */
-    publish_world(b, w);
+    tp_artic_initial init = tp_artic_batch_initial(b); /* with joint noise and link mass scales of this episode */
+    tp_world wd = tp_batch_world(b, w);
+    tp_artic_world_reset(&h->km, &init, &s, b->artic->ctrl, b->artic->link_scale, w, b->episode[w], &wd,
+                         b->artic->scratch + (size_t)w * b->artic->scratch_bytes);
+    tp_robot_params_world(b, w);
 }
 
 /* ---------------------------------------------------------------- API */

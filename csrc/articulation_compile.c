@@ -24,6 +24,7 @@ void tp_artic_host_free(tp_artic_host *h)
     free(h->joints);
     free(h->trees);
     free(h->kernel_of);
+    free(h->added_of);
     free(h->defs);
     free(h->q0);
     free(h->qd0);
@@ -139,6 +140,7 @@ static int build_trees(const tp_artic_builder *ab, const tp_model *m, const int 
     for (int k = 0; k < J; ++k) {
         const tp_joint_def *d = &ab->defs[order[k]];
         h->kernel_of[order[k]] = k;
+        h->added_of[k] = order[k];
         int parent = -1;
         if (d->parent >= 0)
             for (int p = 0; p < k; ++p)
@@ -232,9 +234,10 @@ tp_status tp_artic_compile(const tp_artic_builder *ab, tp_model *m, int solver_i
     h->joints = calloc((size_t)J, sizeof *h->joints);
     h->trees = calloc((size_t)J, sizeof *h->trees);
     h->kernel_of = calloc((size_t)J, sizeof *h->kernel_of);
+    h->added_of = calloc((size_t)J, sizeof *h->added_of);
     h->defs = calloc((size_t)J, sizeof *h->defs);
     h->names = calloc((size_t)J, sizeof *h->names);
-    if (!h->joints || !h->trees || !h->kernel_of || !h->defs || !h->names) goto oom;
+    if (!h->joints || !h->trees || !h->kernel_of || !h->added_of || !h->defs || !h->names) goto oom;
     for (int i = 0; i < J; ++i) {
         size_t n = strlen(ab->names[i]) + 1;
         if (!(h->names[i] = malloc(n))) goto oom;

@@ -27,6 +27,7 @@ typedef struct tp_artic_host {
     tp_artic_joint *joints;   /* [J] kernel order */
     tp_artic_tree *trees;
     int *kernel_of;           /* [J] added joint -> kernel index */
+    int32_t *added_of;        /* [J] kernel index -> added joint (the key of its draws) */
     tp_joint_def *defs;       /* [J] as added, names point into names */
     char **names;             /* [J] */
     char **dof_names;         /* [nv] */
@@ -34,13 +35,6 @@ typedef struct tp_artic_host {
     tp_artic_actuator *actuators; /* [nu] as added (km.actuators points here) */
     tp_actuator_def *act_defs;    /* [nu] as added, names owned */
 } tp_artic_host;
-
-/* The initial joint arrays of h, as the reset of a world takes them. */
-static inline tp_artic_initial tp_artic_host_initial(const tp_artic_host *h)
-{
-    tp_artic_initial init = {h->q0, h->qd0, h->target_q0, h->target_qd0};
-    return init;
-}
 
 /* Per-field check of one joint against a model of body_count bodies; on
  * failure writes the field ("axis", "lower") and the reason, returns 0. */
@@ -121,19 +115,14 @@ void tp_artic_batch_impulse(struct tp_batch *b, int w, int body, const float p[3
  * actuator force into a and the layout (0 on out of memory); a world's reset
  * zeroes them (tp_artic_world_start, kernels/articulation_reset.h). */
 int tp_actuator_batch_create(struct tp_batch *b, tp_artic_batch *a);
-/* Per-world robot randomization (csrc/robot_randomize.c). Every per-world
- * random number of a robot is tp_batch_draw(b, w, index, stream): Philox keyed
- * on (seed, world, index, stream, the world's episode). */
-void tp_robot_randomize_world(struct tp_batch *b, int w);
+/* Per-world robot randomization (csrc/robot_randomize.c): the initial joint
+ * arrays of b's model with b's robot randomization (the reset's input on
+ * both backends, kernels/articulation_reset.h), and the link scale arrays.
+ * Every per-world random number of a robot is tp_robot_draw(b, w, index,
+ * stream): Philox keyed on (seed, global world, index, stream, the world's
+ * episode); streams: kernels/robot_randomize.h. */
+tp_artic_initial tp_artic_batch_initial(const struct tp_batch *b);
 int tp_robot_batch_create(struct tp_batch *b, tp_artic_batch *a);
-/* Philox streams of the robot draws; index: the link's body for the mass
- * scale, the joint (as added) for joint noise and joint parameters, the
- * actuator for actuator parameters. */
-enum {
-    TP_ROBOT_STREAM_MASS = 1, TP_ROBOT_STREAM_JOINT_Q = 3, TP_ROBOT_STREAM_JOINT_QD = 4, TP_ROBOT_STREAM_DAMPING = 5,
-    TP_ROBOT_STREAM_ARMATURE = 6, TP_ROBOT_STREAM_FRICTION = 7, TP_ROBOT_STREAM_GEAR = 8, TP_ROBOT_STREAM_KP = 9,
-    TP_ROBOT_STREAM_KV = 10
-};
 tp_philox4 tp_robot_draw(const struct tp_batch *b, int w, uint32_t index, uint32_t stream);
 /* Per-world robot parameters (csrc/robot_params.c): allocate them (CPU
  * backend only; 0 on out of memory), set world w's to the model's values

@@ -74,7 +74,7 @@ static tp_status cuda_create(tp_batch *b)
     s.step = tp_batch_step_params(b);
     s.randomize = tp_batch_randomize_params(b);
     s.device = b->device;
-    s.artic_initial = b->model->artic ? tp_artic_host_initial(b->model->artic) : (tp_artic_initial){0};
+    s.artic_initial = b->model->artic ? tp_artic_batch_initial(b) : (tp_artic_initial){0};
     char err[512];
     tp_status st = tp_cuda_create(&s, &h->dev, err, sizeof err);
     if (st != TP_OK) return tp_fail(st, "%s", err);

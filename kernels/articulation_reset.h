@@ -1,22 +1,24 @@
 /* articulation_reset.h - a world's joints and actuators as a fresh world
  * starts them.
  *
- * Written once for both backends: the CPU calls it from
+ * Written once for both backends: the CPU calls tp_artic_world_reset from
  * tp_artic_batch_init_world (csrc/articulation_batch.c) at creation and
- * reset, then draws the robot randomization (csrc/robot_randomize.c) and
- * publishes the links; the CUDA reset kernel (kernels/cuda/stages.cu), on one
- * thread of the world's block after the bodies are drawn, calls
- * tp_artic_world_reset (the CUDA backend refuses models whose randomization
- * draws joint noise or link mass scales, csrc/backend_cuda.c). */
+ * reset, then sets the per-world robot parameters (csrc/robot_params.c); the
+ * CUDA reset kernel (kernels/cuda/stages.cu) calls tp_artic_reset_in_layout
+ * on one thread of the world's block after the bodies are drawn. The robot
+ * randomization's draws (kernels/robot_randomize.h) are the same on both. */
 #ifndef TP_ARTICULATION_RESET_H
 #define TP_ARTICULATION_RESET_H
 
 #include "articulation.h"
+#include "layout.h"
+#include "robot_randomize.h"
 
 /* The model's initial joint arrays: q0 [nq], qd0 [nv], target_q0 [nv],
- * target_qd0 [nv] (joint_f starts at 0). */
+ * target_qd0 [nv] (joint_f starts at 0), and the batch's robot randomization. */
 typedef struct tp_artic_initial {
     const float *q0, *qd0, *target_q0, *target_qd0;
+    tp_robot_randomize robot;
 } tp_artic_initial;
 
 /* World w's joint arrays (s, world w's view) at their initial values, its
@@ -41,14 +43,30 @@ TP_HD void tp_artic_world_start(const tp_artic_model *m, const tp_artic_initial 
         for (int k = 0; k < m->joint_count; ++k) link_scale[(size_t)w * (size_t)m->joint_count + (size_t)k] = 1.0f;
 }
 
-/* World w started (tp_artic_world_start) and its links placed where the
- * joints put them (tp_artic_world_publish, with the world's scratch): the
- * whole reset of a model without joint noise or link mass scales. */
+/* World w started (tp_artic_world_start), its robot randomization of
+ * episode `episode` drawn (joint noise, link mass scales) and its links
+ * placed where the joints put them (tp_artic_world_publish, with the world's
+ * scratch). */
 TP_HD void tp_artic_world_reset(const tp_artic_model *m, const tp_artic_initial *init, tp_artic_world *s,
-                                float *ctrl, float *link_scale, int w, tp_world *wd, void *scratch)
+                                float *ctrl, float *link_scale, int w, uint32_t episode, tp_world *wd, void *scratch)
 {
     tp_artic_world_start(m, init, s, ctrl, link_scale, w);
+    if (link_scale)
+        tp_robot_randomize_world_draws(m, &init->robot, s, link_scale + (size_t)w * (size_t)m->joint_count, w, episode);
     tp_artic_world_publish(m, s, wd, scratch);
+}
+
+/* The reset of world w's joints in the arrays of layout L (wd: the world's
+ * view, bodies already drawn): what the CUDA reset kernel runs, and what
+ * tests/test_joint_mirror.c runs on the host against the CPU's reset. */
+TP_HD void tp_artic_reset_in_layout(const tp_layout *L, const tp_artic_initial *init, int w, uint32_t episode, tp_world *wd)
+{
+    tp_artic_world s = tp_artic_world_at(L->artic, L->joint_q, L->joint_qd, L->joint_f, L->joint_target_q,
+                                         L->joint_target_qd, w);
+    tp_artic_world_actuators(L->artic, &s, L->ctrl, L->actuator_f, L->limit_f, w);
+    tp_artic_world_link_scales(L->artic, &s, L->link_scale, w);
+    tp_artic_world_reset(L->artic, init, &s, L->ctrl, L->link_scale, w, episode, wd,
+                         L->artic_scratch + (size_t)w * L->artic_scratch_bytes);
 }
 
 #endif

@@ -5,13 +5,17 @@
  * body group (their group); a write of joint arrays or controls, or an
  * impulse on a link, asks for each written world before it changes any of
  * them, and a refused write asks for none. A reset world's joints,
- * controls, actuator forces and link scales are the fresh world's. */
+ * controls, actuator forces and link scales are the fresh world's, and the
+ * CUDA reset kernel's code, run on the host, draws the CPU's robot
+ * randomization bit for bit. */
 #include "articulation_host.h"
 #include "backend.h"
+#include "finish.h" /* tp_world_count */
 #include "helpers.h"
 #include "mirror.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #define WORLDS 4
@@ -299,4 +303,156 @@ Test(joint_mirror, a_reset_world_has_the_fresh_controls_and_link_scales)
     tp_batch_destroy(b);
     tp_batch_destroy(fresh);
     tp_model_destroy(m);
+}
+
+/* World w's robot arrays filled with 7s, so that what a reset leaves unwritten shows. */
+static void spoil_robot(tp_batch *b, int w)
+{
+    const tp_artic_model *km = &b->model->artic->km;
+    size_t nq = (size_t)km->nq, nv = (size_t)km->nv, nu = (size_t)km->actuator_count, J = (size_t)km->joint_count;
+    tp_artic_batch *a = b->artic;
+    float *rows[] = {a->q + w * nq, a->qd + w * nv, a->f + w * nv, a->target_q + w * nv, a->target_qd + w * nv,
+                     a->act_f + w * nv, a->limit_f + w * nv, a->ctrl + w * nu, a->link_scale + w * J};
+    size_t lengths[] = {nq, nv, nv, nv, nv, nv, nv, nu, J};
+    for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r)
+        for (size_t k = 0; k < lengths[r]; ++k) rows[r][k] = 7.0f;
+}
+
+/* The CUDA reset kernel (tp_reset_kernel, kernels/cuda/stages.cu) run on the
+ * host, world by world, over the batch's layout and with the input
+ * csrc/backend_cuda.c uploads (tp_artic_batch_initial): the per-world part,
+ * the bodies (kernels/philox.h's draws, the bits of the kernel's cuRAND ones:
+ * tests/test_curand.c), thread 0's tp_artic_reset_in_layout, the counts. */
+static tp_status device_reset(tp_batch *b, const int *worlds, int count)
+{
+    tp_randomize_params r = tp_batch_randomize_params(b);
+    tp_artic_initial init = tp_artic_batch_initial(b);
+    const tp_layout *L = &b->layout;
+    for (int i = 0; i < count; ++i) {
+        int w = worlds[i];
+        spoil_robot(b, w);
+        tp_world_init_globals(&L->contact_count[0][w], &L->contact_count[1][w], L->gravity + 3 * w,
+                              b->model->def.gravity, &L->contact_overflow[w], &L->faults[w]);
+        tp_world wd = tp_layout_world(L, w);
+        for (int k = 0; k < L->bodies; ++k) {
+            tp_body_draws u = tp_body_draws_philox(r.seed, tp_draw_world(&r, w), (uint32_t)k, b->episode[w]);
+            tp_world_init_body(&wd, k, &b->model->body_init[k], &r, &u);
+        }
+        tp_artic_reset_in_layout(L, &init, w, b->episode[w], &wd);
+        tp_world_count(&wd, L->awake_count + w, L->sleeping_count + w, L->checking_count + w);
+    }
+    return TP_OK;
+}
+
+/* A cart-pole whose pole hinge is added before the slider (so a joint's
+ * kernel index is not its index as added, the key of its draws), a motor on
+ * the slider, joint noise of `distribution` and link mass scales. */
+static tp_model *noisy_cartpole(const char *distribution)
+{
+    char doc[2048];
+    snprintf(doc, sizeof doc,
+             "{\"version\": 2, \"sleep\": {\"enabled\": false},"
+             " \"randomize\": {\"seed\": 11, \"joint_q_noise\": 0.3, \"joint_qd_noise\": 0.5, \"joint_noise\": \"%s\","
+             " \"mass_scale\": [0.5, 2]},"
+             " \"bodies\": [{\"name\": \"ground\", \"shape\": \"box\", \"size\": [8, 4, 1], \"pos\": [0, 0, -0.5], \"static\": true},"
+             " {\"name\": \"cart\", \"shape\": \"box\", \"size\": [0.4, 0.3, 0.2], \"pos\": [0, 0, 1], \"mass\": 1},"
+             " {\"name\": \"pole\", \"shape\": \"box\", \"size\": [0.05, 0.05, 1], \"pos\": [0, 0, 1.6], \"mass\": 0.1}],"
+             " \"joints\": [{\"name\": \"hinge\", \"type\": \"revolute\", \"parent\": \"cart\", \"child\": \"pole\","
+             " \"axis\": [0, 1, 0], \"anchor\": [0, 0, -0.5], \"q0\": 0.05, \"limits\": [-0.2, 0.2]},"
+             " {\"name\": \"slider\", \"type\": \"prismatic\", \"parent\": \"world\", \"child\": \"cart\", \"axis\": [1, 0, 0],"
+             " \"limits\": [-2.4, 2.4]}],"
+             " \"actuators\": [{\"name\": \"push\", \"type\": \"motor\", \"joint\": \"slider\", \"gear\": 4}]}",
+             distribution);
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(doc, "noisy_cartpole.json", &m), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(m->artic->added_of[0], 1, "the slider (added second) is the tree's root");
+    return m;
+}
+
+/* World w of a and world v of b: joint and actuator arrays, link scales and
+ * the world hash, bit for bit. */
+static void expect_same_world(tp_batch *a, int w, tp_batch *b, int v, const char *when)
+{
+    const tp_artic_model *km = &a->model->artic->km;
+    size_t nq = (size_t)km->nq, nv = (size_t)km->nv, nu = (size_t)km->actuator_count, J = (size_t)km->joint_count;
+    const tp_artic_batch *x = a->artic, *y = b->artic;
+    const float *xs[] = {x->q + w * nq, x->qd + w * nv, x->f + w * nv, x->target_q + w * nv, x->target_qd + w * nv,
+                         x->act_f + w * nv, x->limit_f + w * nv, x->ctrl + w * nu, x->link_scale + w * J};
+    const float *ys[] = {y->q + v * nq, y->qd + v * nv, y->f + v * nv, y->target_q + v * nv, y->target_qd + v * nv,
+                         y->act_f + v * nv, y->limit_f + v * nv, y->ctrl + v * nu, y->link_scale + v * J};
+    size_t lengths[] = {nq, nv, nv, nv, nv, nv, nv, nu, J};
+    static const char *const names[] = {"joint_q", "joint_qd", "joint_f", "target_q", "target_qd", "actuator_f",
+                                        "limit_f", "ctrl", "link_scale"};
+    for (size_t r = 0; r < sizeof xs / sizeof xs[0]; ++r)
+        cr_assert(!memcmp(xs[r], ys[r], lengths[r] * sizeof(float)), "%s: %s of world %d and world %d differ", when,
+                  names[r], w, v);
+    uint64_t got = 0, expect = 0;
+    cr_assert_eq(tp_batch_world_hash(a, w, &got), TP_OK);
+    cr_assert_eq(tp_batch_world_hash(b, v, &expect), TP_OK);
+    cr_assert_eq(got, expect, "%s: world %d hash %016llx, world %d %016llx", when, w, (unsigned long long)got, v,
+                 (unsigned long long)expect);
+}
+
+/* A CPU batch of W worlds from global world `first` whose resets run the
+ * CUDA reset kernel's code on the host (device_reset), its creation's too. */
+static tp_batch *device_reset_batch(tp_model *m, int worlds, int first)
+{
+    tp_batch_def def = tp_default_batch_def();
+    def.worlds = worlds;
+    def.first_world = first;
+    def.total_worlds = 7;
+    def.backend = TP_BACKEND_CPU;
+    tp_batch *b = NULL;
+    cr_assert_eq(tp_batch_create(m, &def, &b), TP_OK, "%s", tp_last_error());
+    cpu_ops = b->ops;
+    recording = *cpu_ops;
+    recording.reset_worlds = device_reset;
+    b->ops = &recording;
+    int all[7] = {0, 1, 2, 3, 4, 5, 6};
+    device_reset(b, all, worlds); /* what the CUDA backend's creation runs (episode 0) */
+    return b;
+}
+
+/* The CUDA reset path, run on the host, draws the robot randomization (joint
+ * noise, uniform and normal, and link mass scales) with the bits of the CPU
+ * backend's reset: at creation and after a reset of some worlds of a stepped
+ * batch, at 7 worlds and at 1 (global world 3, a shard of the 7). */
+Test(joint_mirror, the_device_reset_draws_the_cpu_robot_randomization)
+{
+    const char *distributions[2] = {"uniform", "normal"};
+    for (int d = 0; d < 2; ++d) {
+        tp_model *m = noisy_cartpole(distributions[d]);
+        tp_batch_def cpu = tp_default_batch_def();
+        cpu.worlds = 7;
+        cpu.backend = TP_BACKEND_CPU;
+        tp_batch *ref = NULL, *dev7 = device_reset_batch(m, 7, 0), *dev1 = device_reset_batch(m, 1, 3);
+        cr_assert_eq(tp_batch_create(m, &cpu, &ref), TP_OK, "%s", tp_last_error());
+        const float *q0 = m->artic->q0;
+        int noisy = 0;
+        for (int w = 0; w < 7; ++w) {
+            expect_same_world(dev7, w, ref, w, "created");
+            noisy += ref->artic->q[2 * w + 1] != q0[1] && ref->artic->link_scale[2 * w] != 1.0f;
+        }
+        expect_same_world(dev1, 0, ref, 3, "created, 1 world");
+        cr_assert_geq(noisy, 6, "%s: the noise and scales were drawn (%d worlds of 7)", distributions[d], noisy);
+        const float u[7] = {1.0f, -1.0f, 0.5f, 2.0f, -2.0f, 0.25f, 1.5f};
+        tp_batch *all[3] = {ref, dev7, dev1};
+        for (int i = 0; i < 3; ++i) {
+            cr_assert_eq(tp_batch_set_ctrl(all[i], NULL, u + (i == 2 ? 3 : 0)), TP_OK, "%s", tp_last_error());
+            cr_assert_eq(tp_batch_step(all[i], 20), TP_OK, "%s", tp_last_error());
+        }
+        const int reset[3] = {1, 3, 6}, shard_reset[1] = {0};
+        for (int twice = 0; twice < 2; ++twice) { /* episodes 1 and 2 */
+            cr_assert_eq(tp_batch_reset_worlds(ref, reset, 3), TP_OK, "%s", tp_last_error());
+            cr_assert_eq(tp_batch_reset_worlds(dev7, reset, 3), TP_OK, "%s", tp_last_error());
+            cr_assert_eq(tp_batch_reset_worlds(dev1, shard_reset, 1), TP_OK, "%s", tp_last_error());
+        }
+        for (int w = 0; w < 7; ++w) expect_same_world(dev7, w, ref, w, "reset");
+        expect_same_world(dev1, 0, ref, 3, "reset, 1 world");
+        for (int i = 0; i < 3; ++i) {
+            all[i]->ops = cpu_ops;
+            tp_batch_destroy(all[i]);
+        }
+        tp_model_destroy(m);
+    }
 }

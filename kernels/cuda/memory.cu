@@ -90,10 +90,12 @@ static void list_artic_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     if (km->actuator_count > 0)
         add_array(c, (void **)&c->artic_actuators, km->actuators, (size_t)km->actuator_count * sizeof(tp_artic_actuator), 1);
     tp_artic_initial *I = &c->d.artic_initial;
+    I->robot = s->artic_initial.robot; /* its settings; added_of uploaded below */
     add_array(c, (void **)&I->q0, s->artic_initial.q0, nq, 1);
     add_array(c, (void **)&I->qd0, s->artic_initial.qd0, nv, 1);
     add_array(c, (void **)&I->target_q0, s->artic_initial.target_q0, nv, 1);
     add_array(c, (void **)&I->target_qd0, s->artic_initial.target_qd0, nv, 1);
+    add_array(c, (void **)&I->robot.added_of, s->artic_initial.robot.added_of, (size_t)km->joint_count * sizeof(int32_t), 1);
     add_array(c, (void **)&D->artic, &c->artic_model, sizeof(tp_artic_model), 1);
 }
 

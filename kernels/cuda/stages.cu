@@ -279,7 +279,8 @@ struct tp_reset_list {
 
 /* Block k resets world list.world[k] as tp_batch_init_world does on the host:
  * the per-world part (thread 0), a thread per body with cuRAND's draws, then
- * (thread 0) the joints, actuators and links, and the counts. Launched outside the step's graph, on the batch's stream. */
+ * (thread 0) the joints, actuators and links with the robot randomization's
+ * draws (kernels/robot_randomize.h), and the counts. Launched outside the step's graph, on the batch's stream. */
 __global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r, tp_reset_list list)
 {
     int w = list.world[blockIdx.x];
@@ -291,14 +292,8 @@ __global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r, tp_reset_list l
     for (int i = threadIdx.x; i < d.L.bodies; i += blockDim.x) tp_world_init_body_curand(&wd, i, &d.body_init[i], &r, list.episode[blockIdx.x]);
     __syncthreads();
     if (threadIdx.x == 0) {
-        if (d.L.artic) { /* joints at their initial values, links placed over the drawn bodies */
-            tp_artic_world s = tp_artic_world_at(d.L.artic, d.L.joint_q, d.L.joint_qd, d.L.joint_f, d.L.joint_target_q,
-                                                 d.L.joint_target_qd, w);
-            tp_artic_world_actuators(d.L.artic, &s, d.L.ctrl, d.L.actuator_f, d.L.limit_f, w);
-            tp_artic_world_link_scales(d.L.artic, &s, d.L.link_scale, w);
-            tp_artic_world_reset(d.L.artic, &d.artic_initial, &s, d.L.ctrl, d.L.link_scale, w, &wd,
-                                 d.L.artic_scratch + (size_t)w * d.L.artic_scratch_bytes);
-        }
+        if (d.L.artic) /* joints at their drawn initial values, links placed over the drawn bodies */
+            tp_artic_reset_in_layout(&d.L, &d.artic_initial, w, list.episode[blockIdx.x], &wd);
         tp_world_count(&wd, d.L.awake_count + w, d.L.sleeping_count + w, d.L.checking_count + w);
     }
 }
