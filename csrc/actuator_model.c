@@ -124,6 +124,7 @@ void tp_actuator_host_free(tp_artic_host *h)
     for (int i = 0; h->act_defs && i < h->km.actuator_count; ++i) free((char *)h->act_defs[i].name);
     free(h->act_defs);
     free(h->actuators);
+    free(h->act_type);
 }
 
 /* ---------------------------------------------------------------- compile */
@@ -148,7 +149,8 @@ int tp_actuator_compile(const tp_artic_builder *ab, tp_artic_host *h)
     if (U == 0) return 1;
     h->actuators = calloc((size_t)U, sizeof *h->actuators);
     h->act_defs = calloc((size_t)U, sizeof *h->act_defs);
-    if (!h->actuators || !h->act_defs) return 0;
+    h->act_type = calloc((size_t)U, sizeof *h->act_type);
+    if (!h->actuators || !h->act_defs || !h->act_type) return 0;
     for (int i = 0; i < U; ++i) {
         const tp_actuator_def *d = &ab->act_defs[i];
         size_t n = strlen(d->name) + 1;
@@ -157,6 +159,7 @@ int tp_actuator_compile(const tp_artic_builder *ab, tp_artic_host *h)
         memcpy(name, d->name, n);
         h->act_defs[i] = *d;
         h->act_defs[i].name = name;
+        h->act_type[i] = (int32_t)d->type;
         int k = h->kernel_of[d->joint];
         tp_artic_actuator *a = &h->actuators[i];
         a->tree = 0;

@@ -17,10 +17,6 @@ tp_status tp_artic_batch_create(tp_batch *b)
 {
     const tp_artic_host *h = host_of(b);
     if (!h) return TP_OK;
-    if (b->backend == TP_BACKEND_CUDA) {
-        tp_status st = tp_robot_params_refused(b);
-        if (st) return st;
-    }
     tp_artic_batch *a = calloc(1, sizeof *a);
     if (!a) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays");
     b->artic = a;
@@ -116,12 +112,9 @@ void tp_artic_batch_init_world(tp_batch *b, int w)
 {
     const tp_artic_host *h = host_of(b);
     if (!h || !b->artic) return;
-    tp_artic_world s = tp_artic_batch_world(b, w);
-    tp_artic_initial init = tp_artic_batch_initial(b); /* with joint noise and link mass scales of this episode */
+    tp_artic_initial init = tp_artic_batch_initial(b); /* with the robot randomization of this episode */
     tp_world wd = tp_batch_world(b, w);
-    tp_artic_world_reset(&h->km, &init, &s, b->artic->ctrl, b->artic->link_scale, w, b->episode[w], &wd,
-                         b->artic->scratch + (size_t)w * b->artic->scratch_bytes);
-    tp_robot_params_world(b, w);
+    tp_artic_reset_in_layout(&b->layout, &init, w, b->episode[w], &wd);
 }
 
 /* ---------------------------------------------------------------- API */

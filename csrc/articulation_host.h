@@ -34,6 +34,7 @@ typedef struct tp_artic_host {
     float *q0, *qd0, *target_q0, *target_qd0; /* initial arrays of a world: [nq], [nv], [nv], [nv] */
     tp_artic_actuator *actuators; /* [nu] as added (km.actuators points here) */
     tp_actuator_def *act_defs;    /* [nu] as added, names owned */
+    int32_t *act_type;            /* [nu] each actuator's type (tp_actuator_type), as the reset's draws read it */
 } tp_artic_host;
 
 /* Per-field check of one joint against a model of body_count bodies; on
@@ -87,9 +88,9 @@ typedef struct tp_artic_batch {
     float *ctrl, *act_f; /* [W][nu] controls, [W][nv] actuator force per dof (csrc/actuator_batch.c) */
     float *limit_f;      /* [W][nv] joint-limit force per dof (csrc/actuator_batch.c) */
     float *link_scale;   /* [W][J] mass scale of each link, kernel order (csrc/robot_randomize.c) */
-    float *joint_params; /* [W][J][TP_AJP_COUNT] damping, armature, friction loss, kernel order; NULL on
-                            CUDA (csrc/robot_params.c) */
-    tp_artic_actuator *actuator_params; /* [W][nu] each world's actuators; NULL on CUDA */
+    float *joint_params; /* [W][J][TP_AJP_COUNT] damping, armature, friction loss, kernel order
+                            (csrc/robot_params.c) */
+    tp_artic_actuator *actuator_params; /* [W][nu] each world's actuators */
     char *scratch;
     size_t scratch_bytes;
 } tp_artic_batch;
@@ -124,13 +125,10 @@ int tp_actuator_batch_create(struct tp_batch *b, tp_artic_batch *a);
 tp_artic_initial tp_artic_batch_initial(const struct tp_batch *b);
 int tp_robot_batch_create(struct tp_batch *b, tp_artic_batch *a);
 tp_philox4 tp_robot_draw(const struct tp_batch *b, int w, uint32_t index, uint32_t stream);
-/* Per-world robot parameters (csrc/robot_params.c): allocate them (CPU
- * backend only; 0 on out of memory), set world w's to the model's values
- * scaled by this episode's draws, and the CUDA backend's refusal of a
- * randomize block that draws them. */
+/* Per-world robot parameters (csrc/robot_params.c): allocate them into a and
+ * the layout (0 on out of memory); each reset sets them
+ * (kernels/robot_randomize.h). */
 int tp_robot_params_create(struct tp_batch *b, tp_artic_batch *a);
-void tp_robot_params_world(struct tp_batch *b, int w);
-tp_status tp_robot_params_refused(const struct tp_batch *b);
 /* Set the mass scale of link `body` in world w (kernel order from the body); a changed one wakes its tree. */
 void tp_robot_set_link_scale(struct tp_batch *b, int w, int body, float scale);
 

@@ -1,14 +1,15 @@
 /* robot_params.c - per-world robot parameters (include/torpor_actuators.h,
  * "robot parameters"): each world's joint damping, armature and friction loss
  * and its own copy of the actuators (gear, kp, kv), set to the model's values
- * at every reset, scaled by the randomize block's draws, and written by
- * tp_batch_set_robot_params. CPU backend only: the CUDA step reads the
- * model's values (its batch keeps these arrays NULL and refuses their use). */
+ * at every reset, scaled by the randomize block's draws
+ * (kernels/robot_randomize.h, run by the reset on both backends), and written
+ * by tp_batch_set_robot_params. On CUDA both arrays are mirrored with the
+ * bodies' group. */
 #include "articulation_host.h"
 #include "batch.h"
 #include "batch_wake.h"
 #include "error.h"
-#include "world_init.h" /* tp_uniform_range */
+#include "mirror.h" /* TP_MIRROR_BODIES */
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,7 +25,6 @@ const char *tp_robot_param_name(tp_robot_param which)
 
 int tp_robot_params_create(tp_batch *b, tp_artic_batch *a)
 {
-    if (b->backend == TP_BACKEND_CUDA) return 1; /* the model's values (tp_robot_params_refused) */
     const tp_artic_model *km = &b->model->artic->km;
     size_t W = (size_t)b->worlds;
     a->joint_params = malloc((W * (size_t)km->joint_count * TP_AJP_COUNT + 1) * sizeof(float));
@@ -33,24 +33,6 @@ int tp_robot_params_create(tp_batch *b, tp_artic_batch *a)
     b->layout.joint_params = a->joint_params;
     b->layout.actuator_params = km->actuator_count > 0 ? a->actuator_params : NULL;
     return 1;
-}
-
-/* Does the randomize block draw any robot parameter? */
-static int scaled(const float r[2]) { return r[0] != 1.0f || r[1] != 1.0f; }
-
-tp_status tp_robot_params_refused(const tp_batch *b)
-{
-    const tp_randomize_def *r = &b->model->def.randomize;
-    const struct { const float *range; const char *name; } keys[] = {
-        {r->joint_damping_scale, "joint_damping_scale"}, {r->joint_armature_scale, "joint_armature_scale"},
-        {r->joint_friction_scale, "joint_friction_scale"}, {r->actuator_gear_scale, "actuator_gear_scale"},
-        {r->actuator_kp_scale, "actuator_kp_scale"}, {r->actuator_kv_scale, "actuator_kv_scale"}};
-    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; ++i)
-        if (scaled(keys[i].range))
-            return tp_fail(TP_ERR_BACKEND, "model \"%s\": randomize.%s = [%g, %g]: per-world robot parameters are "
-                           "drawn on the cpu backend only so far (use the cpu backend or set it to [1, 1])",
-                           b->model->name, keys[i].name, (double)keys[i].range[0], (double)keys[i].range[1]);
-    return TP_OK;
 }
 
 /* Position actuators have kp; position and velocity ones kv (gain and bias as
@@ -67,41 +49,6 @@ static void set_kv(tp_artic_actuator *a, tp_actuator_type t, float kv)
 
 /* Joints with no damping, armature or friction loss of their own: fixed and free. */
 static int has_passive(const tp_joint_def *d) { return d->type != TP_JOINT_FIXED && d->type != TP_JOINT_FREE; }
-
-void tp_robot_params_world(tp_batch *b, int w)
-{
-    tp_artic_batch *a = b->artic;
-    if (!a->joint_params) return;
-    const tp_artic_host *h = b->model->artic;
-    const tp_randomize_def *r = &b->model->def.randomize;
-    int J = h->km.joint_count, U = h->km.actuator_count;
-    float *jp = a->joint_params + (size_t)w * (size_t)J * TP_AJP_COUNT;
-    const float *ranges[TP_AJP_COUNT] = {r->joint_damping_scale, r->joint_armature_scale, r->joint_friction_scale};
-    for (int i = 0; i < J; ++i) {
-        const tp_joint_def *d = &h->defs[i];
-        float value[TP_AJP_COUNT] = {d->damping, d->armature, d->friction};
-        float *row = jp + (size_t)h->kernel_of[i] * TP_AJP_COUNT;
-        for (int c = 0; c < TP_AJP_COUNT; ++c) {
-            row[c] = value[c];
-            if (has_passive(d) && scaled(ranges[c]))
-                row[c] = value[c] * tp_uniform_range(tp_robot_draw(b, w, (uint32_t)i, TP_ROBOT_STREAM_DAMPING + (uint32_t)c).v[0],
-                                                     ranges[c]);
-        }
-    }
-    tp_artic_actuator *act = a->actuator_params + (size_t)w * (size_t)U;
-    for (int k = 0; k < U; ++k) {
-        const tp_actuator_def *d = &h->act_defs[k];
-        act[k] = h->actuators[k];
-        if (scaled(r->actuator_gear_scale))
-            act[k].gear = d->gear * tp_uniform_range(tp_robot_draw(b, w, (uint32_t)k, TP_ROBOT_STREAM_GEAR).v[0],
-                                                     r->actuator_gear_scale);
-        if (has_kp(d->type) && scaled(r->actuator_kp_scale))
-            set_kp(&act[k], d->kp * tp_uniform_range(tp_robot_draw(b, w, (uint32_t)k, TP_ROBOT_STREAM_KP).v[0], r->actuator_kp_scale));
-        if (has_kv(d->type) && scaled(r->actuator_kv_scale))
-            set_kv(&act[k], d->type,
-                   d->kv * tp_uniform_range(tp_robot_draw(b, w, (uint32_t)k, TP_ROBOT_STREAM_KV).v[0], r->actuator_kv_scale));
-    }
-}
 
 /* Columns of a parameter: joints or actuators. */
 static int param_columns(const tp_artic_host *h, tp_robot_param which)
@@ -183,8 +130,6 @@ static tp_status usable(tp_batch *b, tp_robot_param which, const char *call)
     if ((unsigned)which >= TP_ROBOT_PARAM_COUNT)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: unknown robot parameter %d", call, (int)which);
     if (!b->artic) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: model \"%s\" has no joints", call, b->model->name);
-    if (!b->artic->joint_params)
-        return tp_fail(TP_ERR_BACKEND, "%s: per-world robot parameters are kept on the cpu backend only so far", call);
     return TP_OK;
 }
 
@@ -217,6 +162,7 @@ tp_status tp_batch_get_robot_params(tp_batch *b, tp_robot_param which, float *ou
     if (st) return st;
     int n = param_columns(b->model->artic, which);
     if (n > 0 && !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: out is NULL", call);
+    if ((st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_BODIES))) return st; /* CUDA: their group */
     for (int w = 0; w < b->worlds; ++w)
         for (int i = 0; i < n; ++i) out[(size_t)w * (size_t)n + (size_t)i] = get_value(b, which, w, i);
     return TP_OK;

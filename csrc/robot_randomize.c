@@ -32,7 +32,14 @@ tp_artic_initial tp_artic_batch_initial(const tp_batch *b)
     r->scale_mass = d->mass_scale[0] != 1.0f || d->mass_scale[1] != 1.0f;
     r->mass_scale[0] = d->mass_scale[0];
     r->mass_scale[1] = d->mass_scale[1];
+    const float *scales[6] = {d->joint_damping_scale, d->joint_armature_scale, d->joint_friction_scale,
+                              d->actuator_gear_scale, d->actuator_kp_scale, d->actuator_kv_scale};
+    for (int c = 0; c < 6; ++c) {
+        r->param_scale[c][0] = scales[c][0];
+        r->param_scale[c][1] = scales[c][1];
+    }
     r->added_of = h->added_of;
+    r->actuator_type = h->act_type;
     return init;
 }
 

@@ -107,9 +107,8 @@ tp_status tp_batch_set_ctrl(tp_batch *batch, const tp_world_select *select, cons
  * position actuators, kv on position and velocity ones (a position
  * actuator's kp is its gain and -bias1, its kv -bias2; a velocity actuator's
  * kv its gain and -bias2), elsewhere the value must be 0. A changed value
- * wakes the world's trees. CPU backend only so far: on CUDA the step uses the
- * model's values, these calls return TP_ERR_BACKEND and a batch whose model
- * randomizes them is refused. */
+ * wakes the world's trees. Both backends (CUDA: the arrays are mirrored, a
+ * read copies every world's back from the device). */
 typedef enum tp_robot_param {
     TP_ROBOT_JOINT_DAMPING = 0,  /* [J] N m s/rad or N s/m, >= 0 */
     TP_ROBOT_JOINT_ARMATURE = 1, /* [J] kg m^2 or kg, >= 0 */

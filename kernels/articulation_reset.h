@@ -1,11 +1,10 @@
 /* articulation_reset.h - a world's joints and actuators as a fresh world
  * starts them.
  *
- * Written once for both backends: the CPU calls tp_artic_world_reset from
- * tp_artic_batch_init_world (csrc/articulation_batch.c) at creation and
- * reset, then sets the per-world robot parameters (csrc/robot_params.c); the
- * CUDA reset kernel (kernels/cuda/stages.cu) calls tp_artic_reset_in_layout
- * on one thread of the world's block after the bodies are drawn. The robot
+ * Written once for both backends: tp_artic_batch_init_world
+ * (csrc/articulation_batch.c) calls tp_artic_reset_in_layout at creation and
+ * reset, and so does the CUDA reset kernel (kernels/cuda/stages.cu) on one
+ * thread of the world's block after the bodies are drawn. The robot
  * randomization's draws (kernels/robot_randomize.h) are the same on both. */
 #ifndef TP_ARTICULATION_RESET_H
 #define TP_ARTICULATION_RESET_H
@@ -56,9 +55,9 @@ TP_HD void tp_artic_world_reset(const tp_artic_model *m, const tp_artic_initial 
     tp_artic_world_publish(m, s, wd, scratch);
 }
 
-/* The reset of world w's joints in the arrays of layout L (wd: the world's
- * view, bodies already drawn): what the CUDA reset kernel runs, and what
- * tests/test_joint_mirror.c runs on the host against the CPU's reset. */
+/* The reset of world w's joints, actuators and robot parameters in the
+ * arrays of layout L (wd: the world's view, bodies already drawn): what both
+ * backends run, the CUDA reset kernel on one thread of the world's block. */
 TP_HD void tp_artic_reset_in_layout(const tp_layout *L, const tp_artic_initial *init, int w, uint32_t episode, tp_world *wd)
 {
     tp_artic_world s = tp_artic_world_at(L->artic, L->joint_q, L->joint_qd, L->joint_f, L->joint_target_q,
@@ -67,6 +66,10 @@ TP_HD void tp_artic_reset_in_layout(const tp_layout *L, const tp_artic_initial *
     tp_artic_world_link_scales(L->artic, &s, L->link_scale, w);
     tp_artic_world_reset(L->artic, init, &s, L->ctrl, L->link_scale, w, episode, wd,
                          L->artic_scratch + (size_t)w * L->artic_scratch_bytes);
+    if (L->joint_params)
+        tp_robot_params_world_draws(L->artic, &init->robot, L->joint_params + (size_t)w * (size_t)L->artic->joint_count * TP_AJP_COUNT,
+                                    L->actuator_params ? L->actuator_params + (size_t)w * (size_t)L->artic->actuator_count : NULL,
+                                    w, episode);
 }
 
 #endif

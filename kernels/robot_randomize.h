@@ -1,6 +1,7 @@
 /* robot_randomize.h - the draws of a robot world's reset (docs/articulations.md,
- * "Randomization"): joint-state noise around q0 / qd0 and link mass scales,
- * each drawn anew per episode.
+ * "Randomization"): joint-state noise around q0 / qd0, link mass scales and
+ * the per-world robot parameters (joint damping, armature, friction loss;
+ * actuator gear, kp, kv), each drawn anew per episode.
  *
  * Written once for both backends: tp_artic_world_reset
  * (kernels/articulation_reset.h) calls it on the CPU (tp_artic_batch_init_world)
@@ -33,8 +34,16 @@ typedef struct tp_robot_randomize {
     int32_t joint_noise_normal;    /* 0 uniform in [-a, a], 1 normal with standard deviation a */
     int32_t scale_mass;            /* mass_scale is not [1, 1] */
     float mass_scale[2];
+    float param_scale[6][2];       /* joint damping, armature, friction loss; actuator gear, kp, kv ([1, 1] = off) */
     const int32_t *added_of;       /* [J] kernel joint -> its index as added (the key of its draws) */
+    const int32_t *actuator_type;  /* [nu] TP_ACT_* of each actuator (NULL without actuators) */
 } tp_robot_randomize;
+
+/* Columns of tp_robot_randomize.param_scale past the joints' TP_AJP_*. */
+enum { TP_ROBOT_SCALE_GEAR = 3, TP_ROBOT_SCALE_KP = 4, TP_ROBOT_SCALE_KV = 5 };
+
+/* Is a scale range drawn (not [1, 1])? */
+TP_HD int tp_robot_scaled(const float range[2]) { return range[0] != 1.0f || range[1] != 1.0f; }
 
 /* Does r draw anything at a reset? */
 TP_HD int tp_robot_randomizes(const tp_robot_randomize *r)
@@ -77,6 +86,55 @@ TP_HD void tp_robot_randomize_world_draws(const tp_artic_model *m, const tp_robo
         if (r->joint_qd_noise > 0.0f)
             s->qd[j->v_start] += tp_robot_joint_noise(tp_robot_philox(r, w, i, TP_ROBOT_STREAM_JOINT_QD, episode),
                                                       r->joint_qd_noise, r->joint_noise_normal);
+    }
+}
+
+/* Parameter `column` of index `index` scaled by its draw: value times a scale
+ * uniform in param_scale[column] (stream TP_ROBOT_STREAM_DAMPING + column). */
+TP_HD float tp_robot_scaled_param(const tp_robot_randomize *r, int w, uint32_t index, int column, float value,
+                                  uint32_t episode)
+{
+    tp_philox4 u = tp_robot_philox(r, w, index, TP_ROBOT_STREAM_DAMPING + (uint32_t)column, episode);
+    return value * tp_uniform_range(u.v[0], r->param_scale[column]);
+}
+
+/* World w's robot parameters of episode `episode`: joint_params (its row
+ * [J][TP_AJP_COUNT], kernel order) and actuators (its row [nu]; NULL without
+ * actuators) at the model's values, each scaled by its draw where its range
+ * is not [1, 1]; fixed and free joints have no damping, armature or friction
+ * loss of their own, kp belongs to position actuators, kv to position and
+ * velocity ones (gain and bias as csrc/actuator_model.c fills them). */
+TP_HD void tp_robot_params_world_draws(const tp_artic_model *m, const tp_robot_randomize *r, float *joint_params,
+                                       tp_artic_actuator *actuators, int w, uint32_t episode)
+{
+    for (int k = 0; k < m->joint_count; ++k) {
+        const tp_artic_joint *j = &m->joints[k];
+        float value[TP_AJP_COUNT] = {j->damping, j->armature, j->friction};
+        int passive = j->type != TP_AJ_FIXED && j->type != TP_AJ_FREE;
+        float *row = joint_params + (size_t)k * TP_AJP_COUNT;
+        for (int c = 0; c < TP_AJP_COUNT; ++c)
+            row[c] = passive && tp_robot_scaled(r->param_scale[c])
+                         ? tp_robot_scaled_param(r, w, (uint32_t)r->added_of[k], c, value[c], episode)
+                         : value[c];
+    }
+    for (int k = 0; k < m->actuator_count && actuators; ++k) {
+        const tp_artic_actuator *model = &m->actuators[k];
+        tp_artic_actuator *a = &actuators[k];
+        int type = r->actuator_type[k];
+        *a = *model;
+        if (tp_robot_scaled(r->param_scale[TP_ROBOT_SCALE_GEAR]))
+            a->gear = tp_robot_scaled_param(r, w, (uint32_t)k, TP_ROBOT_SCALE_GEAR, model->gear, episode);
+        if (type == TP_ACT_POSITION && tp_robot_scaled(r->param_scale[TP_ROBOT_SCALE_KP])) {
+            float kp = tp_robot_scaled_param(r, w, (uint32_t)k, TP_ROBOT_SCALE_KP, model->gain[0], episode);
+            a->gain[0] = kp;
+            a->bias[1] = -kp;
+        }
+        if ((type == TP_ACT_POSITION || type == TP_ACT_VELOCITY) && tp_robot_scaled(r->param_scale[TP_ROBOT_SCALE_KV])) {
+            float kv0 = type == TP_ACT_VELOCITY ? model->gain[0] : -model->bias[2];
+            float kv = tp_robot_scaled_param(r, w, (uint32_t)k, TP_ROBOT_SCALE_KV, kv0, episode);
+            if (type == TP_ACT_VELOCITY) a->gain[0] = kv;
+            a->bias[2] = -kv;
+        }
     }
 }
 

@@ -4,7 +4,8 @@
  * begin_write. A read of the joint or actuator arrays pulls every world's
  * body group (their group); a write of joint arrays or controls, or an
  * impulse on a link, asks for each written world before it changes any of
- * them, and a refused write asks for none. A reset world's joints,
+ * them, and a refused write asks for none; so do the per-world robot
+ * parameters' reads and writes. A reset world's joints,
  * controls, actuator forces and link scales are the fresh world's, and the
  * CUDA reset kernel's code, run on the host, draws the CPU's robot
  * randomization bit for bit. */
@@ -31,14 +32,16 @@ static call calls[MAX_CALLS];
 static int ncalls;
 static const tp_backend_ops *cpu_ops;
 static tp_backend_ops recording;
-static float saved_q[WORLDS * 8], saved_qd[WORLDS * 8], saved_ctrl[WORLDS * 8];
-static size_t q_bytes, qd_bytes, ctrl_bytes;
+static float saved_q[WORLDS * 8], saved_qd[WORLDS * 8], saved_ctrl[WORLDS * 8], saved_jp[WORLDS * 8 * TP_AJP_COUNT];
+static tp_artic_actuator saved_act[WORLDS * 8];
+static size_t q_bytes, qd_bytes, ctrl_bytes, jp_bytes, act_bytes;
 
-/* The batch's joint_q, joint_qd and ctrl still as saved. */
+/* The batch's joint_q, joint_qd, ctrl and robot parameters still as saved. */
 static int joints_as_saved(tp_batch *b)
 {
     return !memcmp(b->artic->q, saved_q, q_bytes) && !memcmp(b->artic->qd, saved_qd, qd_bytes) &&
-           !memcmp(b->artic->ctrl, saved_ctrl, ctrl_bytes);
+           !memcmp(b->artic->ctrl, saved_ctrl, ctrl_bytes) && !memcmp(b->artic->joint_params, saved_jp, jp_bytes) &&
+           !memcmp(b->artic->actuator_params, saved_act, act_bytes);
 }
 
 static void save_joints(tp_batch *b)
@@ -46,6 +49,8 @@ static void save_joints(tp_batch *b)
     memcpy(saved_q, b->artic->q, q_bytes);
     memcpy(saved_qd, b->artic->qd, qd_bytes);
     memcpy(saved_ctrl, b->artic->ctrl, ctrl_bytes);
+    memcpy(saved_jp, b->artic->joint_params, jp_bytes);
+    memcpy(saved_act, b->artic->actuator_params, act_bytes);
     ncalls = 0;
 }
 
@@ -83,6 +88,8 @@ static tp_batch *recorded(tp_model *m)
     q_bytes = WORLDS * (size_t)tp_model_joint_q_count(m) * sizeof(float);
     qd_bytes = WORLDS * (size_t)tp_model_joint_dof_count(m) * sizeof(float);
     ctrl_bytes = WORLDS * (size_t)tp_model_actuator_count(m) * sizeof(float);
+    jp_bytes = WORLDS * (size_t)tp_model_joint_count(m) * TP_AJP_COUNT * sizeof(float);
+    act_bytes = WORLDS * (size_t)tp_model_actuator_count(m) * sizeof(tp_artic_actuator);
     save_joints(b);
     return b;
 }
@@ -305,7 +312,7 @@ Test(joint_mirror, a_reset_world_has_the_fresh_controls_and_link_scales)
     tp_model_destroy(m);
 }
 
-/* World w's robot arrays filled with 7s, so that what a reset leaves unwritten shows. */
+/* World w's robot arrays and parameters filled with 7s, so that what a reset leaves unwritten shows. */
 static void spoil_robot(tp_batch *b, int w)
 {
     const tp_artic_model *km = &b->model->artic->km;
@@ -316,6 +323,8 @@ static void spoil_robot(tp_batch *b, int w)
     size_t lengths[] = {nq, nv, nv, nv, nv, nv, nv, nu, J};
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r)
         for (size_t k = 0; k < lengths[r]; ++k) rows[r][k] = 7.0f;
+    for (size_t k = 0; k < J * TP_AJP_COUNT; ++k) a->joint_params[w * J * TP_AJP_COUNT + k] = 7.0f;
+    memset(a->actuator_params + w * nu, 7, nu * sizeof(tp_artic_actuator));
 }
 
 /* The CUDA reset kernel (tp_reset_kernel, kernels/cuda/stages.cu) run on the
@@ -346,22 +355,28 @@ static tp_status device_reset(tp_batch *b, const int *worlds, int count)
 
 /* A cart-pole whose pole hinge is added before the slider (so a joint's
  * kernel index is not its index as added, the key of its draws), a motor on
- * the slider, joint noise of `distribution` and link mass scales. */
+ * the slider, a position and a velocity actuator on the hinge, joint noise
+ * of `distribution`, link mass scales and every robot parameter scale. */
 static tp_model *noisy_cartpole(const char *distribution)
 {
     char doc[2048];
     snprintf(doc, sizeof doc,
              "{\"version\": 2, \"sleep\": {\"enabled\": false},"
              " \"randomize\": {\"seed\": 11, \"joint_q_noise\": 0.3, \"joint_qd_noise\": 0.5, \"joint_noise\": \"%s\","
-             " \"mass_scale\": [0.5, 2]},"
+             " \"mass_scale\": [0.5, 2], \"joint_damping_scale\": [0.5, 1.5], \"joint_armature_scale\": [1, 2],"
+             " \"joint_friction_scale\": [0.5, 1], \"actuator_gear_scale\": [0.8, 1.2], \"actuator_kp_scale\": [0.5, 2],"
+             " \"actuator_kv_scale\": [0.5, 2]},"
              " \"bodies\": [{\"name\": \"ground\", \"shape\": \"box\", \"size\": [8, 4, 1], \"pos\": [0, 0, -0.5], \"static\": true},"
              " {\"name\": \"cart\", \"shape\": \"box\", \"size\": [0.4, 0.3, 0.2], \"pos\": [0, 0, 1], \"mass\": 1},"
              " {\"name\": \"pole\", \"shape\": \"box\", \"size\": [0.05, 0.05, 1], \"pos\": [0, 0, 1.6], \"mass\": 0.1}],"
              " \"joints\": [{\"name\": \"hinge\", \"type\": \"revolute\", \"parent\": \"cart\", \"child\": \"pole\","
-             " \"axis\": [0, 1, 0], \"anchor\": [0, 0, -0.5], \"q0\": 0.05, \"limits\": [-0.2, 0.2]},"
+             " \"axis\": [0, 1, 0], \"anchor\": [0, 0, -0.5], \"q0\": 0.05, \"limits\": [-0.2, 0.2], \"damping\": 0.2,"
+             " \"armature\": 0.01, \"friction\": 0.05},"
              " {\"name\": \"slider\", \"type\": \"prismatic\", \"parent\": \"world\", \"child\": \"cart\", \"axis\": [1, 0, 0],"
-             " \"limits\": [-2.4, 2.4]}],"
-             " \"actuators\": [{\"name\": \"push\", \"type\": \"motor\", \"joint\": \"slider\", \"gear\": 4}]}",
+             " \"limits\": [-2.4, 2.4], \"damping\": 0.1}],"
+             " \"actuators\": [{\"name\": \"push\", \"type\": \"motor\", \"joint\": \"slider\", \"gear\": 4},"
+             " {\"name\": \"hold\", \"type\": \"position\", \"joint\": \"hinge\", \"kp\": 5, \"kv\": 0.5},"
+             " {\"name\": \"spin\", \"type\": \"velocity\", \"joint\": \"hinge\", \"kv\": 0.3}]}",
              distribution);
     tp_model *m = NULL;
     cr_assert_eq(tp_model_load_string(doc, "noisy_cartpole.json", &m), TP_OK, "%s", tp_last_error());
@@ -369,8 +384,8 @@ static tp_model *noisy_cartpole(const char *distribution)
     return m;
 }
 
-/* World w of a and world v of b: joint and actuator arrays, link scales and
- * the world hash, bit for bit. */
+/* World w of a and world v of b: joint and actuator arrays, link scales,
+ * the world hash and the robot parameters, bit for bit. */
 static void expect_same_world(tp_batch *a, int w, tp_batch *b, int v, const char *when)
 {
     const tp_artic_model *km = &a->model->artic->km;
@@ -391,6 +406,11 @@ static void expect_same_world(tp_batch *a, int w, tp_batch *b, int v, const char
     cr_assert_eq(tp_batch_world_hash(b, v, &expect), TP_OK);
     cr_assert_eq(got, expect, "%s: world %d hash %016llx, world %d %016llx", when, w, (unsigned long long)got, v,
                  (unsigned long long)expect);
+    cr_assert(!memcmp(x->joint_params + w * J * TP_AJP_COUNT, y->joint_params + v * J * TP_AJP_COUNT,
+                      J * TP_AJP_COUNT * sizeof(float)),
+              "%s: joint_params of world %d and world %d differ", when, w, v);
+    cr_assert(!memcmp(x->actuator_params + w * nu, y->actuator_params + v * nu, nu * sizeof(tp_artic_actuator)),
+              "%s: actuator_params of world %d and world %d differ", when, w, v);
 }
 
 /* A CPU batch of W worlds from global world `first` whose resets run the
@@ -414,9 +434,10 @@ static tp_batch *device_reset_batch(tp_model *m, int worlds, int first)
 }
 
 /* The CUDA reset path, run on the host, draws the robot randomization (joint
- * noise, uniform and normal, and link mass scales) with the bits of the CPU
- * backend's reset: at creation and after a reset of some worlds of a stepped
- * batch, at 7 worlds and at 1 (global world 3, a shard of the 7). */
+ * noise, uniform and normal, link mass scales and the robot parameters) with
+ * the bits of the CPU backend's reset: at creation and after resets of some
+ * worlds of a stepped batch whose parameters were written, at 7 worlds and at
+ * 1 (global world 3, a shard of the 7). */
 Test(joint_mirror, the_device_reset_draws_the_cpu_robot_randomization)
 {
     const char *distributions[2] = {"uniform", "normal"};
@@ -428,10 +449,14 @@ Test(joint_mirror, the_device_reset_draws_the_cpu_robot_randomization)
         tp_batch *ref = NULL, *dev7 = device_reset_batch(m, 7, 0), *dev1 = device_reset_batch(m, 1, 3);
         cr_assert_eq(tp_batch_create(m, &cpu, &ref), TP_OK, "%s", tp_last_error());
         const float *q0 = m->artic->q0;
+        const tp_artic_actuator *acts = m->artic->actuators;
         int noisy = 0;
         for (int w = 0; w < 7; ++w) {
             expect_same_world(dev7, w, ref, w, "created");
-            noisy += ref->artic->q[2 * w + 1] != q0[1] && ref->artic->link_scale[2 * w] != 1.0f;
+            const tp_artic_actuator *a = ref->artic->actuator_params + 3 * w;
+            noisy += ref->artic->q[2 * w + 1] != q0[1] && ref->artic->link_scale[2 * w] != 1.0f &&
+                     ref->artic->joint_params[6 * w + 3] != 0.2f && a[0].gear != acts[0].gear &&
+                     a[1].gain[0] != acts[1].gain[0] && a[1].bias[2] != acts[1].bias[2] && a[2].gain[0] != acts[2].gain[0];
         }
         expect_same_world(dev1, 0, ref, 3, "created, 1 world");
         cr_assert_geq(noisy, 6, "%s: the noise and scales were drawn (%d worlds of 7)", distributions[d], noisy);
@@ -440,6 +465,9 @@ Test(joint_mirror, the_device_reset_draws_the_cpu_robot_randomization)
         for (int i = 0; i < 3; ++i) {
             cr_assert_eq(tp_batch_set_ctrl(all[i], NULL, u + (i == 2 ? 3 : 0)), TP_OK, "%s", tp_last_error());
             cr_assert_eq(tp_batch_step(all[i], 20), TP_OK, "%s", tp_last_error());
+            float kp[7 * 3] = {0};
+            for (int k = 0; k < 7; ++k) kp[3 * k + 1] = 9.0f; /* the position actuator's: undone by the reset */
+            cr_assert_eq(tp_batch_set_robot_params(all[i], TP_ROBOT_ACTUATOR_KP, NULL, kp), TP_OK, "%s", tp_last_error());
         }
         const int reset[3] = {1, 3, 6}, shard_reset[1] = {0};
         for (int twice = 0; twice < 2; ++twice) { /* episodes 1 and 2 */
@@ -455,4 +483,37 @@ Test(joint_mirror, the_device_reset_draws_the_cpu_robot_randomization)
         }
         tp_model_destroy(m);
     }
+}
+
+/* A read of the robot parameters pulls the group they are mirrored with; a
+ * write asks for each written world before changing any, a refused one for
+ * none. Under TORPOR_TEST_BACKEND=cuda the values travel to the device. */
+Test(joint_mirror, robot_params_reads_pull_and_writes_ask_first)
+{
+    tp_model *m = NULL;
+    tp_batch *b = recorded_cart(&m);
+    float gear[WORLDS];
+    cr_assert_eq(tp_batch_get_robot_params(b, TP_ROBOT_ACTUATOR_GEAR, gear), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(ncalls, 1);
+    cr_assert(!calls[0].write && calls[0].first == 0 && calls[0].last == WORLDS - 1 && (calls[0].groups & TP_MIRROR_BODIES));
+    cr_assert_float_eq(gear[2], 4.0f, 0.0f);
+
+    save_joints(b);
+    const int32_t worlds[2] = {3, 1};
+    const float values[2] = {2.0f, 3.0f};
+    tp_world_select sel = {worlds, 2, NULL};
+    cr_assert_eq(tp_batch_set_robot_params(b, TP_ROBOT_ACTUATOR_GEAR, &sel, values), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(ncalls, 2);
+    for (int i = 0; i < 2; ++i)
+        cr_assert(calls[i].write && calls[i].first == worlds[i] && calls[i].last == worlds[i] && calls[i].unchanged,
+                  "world %d asked for after a parameter had changed", worlds[i]);
+    cr_assert_float_eq(b->artic->actuator_params[3].gear, 2.0f, 0.0f);
+    cr_assert_float_eq(b->artic->actuator_params[1].gear, 3.0f, 0.0f);
+
+    save_joints(b);
+    const float damping[2] = {0.5f, -1.0f};
+    cr_assert_eq(tp_batch_set_robot_params(b, TP_ROBOT_JOINT_DAMPING, &sel, damping), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(ncalls, 0, "a refused parameter write asks for nothing");
+    cr_assert(joints_as_saved(b));
+    done(b, m);
 }

@@ -65,6 +65,7 @@ static void add_world_array(tp_cuda_batch *c, void **device, void *host, size_t 
 
 /* The articulation arrays of a model with joints: the joint arrays mirrored
  * with the bodies (a host write of joints or a link impulse changes both),
+ * the per-world robot parameters too (written with the same begin_write),
  * the stage's scratch device-only, the model's tables and initial arrays
  * uploaded once, and the kernel model itself (c->artic_model, filled with
  * the tables' device addresses by link_artic_model before the upload). */
@@ -84,6 +85,10 @@ static void list_artic_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     add_world_array(c, (void **)&D->actuator_f, H->actuator_f, nv, S);
     add_world_array(c, (void **)&D->limit_f, H->limit_f, nv, S);
     add_world_array(c, (void **)&D->link_scale, H->link_scale, (size_t)km->joint_count * sizeof(float), S);
+    add_world_array(c, (void **)&D->joint_params, H->joint_params, (size_t)km->joint_count * TP_AJP_COUNT * sizeof(float), S);
+    if (H->actuator_params)
+        add_world_array(c, (void **)&D->actuator_params, H->actuator_params,
+                        (size_t)km->actuator_count * sizeof(tp_artic_actuator), S);
     add_array(c, (void **)&D->artic_scratch, NULL, H->artic_scratch_bytes * (size_t)H->worlds, 0);
     add_array(c, (void **)&c->artic_joints, km->joints, (size_t)km->joint_count * sizeof(tp_artic_joint), 1);
     add_array(c, (void **)&c->artic_trees, km->trees, (size_t)km->tree_count * sizeof(tp_artic_tree), 1);
@@ -96,6 +101,9 @@ static void list_artic_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     add_array(c, (void **)&I->target_q0, s->artic_initial.target_q0, nv, 1);
     add_array(c, (void **)&I->target_qd0, s->artic_initial.target_qd0, nv, 1);
     add_array(c, (void **)&I->robot.added_of, s->artic_initial.robot.added_of, (size_t)km->joint_count * sizeof(int32_t), 1);
+    if (km->actuator_count > 0)
+        add_array(c, (void **)&I->robot.actuator_type, s->artic_initial.robot.actuator_type,
+                  (size_t)km->actuator_count * sizeof(int32_t), 1);
     add_array(c, (void **)&D->artic, &c->artic_model, sizeof(tp_artic_model), 1);
 }
 
