@@ -1138,7 +1138,7 @@ class Batch:
         (friction loss, N m or N) per joint in :attr:`Model.joint_names` order; "actuator_gear",
         "actuator_kp", "actuator_kv" per actuator (kp of position actuators, kv of position and velocity
         ones, 0 elsewhere). Each reset sets them to the model's values times the randomize block's
-        draws (``joint_damping_scale`` ...). CPU backend only (BackendError on CUDA)."""
+        draws (``joint_damping_scale`` ...). Both backends (CUDA: copied back from the device)."""
         which, n = self._robot_param(name)
         out = np.zeros((self.worlds, n), np.float32)
         _check(self._c(lib.tp_batch_get_robot_params, which, ffi.cast("float *", out.ctypes.data)))
