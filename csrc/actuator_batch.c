@@ -1,7 +1,6 @@
-/* actuator_batch.c - a batch's actuator arrays: the controls ctrl [W][nu]
- * (held until written) and the actuator force per dof [W][nv]; the view and
- * the batched write of the controls. A world's reset zeroes them
- * (kernels/articulation_reset.h). */
+/* actuator_batch.c - the public actuator calls of a batch: the view of the
+ * controls and actuator forces, and the batched write of the controls (the
+ * arrays: csrc/articulation_world.c). */
 #include "articulation_host.h"
 #include "batch.h"
 #include "batch_wake.h"
@@ -10,20 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-int tp_actuator_batch_create(tp_batch *b, tp_artic_batch *a)
-{
-    const tp_artic_model *km = &b->model->artic->km;
-    size_t W = (size_t)b->worlds;
-    a->ctrl = calloc(W * (size_t)km->actuator_count + 1, sizeof(float));
-    a->act_f = calloc(W * (size_t)km->nv + 1, sizeof(float));
-    a->limit_f = calloc(W * (size_t)km->nv + 1, sizeof(float));
-    if (!a->ctrl || !a->act_f || !a->limit_f) return 0;
-    b->layout.ctrl = km->actuator_count > 0 ? a->ctrl : NULL;
-    b->layout.actuator_f = a->act_f;
-    b->layout.limit_f = a->limit_f;
-    return 1;
-}
 
 tp_status tp_batch_actuators(tp_batch *b, tp_actuator_view *out)
 {

@@ -3,18 +3,12 @@
 #include "articulation_host.h"
 #include "error.h"
 #include "model.h"
+#include "names.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const actuator_type_names[TP_ACTUATOR_TYPE_COUNT] = {"motor", "position", "velocity", "general"};
-
-const char *tp_actuator_type_name(tp_actuator_type type)
-{
-    return (unsigned)type < TP_ACTUATOR_TYPE_COUNT ? actuator_type_names[type] : NULL;
-}
 
 tp_actuator_def tp_default_actuator_def(void)
 {
@@ -32,7 +26,7 @@ tp_actuator_def tp_default_actuator_def(void)
  * silently ignored (kp on a motor leaves it a motor). */
 static int check_unused(const tp_actuator_def *d, char *field, size_t field_len, char *reason, size_t reason_len)
 {
-    const char *t = actuator_type_names[d->type];
+    const char *t = tp_actuator_type_names[d->type];
     if (d->type != TP_ACTUATOR_POSITION && d->kp != 0.0f)
         return CHECK_FAIL("kp", "a %s actuator takes no kp (give \"type\": \"position\")", t);
     if ((d->type == TP_ACTUATOR_MOTOR || d->type == TP_ACTUATOR_GENERAL) && d->kv != 0.0f)

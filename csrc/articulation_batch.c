@@ -1,10 +1,10 @@
-/* articulation_batch.c - a batch's joint arrays: creation, reset, the CPU
- * step hooks, the joint view and batched writes. */
+/* articulation_batch.c - the public joint calls of a batch: the joint view
+ * and the batched, all-or-nothing writes of joint state and targets (which
+ * wake the world's trees). The arrays themselves: csrc/articulation_world.c. */
 #include "articulation_host.h"
-#include "articulation_impulse.h"
 #include "batch.h"
-#include "error.h"
 #include "batch_wake.h"
+#include "error.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -12,112 +12,6 @@
 #include <string.h>
 
 static const tp_artic_host *host_of(const tp_batch *b) { return b->model->artic; }
-
-tp_status tp_artic_batch_create(tp_batch *b)
-{
-    const tp_artic_host *h = host_of(b);
-    if (!h) return TP_OK;
-    tp_artic_batch *a = calloc(1, sizeof *a);
-    if (!a) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays");
-    b->artic = a;
-    size_t W = (size_t)b->worlds, nq = (size_t)h->km.nq, nv = (size_t)h->km.nv;
-    a->q = calloc(W * nq + 1, sizeof(float)); /* + 1: a tree of fixed joints has no coordinates */
-    a->qd = calloc(W * nv + 1, sizeof(float));
-    a->f = calloc(W * nv + 1, sizeof(float));
-    a->target_q = calloc(W * nv + 1, sizeof(float));
-    a->target_qd = calloc(W * nv + 1, sizeof(float));
-    /* link points: the batch's, or 8 per link + 16 (a box link on the ground
-     * has a manifold of 4), never more than the contact capacity */
-    a->km = h->km;
-    int points = b->link_point_capacity > 0 ? b->link_point_capacity : 8 * h->km.joint_count + 16;
-    a->km.point_capacity = points < b->contact_capacity ? points : b->contact_capacity;
-    a->scratch_bytes = tp_artic_align(tp_artic_scratch_bytes(&a->km, b->contact_capacity));
-    a->scratch = aligned_alloc(16, W * a->scratch_bytes);
-    if (!(a->q && a->qd && a->f && a->target_q && a->target_qd && a->scratch && tp_actuator_batch_create(b, a) &&
-          tp_robot_batch_create(b, a)))
-        return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays (%d worlds, %zu "
-                                             "bytes of scratch each)", b->worlds, a->scratch_bytes);
-    tp_layout *L = &b->layout;
-    L->artic = &a->km;
-    L->joint_q = a->q;
-    L->joint_qd = a->qd;
-    L->joint_f = a->f;
-    L->joint_target_q = a->target_q;
-    L->joint_target_qd = a->target_qd;
-    L->artic_scratch = a->scratch;
-    L->artic_scratch_bytes = a->scratch_bytes;
-    return TP_OK;
-}
-
-size_t tp_artic_batch_bytes_per_world(const tp_batch *b)
-{
-    if (!b->artic) return 0;
-    const tp_artic_model *km = &host_of(b)->km;
-    size_t params = b->artic->joint_params ? (size_t)km->joint_count * TP_AJP_COUNT * sizeof(float) +
-                                                 (size_t)km->actuator_count * sizeof(tp_artic_actuator)
-                                           : 0;
-    return ((size_t)km->nq + 6 * (size_t)km->nv + (size_t)km->actuator_count + (size_t)km->joint_count) * sizeof(float) +
-           params + b->artic->scratch_bytes;
-}
-
-void tp_artic_batch_destroy(tp_batch *b)
-{
-    tp_artic_batch *a = b->artic;
-    if (!a) return;
-    void *arrays[] = {a->q, a->qd, a->f, a->target_q, a->target_qd, a->ctrl, a->act_f, a->limit_f, a->link_scale, a->joint_params,
-                      a->actuator_params, a->scratch};
-    for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
-    free(a);
-    b->artic = NULL;
-}
-
-tp_artic_world tp_artic_batch_world(tp_batch *b, int w)
-{
-    tp_artic_batch *a = b->artic;
-    tp_artic_world s = tp_artic_world_at(&host_of(b)->km, a->q, a->qd, a->f, a->target_q, a->target_qd, w);
-    tp_artic_world_actuators(&host_of(b)->km, &s, a->ctrl, a->act_f, a->limit_f, w);
-    tp_artic_world_link_scales(&host_of(b)->km, &s, a->link_scale, w);
-    tp_artic_world_params(&host_of(b)->km, &s, a->joint_params, a->actuator_params, w);
-    return s;
-}
-
-/* Links of world w where (q, qd) put them, with world w's own scratch. */
-static void publish_world(tp_batch *b, int w)
-{
-    tp_artic_world s = tp_artic_batch_world(b, w);
-    tp_world wd = tp_batch_world(b, w);
-    tp_artic_world_publish(&host_of(b)->km, &s, &wd, b->artic->scratch + (size_t)w * b->artic->scratch_bytes);
-}
-
-void tp_artic_batch_impulse(tp_batch *b, int w, int body, const float p[3], const float point[3], const float L[3])
-{
-    tp_artic_world s = tp_artic_batch_world(b, w);
-    tp_vec3 zero = tp_v3(0.0f, 0.0f, 0.0f);
-    tp_artic_apply_impulse(&host_of(b)->km, &s, b->artic->scratch + (size_t)w * b->artic->scratch_bytes,
-                           b->model->bodies[body].link - 1, p ? tp_v3_load(p) : zero, point ? tp_v3_load(point) : zero,
-                           point == NULL, L ? tp_v3_load(L) : zero);
-    publish_world(b, w);
-}
-
-const char *tp_artic_link_joint_name(const tp_model *m, int body)
-{
-    const tp_artic_host *h = m->artic;
-    int k = m->bodies[body].link - 1;
-    for (int j = 0; h && j < h->km.joint_count; ++j)
-        if (h->kernel_of[j] == k) return h->names[j];
-    return "?";
-}
-
-void tp_artic_batch_init_world(tp_batch *b, int w)
-{
-    const tp_artic_host *h = host_of(b);
-    if (!h || !b->artic) return;
-    tp_artic_initial init = tp_artic_batch_initial(b); /* with the robot randomization of this episode */
-    tp_world wd = tp_batch_world(b, w);
-    tp_artic_reset_in_layout(&b->layout, &init, w, b->episode[w], &wd);
-}
-
-/* ---------------------------------------------------------------- API */
 
 tp_status tp_batch_joints(tp_batch *b, tp_joint_view *out)
 {
@@ -290,7 +184,7 @@ static tp_status set_arrays(tp_batch *b, const int *worlds, int count, const uin
         int w = worlds ? worlds[i] : i;
         for (int a = 0; a < TP_JOINT_ARRAY_COUNT; ++a)
             if (values[a]) write_row(b, (tp_joint_array)a, w, values[a], i);
-        if (moves) publish_world(b, w);
+        if (moves) tp_artic_batch_publish(b, w);
         if (wakes) tp_wake_trees(b, w);
     }
     return TP_OK;

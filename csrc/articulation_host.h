@@ -85,9 +85,9 @@ void tp_artic_host_free(tp_artic_host *h);
 typedef struct tp_artic_batch {
     tp_artic_model km; /* the model's, with this batch's link-point capacity (the layout points here) */
     float *q, *qd, *f, *target_q, *target_qd;
-    float *ctrl, *act_f; /* [W][nu] controls, [W][nv] actuator force per dof (csrc/actuator_batch.c) */
-    float *limit_f;      /* [W][nv] joint-limit force per dof (csrc/actuator_batch.c) */
-    float *link_scale;   /* [W][J] mass scale of each link, kernel order (csrc/robot_randomize.c) */
+    float *ctrl, *act_f; /* [W][nu] controls, [W][nv] actuator force per dof (csrc/articulation_world.c) */
+    float *limit_f;      /* [W][nv] joint-limit force per dof (csrc/articulation_world.c) */
+    float *link_scale;   /* [W][J] mass scale of each link, kernel order (csrc/articulation_world.c) */
     float *joint_params; /* [W][J][TP_AJP_COUNT] damping, armature, friction loss, kernel order
                             (csrc/robot_params.c) */
     tp_artic_actuator *actuator_params; /* [W][nu] each world's actuators */
@@ -106,38 +106,26 @@ size_t tp_artic_batch_bytes_per_world(const struct tp_batch *b);
 /* World w's joints at their initial values, links published. */
 void tp_artic_batch_init_world(struct tp_batch *b, int w);
 tp_artic_world tp_artic_batch_world(struct tp_batch *b, int w);
+/* Links of world w where (q, qd) put them, with world w's own scratch. */
+void tp_artic_batch_publish(struct tp_batch *b, int w);
 /* An impulse p (N s, world) at world point `point` (m; NULL: the centre of
  * mass) plus an angular impulse L (N m s, world; NULL: none) on link `body`
  * of world w acts on its tree at once: joint_qd += H^-1 J^T (L + r x p, p)
  * (kernels/articulation_impulse.h), links published. Wakes nothing. */
 void tp_artic_batch_impulse(struct tp_batch *b, int w, int body, const float p[3], const float point[3],
                             const float L[3]);
-/* Actuator arrays of a batch (csrc/actuator_batch.c): allocate ctrl and the
- * actuator force into a and the layout (0 on out of memory); a world's reset
- * zeroes them (tp_artic_world_start, kernels/articulation_reset.h). */
-int tp_actuator_batch_create(struct tp_batch *b, tp_artic_batch *a);
 /* Per-world robot randomization (csrc/robot_randomize.c): the initial joint
  * arrays of b's model with b's robot randomization (the reset's input on
- * both backends, kernels/articulation_reset.h), and the link scale arrays.
+ * both backends, kernels/articulation_reset.h).
  * Every per-world random number of a robot is tp_robot_draw(b, w, index,
  * stream): Philox keyed on (seed, global world, index, stream, the world's
  * episode); streams: kernels/robot_randomize.h. */
 tp_artic_initial tp_artic_batch_initial(const struct tp_batch *b);
-int tp_robot_batch_create(struct tp_batch *b, tp_artic_batch *a);
 tp_philox4 tp_robot_draw(const struct tp_batch *b, int w, uint32_t index, uint32_t stream);
-/* Per-world robot parameters (csrc/robot_params.c): allocate them into a and
- * the layout (0 on out of memory); each reset sets them
- * (kernels/robot_randomize.h). */
-int tp_robot_params_create(struct tp_batch *b, tp_artic_batch *a);
-/* Set the mass scale of link `body` in world w (kernel order from the body); a changed one wakes its tree. */
-void tp_robot_set_link_scale(struct tp_batch *b, int w, int body, float scale);
 
 /* The check of tp_batch_set_joint_arrays alone (nothing written): the worlds
  * (a list or a mask) and every given array. */
 tp_status tp_artic_check_joint_arrays(const struct tp_batch *b, const int *worlds, int count, const uint8_t *mask,
                                       const float *const values[TP_JOINT_ARRAY_COUNT], const char *call);
-
-/* Name of the joint whose child is link `body` (a body with model.link set). */
-const char *tp_artic_link_joint_name(const struct tp_model *m, int body);
 
 #endif

@@ -3,6 +3,7 @@
 #include "articulation_host.h"
 #include "error.h"
 #include "model.h"
+#include "names.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -10,13 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const joint_type_names[TP_JOINT_TYPE_COUNT] = {"fixed", "revolute", "prismatic", "ball", "free"};
-
-const char *tp_joint_type_name(tp_joint_type type)
-{
-    return (unsigned)type < TP_JOINT_TYPE_COUNT ? joint_type_names[type] : NULL;
-}
 
 tp_joint_def tp_default_joint_def(void)
 {
@@ -47,7 +41,7 @@ static int first_set(const float *const *vals, int n)
  * joint limp). The field named is the one that was set. */
 static int check_unused(const tp_joint_def *d, char *field, size_t field_len, char *reason, size_t reason_len)
 {
-    const char *t = joint_type_names[d->type];
+    const char *t = tp_joint_type_names[d->type];
     int k;
     if (!is_one_dof(d->type)) {
         if (d->has_limits) return CHECK_FAIL("limits", "a %s joint has no limits (only revolute and prismatic)", t);

@@ -85,7 +85,7 @@ struct tp_batch {
  * of batch.c, events.c, body_ops.c or batch_wake.c, so those can all use them. */
 
 /* The world view of world `w` (pointers into the batch arrays). */
-tp_world tp_batch_world(tp_batch *b, int w);
+static inline tp_world tp_batch_world(tp_batch *b, int w) { return tp_layout_world(&b->layout, w); }
 /* The batch's randomization settings (its seed, the model's randomize block). */
 tp_randomize_params tp_batch_randomize_params(const tp_batch *b);
 /* Write world w's initial (randomized) state; clears its faults and overflow. */

@@ -17,7 +17,6 @@
 
 #include <string.h>
 
-tp_world tp_batch_world(tp_batch *b, int w) { return tp_layout_world(&b->layout, w); }
 
 /* The randomization of a batch (kernels/world_init.h) from its model and seed. */
 tp_randomize_params tp_batch_randomize_params(const tp_batch *b)

@@ -81,3 +81,14 @@ const char *tp_status_name(tp_status status)
     }
     return "unknown status";
 }
+
+int tp_check_fail(char *field, size_t field_len, char *reason, size_t reason_len, const char *path, const char *fmt,
+                  ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    snprintf(field, field_len, "%s", path);
+    vsnprintf(reason, reason_len, fmt, args);
+    va_end(args);
+    return 0;
+}

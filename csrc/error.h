@@ -5,6 +5,8 @@
 
 #include "torpor.h"
 
+#include <stddef.h>
+
 /* Format a message into this thread's error record and return `status`, so a
  * failing call can end with: return tp_fail(TP_ERR_INVALID_ARGUMENT, "...", ...).
  * The record's parts: status, reason = message, no file, place or field. */
@@ -18,6 +20,16 @@ tp_status tp_fail(tp_status status, const char *fmt, ...);
  * is kept for tp_last_error_info. Returns `status`. */
 tp_status tp_fail_at(tp_status status, const char *path, int line, int column, const char *field,
                      const char *reason);
+
+/* Write `path` into field and the formatted reason into reason; returns 0 (a
+ * failed check). CHECK_FAIL(path, "reason", ...) calls it inside a *_check
+ * function whose arguments are named field, field_len, reason, reason_len. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 6, 7)))
+#endif
+int tp_check_fail(char *field, size_t field_len, char *reason, size_t reason_len, const char *path, const char *fmt,
+                  ...);
+#define CHECK_FAIL(path, ...) tp_check_fail(field, field_len, reason, reason_len, path, __VA_ARGS__)
 
 /* Clear the record (status TP_OK, empty message): what a successful load does. */
 void tp_clear_error(void);

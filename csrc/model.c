@@ -19,44 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---------------------------------------------------------------- names */
-
-static const char *const tp_shape_names[TP_SHAPE_COUNT] = {"box",   "ball",         "cylinder", "capsule",
-                                                            "wedge", "corner_wedge", "convex"};
-static const char *const tp_action_names[TP_EVENT_ACTION_COUNT] = {
-    "impulse", "angular_impulse", "force", "set_velocity", "set_angular_velocity", "teleport",
-    "gravity", "remove", "wake", "sleep", "reset"};
-
-const char *tp_shape_name(tp_shape_type shape)
-{
-    return (unsigned)shape < TP_SHAPE_COUNT ? tp_shape_names[shape] : NULL;
-}
-
-const char *tp_event_action_name(tp_event_action action)
-{
-    return (unsigned)action < TP_EVENT_ACTION_COUNT ? tp_action_names[action] : NULL;
-}
-
-const char *tp_backend_name(tp_backend backend)
-{
-    switch (backend) {
-    case TP_BACKEND_CPU: return "cpu";
-    case TP_BACKEND_CUDA: return "cuda";
-    case TP_BACKEND_AUTO: return "auto";
-    }
-    return NULL;
-}
-
-const char *tp_sleep_state_name(tp_sleep_state state)
-{
-    switch (state) {
-    case TP_AWAKE: return "awake";
-    case TP_SLEEPING: return "sleeping";
-    case TP_CHECKING: return "checking";
-    }
-    return NULL;
-}
-
 /* ---------------------------------------------------------------- defaults */
 
 /* The thresholds of the assembly sleep table, its studs taken as

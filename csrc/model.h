@@ -2,6 +2,7 @@
 #ifndef TP_MODEL_H
 #define TP_MODEL_H
 
+#include "error.h"
 #include "torpor.h"
 #include "tp_world.h"
 #include "world_init.h"
@@ -35,15 +36,7 @@ struct tp_model {
  * place. On failure they return 0 and write the offending field's path relative
  * to the definition (e.g. "size[1]", "solver.iterations") and the reason
  * ("must be > 0, got -1"); the caller adds where it came from. */
-/* Write `path` into field and the formatted reason into reason; returns 0 (a
- * failed check). CHECK_FAIL(path, "reason", ...) calls it inside a *_check
- * function whose arguments are named field, field_len, reason, reason_len. */
-#if defined(__GNUC__)
-__attribute__((format(printf, 6, 7)))
-#endif
-int tp_check_fail(char *field, size_t field_len, char *reason, size_t reason_len, const char *path, const char *fmt,
-                  ...);
-#define CHECK_FAIL(path, ...) tp_check_fail(field, field_len, reason, reason_len, path, __VA_ARGS__)
+/* (tp_check_fail and CHECK_FAIL: csrc/error.h) */
 
 int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, char *reason, size_t reason_len);
 int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, char *reason, size_t reason_len);

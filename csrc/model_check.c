@@ -14,17 +14,6 @@
 
 /* ---------------------------------------------------------------- validation */
 
-int tp_check_fail(char *field, size_t field_len, char *reason, size_t reason_len, const char *path, const char *fmt,
-                  ...)
-{
-    va_list args;
-    va_start(args, fmt);
-    snprintf(field, field_len, "%s", path);
-    vsnprintf(reason, reason_len, fmt, args);
-    va_end(args);
-    return 0;
-}
-
 static int vec_finite(const float *v, int n, const char *name, char *field, size_t field_len, char *reason,
                       size_t reason_len)
 {

@@ -2,8 +2,8 @@
  * "robot parameters"): each world's joint damping, armature and friction loss
  * and its own copy of the actuators (gear, kp, kv), set to the model's values
  * at every reset, scaled by the randomize block's draws
- * (kernels/robot_randomize.h, run by the reset on both backends), and written
- * by tp_batch_set_robot_params. On CUDA both arrays are mirrored with the
+ * (kernels/robot_randomize.h, run by the reset on both backends; the arrays:
+ * csrc/articulation_world.c), and written by tp_batch_set_robot_params. On CUDA both arrays are mirrored with the
  * bodies' group. */
 #include "articulation_host.h"
 #include "batch.h"
@@ -21,18 +21,6 @@ static const char *const param_names[TP_ROBOT_PARAM_COUNT] = {
 const char *tp_robot_param_name(tp_robot_param which)
 {
     return (unsigned)which < TP_ROBOT_PARAM_COUNT ? param_names[which] : NULL;
-}
-
-int tp_robot_params_create(tp_batch *b, tp_artic_batch *a)
-{
-    const tp_artic_model *km = &b->model->artic->km;
-    size_t W = (size_t)b->worlds;
-    a->joint_params = malloc((W * (size_t)km->joint_count * TP_AJP_COUNT + 1) * sizeof(float));
-    a->actuator_params = malloc((W * (size_t)km->actuator_count + 1) * sizeof(tp_artic_actuator));
-    if (!a->joint_params || !a->actuator_params) return 0;
-    b->layout.joint_params = a->joint_params;
-    b->layout.actuator_params = km->actuator_count > 0 ? a->actuator_params : NULL;
-    return 1;
 }
 
 /* Position actuators have kp; position and velocity ones kv (gain and bias as

@@ -1,11 +1,11 @@
 /* robot_randomize.c - the host side of the per-world randomization of
  * articulations (docs/articulations.md, "Randomization"): the reset's input
  * (the draws themselves: kernels/robot_randomize.h, run by both backends),
- * the link scale arrays and their batched setter. The other per-world robot
- * parameters: csrc/robot_params.c. */
+ * the link scale arrays: csrc/articulation_world.c, their batched setter:
+ * csrc/writes_batched.c. The other per-world robot parameters:
+ * csrc/robot_params.c. */
 #include "articulation_host.h"
 #include "batch.h"
-#include "batch_wake.h"
 
 #include <stdlib.h>
 
@@ -41,23 +41,4 @@ tp_artic_initial tp_artic_batch_initial(const tp_batch *b)
     r->added_of = h->added_of;
     r->actuator_type = h->act_type;
     return init;
-}
-
-int tp_robot_batch_create(tp_batch *b, tp_artic_batch *a)
-{
-    size_t n = (size_t)b->worlds * (size_t)b->model->artic->km.joint_count;
-    a->link_scale = malloc((n + 1) * sizeof(float));
-    if (!a->link_scale) return 0;
-    for (size_t i = 0; i < n; ++i) a->link_scale[i] = 1.0f;
-    b->layout.link_scale = a->link_scale;
-    return tp_robot_params_create(b, a);
-}
-
-void tp_robot_set_link_scale(tp_batch *b, int w, int body, float value)
-{
-    const tp_artic_model *km = &b->model->artic->km;
-    float *scale = b->artic->link_scale + (size_t)w * (size_t)km->joint_count + (b->model->bodies[body].link - 1);
-    if (*scale == value) return;
-    *scale = value;
-    tp_wake_trees(b, w);
 }

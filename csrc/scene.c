@@ -36,10 +36,8 @@
 
 /* ---------------------------------------------------------------- field tables */
 
-/* Value names, indexed by the enum value of include/torpor.h. */
-const char *const scene_shape_names[TP_SHAPE_COUNT] = {"box",   "ball",         "cylinder", "capsule",
-                                                       "wedge", "corner_wedge", "convex"};
-#define shape_names scene_shape_names
+/* Value names, indexed by the enum value of include/torpor.h (shapes: names.h). */
+#define shape_names tp_shape_names
 static const char *const mode_names[] = {"colored", "serial"};
 static const char *const policy_names[] = {"island", "assembly"};
 static const char *const measure_names[] = {"rad_per_s", "surface_speed"};
@@ -266,13 +264,6 @@ static int add_body(scene *sc, tp_body_def *def, const char *name, int element, 
     return 1;
 }
 
-int scene_as_name(scene *sc, const json_t *v, const char **out)
-{
-    if (!scene_as_string(sc, v, out)) return 0;
-    if ((*out)[0] == '\0') return scene_fail(sc, 0, "must not be empty");
-    return 1;
-}
-
 static int read_plain_body(scene *sc, const json_t *obj, int element)
 {
     tp_body_def def;
@@ -388,24 +379,6 @@ static int read_bodies(scene *sc, const json_t *root)
         if (!scene_pop(sc, ok)) return scene_pop(sc, 0);
     }
     return scene_pop(sc, 1);
-}
-
-/* A body named by the scene; an unknown name gets the nearest one as a hint. */
-int scene_as_body(scene *sc, const json_t *v, int *out)
-{
-    const char *name = NULL;
-    if (!scene_as_string(sc, v, &name)) return 0;
-    const json_t *index = json_object_get(sc->names, name);
-    if (index) {
-        *out = (int)json_integer_value(index);
-        return 1;
-    }
-    tp_hint h = {name, NULL, 0};
-    const char *key;
-    json_t *value;
-    json_object_foreach(sc->names, key, value) tp_hint_consider(&h, key);
-    if (h.best) return scene_fail(sc, 0, "unknown body \"%s\"; did you mean \"%s\"?", name, h.best);
-    return scene_fail(sc, 0, "unknown body \"%s\"; no body of the scene has that name", name);
 }
 
 /* `exclude`: pairs of body names that never collide (tp_builder_exclude_pair). */

@@ -8,11 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const actuator_type_names[] = {"motor", "position", "velocity", "general"};
 _Static_assert(sizeof(tp_actuator_type) == sizeof(int), "enums must be int-sized");
 
 static const field actuator_fields[] = {
-    OTHER("name"), ENUM_FIELD("type", tp_actuator_def, type, actuator_type_names, "actuator type"), OTHER("joint"),
+    OTHER("name"), ENUM_FIELD("type", tp_actuator_def, type, tp_actuator_type_names, "actuator type"), OTHER("joint"),
     FIELD("gear", V_FLOAT, tp_actuator_def, gear), FIELD("ctrl_range", V_VEC2, tp_actuator_def, ctrl_range),
     FIELD("force_range", V_VEC2, tp_actuator_def, force_range), FIELD("kp", V_FLOAT, tp_actuator_def, kp),
     FIELD("kv", V_FLOAT, tp_actuator_def, kv), FIELD("gain", V_VEC3, tp_actuator_def, gain),

@@ -11,10 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const action_names[] = {"impulse", "angular_impulse", "force", "set_velocity",
-                                           "set_angular_velocity", "teleport", "gravity", "remove",
-                                           "wake", "sleep", "reset"};
-_Static_assert(sizeof action_names / sizeof action_names[0] == TP_EVENT_ACTION_COUNT, "an action lacks its name");
+#define action_names tp_event_action_names
 
 static const field event_fields[] = {
     FIELD("time", V_DOUBLE, tp_event_def, time), OTHER("action"), OTHER("body"),

@@ -12,12 +12,11 @@
 
 /* ---------------------------------------------------------------- joints (version 2) */
 
-static const char *const joint_type_names[] = {"fixed", "revolute", "prismatic", "ball", "free"};
 static const char *const drive_names[] = {"none", "position", "velocity"};
 _Static_assert(sizeof(tp_joint_type) == sizeof(int) && sizeof(tp_drive_mode) == sizeof(int), "enums must be int-sized");
 
 static const field joint_fields[] = {
-    OTHER("name"), ENUM_FIELD("type", tp_joint_def, type, joint_type_names, "joint type"),
+    OTHER("name"), ENUM_FIELD("type", tp_joint_def, type, tp_joint_type_names, "joint type"),
     OTHER("parent"), OTHER("child"),
     FIELD("axis", V_VEC3, tp_joint_def, axis), FIELD("anchor", V_VEC3, tp_joint_def, anchor),
     FIELD("q0", V_FLOAT, tp_joint_def, q0), FIELD("qd0", V_FLOAT, tp_joint_def, qd0),

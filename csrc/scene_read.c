@@ -302,3 +302,27 @@ int scene_fail_missing(scene *sc, const char *key)
     return scene_pop(sc, scene_fail(sc, 0, "required key is missing"));
 }
 
+int scene_as_name(scene *sc, const json_t *v, const char **out)
+{
+    if (!scene_as_string(sc, v, out)) return 0;
+    if ((*out)[0] == '\0') return scene_fail(sc, 0, "must not be empty");
+    return 1;
+}
+
+/* A body named by the scene; an unknown name gets the nearest one as a hint. */
+int scene_as_body(scene *sc, const json_t *v, int *out)
+{
+    const char *name = NULL;
+    if (!scene_as_string(sc, v, &name)) return 0;
+    const json_t *index = json_object_get(sc->names, name);
+    if (index) {
+        *out = (int)json_integer_value(index);
+        return 1;
+    }
+    tp_hint h = {name, NULL, 0};
+    const char *key;
+    json_t *value;
+    json_object_foreach(sc->names, key, value) tp_hint_consider(&h, key);
+    if (h.best) return scene_fail(sc, 0, "unknown body \"%s\"; did you mean \"%s\"?", name, h.best);
+    return scene_fail(sc, 0, "unknown body \"%s\"; no body of the scene has that name", name);
+}

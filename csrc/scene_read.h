@@ -7,6 +7,7 @@
 #ifndef TP_SCENE_READ_H
 #define TP_SCENE_READ_H
 
+#include "names.h"
 #include "scene_positions.h"
 #include "torpor.h"
 
@@ -90,11 +91,9 @@ int scene_check_keys(scene *sc, const json_t *obj, const field *fields, int coun
 int scene_read_fields(scene *sc, const json_t *obj, const field *fields, int count, void *def);
 int scene_read_section(scene *sc, const json_t *parent, const char *key, const field *fields, int count, void *def);
 int scene_fail_missing(scene *sc, const char *key);
-/* The body name or index of an event, a joint's parent or child (scene.c). */
+/* A non-empty name; the body an event, a joint's parent or child names (scene_read.c). */
 int scene_as_name(scene *sc, const json_t *v, const char **out);
 int scene_as_body(scene *sc, const json_t *v, int *out);
-/* Shape names by tp_shape_type (scene.c). */
-extern const char *const scene_shape_names[TP_SHAPE_COUNT];
 /* A body's `shapes`, `com` and `inertia` (version 2) into def (scene_shapes.c);
  * def->shapes then points at sc->shape_buf until the next body is read. */
 int scene_read_body_shapes(scene *sc, const json_t *obj, tp_body_def *def);

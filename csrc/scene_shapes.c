@@ -119,7 +119,7 @@ static int read_convex_points(scene *sc, const json_t *obj, int shape, int slot,
 }
 
 static const field shape_fields[] = {
-    ENUM_FIELD("shape", tp_shape_def, shape, scene_shape_names, "shape"),
+    ENUM_FIELD("shape", tp_shape_def, shape, tp_shape_names, "shape"),
     FIELD("size", V_VEC3, tp_shape_def, size), FIELD("pos", V_VEC3, tp_shape_def, pos),
     FIELD("quat", V_VEC4, tp_shape_def, quat), FIELD("density", V_FLOAT, tp_shape_def, density),
     FIELD("sensor", V_BOOL, tp_shape_def, sensor), OTHER("vertices"), OTHER("mesh"), OTHER("scale")};

@@ -213,7 +213,7 @@ static tp_status check_link_rows(const tp_batch *b, const tp_world_select *s, co
                                "link (the child of joint \"%s\"): its pose and velocity follow the tree's joint "
                                "coordinates; write joint_q / joint_qd with tp_batch_set_joints (a row equal to the "
                                "link's present value is accepted and skipped); nothing was changed", call, what, r, i,
-                               wd, i, b->model->body_names[i], tp_artic_link_joint_name(b->model, i));
+                               wd, i, b->model->body_names[i], tp_model_joint_name(b->model, tp_model_link_joint(b->model, i)));
         }
     }
     return TP_OK;
@@ -285,6 +285,17 @@ tp_status tp_batch_set_gravities(tp_batch *b, const tp_world_select *s, const fl
     return TP_OK;
 }
 
+/* Set the mass scale of link `body` in world w (kernel order from the body);
+ * a changed one wakes its tree. */
+static void set_link_scale(tp_batch *b, int w, int body, float value)
+{
+    const tp_artic_model *km = &b->model->artic->km;
+    float *scale = b->artic->link_scale + (size_t)w * (size_t)km->joint_count + (b->model->bodies[body].link - 1);
+    if (*scale == value) return;
+    *scale = value;
+    tp_wake_trees(b, w);
+}
+
 tp_status tp_batch_set_mass_scales(tp_batch *b, const tp_world_select *s, const float *scale)
 {
     const char *call = "tp_batch_set_mass_scales";
@@ -302,7 +313,7 @@ tp_status tp_batch_set_mass_scales(tp_batch *b, const tp_world_select *s, const 
             size_t k = (size_t)w * (size_t)b->bodies + (size_t)i;
             const tp_body_init *t = &b->model->body_init[i];
             if (b->model->bodies[i].link && writable(b, k, i, 0)) { /* the tree integrates with it */
-                tp_robot_set_link_scale(b, w, i, scale[(size_t)r * (size_t)b->bodies + (size_t)i]);
+                set_link_scale(b, w, i, scale[(size_t)r * (size_t)b->bodies + (size_t)i]);
                 continue;
             }
             if (!t->dynamic || !writable(b, k, i, 0)) continue;

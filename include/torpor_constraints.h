@@ -40,17 +40,8 @@
  *   SERVO  moves to `target` at up to `speed` with at most `max_force`.
  * Limits (hinge: rad in [-pi, pi]; slider: m): lower <= value <= upper. */
 
-typedef enum tp_constraint_type {
-    TP_CONSTRAINT_WELD = 0, TP_CONSTRAINT_HINGE = 1, TP_CONSTRAINT_PRISMATIC = 2, TP_CONSTRAINT_BALL = 3,
-    TP_CONSTRAINT_ROPE = 4, TP_CONSTRAINT_SPRING = 5, TP_CONSTRAINT_ROD = 6, TP_CONSTRAINT_TYPE_COUNT = 7
-} tp_constraint_type;
-
-typedef enum tp_constraint_actuator {
-    TP_CONS_FREE = 0, TP_CONS_MOTOR = 1, TP_CONS_SERVO = 2
-} tp_constraint_actuator;
-
-/* A rope's ends parting slower than this (m/s) when it snaps taut do not bounce. */
-#define TP_ROPE_NO_BOUNCE_SPEED 0.5f
+/* tp_constraint_type, tp_constraint_actuator and TP_ROPE_NO_BOUNCE_SPEED:
+ * include/torpor_types.h (the kernels share them). */
 
 typedef struct tp_constraint_def {
     const char *name;           /* NULL: "constraint<i>" */

@@ -52,7 +52,7 @@
 #define TP_SHAPES_H
 
 #include "tp_math.h"
-#include "torpor.h"
+#include "torpor_types.h"
 #include <stdio.h>
 
 #define TP_PI 3.14159265358979f

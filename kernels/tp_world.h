@@ -8,7 +8,7 @@
 #define TP_WORLD_H
 
 #include "tp_math.h"
-#include "torpor.h"
+#include "torpor_types.h"
 
 /* One shape of a compound body (kernels/compound.h), in the model's shape
  * table; read-only, shared by every world. */

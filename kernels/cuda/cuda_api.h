@@ -16,6 +16,7 @@
 
 #include "articulation_reset.h"
 #include "step.h"
+#include "torpor.h" /* tp_status, tp_batch_def: the host API this file serves */
 #include "world_init.h"
 
 #ifdef __cplusplus
