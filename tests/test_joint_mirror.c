@@ -460,10 +460,11 @@ Test(joint_mirror, the_device_reset_draws_the_cpu_robot_randomization)
         }
         expect_same_world(dev1, 0, ref, 3, "created, 1 world");
         cr_assert_geq(noisy, 6, "%s: the noise and scales were drawn (%d worlds of 7)", distributions[d], noisy);
-        const float u[7] = {1.0f, -1.0f, 0.5f, 2.0f, -2.0f, 0.25f, 1.5f};
+        float u[7 * 3]; /* [worlds][nu], the model's 3 actuators */
+        for (int k = 0; k < 7 * 3; ++k) u[k] = 0.25f * (float)(k % 7 - 3);
         tp_batch *all[3] = {ref, dev7, dev1};
         for (int i = 0; i < 3; ++i) {
-            cr_assert_eq(tp_batch_set_ctrl(all[i], NULL, u + (i == 2 ? 3 : 0)), TP_OK, "%s", tp_last_error());
+            cr_assert_eq(tp_batch_set_ctrl(all[i], NULL, u + (i == 2 ? 3 * 3 : 0)), TP_OK, "%s", tp_last_error());
             cr_assert_eq(tp_batch_step(all[i], 20), TP_OK, "%s", tp_last_error());
             float kp[7 * 3] = {0};
             for (int k = 0; k < 7; ++k) kp[3 * k + 1] = 9.0f; /* the position actuator's: undone by the reset */
