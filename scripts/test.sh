@@ -31,12 +31,15 @@ echo "== Python suite on the sanitizer build (build-sanitize/libtorpor.so under 
 # (LD_PRELOAD) for the library's checks to work; leak checks stay with the C
 # suite above (CPython keeps much of its memory to the end on purpose).
 # --capture=sys leaves file descriptor 2 alone, so a sanitizer's report, which
-# ends the process, reaches the terminal instead of pytest's capture file.
+# ends the process, reaches the terminal instead of pytest's capture file. The JAX test is left
+# to the Release run: jaxlib throws C++ exceptions at start-up, and the preloaded ASan runtime
+# cannot intercept them ("CHECK failed: asan_interceptors.cpp ... real___cxa_throw").
 asan_runtime="$(gcc -print-file-name=libasan.so)"
 LD_PRELOAD="$asan_runtime" ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 \
   TORPOR_LIBRARY="$here/build-sanitize/libtorpor.so" TORPOR_HEADER="$here/include/torpor.h" \
   TORPOR_CLI="$here/build-sanitize/torpor" PYTHONPATH="$here/python" \
-  /usr/bin/python3 -m pytest -q -p no:cacheprovider --capture=sys "$here/python/tests"
+  /usr/bin/python3 -m pytest -q -p no:cacheprovider --capture=sys "$here/python/tests" \
+  -k "not test_jax_from_dlpack_reads_the_views"
 
 # libFuzzer targets of tests/fuzz/ (the scene loader, the trace reader), each for
 # TORPOR_FUZZ_SECONDS (default 60; 0 skips); skipped with a note without clang.
