@@ -40,7 +40,7 @@ static int last_dynamic_body(const tp_model *m)
 {
     for (int i = tp_model_body_count(m) - 1; i >= 0; --i) {
         tp_body_def d;
-        check(tp_model_get_body_def(m, i, &d));
+        check(tp_model_body(m, i, &d));
         if (d.type == TP_BODY_DYNAMIC) return i;
     }
     fprintf(stderr, "bench_rl: the scene has no dynamic body to act on\n");
@@ -83,7 +83,8 @@ int main(int argc, char **argv)
         awake += s.awake_count[k % worlds];
         double t3 = now();
         for (int r = 0; r < resets; ++r) reset_list[r] = (int)(((long)k * resets + r) % worlds);
-        check(tp_batch_reset_worlds(b, reset_list, resets));
+        tp_world_select listed = tp_world_list(reset_list, resets);
+        check(tp_batch_reset_worlds(b, &listed));
         double t4 = now();
         phase[0] += t1 - t0;
         phase[1] += t2 - t1;

@@ -37,7 +37,7 @@ int main(int argc, char **argv)
     }
     tp_model *m = NULL;
     check(tp_model_load(argv[1], &m));
-    tp_model_def md = tp_model_get_def(m);
+    tp_model_def md = tp_model_settings(m);
     if (md.sleep.enabled) fprintf(stderr, "bench_robots: note: %s has sleep on; the figures compare awake stepping\n", argv[1]);
     tp_batch_def bd = tp_default_batch_def();
     bd.worlds = worlds;

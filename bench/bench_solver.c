@@ -130,7 +130,7 @@ static tp_batch *settled_batch(const tp_model *m, tp_batch *settled, int worlds,
     for (int w = 0; w < worlds; ++w)
         for (int b = 0; b < s.bodies; ++b) {
             tp_body_def d;
-            check(tp_model_get_body_def(m, b, &d));
+            check(tp_model_body(m, b, &d));
             if (d.type != TP_BODY_DYNAMIC) continue;
             check(tp_batch_set_pose(batch, w, b, s.pos + 3 * b, s.quat + 4 * b));
             check(tp_batch_set_velocity(batch, w, b, s.v + 3 * b, s.w + 3 * b));

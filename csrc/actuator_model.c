@@ -190,12 +190,12 @@ const char *tp_model_actuator_name(const tp_model *m, int actuator)
     return m->artic->act_defs[actuator].name;
 }
 
-tp_status tp_model_get_actuator_def(const tp_model *m, int actuator, tp_actuator_def *out)
+tp_status tp_model_actuator(const tp_model *m, int actuator, tp_actuator_def *out)
 {
-    if (!m || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_get_actuator_def: model or out is NULL");
+    if (!m || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_actuator: model or out is NULL");
     int n = tp_model_actuator_count(m);
     if (actuator < 0 || actuator >= n)
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_get_actuator_def: actuator must be in [0, %d), got %d", n,
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_actuator: actuator must be in [0, %d), got %d", n,
                        actuator);
     *out = m->artic->act_defs[actuator];
     return TP_OK;

@@ -35,7 +35,7 @@ tp_status tp_batch_joints(tp_batch *b, tp_joint_view *out)
 static const char *const array_names[] = {"joint_q", "joint_qd", "joint_f", "target_q", "target_qd"};
 
 /* A row of joint_q for world slot i: finite, and quaternions of ball and free joints not zero. */
-static tp_status check_q_row(const tp_artic_model *km, const float *row, int i)
+static tp_status check_q_row(const tp_artic_model *km, const float *row, int i, const char *call)
 {
     for (int j = 0; j < km->joint_count; ++j) {
         const tp_artic_joint *jt = &km->joints[j];
@@ -43,15 +43,15 @@ static tp_status check_q_row(const tp_artic_model *km, const float *row, int i)
         if (qo < 0) continue;
         /* only all zeros: any other finite quaternion is normalized safely (tp_q_normalize_any) */
         if (row[qo] == 0.0f && row[qo + 1] == 0.0f && row[qo + 2] == 0.0f && row[qo + 3] == 0.0f)
-            return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_set_joints: joint_q row %d: the quaternion at [%d, %d) "
-                                                    "is zero", i, qo, qo + 4);
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: joint_q row %d: the quaternion at [%d, %d) is zero", call,
+                           i, qo, qo + 4);
     }
     return TP_OK;
 }
 
 /* Positions of 1-dof joints in a joint_q row (at their q_start) or a target_q
  * row (at their v_start) within TP_MAX_JOINT_Q. */
-static tp_status check_positions(const tp_artic_host *h, const float *row, int i, int target)
+static tp_status check_positions(const tp_artic_host *h, const float *row, int i, int target, const char *call)
 {
     const tp_artic_model *km = &h->km;
     for (int j = 0; j < km->joint_count; ++j) {
@@ -59,65 +59,46 @@ static tp_status check_positions(const tp_artic_host *h, const float *row, int i
         if (jt->type != TP_AJ_REVOLUTE && jt->type != TP_AJ_PRISMATIC) continue;
         int k = target ? jt->v_start : jt->q_start;
         if (!(fabsf(row[k]) <= TP_MAX_JOINT_Q))
-            return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_set_joints: %s row %d [%d] (%s): must be within [%g, %g] "
-                           "rad or m (TP_MAX_JOINT_Q), got %g", target ? "target_q" : "joint_q", i, k,
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s row %d [%d] (%s): must be within [%g, %g] rad or m "
+                           "(TP_MAX_JOINT_Q), got %g", call, target ? "target_q" : "joint_q", i, k,
                            h->dof_names[jt->v_start], -(double)TP_MAX_JOINT_Q, (double)TP_MAX_JOINT_Q, (double)row[k]);
     }
     return TP_OK;
 }
 
 /* Every entry of a joint_qd or target_qd row within TP_MAX_JOINT_QD. */
-static tp_status check_velocities(const tp_artic_host *h, const float *row, int i, const char *array)
+static tp_status check_velocities(const tp_artic_host *h, const float *row, int i, const char *array,
+                                  const char *call)
 {
     for (int k = 0; k < h->km.nv; ++k)
         if (!(fabsf(row[k]) <= TP_MAX_JOINT_QD))
-            return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_set_joints: %s row %d [%d] (%s): must be within [%g, %g] "
-                           "rad/s or m/s (TP_MAX_JOINT_QD), got %g", array, i, k, h->dof_names[k],
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s row %d [%d] (%s): must be within [%g, %g] rad/s or m/s "
+                           "(TP_MAX_JOINT_QD), got %g", call, array, i, k, h->dof_names[k],
                            -(double)TP_MAX_JOINT_QD, (double)TP_MAX_JOINT_QD, (double)row[k]);
-    return TP_OK;
-}
-
-/* The worlds a write names, validated: list (no repeats) or mask. */
-static tp_status check_targets(const tp_batch *b, const int *worlds, int count, const uint8_t *mask)
-{
-    const char *call = "tp_batch_set_joints";
-    if (!worlds && !mask) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: give a world list or a mask", call);
-    if (worlds && mask) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: give a world list or a mask, not both", call);
-    if (!worlds) return TP_OK;
-    if (count < 0) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: count must be >= 0, got %d", call, count);
-    for (int i = 0; i < count; ++i) {
-        if (worlds[i] < 0 || worlds[i] >= b->worlds)
-            return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: worlds[%d] = %d out of range [0, %d)", call, i, worlds[i],
-                           b->worlds);
-        for (int k = 0; k < i; ++k)
-            if (worlds[k] == worlds[i])
-                return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: world %d is listed twice (worlds[%d] and worlds[%d])",
-                               call, worlds[i], k, i);
-    }
     return TP_OK;
 }
 
 /* Every row of one array `which` that the write reads: finite, and a position
  * or quaternion the model accepts. */
-static tp_status check_array(const tp_batch *b, tp_joint_array which, int rows, const uint8_t *mask,
-                             const float *values, const char *call)
+static tp_status check_array(const tp_batch *b, tp_joint_array which, const tp_world_select *s, const float *values,
+                             const char *call)
 {
     const tp_artic_model *km = &host_of(b)->km;
     int n = which == TP_JOINT_ARRAY_Q ? km->nq : km->nv;
     tp_status st;
-    for (int i = 0; i < rows; ++i) {
-        if (mask && !mask[i]) continue;
+    for (int i = 0, rows = tp_select_rows(b, s); i < rows; ++i) {
+        if (tp_select_world(s, i) < 0) continue;
         const float *row = values + (size_t)i * (size_t)n;
         for (int k = 0; k < n; ++k)
             if (!isfinite(row[k]))
                 return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s row %d [%d] must be finite, got %g", call,
                                array_names[which], i, k, (double)row[k]);
-        if (which == TP_JOINT_ARRAY_Q && (st = check_q_row(km, row, i))) return st;
+        if (which == TP_JOINT_ARRAY_Q && (st = check_q_row(km, row, i, call))) return st;
         if ((which == TP_JOINT_ARRAY_QD || which == TP_JOINT_ARRAY_TARGET_QD) &&
-            (st = check_velocities(host_of(b), row, i, array_names[which])))
+            (st = check_velocities(host_of(b), row, i, array_names[which], call)))
             return st;
         if ((which == TP_JOINT_ARRAY_Q || which == TP_JOINT_ARRAY_TARGET_Q) &&
-            (st = check_positions(host_of(b), row, i, which == TP_JOINT_ARRAY_TARGET_Q)))
+            (st = check_positions(host_of(b), row, i, which == TP_JOINT_ARRAY_TARGET_Q, call)))
             return st;
     }
     return TP_OK;
@@ -139,49 +120,43 @@ static void write_row(tp_batch *b, tp_joint_array which, int w, const float *val
         }
 }
 
-/* The worlds and the arrays of values[TP_JOINT_ARRAY_COUNT] that are not
+/* The selection and the arrays of values[TP_JOINT_ARRAY_COUNT] that are not
  * NULL, all checked; *moves / *wakes: whether writing them moves the links
  * and wakes the trees. */
-static tp_status check_arrays(const tp_batch *b, const int *worlds, int count, const uint8_t *mask,
-                              const float *const values[TP_JOINT_ARRAY_COUNT], const char *call, int *moves, int *wakes)
+static tp_status check_arrays(tp_batch *b, const tp_world_select *s, const float *const values[TP_JOINT_ARRAY_COUNT],
+                              const char *call, int *moves, int *wakes)
 {
-    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
-    if (!b->artic) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: model \"%s\" has no joints", call, b->model->name);
-    tp_status st = check_targets(b, worlds, count, mask);
+    tp_status st = tp_select_check(b, s, call);
     if (st) return st;
-    int rows = worlds ? count : b->worlds;
+    if (!b->artic) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: model \"%s\" has no joints", call, b->model->name);
     *moves = *wakes = 0;
     for (int a = 0; a < TP_JOINT_ARRAY_COUNT; ++a) {
         if (!values[a]) continue;
-        if ((st = check_array(b, (tp_joint_array)a, rows, mask, values[a], call))) return st;
+        if ((st = check_array(b, (tp_joint_array)a, s, values[a], call))) return st;
         *moves |= a == TP_JOINT_ARRAY_Q || a == TP_JOINT_ARRAY_QD;
         *wakes |= a != TP_JOINT_ARRAY_F; /* joint_f wakes in the step (kernels/step.h, plan) */
     }
     return TP_OK;
 }
 
-tp_status tp_artic_check_joint_arrays(const tp_batch *b, const int *worlds, int count, const uint8_t *mask,
+tp_status tp_artic_check_joint_arrays(tp_batch *b, const tp_world_select *s,
                                       const float *const values[TP_JOINT_ARRAY_COUNT], const char *call)
 {
     int moves, wakes;
-    return check_arrays(b, worlds, count, mask, values, call, &moves, &wakes);
+    return check_arrays(b, s, values, call, &moves, &wakes);
 }
 
 /* The arrays of values[TP_JOINT_ARRAY_COUNT] that are not NULL, all checked
  * before any is written; each world is then published and woken once. */
-static tp_status set_arrays(tp_batch *b, const int *worlds, int count, const uint8_t *mask,
-                            const float *const values[TP_JOINT_ARRAY_COUNT], const char *call)
+static tp_status set_arrays(tp_batch *b, const tp_world_select *s, const float *const values[TP_JOINT_ARRAY_COUNT],
+                            const char *call)
 {
     int moves, wakes;
-    tp_status st = check_arrays(b, worlds, count, mask, values, call, &moves, &wakes);
-    if (st) return st;
-    int rows = worlds ? count : b->worlds;
-    for (int i = 0; i < rows; ++i) /* CUDA: every written world current on the host before any change */
-        if (!(mask && !mask[i]) && (st = tp_batch_begin_write(b, worlds ? worlds[i] : i, worlds ? worlds[i] : i)))
-            return st;
-    for (int i = 0; i < rows; ++i) {
-        if (mask && !mask[i]) continue;
-        int w = worlds ? worlds[i] : i;
+    tp_status st = check_arrays(b, s, values, call, &moves, &wakes);
+    if (st || (st = tp_select_begin_writes(b, s))) return st; /* CUDA: every written world current on the host first */
+    for (int i = 0, rows = tp_select_rows(b, s); i < rows; ++i) {
+        int w = tp_select_world(s, i);
+        if (w < 0) continue;
         for (int a = 0; a < TP_JOINT_ARRAY_COUNT; ++a)
             if (values[a]) write_row(b, (tp_joint_array)a, w, values[a], i);
         if (moves) tp_artic_batch_publish(b, w);
@@ -190,8 +165,7 @@ static tp_status set_arrays(tp_batch *b, const int *worlds, int count, const uin
     return TP_OK;
 }
 
-tp_status tp_batch_set_joints(tp_batch *b, tp_joint_array which, const int *worlds, int count, const uint8_t *mask,
-                              const float *values)
+tp_status tp_batch_set_joints(tp_batch *b, tp_joint_array which, const tp_world_select *s, const float *values)
 {
     const char *call = "tp_batch_set_joints";
     if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
@@ -199,40 +173,21 @@ tp_status tp_batch_set_joints(tp_batch *b, tp_joint_array which, const int *worl
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: unknown joint array %d", call, (int)which);
     if (b->artic && !values) {
         const tp_artic_model *km = &host_of(b)->km;
-        int n = which == TP_JOINT_ARRAY_Q ? km->nq : km->nv, rows = worlds ? count : b->worlds;
+        int n = which == TP_JOINT_ARRAY_Q ? km->nq : km->nv, rows = tp_select_rows(b, s);
         if (rows > 0 && n > 0) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: values is NULL", call);
     }
     static const float nothing[1];
     const float *arrays[TP_JOINT_ARRAY_COUNT] = {NULL};
     arrays[which] = values ? values : nothing; /* no rows or no columns: nothing is read */
-    return set_arrays(b, worlds, count, mask, arrays, call);
+    return set_arrays(b, s, arrays, call);
 }
 
-tp_status tp_batch_set_joint_arrays(tp_batch *b, const int *worlds, int count, const uint8_t *mask,
+tp_status tp_batch_set_joint_arrays(tp_batch *b, const tp_world_select *s,
                                     const float *const values[TP_JOINT_ARRAY_COUNT])
 {
     const char *call = "tp_batch_set_joint_arrays";
     if (!values) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: values is NULL", call);
-    return set_arrays(b, worlds, count, mask, values, call);
-}
-
-/* The selection as set_arrays takes it: an index list, a mask, or (NULL: all
- * worlds) a mask of every world in the batch's scratch b->world_mark, which
- * the caller clears after use (it is all 0 between calls). */
-static void select_as_list(tp_batch *b, const tp_world_select *s, const int **worlds, int *count, const uint8_t **mask)
-{
-    *worlds = NULL;
-    *count = 0;
-    *mask = NULL;
-    if (s && s->indices) {
-        *worlds = s->indices;
-        *count = s->count;
-    } else if (s && s->mask) {
-        *mask = s->mask;
-    } else {
-        memset(b->world_mark, 1, (size_t)b->worlds);
-        *mask = b->world_mark;
-    }
+    return set_arrays(b, s, values, call);
 }
 
 tp_status tp_batch_reset_to_joint_state(tp_batch *b, const tp_world_select *s, const float *pos, const float *quat,
@@ -245,19 +200,8 @@ tp_status tp_batch_reset_to_joint_state(tp_batch *b, const tp_world_select *s, c
     if (!pos != !quat) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: give pos and quat together, or neither", call);
     if (!pos && (v || w)) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: velocities need pos and quat", call);
     const float *values[TP_JOINT_ARRAY_COUNT] = {joint_q, joint_qd, NULL, NULL, NULL};
-    const int *worlds;
-    int count;
-    const uint8_t *mask;
-    if (joint_q || joint_qd) {
-        select_as_list(b, s, &worlds, &count, &mask);
-        st = tp_artic_check_joint_arrays(b, worlds, count, mask, values, call);
-        memset(b->world_mark, 0, (size_t)b->worlds);
-        if (st) return st;
-    }
-    st = pos ? tp_batch_reset_to_state(b, s, pos, quat, v, w) : tp_batch_reset_select(b, s);
+    if ((joint_q || joint_qd) && (st = tp_artic_check_joint_arrays(b, s, values, call))) return st;
+    st = pos ? tp_batch_reset_to_state(b, s, pos, quat, v, w) : tp_batch_reset_worlds(b, s);
     if (st || !(joint_q || joint_qd)) return st;
-    select_as_list(b, s, &worlds, &count, &mask);
-    st = set_arrays(b, worlds, count, mask, values, call);
-    memset(b->world_mark, 0, (size_t)b->worlds);
-    return st;
+    return set_arrays(b, s, values, call);
 }

@@ -300,12 +300,12 @@ const char *tp_model_dof_name(const tp_model *m, int dof)
     return m->artic->dof_names[dof];
 }
 
-tp_status tp_model_get_joint_def(const tp_model *m, int joint, tp_joint_def *out)
+tp_status tp_model_joint(const tp_model *m, int joint, tp_joint_def *out)
 {
-    if (!m || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_get_joint_def: model or out is NULL");
+    if (!m || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_joint: model or out is NULL");
     int n = tp_model_joint_count(m);
     if (joint < 0 || joint >= n)
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_get_joint_def: joint must be in [0, %d), got %d", n, joint);
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_joint: joint must be in [0, %d), got %d", n, joint);
     *out = m->artic->defs[joint];
     return TP_OK;
 }

@@ -123,9 +123,9 @@ void tp_artic_batch_impulse(struct tp_batch *b, int w, int body, const float p[3
 tp_artic_initial tp_artic_batch_initial(const struct tp_batch *b);
 tp_philox4 tp_robot_draw(const struct tp_batch *b, int w, uint32_t index, uint32_t stream);
 
-/* The check of tp_batch_set_joint_arrays alone (nothing written): the worlds
- * (a list or a mask) and every given array. */
-tp_status tp_artic_check_joint_arrays(const struct tp_batch *b, const int *worlds, int count, const uint8_t *mask,
+/* The check of tp_batch_set_joint_arrays alone (nothing written): the
+ * selection and every given array. */
+tp_status tp_artic_check_joint_arrays(struct tp_batch *b, const tp_world_select *s,
                                       const float *const values[TP_JOINT_ARRAY_COUNT], const char *call);
 
 #endif

@@ -662,7 +662,7 @@ int tp_model_body_count(const tp_model *m) { return m ? m->body_count : 0; }
 /* Links move under their trees' dynamics: dynamic bodies for users (the
  * stages treat them as kinematic, hence not in dynamic_count). */
 int tp_model_dynamic_body_count(const tp_model *m) { return m ? m->dynamic_count + tp_model_joint_count(m) : 0; }
-tp_model_def tp_model_get_def(const tp_model *m) { return m ? m->def : tp_default_model_def(); }
+tp_model_def tp_model_settings(const tp_model *m) { return m ? m->def : tp_default_model_def(); }
 
 int tp_model_find_body(const tp_model *m, const char *name)
 {
@@ -676,11 +676,11 @@ const char *tp_model_body_name(const tp_model *m, int body)
     return m->body_names[body];
 }
 
-tp_status tp_model_get_body_def(const tp_model *m, int body, tp_body_def *out)
+tp_status tp_model_body(const tp_model *m, int body, tp_body_def *out)
 {
-    if (!m || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_get_body_def: model or out is NULL");
+    if (!m || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_body: model or out is NULL");
     if (body < 0 || body >= m->body_count)
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_get_body_def: body %d out of range [0, %d)", body,
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_body: body %d out of range [0, %d)", body,
                        m->body_count);
     *out = m->body_defs[body];
     return TP_OK;
@@ -711,11 +711,11 @@ tp_status tp_model_body_inertia(const tp_model *m, int body, float com[3], float
 
 int tp_model_event_count(const tp_model *m) { return m ? m->event_count : 0; }
 
-tp_status tp_model_get_event(const tp_model *m, int index, tp_event_def *out)
+tp_status tp_model_event(const tp_model *m, int index, tp_event_def *out)
 {
-    if (!m || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_get_event: model or out is NULL");
+    if (!m || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_event: model or out is NULL");
     if (index < 0 || index >= m->event_count)
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_get_event: index %d out of range [0, %d)", index,
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_model_event: index %d out of range [0, %d)", index,
                        m->event_count);
     *out = m->events[index]; /* worlds points into the model's storage */
     return TP_OK;

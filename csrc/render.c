@@ -132,7 +132,7 @@ static tp_status read_defs(const char *fn, const tp_model *m, tp_body_def **defs
     int n = tp_model_body_count(m);
     *defs = malloc((size_t)(n > 0 ? n : 1) * sizeof **defs);
     if (!*defs) return tp_fail(TP_ERR_OUT_OF_MEMORY, "%s: out of memory for %d bodies", fn, n);
-    for (int i = 0; i < n; ++i) tp_model_get_body_def(m, i, &(*defs)[i]);
+    for (int i = 0; i < n; ++i) tp_model_body(m, i, &(*defs)[i]);
     return TP_OK;
 }
 
@@ -608,7 +608,7 @@ static int draw_all(cairo_t *cr, const tp_model *model, const tp_render_def *def
     cairo_paint(cr);
     cairo_select_font_face(cr, "sans-serif", CAIRO_FONT_SLANT_NORMAL, CAIRO_FONT_WEIGHT_NORMAL);
     if (def->title) draw_title(cr, def->title);
-    tp_sleep_def sd = tp_model_get_def(model).sleep;
+    tp_sleep_def sd = tp_model_settings(model).sleep;
     item_list l = {NULL, 0, 0, 0};
     for (int i = 0; i < n && !l.failed; ++i) {
         cell_frame cf = {(i % cols) * cw, band + (i / cols) * ch, cw, ch, def->labels,

@@ -143,9 +143,9 @@ tp_status tp_batch_set_robot_params(tp_batch *b, tp_robot_param which, const tp_
     return TP_OK;
 }
 
-tp_status tp_batch_get_robot_params(tp_batch *b, tp_robot_param which, float *out)
+tp_status tp_batch_robot_params(tp_batch *b, tp_robot_param which, float *out)
 {
-    const char *call = "tp_batch_get_robot_params";
+    const char *call = "tp_batch_robot_params";
     tp_status st = usable(b, which, call);
     if (st) return st;
     int n = param_columns(b->model->artic, which);

@@ -146,23 +146,23 @@ tp_status tp_batch_set_gravity(tp_batch *b, int world, const float g[3])
 {
     const char *call = "tp_batch_set_gravity";
     if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
-    if (world < -1 || world >= b->worlds)
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: world %d out of range [-1, %d)", call, world, b->worlds);
+    if (world < 0 || world >= b->worlds)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: world %d out of range [0, %d) (several worlds: "
+                       "tp_batch_set_gravities)", call, world, b->worlds);
     tp_status st = check_vec(g, 3, call, "gravity");
     if (st) return st;
     for (int i = 0; i < 3; ++i)
         if (g[i] < -500.0f || g[i] > 500.0f)
             return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: gravity[%d] must be within [-500, 500] m/s^2, got %g", call, i,
                            (double)g[i]);
-    int first = world < 0 ? 0 : world, last = world < 0 ? b->worlds - 1 : world;
-    return tp_op_set_gravity(b, first, last, g);
+    return tp_op_set_gravity(b, world, world, g);
 }
 
-tp_status tp_batch_get_gravity(const tp_batch *b, int world, float g[3])
+tp_status tp_batch_gravity(const tp_batch *b, int world, float g[3])
 {
-    if (!b || !g) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_get_gravity: batch or g is NULL");
+    if (!b || !g) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_gravity: batch or g is NULL");
     if (world < 0 || world >= b->worlds)
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_get_gravity: world %d out of range [0, %d)", world, b->worlds);
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_gravity: world %d out of range [0, %d)", world, b->worlds);
     /* A device reset may have changed it. The host mirror is a cache, so
      * refreshing it does not change the batch as the caller sees it. */
     tp_status st = tp_batch_pull((tp_batch *)b, world, world, TP_MIRROR_BODIES);
@@ -196,30 +196,18 @@ tp_status tp_batch_sleep(tp_batch *b, int world, int body)
     return tp_op_sleep(b, world, body);
 }
 
-tp_status tp_batch_wake_sphere(tp_batch *b, int world, const float center[3], float radius)
+tp_status tp_batch_wake_sphere(tp_batch *b, const tp_world_select *select, const float center[3], float radius)
 {
     const char *call = "tp_batch_wake_sphere";
-    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
-    if (world < -1 || world >= b->worlds)
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: world %d out of range [-1, %d)", call, world, b->worlds);
-    tp_status st = check_vec(center, 3, call, "center");
-    if (st) return st;
+    tp_status st = tp_select_check(b, select, call);
+    if (st || (st = check_vec(center, 3, call, "center"))) return st;
     if (!isfinite(radius) || radius < 0.0f)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: radius must be a finite number >= 0 m, got %g", call, (double)radius);
-    int first = world < 0 ? 0 : world, last = world < 0 ? b->worlds - 1 : world;
-    return tp_op_wake_sphere(b, first, last, center, radius);
-}
-
-tp_status tp_batch_reset_worlds(tp_batch *b, const int *worlds, int count)
-{
-    const char *call = "tp_batch_reset_worlds";
-    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
-    if (count < 0) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: count must be >= 0, got %d", call, count);
-    if (count > 0 && !worlds)
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %d worlds listed but the list is NULL", call, count);
-    for (int i = 0; i < count; ++i)
-        if (worlds[i] < 0 || worlds[i] >= b->worlds)
-            return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: worlds[%d] = %d out of range [0, %d)", call, i, worlds[i],
-                           b->worlds);
-    return tp_op_reset_worlds(b, worlds, count);
+    if (!select || (!select->indices && !select->mask)) return tp_op_wake_sphere(b, 0, b->worlds - 1, center, radius);
+    if ((st = tp_select_begin_writes(b, select))) return st; /* CUDA: every selected world on the host first */
+    for (int r = 0, rows = tp_select_rows(b, select); r < rows && st == TP_OK; ++r) {
+        int w = tp_select_world(select, r);
+        if (w >= 0) st = tp_op_wake_sphere(b, w, w, center, radius);
+    }
+    return st;
 }

@@ -35,10 +35,27 @@ static int sel_world(const tp_world_select *s, int r)
     return !s->mask || s->mask[r] ? r : -1;
 }
 
-/* An index list must name each world once, in range. */
+tp_world_select tp_world_list(const int32_t *indices, int count)
+{
+    static const int32_t none[1];
+    tp_world_select s = {indices ? indices : none, count, NULL}; /* NULL indices would select every world */
+    return s;
+}
+
+tp_world_select tp_world_mask(const uint8_t *mask)
+{
+    tp_world_select s = {NULL, 0, mask};
+    return s;
+}
+
+/* An index list must name each world once, in range; a list and a mask are
+ * not both given. */
 static tp_status check_select(tp_batch *b, const tp_world_select *s, const char *call)
 {
     if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
+    if (s && s->indices && s->mask)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: select gives both indices and mask; give one (or neither: "
+                       "every world); nothing was changed", call);
     if (!s || !s->indices) return TP_OK;
     if (s->count < 0) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: select.count must be >= 0, got %d", call, s->count);
     tp_status st = TP_OK;
@@ -357,9 +374,9 @@ tp_status tp_batch_set_frictions(tp_batch *b, const tp_world_select *s, const fl
 
 /* ---------------------------------------------------------------- episodes and resets */
 
-tp_status tp_batch_get_episodes(const tp_batch *b, uint32_t *out)
+tp_status tp_batch_episodes(const tp_batch *b, uint32_t *out)
 {
-    if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_get_episodes: batch or out is NULL");
+    if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_episodes: batch or out is NULL");
     memcpy(out, b->episode, (size_t)b->worlds * sizeof(uint32_t));
     return TP_OK;
 }
@@ -374,9 +391,9 @@ static tp_status reset_selected(tp_batch *b, const tp_world_select *s)
     return tp_op_reset_unique_worlds(b, b->world_list, n);
 }
 
-tp_status tp_batch_reset_select(tp_batch *b, const tp_world_select *s)
+tp_status tp_batch_reset_worlds(tp_batch *b, const tp_world_select *s)
 {
-    tp_status st = check_select(b, s, "tp_batch_reset_select");
+    tp_status st = check_select(b, s, "tp_batch_reset_worlds");
     return st ? st : reset_selected(b, s);
 }
 

@@ -353,11 +353,11 @@ const char *tp_model_body_name(const tp_model *model, int body);
 /* Copy of the definitions the model was built from (name pointers, a
  * compound body's `shapes` and a convex shape's `vertices` stay owned by the
  * model; the body's quat as normalized on load; a convex shape's size as the
- * builder set it). tp_model_get_def of
+ * builder set it). tp_model_settings of
  * NULL gives the defaults. Errors of the tp_status calls:
  * TP_ERR_INVALID_ARGUMENT (NULL, body out of range). */
-tp_model_def tp_model_get_def(const tp_model *model);
-tp_status tp_model_get_body_def(const tp_model *model, int body, tp_body_def *out);
+tp_model_def tp_model_settings(const tp_model *model);
+tp_status tp_model_body(const tp_model *model, int body, tp_body_def *out);
 /* Mass (kg) and the diagonal of the inertia tensor (kg m^2, about the centre
  * of mass along local x, y, z) of a body in the template. */
 tp_status tp_model_body_mass(const tp_model *model, int body, float *mass, float inertia[3]);
@@ -528,6 +528,30 @@ tp_status tp_batch_device_state(tp_batch *batch, tp_state_view *out);
  * tp_batch_state copies the whole state. */
 tp_status tp_batch_counts(tp_batch *batch, tp_state_view *out);
 
+/* ---------------------------------------------------------------- which worlds
+ *
+ * Every call that may act on more than one world takes a selection; a call of
+ * one world takes `int world` in [0, W) (W = tp_batch_worlds).
+ *   - NULL (or indices and mask both NULL): every world; data arrays have W
+ *     rows, row w for world w;
+ *   - an index list (indices, count >= 0; no world twice): `count` rows, row i
+ *     for world indices[i];
+ *   - a byte mask (mask [W], non-zero = selected): W rows; the rows of
+ *     unselected worlds are not read.
+ * Errors (TP_ERR_INVALID_ARGUMENT, nothing changed) name the call and the
+ * value: count < 0, an index out of range or repeated ("select.indices[2] =
+ * 9"), indices and mask both given. */
+typedef struct tp_world_select {
+    const int32_t *indices; /* [count] world indices, or NULL */
+    int count;              /* rows of the index list */
+    const uint8_t *mask;    /* [W] non-zero = selected, or NULL */
+} tp_world_select;
+
+/* An index list of `count` worlds (indices may be NULL when count is 0: an
+ * empty list, which selects no world, unlike NULL), and a mask. */
+tp_world_select tp_world_list(const int32_t *indices, int count);
+tp_world_select tp_world_mask(const uint8_t *mask);
+
 #include "torpor_writes.h" /* writes of one body or one world */
 
 /* One contact point of the last step, as tp_batch_contacts reports it. */
@@ -617,7 +641,7 @@ int tp_model_event_count(const tp_model *model);
  * *out. out->worlds points into the model (valid while it lives; NULL when the
  * event acts in every world). TP_ERR_INVALID_ARGUMENT for a NULL argument or an
  * index outside [0, tp_model_event_count). */
-tp_status tp_model_get_event(const tp_model *model, int index, tp_event_def *out);
+tp_status tp_model_event(const tp_model *model, int index, tp_event_def *out);
 
 /* The sleep rule on its own (torpor trace): torpor_trace.h. */
 #include "torpor_trace.h"

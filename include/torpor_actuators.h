@@ -68,7 +68,7 @@ tp_status tp_builder_add_actuator(tp_builder *builder, const tp_actuator_def *de
 int tp_model_actuator_count(const tp_model *model);                 /* nu of one world */
 int tp_model_find_actuator(const tp_model *model, const char *name); /* index or -1 */
 const char *tp_model_actuator_name(const tp_model *model, int actuator);
-tp_status tp_model_get_actuator_def(const tp_model *model, int actuator, tp_actuator_def *out);
+tp_status tp_model_actuator(const tp_model *model, int actuator, tp_actuator_def *out);
 
 /* Read-only views, world-major, valid like tp_state_view. NULL arrays for a
  * model without actuators (force: without joints). */
@@ -88,7 +88,7 @@ typedef struct tp_actuator_view {
 tp_status tp_batch_actuators(tp_batch *batch, tp_actuator_view *out);
 
 /* Write the controls of the selected worlds (tp_world_select: NULL = all,
- * an index list or a mask; torpor_batched.h): ctrl [rows][nu]. Every value is
+ * an index list or a mask; torpor.h, "which worlds"): ctrl [rows][nu]. Every value is
  * checked first: a non-finite one, a bad selection or a model without
  * actuators return TP_ERR_INVALID_ARGUMENT, nothing changes. */
 tp_status tp_batch_set_ctrl(tp_batch *batch, const tp_world_select *select, const float *ctrl);
@@ -129,7 +129,7 @@ const char *tp_robot_param_name(tp_robot_param which); /* "joint_damping", ...; 
 tp_status tp_batch_set_robot_params(tp_batch *batch, tp_robot_param which, const tp_world_select *select,
                                     const float *values);
 /* Copy parameter `which` of every world into out [W][J or nu]. */
-tp_status tp_batch_get_robot_params(tp_batch *batch, tp_robot_param which, float *out);
+tp_status tp_batch_robot_params(tp_batch *batch, tp_robot_param which, float *out);
 /* ================================================================ end of actuators */
 
 #endif

@@ -13,13 +13,7 @@
  *
  * One call writes many worlds from arrays, for RL loops (csrc/writes_batched.c).
  *
- * Which worlds: a tp_world_select, or NULL for all of them.
- *   - all worlds (NULL, or indices and mask both NULL): the data has W rows, row w
- *     for world w (W = tp_batch_worlds);
- *   - an index list (indices, count >= 0; no world twice): the data has `count`
- *     rows, row i for world indices[i];
- *   - a byte mask (mask, one byte per world, non-zero = selected): the data has
- *     W rows; the rows of unselected worlds are not read.
+ * Which worlds: a tp_world_select (torpor.h, "which worlds"), NULL for all.
  * A "row" is one world's block of the array: [B][3] for vectors (B = bodies per
  * world, static bodies included), [B][4] for quaternions, [B] for scalars, [3]
  * for gravity. Arrays are C order, float32.
@@ -37,11 +31,6 @@
  * island, as the single-body calls do; zero forces, torques and impulses wake
  * nothing. On CUDA each selected world is copied to the host and sent back
  * before the next step (as the single-body calls do). */
-typedef struct tp_world_select {
-    const int32_t *indices; /* [count] world indices, or NULL */
-    int count;              /* rows of the index list */
-    const uint8_t *mask;    /* [W] non-zero = selected, or NULL (used only when indices is NULL) */
-} tp_world_select;
 
 /* Forces (N, world frame) [rows][B][3] for the next step, at world points
  * (m) [rows][B][3], or at the centres of mass if point is NULL. They add to
@@ -81,16 +70,25 @@ tp_status tp_batch_set_mass_scales(tp_batch *batch, const tp_world_select *selec
 tp_status tp_batch_set_frictions(tp_batch *batch, const tp_world_select *select, const float *friction);
 
 /* Episodes. Every world counts its resets: episode 0 at creation, and each
- * reset (tp_batch_reset_worlds, tp_batch_reset_select, reset events) starts
+ * reset (tp_batch_reset_worlds, the reset calls below, reset events) starts
  * the next episode, whose randomization is drawn from Philox keyed by (seed,
  * world, body, episode modulo 2^30): a reset gives a new draw, and the same seed
  * with the same resets gives the same bits at any world count. Copies the W
  * episode numbers into out[W]. */
-tp_status tp_batch_get_episodes(const tp_batch *batch, uint32_t *out);
-/* Reset the selected worlds as tp_batch_reset_worlds does (a mask or an index
- * list; NULL = every world). */
-tp_status tp_batch_reset_select(tp_batch *batch, const tp_world_select *select);
-/* Reset the selected worlds (a new episode, as tp_batch_reset_select), then
+tp_status tp_batch_episodes(const tp_batch *batch, uint32_t *out);
+/* Put the selected worlds (NULL: every world) back to an initial state,
+ * randomized anew: each starts its next episode (tp_batch_episodes), whose
+ * draws differ from the last ones but are the same on every run with the same
+ * seed and resets; with no randomization that is the initial state. It
+ * restores poses, velocities, materials, gravity, removed bodies, sleep
+ * states, pending forces, contacts, faults and overflow counters. Other worlds
+ * are untouched; an empty list does nothing. Scripted events follow the
+ * batch's clock, not the world's: an event that has fired does not fire again
+ * in a reset world. On CUDA the reset runs on the device (cuRAND draws, the
+ * same bits as the CPU's). Errors: TP_ERR_INVALID_ARGUMENT (NULL batch, a bad
+ * selection), TP_ERR_CUDA. */
+tp_status tp_batch_reset_worlds(tp_batch *batch, const tp_world_select *select);
+/* Reset the selected worlds (a new episode, as tp_batch_reset_worlds), then
  * write the given poses [rows][B][3] + [rows][B][4] and, unless NULL,
  * velocities [rows][B][3] + [rows][B][3] of their dynamic and kinematic
  * bodies: a reset to a state the caller supplies. Every value is checked first;

@@ -124,7 +124,7 @@ const char *tp_model_joint_name(const tp_model *model, int joint);
 /* Name of dof `dof` in [0, nv): the joint's name for 1-dof joints,
  * "<joint>.wx/.wy/.wz" for ball dofs, "<joint>.vx ... .wz" for free ones. */
 const char *tp_model_dof_name(const tp_model *model, int dof);
-tp_status tp_model_get_joint_def(const tp_model *model, int joint, tp_joint_def *out);
+tp_status tp_model_joint(const tp_model *model, int joint, tp_joint_def *out);
 /* Where joint `joint` sits in joint_q ([q_start, q_start + nq)) and joint_qd ([v_start, v_start + nv)). */
 tp_status tp_model_joint_slices(const tp_model *model, int joint, int *q_start, int *nq, int *v_start, int *nv);
 
@@ -149,15 +149,13 @@ typedef enum tp_joint_array {
 } tp_joint_array;
 #define TP_JOINT_ARRAY_COUNT 5
 
-/* Write one joint array for some worlds: either a list (`worlds` [count], a
- * world may not repeat; `values` [count][n]) or a mask (`worlds` NULL, `mask`
- * [W], `values` [W][n], rows of unmasked worlds are not read); n is nq for
- * TP_JOINT_ARRAY_Q, nv otherwise. Non-finite values, a zero quaternion, a
- * world out of range or a repeated one: TP_ERR_INVALID_ARGUMENT, nothing
- * changes. Quaternions are normalized, however large or small (as
- * tp_batch_set_pose does). Writing q or qd moves the links' bodies
- * at once. */
-tp_status tp_batch_set_joints(tp_batch *batch, tp_joint_array which, const int *worlds, int count, const uint8_t *mask,
+/* Write one joint array of the selected worlds (tp_world_select, NULL =
+ * all): `values` [rows][n], n is nq for TP_JOINT_ARRAY_Q, nv otherwise.
+ * Non-finite values, a zero quaternion or a bad selection:
+ * TP_ERR_INVALID_ARGUMENT, nothing changes. Quaternions are normalized,
+ * however large or small (as tp_batch_set_pose does). Writing q or qd moves
+ * the links' bodies at once. */
+tp_status tp_batch_set_joints(tp_batch *batch, tp_joint_array which, const tp_world_select *select,
                               const float *values);
 /* Several joint arrays of the same worlds in one all-or-nothing write:
  * values[a] holds array a (indexed by tp_joint_array; rows as in
@@ -167,7 +165,7 @@ tp_status tp_batch_set_joints(tp_batch *batch, tp_joint_array which, const int *
  * changes nothing: no value, no sleep state, no timer. Then each world's
  * links move once (q or qd given) and its trees wake once (anything but f
  * given), as the separate writes would leave them. */
-tp_status tp_batch_set_joint_arrays(tp_batch *batch, const int *worlds, int count, const uint8_t *mask,
+tp_status tp_batch_set_joint_arrays(tp_batch *batch, const tp_world_select *select,
                                     const float *const values[TP_JOINT_ARRAY_COUNT]);
 /* ================================================================ end of articulations */
 

@@ -1,5 +1,5 @@
 /* torpor_writes.h - writes of one world at a time: poses, velocities, forces, impulses,
- * gravity, removal, wake and sleep, and resets of listed worlds.
+ * gravity, removal, wake and sleep.
  *
  * Part of the public API: include torpor.h, which includes this file where
  * its declarations belong (they use torpor.h's types). Batched writes of many
@@ -49,37 +49,25 @@ tp_status tp_batch_apply_impulse(tp_batch *batch, int world, int body, const flo
  * body's world-frame inverse inertia; on an articulation link, through its
  * tree as for tp_batch_apply_impulse (spatial impulse (L, 0)). */
 tp_status tp_batch_apply_angular_impulse(tp_batch *batch, int world, int body, const float impulse[3]);
-/* Gravity (m/s^2, each component in [-500, 500]) of one world, or of every
- * world if world == -1 (set only; get needs one world). Errors:
- * TP_ERR_INVALID_ARGUMENT (NULL, world out of range, a component out of
- * range), TP_ERR_CUDA. */
+/* Gravity (m/s^2, each component in [-500, 500]) of one world (several
+ * worlds: tp_batch_set_gravities). Errors: TP_ERR_INVALID_ARGUMENT (NULL,
+ * world out of range, a component out of range), TP_ERR_CUDA. */
 tp_status tp_batch_set_gravity(tp_batch *batch, int world, const float g[3]);
-tp_status tp_batch_get_gravity(const tp_batch *batch, int world, float g[3]);
+tp_status tp_batch_gravity(const tp_batch *batch, int world, float g[3]);
 /* Remove a body of any type from one world: it stops colliding and moving, and
  * what it supported wakes (removing a static ground lets everything fall).
  * Removing a removed body again does nothing. A reset brings it back.
- * Errors (this and the calls down to tp_batch_reset_worlds):
+ * Errors (this and the calls down to tp_batch_wake_sphere):
  * TP_ERR_INVALID_ARGUMENT (NULL, a world or body out of range, a static or
  * removed body where the call needs a dynamic one, radius < 0 or non-finite,
- * count < 0), TP_ERR_CUDA. */
+ * a bad selection), TP_ERR_CUDA. */
 tp_status tp_batch_remove_body(tp_batch *batch, int world, int body);
 /* Wake a body's island (resets the quiet timers of all of it), or put the
  * body's island to sleep at once, even in mid-air: it stays frozen until woken. */
 tp_status tp_batch_wake(tp_batch *batch, int world, int body);
 tp_status tp_batch_sleep(tp_batch *batch, int world, int body);
 /* Wake every island with a body whose bounding sphere meets the sphere of
- * `radius` (m, >= 0) about `center` (m), in one world or all (world == -1). */
-tp_status tp_batch_wake_sphere(tp_batch *batch, int world, const float center[3], float radius);
-/* Put the listed worlds back to an initial state, randomized anew: each listed
- * world starts its next episode (tp_batch_get_episodes), whose draws differ from
- * the last ones but are the same on every run with the same seed and resets;
- * with no randomization that is the initial state. It restores poses,
- * velocities, materials, gravity, removed bodies, sleep states, pending forces,
- * contacts, faults and overflow counters. Other worlds are untouched. A world
- * may be listed more than once (it is reset once); count 0 does nothing.
- * Scripted events follow the batch's clock, not the world's: an event that has
- * fired does not fire again in a reset world. On CUDA the reset runs on the
- * device (cuRAND draws, the same bits as the CPU's). */
-tp_status tp_batch_reset_worlds(tp_batch *batch, const int *worlds, int count);
+ * `radius` (m, >= 0) about `center` (m), in the selected worlds (NULL: all). */
+tp_status tp_batch_wake_sphere(tp_batch *batch, const tp_world_select *select, const float center[3], float radius);
 
 #endif

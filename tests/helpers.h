@@ -10,6 +10,10 @@
 #include <string.h>
 
 /* A model of `n` dynamic unit cubes of 1 kg at (0, 0, z0 + 2 i), no ground. */
+/* A world selection in place: an index list (count rows) or a byte mask. */
+#define WORLD_LIST(indices, count) (&(tp_world_select){(indices), (count), NULL})
+#define WORLD_MASK(mask) (&(tp_world_select){NULL, 0, (mask)})
+
 static inline tp_model *make_falling_model(int n, float z0, const float gravity[3])
 {
     tp_model_def md = tp_default_model_def();

@@ -282,7 +282,7 @@ Test(actuators, bad_definitions_and_writes_are_refused)
               av.ctrl[2]);
     /* a reset sets the world's controls to 0 */
     int w1 = 1;
-    cr_assert_eq(tp_batch_reset_worlds(batch, &w1, 1), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_reset_worlds(batch, WORLD_LIST(&w1, 1)), TP_OK, "%s", tp_last_error());
     cr_assert(av.ctrl[1] == 0.0f && av.ctrl[0] == 9.0f, "reset zeroes only world 1");
     tp_batch_destroy(batch);
     tp_model_destroy(model);
@@ -350,7 +350,7 @@ Test(actuators, scene_actuators_load_and_errors_name_the_key)
     cr_assert_eq(tp_model_actuator_count(m), 1);
     cr_assert_eq(tp_model_find_actuator(m, "push"), 0);
     tp_actuator_def d;
-    cr_assert_eq(tp_model_get_actuator_def(m, 0, &d), TP_OK);
+    cr_assert_eq(tp_model_actuator(m, 0, &d), TP_OK);
     cr_assert(d.gear == 4.0f && d.ctrl_limited && d.ctrl_range[1] == 1.0f && !d.force_limited);
     tp_batch *b = make_batch(m, 1, 1);
     float u = 3.0f; /* clamped to 1 */

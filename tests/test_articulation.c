@@ -306,7 +306,7 @@ Test(articulation, free_chain_momentum_in_zero_gravity)
     memcpy(qd, jv.qd, (size_t)jv.nv * sizeof(float));
     qd[6] = 1.0f; qd[7] = -0.7f; qd[8] = 0.4f;
     int w0 = 0;
-    cr_assert_eq(tp_batch_set_joints(bt, TP_JOINT_ARRAY_QD, &w0, 1, NULL, qd), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(bt, TP_JOINT_ARRAY_QD, WORLD_LIST(&w0, 1), qd), TP_OK, "%s", tp_last_error());
     tp_state_view s = batch_view(bt);
     double p0[3], l0[3], p[3], l[3];
     momentum(m, &s, p0, l0);
@@ -472,7 +472,7 @@ Test(articulation, limits_hold_under_load)
     float f = -20.0f;
     for (int s = 0; s < 180; ++s) {
         int w = 0;
-        cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_F, &w, 1, NULL, &f), TP_OK, "%s", tp_last_error());
+        cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_F, WORLD_LIST(&w, 1), &f), TP_OK, "%s", tp_last_error());
         batch_steps(b, 1);
     }
     cr_assert_gt(joint_q(b, 0, 0) - j.lower, -0.01f, "q %g past the lower limit", (double)joint_q(b, 0, 0));
@@ -598,16 +598,16 @@ Test(articulation, bad_writes_change_nothing)
     tp_batch *b = make_batch(m, 2, 1);
     int worlds[2] = {0, 0};
     float vals[2] = {0.1f, 0.2f};
-    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, worlds, 2, NULL, vals), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, WORLD_LIST(worlds, 2), vals), TP_ERR_INVALID_ARGUMENT);
     float bad[2] = {0.1f, NAN};
     worlds[1] = 1;
-    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, worlds, 2, NULL, bad), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, WORLD_LIST(worlds, 2), bad), TP_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(tp_last_error(), "joint_q row 1"), "%s", tp_last_error());
     cr_assert_float_eq(joint_q(b, 0, 0), 0.3f, 0.0f);
     /* a mask write moves world 1 only, and its link with it */
     uint8_t mask[2] = {0, 1};
     float rows[2] = {99.0f, 0.0f};
-    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, NULL, 0, mask, rows), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, WORLD_MASK(mask), rows), TP_OK, "%s", tp_last_error());
     cr_assert_float_eq(joint_q(b, 0, 0), 0.3f, 0.0f);
     cr_assert_float_eq(joint_q(b, 1, 0), 0.0f, 0.0f);
     tp_state_view s = batch_view(b);
@@ -615,7 +615,7 @@ Test(articulation, bad_writes_change_nothing)
     cr_assert_float_eq(s.pos[3 * 1 + 2], 1.5f, 1e-6);
     /* reset brings the initial q back */
     int one = 1;
-    cr_assert_eq(tp_batch_reset_worlds(b, &one, 1), TP_OK);
+    cr_assert_eq(tp_batch_reset_worlds(b, WORLD_LIST(&one, 1)), TP_OK);
     cr_assert_float_eq(joint_q(b, 1, 0), 0.3f, 0.0f);
     tp_batch_destroy(b);
     tp_model_destroy(m);
@@ -797,8 +797,8 @@ Test(articulation, ball_pendulum_conserves_energy_and_vertical_momentum)
     /* tilt 0.8 rad about x and spin about the rod's own long axis and about y */
     float q[4] = {(float)sin(0.4), 0.0f, 0.0f, (float)cos(0.4)}, qd[3] = {0.0f, 2.0f, 1.5f};
     int w = 0;
-    cr_assert_eq(tp_batch_set_joints(bt, TP_JOINT_ARRAY_Q, &w, 1, NULL, q), TP_OK, "%s", tp_last_error());
-    cr_assert_eq(tp_batch_set_joints(bt, TP_JOINT_ARRAY_QD, &w, 1, NULL, qd), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(bt, TP_JOINT_ARRAY_Q, WORLD_LIST(&w, 1), q), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(bt, TP_JOINT_ARRAY_QD, WORLD_LIST(&w, 1), qd), TP_OK, "%s", tp_last_error());
     const float g[3] = {0.0f, 0.0f, -(float)G};
     tp_state_view s = batch_view(bt);
     double e0 = body_energy(m, &s, 0, g), p[3], l[3];
@@ -849,7 +849,7 @@ Test(articulation, body_force_on_a_link)
         /* ... with the arm r = (0, 0, -0.5) rotated by q: tau_x = r_y f_z - r_z f_y = 0.5 cos(q) * 2 */
         float q = joint_q(b, 0, 0), tau = 0.5f * (float)cos(q) * 2.0f;
         int w = 0;
-        cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_F, &w, 1, NULL, &tau), TP_OK);
+        cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_F, WORLD_LIST(&w, 1), &tau), TP_OK);
         batch_steps(a, 1);
         batch_steps(b, 1);
     }
@@ -880,7 +880,7 @@ Test(articulation, joint_q_quaternions_of_any_size)
     int w = 0;
     const float h = 0.70710678f;
     float big[7] = {1.0f, 2.0f, 3.0f, 3e38f, 0.0f, 0.0f, 3e38f};
-    cr_assert_eq(tp_batch_set_joints(batch, TP_JOINT_ARRAY_Q, &w, 1, NULL, big), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(batch, TP_JOINT_ARRAY_Q, WORLD_LIST(&w, 1), big), TP_OK, "%s", tp_last_error());
     float want[4] = {h, 0.0f, 0.0f, h};
     tp_state_view s = batch_view(batch);
     for (int k = 0; k < 4; ++k) {
@@ -888,10 +888,10 @@ Test(articulation, joint_q_quaternions_of_any_size)
         cr_assert_float_eq(s.quat[k], want[k], 1e-6, "link quat[%d]", k);
     }
     float tiny[7] = {1.0f, 2.0f, 3.0f, 1e-20f, 0.0f, 0.0f, 0.0f};
-    cr_assert_eq(tp_batch_set_joints(batch, TP_JOINT_ARRAY_Q, &w, 1, NULL, tiny), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(batch, TP_JOINT_ARRAY_Q, WORLD_LIST(&w, 1), tiny), TP_OK, "%s", tp_last_error());
     cr_assert_float_eq(joint_q(batch, 0, 3), 1.0f, 1e-6);
     float zero[7] = {1.0f, 2.0f, 3.0f, 0.0f, 0.0f, 0.0f, 0.0f};
-    cr_assert_eq(tp_batch_set_joints(batch, TP_JOINT_ARRAY_Q, &w, 1, NULL, zero), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_set_joints(batch, TP_JOINT_ARRAY_Q, WORLD_LIST(&w, 1), zero), TP_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(tp_last_error(), "zero"), "%s", tp_last_error());
     cr_assert_float_eq(joint_q(batch, 0, 3), 1.0f, 1e-6, "a refused write changed joint_q");
     tp_batch_destroy(batch);
@@ -1071,9 +1071,9 @@ Test(articulation, joint_positions_within_bounds)
     /* the same bound for joint_q and target_q writes of 1-dof joints; nothing changes */
     int w = 0;
     float big = 1e10f;
-    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, &w, 1, NULL, &big), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, WORLD_LIST(&w, 1), &big), TP_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(tp_last_error(), "joint_q row 0 [0] (joint0): must be within"), "%s", tp_last_error());
-    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_TARGET_Q, &w, 1, NULL, &big), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_TARGET_Q, WORLD_LIST(&w, 1), &big), TP_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(tp_last_error(), "target_q row 0 [0] (joint0): must be within"), "%s", tp_last_error());
     cr_assert_gt(fabsf(joint_q(b, 0, 0)), 9e4f);
     tp_batch_destroy(b);
@@ -1272,9 +1272,9 @@ Test(articulation, joint_velocities_within_bounds)
     tp_batch *b = make_batch(m, 1, 1);
     int w = 0;
     float big = 3e38f;
-    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_QD, &w, 1, NULL, &big), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_QD, WORLD_LIST(&w, 1), &big), TP_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(tp_last_error(), "joint_qd row 0 [0] (joint0): must be within"), "%s", tp_last_error());
-    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_TARGET_QD, &w, 1, NULL, &big), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_TARGET_QD, WORLD_LIST(&w, 1), &big), TP_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(tp_last_error(), "target_qd row 0 [0] (joint0): must be within"), "%s", tp_last_error());
     cr_assert_eq(joint_qd(b, 0, 0), 0.0f);
     batch_steps(b, 1);

@@ -271,7 +271,7 @@ Test(articulation_sleep, joint_f_wakes_a_sleeping_arm_and_its_island)
      * 17.2 N m), so the first joint turns up within the step */
     float f[2] = {-60.0f, 0.0f};
     int world = 0;
-    cr_assert_eq(tp_batch_set_joints(batch, TP_JOINT_ARRAY_F, &world, 1, NULL, f), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(batch, TP_JOINT_ARRAY_F, WORLD_LIST(&world, 1), f), TP_OK, "%s", tp_last_error());
     s = batch_view(batch);
     cr_assert_eq(s.sleep_state[links[0]], TP_SLEEPING, "writing joint_f wakes in the step, not before");
     batch_steps(batch, 1);
@@ -569,7 +569,7 @@ Test(articulation_sleep, assembly_policy_driven_arm_sleeps_and_a_target_wakes_it
     cr_assert(at > 0, "the driven arm at rest never slept");
     float target[2] = {-0.5f, 0.0f}; /* lift the first link off the table */
     int w = 0;
-    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_TARGET_Q, &w, 1, NULL, target), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_TARGET_Q, WORLD_LIST(&w, 1), target), TP_OK, "%s", tp_last_error());
     tp_state_view s = batch_view(b);
     cr_assert(s.sleep_state[links[0]] == TP_AWAKE && s.sleep_state[links[1]] == TP_AWAKE, "a target write wakes");
     batch_steps(b, 30);
@@ -593,7 +593,7 @@ static void assembly_hashes(int worlds, int threads, uint64_t *w0, uint64_t *all
     cr_assert_eq(s.sleep_state[links[0]], TP_SLEEPING, "the arm and cube did not settle asleep in 2.5 s");
     float f[2] = {-60.0f, 0.0f};
     for (int w = 0; w < worlds; ++w)
-        cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_F, &w, 1, NULL, f), TP_OK, "%s", tp_last_error());
+        cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_F, WORLD_LIST(&w, 1), f), TP_OK, "%s", tp_last_error());
     batch_steps(b, 1);
     s = batch_view(b);
     cr_assert_eq(s.sleep_state[links[0]], TP_AWAKE, "joint_f did not wake the tree under the assembly policy");

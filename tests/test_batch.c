@@ -64,8 +64,10 @@ Test(batch, non_finite_writes_are_refused_and_change_nothing)
     cr_assert(strstr(tp_last_error(), "pos[1]"), "%s", tp_last_error());
     cr_assert_eq(tp_batch_set_pose(b, 0, 0, ok3, qnan), TP_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(tp_last_error(), "quat[2]"), "%s", tp_last_error());
-    cr_assert_eq(tp_batch_set_gravity(b, -1, nan3), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_set_gravity(b, 0, nan3), TP_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(tp_last_error(), "gravity[1]"), "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_gravity(b, -1, ok3), TP_ERR_INVALID_ARGUMENT, "one world, no -1 for all");
+    cr_assert(strstr(tp_last_error(), "tp_batch_set_gravity: world -1 out of range"), "%s", tp_last_error());
     const float huge_g[3] = {0, 0, -600};
     cr_assert_eq(tp_batch_set_gravity(b, 0, huge_g), TP_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(tp_last_error(), "[-500, 500]"), "%s", tp_last_error());
@@ -100,7 +102,7 @@ Test(batch, non_finite_world_is_flagged_and_others_continue)
         cr_assert_eq(hw, hr, "world %d changed because world 1 faulted", w);
     }
     int one = 1;
-    cr_assert_eq(tp_batch_reset_worlds(b, &one, 1), TP_OK);
+    cr_assert_eq(tp_batch_reset_worlds(b, WORLD_LIST(&one, 1)), TP_OK);
     tp_batch_state(b, &s);
     cr_assert_eq(s.faults[1], 0, "reset clears the fault");
     cr_assert_float_eq(s.pos[3 * 1 + 2], 5.0f, 0.0f);
@@ -159,7 +161,7 @@ Test(batch, reset_one_world)
     for (int w = 0; w < 16; ++w) tp_batch_set_velocity(b, w, 0, v, w0);
     tp_batch_step(b, 50);
     int five = 5;
-    cr_assert_eq(tp_batch_reset_worlds(b, &five, 1), TP_OK);
+    cr_assert_eq(tp_batch_reset_worlds(b, WORLD_LIST(&five, 1)), TP_OK);
     tp_state_view s;
     tp_batch_state(b, &s);
     cr_assert_eq(s.pos[3 * 5], 0.0f);
@@ -173,7 +175,7 @@ Test(batch, reset_one_world)
     }
     cr_assert_eq(s.pos[3 * 5], 0.0f, "world 5 was reset to rest");
     int bad = 16;
-    cr_assert_eq(tp_batch_reset_worlds(b, &bad, 1), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_reset_worlds(b, WORLD_LIST(&bad, 1)), TP_ERR_INVALID_ARGUMENT);
     tp_batch_destroy(b);
     tp_model_destroy(m);
 }
@@ -199,7 +201,7 @@ Test(batch, reset_world_is_the_fresh_world)
     cpu.backend = TP_BACKEND_CPU;
     cr_assert_eq(tp_batch_create(m, &cpu, &fresh), TP_OK, "%s", tp_last_error());
     const int episode1[2] = {2, 5};
-    cr_assert_eq(tp_batch_reset_worlds(fresh, episode1, 2), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_reset_worlds(fresh, WORLD_LIST(episode1, 2)), TP_OK, "%s", tp_last_error());
     tp_batch_step(b, 40);
     tp_batch_step(same, 40);
     const float moon[3] = {0.0f, 0.0f, -1.62f};
@@ -207,14 +209,17 @@ Test(batch, reset_world_is_the_fresh_world)
     cr_assert_eq(tp_batch_remove_body(b, 5, 2), TP_OK);
     cr_assert_eq(tp_batch_sleep(b, 5, 1), TP_OK);
     const int worlds[3] = {5, 2, 5};
-    cr_assert_eq(tp_batch_reset_worlds(b, worlds, 3), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_reset_worlds(b, WORLD_LIST(worlds, 3)), TP_ERR_INVALID_ARGUMENT, "a world listed twice");
+    cr_assert(strstr(tp_last_error(), "tp_batch_reset_worlds: select.indices[2] = 5 names world 5 a second time"), "%s",
+              tp_last_error());
+    cr_assert_eq(tp_batch_reset_worlds(b, WORLD_LIST(worlds, 2)), TP_OK, "%s", tp_last_error());
     uint32_t episodes[8];
-    cr_assert_eq(tp_batch_get_episodes(b, episodes), TP_OK);
+    cr_assert_eq(tp_batch_episodes(b, episodes), TP_OK);
     for (int w = 0; w < 8; ++w)
         cr_assert_eq(episodes[w], w == 2 || w == 5 ? 1u : 0u, "world %d is in episode %u", w, episodes[w]);
     float g[3], g0[3];
-    cr_assert_eq(tp_batch_get_gravity(b, 5, g), TP_OK);
-    cr_assert_eq(tp_batch_get_gravity(fresh, 5, g0), TP_OK);
+    cr_assert_eq(tp_batch_gravity(b, 5, g), TP_OK);
+    cr_assert_eq(tp_batch_gravity(fresh, 5, g0), TP_OK);
     cr_assert(g[0] == g0[0] && g[1] == g0[1] && g[2] == g0[2], "the reset did not restore gravity: %g", g[2]);
     int n = -1;
     cr_assert_eq(tp_batch_contacts(b, 5, NULL, 0, &n), TP_OK);
@@ -285,7 +290,7 @@ Test(batch, counts_are_the_states_counters)
     for (int round = 0; round < 12; ++round) {
         tp_batch_step(b, 10);
         if (round == 6) cr_assert_eq(tp_batch_wake(b, 1, 2), TP_OK); /* worlds differ */
-        if (round == 8) cr_assert_eq(tp_batch_reset_worlds(b, w0, 1), TP_OK);
+        if (round == 8) cr_assert_eq(tp_batch_reset_worlds(b, WORLD_LIST(w0, 1)), TP_OK);
         tp_state_view c, s;
         cr_assert_eq(tp_batch_counts(b, &c), TP_OK, "%s", tp_last_error());
         cr_assert_eq(c.worlds, 4);
@@ -361,22 +366,22 @@ Test(batch, reset_event_resets_every_world)
     tp_model *m = NULL;
     cr_assert_eq(tp_model_load_string(scene, "ev", &m), TP_OK, "%s", tp_last_error());
     tp_batch *b = make_batch(m, 6, 2), *fresh = make_batch(m, 6, 2);
-    int before_reset = (int)ceil(0.5 / (double)tp_model_get_def(m).dt - 1e-6); /* the event's step */
+    int before_reset = (int)ceil(0.5 / (double)tp_model_settings(m).dt - 1e-6); /* the event's step */
     cr_assert_eq(tp_batch_step(b, before_reset), TP_OK, "%s", tp_last_error());
     float g[3];
-    cr_assert_eq(tp_batch_get_gravity(b, 3, g), TP_OK);
+    cr_assert_eq(tp_batch_gravity(b, 3, g), TP_OK);
     cr_assert_eq(g[2], -1.0f, "the gravity event did not fire");
     cr_assert_eq(tp_batch_step(b, 1), TP_OK, "%s", tp_last_error()); /* the reset, then one step */
     const int all[6] = {0, 1, 2, 3, 4, 5};
-    cr_assert_eq(tp_batch_reset_worlds(fresh, all, 6), TP_OK); /* episode 1, as the event made it */
+    cr_assert_eq(tp_batch_reset_worlds(fresh, WORLD_LIST(all, 6)), TP_OK); /* episode 1, as the event made it */
     cr_assert_eq(tp_batch_step(fresh, 1), TP_OK);
     for (int w = 0; w < 6; ++w) {
         uint64_t got = 0, want = 0;
         tp_batch_world_hash(b, w, &got);
         tp_batch_world_hash(fresh, w, &want);
         cr_assert_eq(got, want, "world %d is not the fresh world one step after the reset", w);
-        cr_assert_eq(tp_batch_get_gravity(b, w, g), TP_OK);
-        cr_assert_eq(g[2], tp_model_get_def(m).gravity[2], "world %d keeps the event's gravity", w);
+        cr_assert_eq(tp_batch_gravity(b, w, g), TP_OK);
+        cr_assert_eq(g[2], tp_model_settings(m).gravity[2], "world %d keeps the event's gravity", w);
     }
     tp_batch_destroy(b);
     tp_batch_destroy(fresh);
@@ -427,9 +432,19 @@ Test(batch, bad_counts_are_named)
     tp_model *m = make_falling_model(1, 0.5f, NULL);
     tp_batch *b = make_batch(m, 2, 1);
     int one = 1, n = 0;
-    cr_assert_eq(tp_batch_reset_worlds(b, &one, -1), TP_ERR_INVALID_ARGUMENT);
-    cr_assert(strstr(tp_last_error(), "count must be >= 0, got -1"), "%s", tp_last_error());
-    cr_assert_eq(tp_batch_reset_worlds(b, NULL, 0), TP_OK, "an empty list resets nothing");
+    cr_assert_eq(tp_batch_reset_worlds(b, WORLD_LIST(&one, -1)), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "tp_batch_reset_worlds: select.count must be >= 0, got -1"), "%s", tp_last_error());
+    tp_world_select none = tp_world_list(NULL, 0);
+    cr_assert_eq(tp_batch_reset_worlds(b, &none), TP_OK, "%s", tp_last_error());
+    uint32_t episodes[2];
+    cr_assert_eq(tp_batch_episodes(b, episodes), TP_OK);
+    cr_assert(episodes[0] == 0 && episodes[1] == 0, "an empty list resets nothing: episodes %u %u", episodes[0],
+              episodes[1]);
+    uint8_t mask[2] = {1, 1};
+    tp_world_select both = {&one, 1, mask};
+    cr_assert_eq(tp_batch_reset_worlds(b, &both), TP_ERR_INVALID_ARGUMENT, "a list and a mask at once");
+    cr_assert(strstr(tp_last_error(), "tp_batch_reset_worlds: select gives both indices and mask"), "%s",
+              tp_last_error());
     tp_contact_info ci;
     cr_assert_eq(tp_batch_contacts(b, 0, &ci, -1, &n), TP_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(tp_last_error(), "capacity must be >= 0, got -1"), "%s", tp_last_error());

@@ -154,12 +154,12 @@ Test(batched, bad_values_change_nothing)
     cr_assert_eq(tp_batch_apply_forces(a, &bad1, good, NULL), TP_ERR_INVALID_ARGUMENT);
     cr_assert_eq(tp_batch_apply_forces(a, &bad2, good, NULL), TP_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(tp_last_error(), "second time"), "message: %s", tp_last_error());
-    cr_assert_eq(tp_batch_reset_select(a, &bad2), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_reset_worlds(a, &bad2), TP_ERR_INVALID_ARGUMENT);
     cr_assert_eq(tp_batch_apply_forces(a, &bad3, good, NULL), TP_ERR_INVALID_ARGUMENT);
     cr_assert_eq(tp_batch_apply_forces(a, NULL, NULL, NULL), TP_ERR_INVALID_ARGUMENT);
     cr_assert_eq(before, batch_state_hash(a), "a refused call changed the state");
     uint32_t ep[W];
-    cr_assert_eq(tp_batch_get_episodes(a, ep), TP_OK);
+    cr_assert_eq(tp_batch_episodes(a, ep), TP_OK);
     for (int w = 0; w < W; ++w) cr_assert_eq(ep[w], 0u, "a refused reset counted an episode in world %d", w);
     /* a NaN in a row the mask leaves out is not read */
     const uint8_t mask[W] = {1, 1, 1, 1, 1, 0};
@@ -189,7 +189,7 @@ Test(batched, per_world_gravity)
     tp_world_select s = {list, 2, NULL};
     cr_assert_eq(tp_batch_set_gravities(b, &s, g), TP_OK, "%s", tp_last_error());
     float got[3];
-    cr_assert_eq(tp_batch_get_gravity(b, 1, got), TP_OK);
+    cr_assert_eq(tp_batch_gravity(b, 1, got), TP_OK);
     cr_assert_eq(got[2], -1.62f);
     batch_steps(b, 60);
     tp_state_view v = batch_view(b);
@@ -277,28 +277,28 @@ Test(batched, episodes)
     uint64_t h[3];
     h[0] = batch_world_hash(a, 2);
     const int two = 2;
-    cr_assert_eq(tp_batch_reset_worlds(a, &two, 1), TP_OK);
+    cr_assert_eq(tp_batch_reset_worlds(a, WORLD_LIST(&two, 1)), TP_OK);
     h[1] = batch_world_hash(a, 2);
     const uint8_t mask[4] = {0, 0, 1, 0};
     tp_world_select s = {NULL, 0, mask};
     batch_steps(a, 7);
     batch_steps(ref, 7);
-    cr_assert_eq(tp_batch_reset_select(a, &s), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_reset_worlds(a, &s), TP_OK, "%s", tp_last_error());
     h[2] = batch_world_hash(a, 2);
     cr_assert(h[0] != h[1] && h[1] != h[2] && h[0] != h[2], "episodes 0, 1, 2 drew the same state");
     for (int w = 0; w < 4; ++w)
         if (w != 2) cr_assert_eq(batch_world_hash(a, w), batch_world_hash(ref, w), "world %d changed", w);
     uint32_t ep[9];
-    cr_assert_eq(tp_batch_get_episodes(a, ep), TP_OK);
+    cr_assert_eq(tp_batch_episodes(a, ep), TP_OK);
     cr_assert(ep[0] == 0 && ep[2] == 2, "episodes %u %u", ep[0], ep[2]);
     /* the same resets in a batch of 9 worlds give world 2 the same bits */
     const int32_t list[1] = {2};
     tp_world_select by_list = {list, 1, NULL};
-    cr_assert_eq(tp_batch_reset_select(c, &by_list), TP_OK);
+    cr_assert_eq(tp_batch_reset_worlds(c, &by_list), TP_OK);
     batch_steps(c, 7);
-    cr_assert_eq(tp_batch_reset_worlds(c, &two, 1), TP_OK);
+    cr_assert_eq(tp_batch_reset_worlds(c, WORLD_LIST(&two, 1)), TP_OK);
     cr_assert_eq(batch_world_hash(c, 2), h[2], "episode 2 of world 2 differs at 9 worlds");
-    cr_assert_eq(tp_batch_get_episodes(c, ep), TP_OK);
+    cr_assert_eq(tp_batch_episodes(c, ep), TP_OK);
     cr_assert_eq(ep[2], 2u);
     tp_batch_destroy(a);
     tp_batch_destroy(c);
@@ -330,7 +330,7 @@ Test(batched, reset_to_state)
         }
     cr_assert_eq(got.awake_count[0], 3);
     uint32_t ep[3];
-    cr_assert_eq(tp_batch_get_episodes(a, ep), TP_OK);
+    cr_assert_eq(tp_batch_episodes(a, ep), TP_OK);
     cr_assert_eq(ep[0], 1u);
     tp_batch_destroy(a);
     tp_batch_destroy(src);

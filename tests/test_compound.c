@@ -369,7 +369,7 @@ Test(compound, builder_names_the_bad_shape)
     memset(s, 0, sizeof s);
     tp_model *m = builder_finish(b);
     tp_body_def back;
-    cr_assert_eq(tp_model_get_body_def(m, 0, &back), TP_OK);
+    cr_assert_eq(tp_model_body(m, 0, &back), TP_OK);
     cr_assert_eq(back.shape_count, 2);
     cr_assert_float_eq(back.shapes[1].pos[0], 1.0f, 0.0f);
     tp_model_destroy(m);

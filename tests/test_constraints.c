@@ -122,7 +122,7 @@ Test(constraints, rod_pendulum_small_angle_period)
     double L = 1.5;
     tp_model *m = rod_pendulum(L, -0.05);
     tp_batch *b = make_batch(m, 1, 1);
-    double stretch, T = pendulum_period(b, tp_model_get_def(m).dt, 5, &stretch, L);
+    double stretch, T = pendulum_period(b, tp_model_settings(m).dt, 5, &stretch, L);
     double expect = 2.0 * PI * sqrt(L / G) * (1.0 + 0.05 * 0.05 / 16.0); /* first amplitude correction */
     cr_log_info("rod pendulum 0.05 rad: period %.5f s, closed form %.5f s, stretch %.2e m", T, expect, stretch);
     cr_assert_lt(fabs(T - expect) / expect, 0.003, "period %.5f s, closed form %.5f s", T, expect);
@@ -136,7 +136,7 @@ Test(constraints, rod_pendulum_90_degrees_period)
     double L = 1.0;
     tp_model *m = rod_pendulum(L, -PI / 2.0);
     tp_batch *b = make_batch(m, 1, 1);
-    double stretch, T = pendulum_period(b, tp_model_get_def(m).dt, 3, &stretch, L);
+    double stretch, T = pendulum_period(b, tp_model_settings(m).dt, 3, &stretch, L);
     double expect = 4.0 * sqrt(L / G) * elliptic_k(sin(PI / 4.0)); /* 2.3678 s for L = 1 */
     cr_log_info("rod pendulum 90 deg: period %.5f s, elliptic integral %.5f s, stretch %.2e m", T, expect, stretch);
     cr_assert_lt(fabs(T - expect) / expect, 0.005, "period %.5f s, elliptic integral %.5f s", T, expect);
@@ -192,7 +192,7 @@ Test(constraints, spring_damped_period_and_decay)
 {
     double mass = 1.0, k = 100.0, c = 1.0;
     tp_model *m = spring_model((float)mass, (float)k, (float)c, (float)(mass * G / k + 0.1)); /* 0.1 m under rest */
-    tp_model_def md = tp_model_get_def(m);
+    tp_model_def md = tp_model_settings(m);
     double h = md.dt / md.substeps;
     double den = 1.0 + h * c / mass + h * h * k / mass;
     /* the map (x, v) -> (x', v'): v' = (v - h k/m x)/den, x' = x + h v' */
@@ -317,7 +317,7 @@ Test(constraints, hinge_servo_speed_and_settling)
     tp_batch *b = make_batch(m, 1, 1);
     float angle;
     batch_steps(b, 15); /* 0.25 s: up to 2 rad/s at 100 N m, then at 2 rad/s */
-    double h = tp_model_get_def(m).dt / tp_model_get_def(m).substeps; /* half a substep ahead, as the motor's */
+    double h = tp_model_settings(m).dt / tp_model_settings(m).substeps; /* half a substep ahead, as the motor's */
     double I = (1.0 + 0.01) / 12.0 + 0.25, expect = 2.0 * (0.25 - 0.5 * 2.0 * I / 100.0 + 0.5 * h);
     cons_read(b, &angle, NULL);
     cr_assert_lt(fabs(angle - expect), 0.005, "angle %g rad after 0.25 s, expected %g", angle, expect);
@@ -347,7 +347,7 @@ Test(constraints, hinge_motor_and_limits)
     float angle, top = -10.0f;
     batch_steps(b, 6); /* 0.1 s: up to 3 rad/s at 50 N m, then at 3 rad/s */
     /* semi-implicit Euler moves each substep h at its end speed: half a substep ahead */
-    double h = tp_model_get_def(m).dt / tp_model_get_def(m).substeps;
+    double h = tp_model_settings(m).dt / tp_model_settings(m).substeps;
     double I = (1.0 + 0.01) / 12.0 + 0.25, t_up = 3.0 * I / 50.0, expect = 3.0 * (0.1 - 0.5 * t_up + 0.5 * h);
     cons_read(b, &angle, NULL);
     cr_assert_lt(fabs(angle - expect), 0.005, "motor angle %g after 0.1 s, expected %g", angle, expect);

@@ -194,7 +194,7 @@ Test(convex, cube_hull_mass_properties_in_every_format)
     tp_model *m = one_convex_model(v, n, (float)rho);
     tp_mesh_free(v);
     tp_body_def def;
-    tp_model_get_body_def(m, 0, &def);
+    tp_model_body(m, 0, &def);
     for (int j = 0; j < 3; ++j) check_rel(def.size[j], a, 1e-7, "size (the hull's box)", 0);
     tp_model_destroy(m);
 }

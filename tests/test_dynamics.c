@@ -65,7 +65,7 @@ Test(dynamics, torque_for_one_step_gives_torque_dt_over_inertia)
 {
     tp_model *m = turned_box_model();
     tp_batch *b = make_batch(m, 3, 1);
-    float dt = tp_model_get_def(m).dt;
+    float dt = tp_model_settings(m).dt;
     for (int axis = 0; axis < 3; ++axis) {
         float t[3] = {0, 0, 0};
         t[axis] = 0.5f;
@@ -97,7 +97,7 @@ Test(dynamics, force_at_a_point_pushes_and_turns)
 {
     tp_model *m = turned_box_model();
     tp_batch *b = make_batch(m, 2, 1);
-    float dt = tp_model_get_def(m).dt;
+    float dt = tp_model_settings(m).dt;
     const float f[3] = {0.0f, 1.0f, 0.0f}, p[3] = {1.0f, 0.0f, 0.0f};
     cr_assert_eq(tp_batch_apply_force(b, 0, 0, f, p), TP_OK);
     cr_assert_eq(tp_batch_apply_force(b, 1, 0, f, NULL), TP_OK);

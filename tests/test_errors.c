@@ -132,7 +132,7 @@ Test(errors, model_events_readable_in_firing_order)
     cr_assert_eq(tp_model_event_count(m), 2);
     cr_assert_eq(tp_model_event_count(NULL), 0);
     tp_event_def e;
-    cr_assert_eq(tp_model_get_event(m, 0, &e), TP_OK);
+    cr_assert_eq(tp_model_event(m, 0, &e), TP_OK);
     cr_assert_eq(e.time, 0.5); /* sorted by time: the impulse written second fires first */
     cr_assert_eq(e.action, TP_EVENT_IMPULSE);
     cr_assert_eq(e.body, 0);
@@ -140,15 +140,15 @@ Test(errors, model_events_readable_in_firing_order)
     cr_assert_eq(e.world_count, 2);
     cr_assert_eq(e.worlds[0], 3);
     cr_assert_eq(e.worlds[1], 1);
-    cr_assert_eq(tp_model_get_event(m, 1, &e), TP_OK);
+    cr_assert_eq(tp_model_event(m, 1, &e), TP_OK);
     cr_assert_eq(e.time, 2.0);
     cr_assert_eq(e.action, TP_EVENT_WAKE);
     cr_assert_eq(e.world_count, 0);
     cr_assert_null(e.worlds);
-    cr_assert_eq(tp_model_get_event(m, 2, &e), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_model_event(m, 2, &e), TP_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(tp_last_error(), "index 2"), "%s", tp_last_error());
-    cr_assert_eq(tp_model_get_event(m, -1, &e), TP_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(tp_model_get_event(m, 0, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_model_event(m, -1, &e), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_model_event(m, 0, NULL), TP_ERR_INVALID_ARGUMENT);
     tp_model_destroy(m);
 }
 

@@ -12,9 +12,9 @@ Test(integrate, free_fall_matches_discrete_value_in_every_world)
     const float z0 = 100.0f;
     tp_model *m = make_falling_model(2, z0, NULL);
     tp_batch *b = make_batch(m, 8, 2);
-    const int steps = 60, substeps = tp_model_get_def(m).substeps;
+    const int steps = 60, substeps = tp_model_settings(m).substeps;
     cr_assert_eq(tp_batch_step(b, steps), TP_OK, "%s", tp_last_error());
-    double h = (double)tp_model_get_def(m).dt / substeps, n = (double)steps * substeps;
+    double h = (double)tp_model_settings(m).dt / substeps, n = (double)steps * substeps;
     double fallen = 9.81 * h * h * n * (n + 1.0) / 2.0;
     tp_state_view s;
     cr_assert_eq(tp_batch_state(b, &s), TP_OK);
@@ -54,11 +54,11 @@ static void spin_for_one_second(float wz)
     tp_batch *b = make_batch(m, 1, 1);
     const float v[3] = {1.0f, 0.0f, 0.0f}, w[3] = {0.0f, 0.0f, wz};
     cr_assert_eq(tp_batch_set_velocity(b, 0, 0, v, w), TP_OK);
-    const int steps = 60, substeps = tp_model_get_def(m).substeps;
+    const int steps = 60, substeps = tp_model_settings(m).substeps;
     cr_assert_eq(tp_batch_step(b, steps), TP_OK); /* 1 s */
     tp_state_view s;
     tp_batch_state(b, &s);
-    double h = (double)tp_model_get_def(m).dt / substeps, n = (double)steps * substeps;
+    double h = (double)tp_model_settings(m).dt / substeps, n = (double)steps * substeps;
     /* x: n additions of v h, each rounded by at most half an ulp of 1 */
     cr_assert(fabs(s.pos[0] - n * h) <= n * 0x1p-24, "x after 1 s at 1 m/s: %.9g", s.pos[0]);
     double half = n * atan(wz * h / 2.0), tol = 2.0 * n * 0x1p-24;

@@ -74,15 +74,15 @@ Test(joint_arrays, a_refused_write_changes_nothing_not_even_sleep)
     arrays[TP_JOINT_ARRAY_TARGET_Q] = target_q;
     arrays[TP_JOINT_ARRAY_QD] = qd;
     uint8_t mask[2] = {1, 1};
-    cr_assert_eq(tp_batch_set_joint_arrays(b, NULL, 0, mask, arrays), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_set_joint_arrays(b, WORLD_MASK(mask), arrays), TP_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(tp_last_error(), "tp_batch_set_joint_arrays: joint_qd row 1 [0] must be finite"), "%s",
               tp_last_error());
     /* a valid q beside a target_q past TP_MAX_JOINT_Q, by a world list */
     float q[1] = {0.3f}, far[1] = {2.0f * TP_MAX_JOINT_Q};
     const float *arrays2[TP_JOINT_ARRAY_COUNT] = {q, NULL, NULL, far, NULL};
     int worlds[1] = {1};
-    cr_assert_eq(tp_batch_set_joint_arrays(b, worlds, 1, NULL, arrays2), TP_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(tp_batch_set_joint_arrays(b, worlds, 1, NULL, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_set_joint_arrays(b, WORLD_LIST(worlds, 1), arrays2), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_set_joint_arrays(b, WORLD_LIST(worlds, 1), NULL), TP_ERR_INVALID_ARGUMENT);
     snapshot after = take(b);
     cr_assert(memcmp(&before, &after, sizeof before) == 0,
               "a refused write changed the batch: hash %016llx -> %016llx, sleep %d %d -> %d %d",
@@ -101,7 +101,7 @@ Test(joint_arrays, an_accepted_write_sets_every_array_and_wakes_once)
     float q[1] = {0.5f}, qd[1] = {1.25f}, target_q[1] = {-0.25f};
     const float *arrays[TP_JOINT_ARRAY_COUNT] = {q, qd, NULL, target_q, NULL};
     int worlds[1] = {1};
-    cr_assert_eq(tp_batch_set_joint_arrays(b, worlds, 1, NULL, arrays), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joint_arrays(b, WORLD_LIST(worlds, 1), arrays), TP_OK, "%s", tp_last_error());
     tp_joint_view j;
     cr_assert_eq(tp_batch_joints(b, &j), TP_OK);
     cr_assert(j.q[1] == 0.5f && j.qd[1] == 1.25f && j.target_q[1] == -0.25f);
@@ -115,6 +115,47 @@ Test(joint_arrays, an_accepted_write_sets_every_array_and_wakes_once)
     /* its centre moves at qd x 0.5 m */
     float speed = sqrtf(v.v[3 + 1] * v.v[3 + 1] + v.v[3 + 2] * v.v[3 + 2]);
     cr_assert(fabsf(speed - 1.25f * 0.5f) < 1e-5f, "link speed %g, expected %g", speed, 1.25f * 0.5f);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* The joint writes take the one selection form: NULL writes every world, and
+ * a bad selection (an index out of range or repeated, a list beside a mask) is
+ * refused naming the call and the value, before anything changes. */
+Test(joint_arrays, every_selection_form_and_its_refusals)
+{
+    tp_model *m = pendulum();
+    tp_batch *b = make_batch(m, 2, 1);
+    cr_assert_eq(tp_batch_sleep(b, 0, 0), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_sleep(b, 1, 0), TP_OK, "%s", tp_last_error());
+    snapshot before = take(b);
+    float q2[2] = {0.1f, 0.2f};
+    int32_t out_of_range[1] = {2}, twice[2] = {1, 1};
+    uint8_t mask[2] = {1, 0};
+    tp_world_select both = {twice, 1, mask};
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, WORLD_LIST(out_of_range, 1), q2), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "tp_batch_set_joints: select.indices[0] = 2 out of range [0, 2)"), "%s",
+              tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, WORLD_LIST(twice, 2), q2), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "tp_batch_set_joints: select.indices[1] = 1 names world 1 a second time"), "%s",
+              tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, &both, q2), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "tp_batch_set_joints: select gives both indices and mask"), "%s",
+              tp_last_error());
+    snapshot after = take(b);
+    cr_assert(memcmp(&before, &after, sizeof before) == 0, "a refused selection changed the batch");
+    /* NULL: every world, row w for world w */
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, NULL, q2), TP_OK, "%s", tp_last_error());
+    tp_joint_view j;
+    cr_assert_eq(tp_batch_joints(b, &j), TP_OK);
+    cr_assert(j.q[0] == 0.1f && j.q[1] == 0.2f, "q %g %g", j.q[0], j.q[1]);
+    /* a mask: world 0's row only; an empty list: nothing */
+    float q3[2] = {0.3f, 9.0f};
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, WORLD_MASK(mask), q3), TP_OK, "%s", tp_last_error());
+    tp_world_select none = tp_world_list(NULL, 0);
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, &none, NULL), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_joints(b, &j), TP_OK);
+    cr_assert(j.q[0] == 0.3f && j.q[1] == 0.2f, "q %g %g", j.q[0], j.q[1]);
     tp_batch_destroy(b);
     tp_model_destroy(m);
 }

@@ -137,7 +137,7 @@ Test(joint_mirror, a_write_asks_for_each_world_before_changing_any)
     tp_batch *b = recorded_cartpole(&m);
     const int worlds[2] = {3, 1};
     const float q[4] = {0.5f, 0.25f, -0.5f, -0.25f};
-    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, worlds, 2, NULL, q), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, WORLD_LIST(worlds, 2), q), TP_OK, "%s", tp_last_error());
     cr_assert_eq(ncalls, 2);
     for (int i = 0; i < 2; ++i) {
         cr_assert_eq(calls[i].write, 1);
@@ -151,7 +151,7 @@ Test(joint_mirror, a_write_asks_for_each_world_before_changing_any)
     const uint8_t mask[WORLDS] = {1, 0, 1, 0};
     float qd[WORLDS * 2] = {1.0f, 2.0f, 9.0f, 9.0f, 3.0f, 4.0f, 9.0f, 9.0f};
     save_joints(b);
-    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_QD, NULL, 0, mask, qd), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_QD, WORLD_MASK(mask), qd), TP_OK, "%s", tp_last_error());
     cr_assert_eq(ncalls, 2);
     cr_assert(calls[0].write && calls[0].first == 0 && calls[0].last == 0 && calls[0].unchanged);
     cr_assert(calls[1].write && calls[1].first == 2 && calls[1].last == 2 && calls[1].unchanged);
@@ -164,7 +164,7 @@ Test(joint_mirror, a_refused_write_asks_for_nothing)
     tp_batch *b = recorded_cartpole(&m);
     const int worlds[2] = {0, 2};
     const float q[4] = {0.5f, 0.25f, NAN, 0.0f};
-    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, worlds, 2, NULL, q), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_Q, WORLD_LIST(worlds, 2), q), TP_ERR_INVALID_ARGUMENT);
     cr_assert_eq(ncalls, 0);
     cr_assert(joints_as_saved(b));
     done(b, m);
@@ -212,14 +212,14 @@ Test(joint_mirror, a_reset_robot_world_is_the_fresh_world)
     cr_assert_eq(tp_batch_create(m, &cpu, &fresh), TP_OK, "%s", tp_last_error());
     cr_assert_eq(tp_batch_create(m, &cpu, &same), TP_OK, "%s", tp_last_error());
     const int reset[2] = {1, 3};
-    cr_assert_eq(tp_batch_reset_worlds(fresh, reset, 2), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_reset_worlds(fresh, WORLD_LIST(reset, 2)), TP_OK, "%s", tp_last_error());
     cr_assert_eq(tp_batch_step(b, 30), TP_OK, "%s", tp_last_error());
     cr_assert_eq(tp_batch_step(same, 30), TP_OK, "%s", tp_last_error());
     cr_assert(!same_joints(b, fresh, 1), "the pole did not move in 30 steps: the reset would not show");
     const float f[2] = {3.0f, -1.0f}, qd[2] = {0.5f, 2.0f};
-    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_F, &reset[0], 1, NULL, f), TP_OK, "%s", tp_last_error());
-    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_QD, &reset[1], 1, NULL, qd), TP_OK, "%s", tp_last_error());
-    cr_assert_eq(tp_batch_reset_worlds(b, reset, 2), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_F, WORLD_LIST(&reset[0], 1), f), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_QD, WORLD_LIST(&reset[1], 1), qd), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_reset_worlds(b, WORLD_LIST(reset, 2)), TP_OK, "%s", tp_last_error());
     for (int w = 0; w < WORLDS; ++w) {
         tp_batch *want = w == 1 || w == 3 ? fresh : same;
         cr_assert(same_joints(b, want, w), "world %d: joint arrays differ from the %s batch's", w,
@@ -301,7 +301,7 @@ Test(joint_mirror, a_reset_world_has_the_fresh_controls_and_link_scales)
     cr_assert_eq(tp_batch_step(b, 5), TP_OK, "%s", tp_last_error());
     for (int w = 0; w < WORLDS; ++w) cr_assert(!same_actuators(b, fresh, w), "world %d: nothing to reset", w);
     const int reset[2] = {1, 3};
-    cr_assert_eq(tp_batch_reset_worlds(b, reset, 2), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_reset_worlds(b, WORLD_LIST(reset, 2)), TP_OK, "%s", tp_last_error());
     for (int w = 0; w < WORLDS; ++w)
         cr_assert_eq(same_actuators(b, fresh, w), w == 1 || w == 3, "world %d: reset %d", w, w == 1 || w == 3);
     tp_actuator_view v;
@@ -472,9 +472,9 @@ Test(joint_mirror, the_device_reset_draws_the_cpu_robot_randomization)
         }
         const int reset[3] = {1, 3, 6}, shard_reset[1] = {0};
         for (int twice = 0; twice < 2; ++twice) { /* episodes 1 and 2 */
-            cr_assert_eq(tp_batch_reset_worlds(ref, reset, 3), TP_OK, "%s", tp_last_error());
-            cr_assert_eq(tp_batch_reset_worlds(dev7, reset, 3), TP_OK, "%s", tp_last_error());
-            cr_assert_eq(tp_batch_reset_worlds(dev1, shard_reset, 1), TP_OK, "%s", tp_last_error());
+            cr_assert_eq(tp_batch_reset_worlds(ref, WORLD_LIST(reset, 3)), TP_OK, "%s", tp_last_error());
+            cr_assert_eq(tp_batch_reset_worlds(dev7, WORLD_LIST(reset, 3)), TP_OK, "%s", tp_last_error());
+            cr_assert_eq(tp_batch_reset_worlds(dev1, WORLD_LIST(shard_reset, 1)), TP_OK, "%s", tp_last_error());
         }
         for (int w = 0; w < 7; ++w) expect_same_world(dev7, w, ref, w, "reset");
         expect_same_world(dev1, 0, ref, 3, "reset, 1 world");
@@ -494,7 +494,7 @@ Test(joint_mirror, robot_params_reads_pull_and_writes_ask_first)
     tp_model *m = NULL;
     tp_batch *b = recorded_cart(&m);
     float gear[WORLDS];
-    cr_assert_eq(tp_batch_get_robot_params(b, TP_ROBOT_ACTUATOR_GEAR, gear), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_robot_params(b, TP_ROBOT_ACTUATOR_GEAR, gear), TP_OK, "%s", tp_last_error());
     cr_assert_eq(ncalls, 1);
     cr_assert(!calls[0].write && calls[0].first == 0 && calls[0].last == WORLDS - 1 && (calls[0].groups & TP_MIRROR_BODIES));
     cr_assert_float_eq(gear[2], 4.0f, 0.0f);

@@ -51,7 +51,7 @@ Test(overflow_color, pyramid_stands_on_the_serial_tail, .timeout = 300)
     if (backend && strcmp(backend, "cuda") == 0) cr_skip_test("steps the CPU kernels only");
     tp_model *m = NULL;
     cr_assert_eq(tp_model_load(TP_SOURCE_DIR "/scenes/pyramid.json", &m), TP_OK, "%s", tp_last_error());
-    cr_assert_eq(tp_model_get_def(m).solver.mode, TP_SOLVER_COLORED);
+    cr_assert_eq(tp_model_settings(m).solver.mode, TP_SOLVER_COLORED);
     tp_batch *b = make_batch(m, 1, 1);
     tp_state_view s0 = batch_view(b);
     int bodies = s0.bodies;

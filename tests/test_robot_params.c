@@ -49,10 +49,10 @@ static void draws(const tp_model *m, int worlds, int n, float out[3][TP_ROBOT_PA
     float buf[64 * 2];
     for (int round = 0; round < 3; ++round) {
         for (int p = 0; p < TP_ROBOT_PARAM_COUNT; ++p) {
-            cr_assert_eq(tp_batch_get_robot_params(b, (tp_robot_param)p, buf), TP_OK, "%s", tp_last_error());
+            cr_assert_eq(tp_batch_robot_params(b, (tp_robot_param)p, buf), TP_OK, "%s", tp_last_error());
             for (int w = 0; w < n; ++w) memcpy(out[round][p][w], buf + 2 * w, 2 * sizeof(float));
         }
-        cr_assert_eq(tp_batch_reset_select(b, NULL), TP_OK, "%s", tp_last_error());
+        cr_assert_eq(tp_batch_reset_worlds(b, NULL), TP_OK, "%s", tp_last_error());
     }
     tp_batch_destroy(b);
 }
@@ -106,7 +106,7 @@ static void check_setter_matches_model(const float p[6])
     tp_world_select sel = {&one, 1, NULL};
     for (int k = 0; k < TP_ROBOT_PARAM_COUNT; ++k) {
         float all[4]; /* [W][2]: (slider, hinge) or (push, hold) */
-        cr_assert_eq(tp_batch_get_robot_params(b, (tp_robot_param)k, all), TP_OK);
+        cr_assert_eq(tp_batch_robot_params(b, (tp_robot_param)k, all), TP_OK);
         float vals[2] = {all[2], p[k]};
         cr_assert_eq(tp_batch_set_robot_params(b, (tp_robot_param)k, &sel, vals), TP_OK, "%s", tp_last_error());
     }
@@ -153,13 +153,13 @@ Test(robot_params, bad_writes_are_refused_and_change_nothing)
     tp_model *m = cartpole("", NULL);
     tp_batch *b = make_batch(m, 2, 1);
     float before[4], after[4];
-    cr_assert_eq(tp_batch_get_robot_params(b, TP_ROBOT_JOINT_DAMPING, before), TP_OK);
+    cr_assert_eq(tp_batch_robot_params(b, TP_ROBOT_JOINT_DAMPING, before), TP_OK);
     float bad[4] = {1.0f, 1.0f, 1.0f, -0.5f};
     cr_assert_eq(tp_batch_set_robot_params(b, TP_ROBOT_JOINT_DAMPING, NULL, bad), TP_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(tp_last_error(), "joint_damping row 1 [1] (hinge) must be >= 0"), "%s", tp_last_error());
     bad[3] = NAN;
     cr_assert_eq(tp_batch_set_robot_params(b, TP_ROBOT_JOINT_DAMPING, NULL, bad), TP_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(tp_batch_get_robot_params(b, TP_ROBOT_JOINT_DAMPING, after), TP_OK);
+    cr_assert_eq(tp_batch_robot_params(b, TP_ROBOT_JOINT_DAMPING, after), TP_OK);
     cr_assert(memcmp(before, after, sizeof before) == 0, "nothing changed");
     float kp[4] = {5.0f, 20.0f, 0.0f, 20.0f}; /* kp 5 on the motor "push" */
     cr_assert_eq(tp_batch_set_robot_params(b, TP_ROBOT_ACTUATOR_KP, NULL, kp), TP_ERR_INVALID_ARGUMENT);
@@ -194,7 +194,7 @@ Test(robot_params, reset_to_joint_state_sets_q_and_qd_after_a_new_draw)
     tp_batch *b = make_batch(m, 3, 1);
     batch_steps(b, 10);
     float d0[6], d1[6];
-    cr_assert_eq(tp_batch_get_robot_params(b, TP_ROBOT_JOINT_DAMPING, d0), TP_OK);
+    cr_assert_eq(tp_batch_robot_params(b, TP_ROBOT_JOINT_DAMPING, d0), TP_OK);
     int32_t list[2] = {2, 0};
     tp_world_select sel = {list, 2, NULL};
     float q[4] = {0.25f, -0.5f, -0.1f, 1.0f}, qd[4] = {0.0f, 2.0f, 1.0f, 0.0f};
@@ -204,9 +204,9 @@ Test(robot_params, reset_to_joint_state_sets_q_and_qd_after_a_new_draw)
     cr_assert(v.q[4] == 0.25f && v.q[5] == -0.5f && v.qd[4] == 0.0f && v.qd[5] == 2.0f, "world 2 takes row 0");
     cr_assert(v.q[0] == -0.1f && v.q[1] == 1.0f && v.qd[0] == 1.0f && v.qd[1] == 0.0f, "world 0 takes row 1");
     uint32_t ep[3];
-    cr_assert_eq(tp_batch_get_episodes(b, ep), TP_OK);
+    cr_assert_eq(tp_batch_episodes(b, ep), TP_OK);
     cr_assert(ep[0] == 1 && ep[1] == 0 && ep[2] == 1);
-    cr_assert_eq(tp_batch_get_robot_params(b, TP_ROBOT_JOINT_DAMPING, d1), TP_OK);
+    cr_assert_eq(tp_batch_robot_params(b, TP_ROBOT_JOINT_DAMPING, d1), TP_OK);
     cr_assert(d1[0] != d0[0] && d1[2] == d0[2] && d1[4] != d0[4], "a new draw in the reset worlds only");
     tp_state_view s;
     cr_assert_eq(tp_batch_state(b, &s), TP_OK);
@@ -216,7 +216,7 @@ Test(robot_params, reset_to_joint_state_sets_q_and_qd_after_a_new_draw)
     qd[1] = NAN;
     cr_assert_eq(tp_batch_reset_to_joint_state(b, NULL, NULL, NULL, NULL, NULL, NULL, qd), TP_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(tp_last_error(), "joint_qd row 0 [1] must be finite"), "%s", tp_last_error());
-    cr_assert_eq(tp_batch_get_episodes(b, ep), TP_OK);
+    cr_assert_eq(tp_batch_episodes(b, ep), TP_OK);
     cr_assert(ep[0] == 1 && ep[1] == 0 && ep[2] == 1, "nothing was reset");
     tp_batch_destroy(b);
     tp_model_destroy(m);

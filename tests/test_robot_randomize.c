@@ -43,7 +43,7 @@ Test(robot_randomize, link_mass_scale_2_halves_the_response_to_an_impulse)
     float scales[2] = {1.0f, 2.0f};
     cr_assert_eq(tp_batch_set_mass_scales(b, NULL, scales), TP_OK, "%s", tp_last_error());
     float zero[2] = {0.0f, 0.0f};
-    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_QD, NULL, 0, (const uint8_t *)"\1\1", zero), TP_OK, "%s",
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_QD, WORLD_MASK((const uint8_t *)"\1\1"), zero), TP_OK, "%s",
                  tp_last_error());
     for (int w = 0; w < 2; ++w) {
         float p[3] = {0.0f, 0.5f, 0.0f}; /* 0.5 N s along y at the COM */
@@ -65,8 +65,8 @@ Test(robot_randomize, randomize_mass_scale_reaches_links)
     float f[8];
     for (int w = 0; w < 8; ++w) f[w] = 1.0f; /* 1 N m about the hinge for one step, from rest */
     float zero[8] = {0};
-    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_QD, NULL, 0, (const uint8_t *)"\1\1\1\1\1\1\1\1", zero), TP_OK);
-    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_F, NULL, 0, (const uint8_t *)"\1\1\1\1\1\1\1\1", f), TP_OK);
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_QD, WORLD_MASK((const uint8_t *)"\1\1\1\1\1\1\1\1"), zero), TP_OK);
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_F, WORLD_MASK((const uint8_t *)"\1\1\1\1\1\1\1\1"), f), TP_OK);
     batch_steps(b, 1);
     tp_joint_view v = joints(b);
     double i_hinge = (0.01 + 1.0) / 12.0 + 0.25, lo = 1.0 / (2.0 * i_hinge) / 60.0, hi = 1.0 / (0.5 * i_hinge) / 60.0;
@@ -90,7 +90,7 @@ static void noise_draws(const tp_model *m, int worlds, float *q, float *qd, int 
             q[round * n + w] = v.q[w];
             qd[round * n + w] = v.qd[w];
         }
-        cr_assert_eq(tp_batch_reset_select(b, NULL), TP_OK, "%s", tp_last_error());
+        cr_assert_eq(tp_batch_reset_worlds(b, NULL), TP_OK, "%s", tp_last_error());
     }
     tp_batch_destroy(b);
 }
@@ -176,8 +176,8 @@ Test(robot_randomize, a_shard_draws_as_the_same_worlds_of_one_batch)
             cr_assert(a.q[3 + w] == b.q[w] && a.qd[3 + w] == b.qd[w], "round %d, world %d: q %.9g / %.9g, qd %.9g / %.9g",
                       round, 3 + w, a.q[3 + w], b.q[w], a.qd[3 + w], b.qd[w]);
         const int global[4] = {3, 4, 5, 6}, local[4] = {0, 1, 2, 3};
-        cr_assert_eq(tp_batch_reset_worlds(whole, global, 4), TP_OK, "%s", tp_last_error());
-        cr_assert_eq(tp_batch_reset_worlds(shard, local, 4), TP_OK, "%s", tp_last_error());
+        cr_assert_eq(tp_batch_reset_worlds(whole, WORLD_LIST(global, 4)), TP_OK, "%s", tp_last_error());
+        cr_assert_eq(tp_batch_reset_worlds(shard, WORLD_LIST(local, 4)), TP_OK, "%s", tp_last_error());
     }
     tp_batch_destroy(shard);
     tp_batch_destroy(whole);

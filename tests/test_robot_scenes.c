@@ -15,7 +15,7 @@ static tp_model *load_scene(const char *name)
     return m;
 }
 
-static int steps_for(const tp_model *m, double seconds) { return (int)(seconds / tp_model_get_def(m).dt + 0.5); }
+static int steps_for(const tp_model *m, double seconds) { return (int)(seconds / tp_model_settings(m).dt + 0.5); }
 
 /* The yaw joint turns from -1 rad at 0.8 rad/s and reaches the tower's bearing
  * (pi/2) at t = (pi/2 + 1) / 0.8 = 3.2 s: before that nothing moves; by 5 s

@@ -47,7 +47,7 @@ Test(scene, every_field_round_trips)
 {
     tp_model *m = NULL;
     cr_assert_eq(tp_model_load(SCENES "good.json", &m), TP_OK, "%s", tp_last_error());
-    tp_model_def d = tp_model_get_def(m);
+    tp_model_def d = tp_model_settings(m);
     cr_assert_str_eq(d.name, "every-field");
     assert_vec(d.gravity, (const float[]){0.5f, -1.0f, -12.0f}, 3, "gravity");
     cr_assert_eq(d.dt, 0.01f);
@@ -78,13 +78,13 @@ Test(scene, every_field_round_trips)
     cr_assert_eq(tp_model_body_count(m), 4);
     cr_assert_eq(tp_model_dynamic_body_count(m), 2);
     tp_body_def b;
-    cr_assert_eq(tp_model_get_body_def(m, 0, &b), TP_OK);
+    cr_assert_eq(tp_model_body(m, 0, &b), TP_OK);
     cr_assert_str_eq(b.name, "ground");
     cr_assert_eq(b.type, TP_BODY_STATIC);
     assert_vec(b.size, (const float[]){20, 20, 1}, 3, "ground size");
     assert_vec(b.pos, (const float[]){0, 0, -0.5f}, 3, "ground pos");
 
-    cr_assert_eq(tp_model_get_body_def(m, 1, &b), TP_OK);
+    cr_assert_eq(tp_model_body(m, 1, &b), TP_OK);
     cr_assert_str_eq(b.name, "b0");
     cr_assert_eq(b.type, TP_BODY_DYNAMIC);
     cr_assert_eq(b.shape, TP_SHAPE_CAPSULE);
@@ -99,13 +99,13 @@ Test(scene, every_field_round_trips)
     cr_assert_eq(b.restitution, 0.5f);
     cr_assert_eq(b.actuated, 1);
 
-    cr_assert_eq(tp_model_get_body_def(m, 2, &b), TP_OK);
+    cr_assert_eq(tp_model_body(m, 2, &b), TP_OK);
     cr_assert_str_eq(b.name, "heavy");
     cr_assert_eq(b.type, TP_BODY_KINEMATIC);
     cr_assert_eq(b.shape, TP_SHAPE_CORNER_WEDGE);
     cr_assert_eq(b.mass, 7.5f);
 
-    cr_assert_eq(tp_model_get_body_def(m, 3, &b), TP_OK);
+    cr_assert_eq(tp_model_body(m, 3, &b), TP_OK);
     cr_assert_str_eq(b.name, "body3");
     cr_assert_eq(b.type, TP_BODY_DYNAMIC);
     cr_assert_eq(b.shape, TP_SHAPE_BALL);
@@ -190,11 +190,11 @@ static void assert_documented_body_defaults(const tp_body_def *b)
 Test(scene, defaults_fill_what_is_absent)
 {
     tp_model *m = load_ok("{\"bodies\": [{}]}");
-    tp_model_def d = tp_model_get_def(m);
+    tp_model_def d = tp_model_settings(m);
     cr_assert_str_eq(d.name, "scene");
     assert_documented_model_defaults(d);
     tp_body_def b;
-    cr_assert_eq(tp_model_get_body_def(m, 0, &b), TP_OK);
+    cr_assert_eq(tp_model_body(m, 0, &b), TP_OK);
     cr_assert_str_eq(b.name, "body0");
     assert_documented_body_defaults(&b);
     /* one 1 m box of density 1000: 1000 kg, inertia m (1 + 1) / 12 */
@@ -224,7 +224,7 @@ Test(scene, stack_generator)
         char name[16];
         snprintf(name, sizeof name, "b%d", i);
         tp_body_def b;
-        cr_assert_eq(tp_model_get_body_def(m, 1 + i, &b), TP_OK);
+        cr_assert_eq(tp_model_body(m, 1 + i, &b), TP_OK);
         cr_assert_str_eq(b.name, name);
         assert_vec(b.pos, (const float[]){0, 0, 0.5f + (float)i}, 3, name);
         cr_assert_eq(b.shape, TP_SHAPE_BALL);
@@ -240,7 +240,7 @@ Test(scene, grid_generator_x_fastest_and_default_names)
                           "  \"spacing\": [1.5, 2, 0.5]}]}");
     cr_assert_eq(tp_model_body_count(m), 12);
     tp_body_def b;
-    cr_assert_eq(tp_model_get_body_def(m, 7, &b), TP_OK); /* ix 1, iy 0, iz 1 */
+    cr_assert_eq(tp_model_body(m, 7, &b), TP_OK); /* ix 1, iy 0, iz 1 */
     cr_assert_str_eq(b.name, "body7");
     assert_vec(b.pos, (const float[]){2.5f, 2.0f, 3.5f}, 3, "pos");
     tp_model_destroy(m);
@@ -354,8 +354,8 @@ Test(scene_errors, float_where_an_integer_is_expected)
 Test(scene, whole_reals_are_integers)
 {
     tp_model *m = load_ok("{\"substeps\": 4.0, \"solver\": {\"iterations\": 12.0}, \"bodies\": [{}]}");
-    cr_assert_eq(tp_model_get_def(m).substeps, 4);
-    cr_assert_eq(tp_model_get_def(m).solver.iterations, 12);
+    cr_assert_eq(tp_model_settings(m).substeps, 4);
+    cr_assert_eq(tp_model_settings(m).solver.iterations, 12);
     tp_model_destroy(m);
 }
 
@@ -449,9 +449,9 @@ Test(scene, huge_and_tiny_quaternions_normalize)
                           "  {\"time\": 0, \"action\": \"teleport\", \"body\": \"body1\", \"pos\": [5, 0, 0], \"quat\": [0, 0, -3e38, 3e38]}]}");
     const float h = 0.70710677f;
     tp_body_def d;
-    cr_assert_eq(tp_model_get_body_def(m, 0, &d), TP_OK);
+    cr_assert_eq(tp_model_body(m, 0, &d), TP_OK);
     assert_vec(d.quat, (const float[]){h, h, 0, 0}, 4, "[3e38, 3e38, 0, 0] normalized");
-    cr_assert_eq(tp_model_get_body_def(m, 1, &d), TP_OK);
+    cr_assert_eq(tp_model_body(m, 1, &d), TP_OK);
     assert_vec(d.quat, (const float[]){1, 0, 0, 0}, 4, "[1e-20, 0, 0, 0] normalized");
     tp_batch *b = NULL;
     cr_assert_eq(tp_batch_create(m, NULL, &b), TP_OK, "%s", tp_last_error());

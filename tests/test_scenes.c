@@ -213,7 +213,7 @@ static void run_scene(const scene_case *c)
     tp_model *m = NULL;
     cr_assert_eq(tp_model_load(path, &m), TP_OK, "%s", tp_last_error());
     tp_batch *b = batch_of(m, 4);
-    int steps = (int)(2.0 / tp_model_get_def(m).dt + 0.5);
+    int steps = (int)(2.0 / tp_model_settings(m).dt + 0.5);
     cr_assert_eq(tp_batch_step(b, steps), TP_OK, "%s", tp_last_error());
     tp_state_view s;
     cr_assert_eq(tp_batch_state(b, &s), TP_OK);
@@ -223,7 +223,7 @@ static void run_scene(const scene_case *c)
                      s.contact_overflow[w]);
         for (int i = 0; i < s.bodies; ++i) {
             tp_body_def d;
-            tp_model_get_body_def(m, i, &d);
+            tp_model_body(m, i, &d);
             size_t k = (size_t)w * (size_t)s.bodies + (size_t)i;
             cr_assert(isfinite(s.pos[3 * k + 2]), "%s: body %s is not finite", c->file, d.name);
             if (c->may_fall || d.type != TP_BODY_DYNAMIC || s.removed[k]) continue;
@@ -273,7 +273,7 @@ static tp_batch *run_scene_for(const char *file, double seconds, tp_model **mode
     snprintf(path, sizeof path, "%s/scenes/%s", TP_SOURCE_DIR, file);
     cr_assert_eq(tp_model_load(path, model), TP_OK, "%s", tp_last_error());
     tp_batch *b = batch_of(*model, 4);
-    batch_steps(b, (int)(seconds / tp_model_get_def(*model).dt + 0.5));
+    batch_steps(b, (int)(seconds / tp_model_settings(*model).dt + 0.5));
     return b;
 }
 
@@ -330,7 +330,7 @@ Test(scenes_physics, card_house_collapses_and_sleeps, .timeout = 600)
         for (int i = 1; i < s.bodies; ++i) {
             size_t k = (size_t)w * s.bodies + i;
             tp_body_def d;
-            tp_model_get_body_def(m, i, &d);
+            tp_model_body(m, i, &d);
             cr_expect(s.pos[3 * k + 2] < 0.25f, "world %d card %s still up at z = %g", w, d.name, s.pos[3 * k + 2]);
             cr_expect(s.pos[3 * k + 2] > 0.0f, "world %d card %s went through the ground", w, d.name);
         }
@@ -366,7 +366,7 @@ Test(scenes_physics, heap_settles_in_the_bin, .timeout = 600)
         cr_expect_eq(s.faults[w], 0);
         for (int i = 0; i < s.bodies; ++i) {
             tp_body_def d;
-            tp_model_get_body_def(m, i, &d);
+            tp_model_body(m, i, &d);
             if (d.type != TP_BODY_DYNAMIC) continue;
             size_t k = (size_t)w * s.bodies + i;
             const float *p = s.pos + 3 * k, *v = s.v + 3 * k;

@@ -88,10 +88,10 @@ Test(shard, shards_concatenated_equal_one_batch_after_resets_and_impulses)
     cr_assert_eq(tp_batch_step(whole, STEPS), TP_OK, "%s", tp_last_error());
     for (int s = 0; s < 3; ++s) cr_assert_eq(tp_batch_step(shard[s], STEPS), TP_OK, "%s", tp_last_error());
     uint32_t ep_whole[WORLDS], ep[WORLDS];
-    cr_assert_eq(tp_batch_get_episodes(whole, ep_whole), TP_OK);
+    cr_assert_eq(tp_batch_episodes(whole, ep_whole), TP_OK);
     uint64_t hashes[WORLDS];
     for (int s = 0; s < 3; ++s) {
-        cr_assert_eq(tp_batch_get_episodes(shard[s], ep + first[s]), TP_OK);
+        cr_assert_eq(tp_batch_episodes(shard[s], ep + first[s]), TP_OK);
         for (int g = first[s]; g < first[s + 1]; ++g) {
             assert_same_world(whole, g, shard[s], g - first[s], g);
             cr_assert_eq(tp_batch_world_hash(shard[s], g - first[s], &hashes[g]), TP_OK);

@@ -397,12 +397,12 @@ Test(sleep_cases, c04_tower_sleeps_alike_in_1_16_and_128_worlds, .timeout = 120)
 Test(sleep_cases, c04_sleeping_tower_reports_its_weight_with_skip_constraints_off)
 {
     tp_model *scene = load("c04_tower.json");
-    tp_model_def md = tp_model_get_def(scene);
+    tp_model_def md = tp_model_settings(scene);
     md.sleep.skip_constraints = 0;
     tp_builder *bl = builder_begin(&md);
     for (int i = 0; i < tp_model_body_count(scene); ++i) {
         tp_body_def bd;
-        cr_assert_eq(tp_model_get_body_def(scene, i, &bd), TP_OK);
+        cr_assert_eq(tp_model_body(scene, i, &bd), TP_OK);
         builder_add(bl, &bd);
     }
     tp_model *m = builder_finish(bl);
@@ -529,8 +529,9 @@ Test(sleep_rules, gravity_write_wakes_only_where_it_changes)
     tp_batch *b = batch_of(m, 3, 1);
     cr_assert_gt(steps_until_asleep(b, 0, 60), 0);
     uint64_t before = batch_state_hash(b);
-    const float same[3] = {0.0f, 0.0f, -9.81f}, other[3] = {0.0f, 0.0f, -9.0f};
-    cr_assert_eq(tp_batch_set_gravity(b, -1, same), TP_OK, "%s", tp_last_error());
+    const float same[3][3] = {{0.0f, 0.0f, -9.81f}, {0.0f, 0.0f, -9.81f}, {0.0f, 0.0f, -9.81f}};
+    const float other[3] = {0.0f, 0.0f, -9.0f};
+    cr_assert_eq(tp_batch_set_gravities(b, NULL, &same[0][0]), TP_OK, "%s", tp_last_error());
     cr_assert_eq(batch_state_hash(b), before, "the same gravity woke something");
     cr_assert_eq(tp_batch_set_gravity(b, 1, other), TP_OK, "%s", tp_last_error());
     tp_state_view s = batch_view(b);
@@ -748,7 +749,7 @@ Test(sleep_cases, c12_non_finite_scene_events_are_refused)
     cr_assert_eq(tp_builder_add_event(bl, &e), TP_ERR_INVALID_ARGUMENT);
     cr_assert(strstr(tp_last_error(), "value[2]"), "%s", tp_last_error());
     tp_model *built = builder_finish(bl);
-    cr_assert_eq(tp_model_get_def(built).gravity[2], -9.81f);
+    cr_assert_eq(tp_model_settings(built).gravity[2], -9.81f);
     tp_model_destroy(built);
 }
 
@@ -767,8 +768,8 @@ Test(sleep_cases, c12_a_refused_write_does_not_wake)
     cr_assert_eq(tp_batch_set_pose(b, 0, 1, bad, q), TP_ERR_INVALID_ARGUMENT);
     cr_assert_eq(tp_batch_set_gravity(b, 0, bad), TP_ERR_INVALID_ARGUMENT);
     const float center[3] = {0.0f, 0.0f, INFINITY};
-    cr_assert_eq(tp_batch_wake_sphere(b, 0, center, 1.0f), TP_ERR_INVALID_ARGUMENT);
-    cr_assert_eq(tp_batch_wake_sphere(b, 0, ok, NAN), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_wake_sphere(b, NULL, center, 1.0f), TP_ERR_INVALID_ARGUMENT);
+    cr_assert_eq(tp_batch_wake_sphere(b, NULL, ok, NAN), TP_ERR_INVALID_ARGUMENT);
     tp_state_view s = batch_view(b);
     cr_assert(sleeping(&s, 0, 1), "a refused write woke the body");
     cr_assert_eq(batch_state_hash(b), before, "a refused write changed the state");
@@ -814,7 +815,7 @@ Test(sleep_cases, c13_resetting_one_world_leaves_the_others_alone)
     batch_steps(by_event, 50);
     batch_steps(by_api, 50);
     int five = 5;
-    cr_assert_eq(tp_batch_reset_worlds(by_api, &five, 1), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_reset_worlds(by_api, WORLD_LIST(&five, 1)), TP_OK, "%s", tp_last_error());
     cr_assert_eq(batch_world_hash(by_api, 5), batch_world_hash(fresh, 5),
                  "world 5 does not read its initial state after the reset");
     tp_state_view s = batch_view(by_api);
@@ -850,7 +851,7 @@ Test(sleep_rules, reset_wakes_a_sleeping_world)
     tp_batch *b = batch_of(m, 2, 1);
     cr_assert_gt(steps_until_asleep(b, 0, 60), 0);
     int one = 1;
-    cr_assert_eq(tp_batch_reset_worlds(b, &one, 1), TP_OK);
+    cr_assert_eq(tp_batch_reset_worlds(b, WORLD_LIST(&one, 1)), TP_OK);
     tp_state_view s = batch_view(b);
     cr_assert(sleeping(&s, 0, 1), "world 0 is not touched");
     cr_assert_eq(s.sleep_state[at(&s, 1, 1)], TP_AWAKE);
@@ -1276,7 +1277,8 @@ Test(sleep_rules, wake_sphere_wakes_what_it_meets_and_nothing_else)
     frozen lone = freeze(&s, 0, 3);
     uint64_t h1 = batch_world_hash(b, 1);
     const float center[3] = {0.0f, 0.0f, -0.5f};
-    cr_assert_eq(tp_batch_wake_sphere(b, 0, center, 0.2f), TP_OK, "%s", tp_last_error());
+    const int32_t w0 = 0;
+    cr_assert_eq(tp_batch_wake_sphere(b, WORLD_LIST(&w0, 1), center, 0.2f), TP_OK, "%s", tp_last_error());
     s = batch_view(b);
     cr_assert(!sleeping(&s, 0, 1) && !sleeping(&s, 0, 2), "the stack it met wakes, both cubes");
     cr_assert(same_bits(freeze(&s, 0, 3), lone), "the lone cube was touched");
@@ -1285,10 +1287,10 @@ Test(sleep_rules, wake_sphere_wakes_what_it_meets_and_nothing_else)
     cr_assert_gt(steps_until_asleep(b, 0, 90), 0);
     uint64_t all = batch_state_hash(b);
     const float away[3] = {10.0f, 10.0f, 0.5f};
-    cr_assert_eq(tp_batch_wake_sphere(b, -1, away, 1.0f), TP_OK);
+    cr_assert_eq(tp_batch_wake_sphere(b, NULL, away, 1.0f), TP_OK);
     cr_assert_eq(batch_state_hash(b), all, "a sphere that meets nothing woke something");
-    /* world -1: every world */
-    cr_assert_eq(tp_batch_wake_sphere(b, -1, center, 0.2f), TP_OK);
+    /* NULL: every world */
+    cr_assert_eq(tp_batch_wake_sphere(b, NULL, center, 0.2f), TP_OK);
     s = batch_view(b);
     cr_assert_eq(s.awake_count[0], 2);
     cr_assert_eq(s.awake_count[1], 2);
@@ -1347,7 +1349,7 @@ Test(sleep_rules, require_support_keeps_an_unsupported_island_awake_in_gravity)
 Test(sleep_rules, accel_guard_lets_resting_stacks_sleep)
 {
     tp_model *m = load("c05_remove_support.json");
-    cr_assert_eq(tp_model_get_def(m).sleep.accel_threshold, 0.24f, "the guard is on in this scene");
+    cr_assert_eq(tp_model_settings(m).sleep.accel_threshold, 0.24f, "the guard is on in this scene");
     tp_batch *b = batch_of(m, 1, 1);
     int k = steps_until_asleep(b, 0, 60);
     cr_assert(k > 0, "the stack of three did not sleep within 1 s under the guard");

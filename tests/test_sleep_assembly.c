@@ -366,7 +366,7 @@ Test(assembly, wake_sphere_wakes_what_it_reaches)
     tp_batch *b = batch_of(m, 1, 1);
     settle(b);
     const float c[3] = {0, 0, 3.5f}; /* 1 m above the top cube's centre */
-    cr_assert_eq(tp_batch_wake_sphere(b, 0, c, 0.5f), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_wake_sphere(b, NULL, c, 0.5f), TP_OK, "%s", tp_last_error());
     tp_state_view s = batch_view(b);
     cr_assert_eq(s.sleep_state[3], TP_AWAKE, "the top cube's bounding sphere is reached");
     cr_assert_eq(s.sleep_state[2], TP_SLEEPING, "the middle one's is 2 m away: not reached");

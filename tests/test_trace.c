@@ -178,7 +178,7 @@ Test(trace, api_replays_a_batch_step_by_step)
     tp_model *m = drop_model();
     tp_batch *batch = NULL;
     cr_assert_eq(tp_batch_create(m, NULL, &batch), TP_OK, "%s", tp_last_error());
-    tp_model_def md = tp_model_get_def(m);
+    tp_model_def md = tp_model_settings(m);
     int n = tp_model_body_count(m);
     tp_sleep_trace *t = NULL;
     cr_assert_eq(tp_sleep_trace_create(n, &t), TP_OK, "%s", tp_last_error());

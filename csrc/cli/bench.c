@@ -357,7 +357,7 @@ static tp_status bench_case(const bench_plan *p, const char *scene, long worlds,
     double *asleep_t = malloc((size_t)worlds * sizeof *asleep_t); /* rank 0 gathers every world's */
     if (!asleep_t) st = TP_ERR_OUT_OF_MEMORY;
     if (st == TP_OK) st = tp_batch_create(model, &bd, &batch);
-    if (st == TP_OK && !tp_cli_steps_for("bench", p->seconds, tp_model_get_def(model).dt, &r->steps)) {
+    if (st == TP_OK && !tp_cli_steps_for("bench", p->seconds, tp_model_settings(model).dt, &r->steps)) {
         st = TP_ERR_CAPACITY;
         r->refused = 1; /* the message is printed (by every rank: the same seconds and dt) */
     }

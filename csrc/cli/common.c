@@ -245,7 +245,7 @@ static tp_status load_scene(const char *path, int sleep, tp_model **out)
     int robot = tp_cli_is_robot(path);
     json_t *robot_json = robot ? robot_scene_json(path) : NULL;
     tp_status st = tp_model_load(path, out);
-    if (st != TP_OK || sleep < 0 || tp_model_get_def(*out).sleep.enabled == sleep) {
+    if (st != TP_OK || sleep < 0 || tp_model_settings(*out).sleep.enabled == sleep) {
         json_decref(robot_json);
         return st;
     }

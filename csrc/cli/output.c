@@ -77,7 +77,7 @@ int tp_record_open(tp_run_record *rec, const char *dir, int record_bodies, int w
 static const char *body_state_name(const tp_model *m, const tp_state_view *s, size_t k, int body)
 {
     tp_body_def d;
-    tp_model_get_body_def(m, body, &d);
+    tp_model_body(m, body, &d);
     if (s->removed[k]) return "removed"; /* before "static": a removed ground is removed */
     if (d.type == TP_BODY_STATIC) return "static";
     return tp_sleep_state_name((tp_sleep_state)s->sleep_state[k]);
@@ -185,7 +185,7 @@ static json_t *summary_json(tp_batch *batch, const tp_run_record *rec, const tp_
 {
     const tp_state_view *s = result->state;
     const tp_model *m = tp_batch_model(batch);
-    tp_model_def def = tp_model_get_def(m);
+    tp_model_def def = tp_model_settings(m);
     int W = s->worlds;
     double world_steps = (double)W * (double)info->steps_done;
     double wall = info->wall_seconds > 0.0 ? info->wall_seconds : 1e-9;

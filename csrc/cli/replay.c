@@ -132,7 +132,7 @@ static void pack_frame(tp_replay *r, const tp_model *m, const tp_state_view *s)
             memcpy(f + o * TP_REPLAY_FLOATS + 7, s->v + 3 * k, 3 * sizeof(float));
             memcpy(f + o * TP_REPLAY_FLOATS + 10, s->w + 3 * k, 3 * sizeof(float));
             tp_body_def d;
-            tp_model_get_body_def(m, b, &d);
+            tp_model_body(m, b, &d);
             st[o] = body_state(&d, s, k);
         }
     long long n = (long long)r->world_count * B;
@@ -198,7 +198,7 @@ static json_t *bodies_json(const tp_model *m)
     json_t *bodies = json_array();
     for (int b = 0; b < tp_model_body_count(m); ++b) {
         tp_body_def d;
-        tp_model_get_body_def(m, b, &d);
+        tp_model_body(m, b, &d);
         json_t *shapes = json_array();
         if (d.shape_count == 0) json_array_append_new(shapes, shape_json(d.shape, d.size, zero, identity, d.vertices, d.vertex_count));
         for (int i = 0; i < d.shape_count; ++i) {
@@ -217,7 +217,7 @@ static json_t *bodies_json(const tp_model *m)
 static json_t *replay_json(const tp_replay *r, tp_batch *batch)
 {
     const tp_model *m = tp_batch_model(batch);
-    tp_model_def def = tp_model_get_def(m);
+    tp_model_def def = tp_model_settings(m);
     json_t *j = json_object(), *worlds = json_array(), *steps = json_array(), *counts = json_array();
     for (int i = 0; i < r->world_count; ++i) json_array_append_new(worlds, json_integer(r->worlds[i]));
     for (int f = 0; f < r->frames; ++f) {

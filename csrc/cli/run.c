@@ -210,11 +210,11 @@ static int parse_options(int argc, char **argv, run_options *o)
 static void warn_unfired_events(const tp_model *m, long steps_done, double end_time)
 {
     int late = 0;
-    double first = 0.0, dt = (double)tp_model_get_def(m).dt;
+    double first = 0.0, dt = (double)tp_model_settings(m).dt;
     int n = tp_model_event_count(m);
     for (int i = 0; i < n; ++i) {
         tp_event_def e;
-        if (tp_model_get_event(m, i, &e) != TP_OK) continue;
+        if (tp_model_event(m, i, &e) != TP_OK) continue;
         double step = ceil(e.time / dt - 1e-6); /* as events.c schedules it */
         if (step < (double)steps_done) continue;
         if (!late++) first = e.time;
@@ -304,7 +304,7 @@ typedef struct run_shard {
  * every rank takes part in the gather, rank 0 draws. */
 static void maybe_snapshot(tp_batch *batch, const run_options *o, run_shard *sh, int *taken)
 {
-    double dt = (double)tp_model_get_def(tp_batch_model(batch)).dt;
+    double dt = (double)tp_model_settings(tp_batch_model(batch)).dt;
     if (!o->have_snapshot || *taken || tp_batch_time(batch) < o->snapshot_time - 0.5 * dt) return;
     tp_state_view local;
     int ok = tp_batch_state(batch, &local) == TP_OK;
@@ -370,7 +370,7 @@ static int watch_failed(const run_watch *wt) { return wt->replay.failed || wt->v
 static int watch_check(run_watch *wt, const run_options *o, tp_batch *batch, int **worlds, int *count)
 {
     memset(wt, 0, sizeof *wt);
-    wt->every = frame_every(o, tp_model_get_def(tp_batch_model(batch)).dt);
+    wt->every = frame_every(o, tp_model_settings(tp_batch_model(batch)).dt);
     wt->replay_on = o->record_every > 0 || o->record_worlds || o->view;
     wt->video_on = o->video != NULL;
     *worlds = NULL;
@@ -395,7 +395,7 @@ static int watch_open(run_watch *wt, const run_options *o, tp_batch *batch, int 
         wt->replay_on = wt->video_on = 0;
         return TP_EXIT_FAILURE;
     }
-    double fps = 1.0 / ((double)wt->every * (double)tp_model_get_def(tp_batch_model(batch)).dt);
+    double fps = 1.0 / ((double)wt->every * (double)tp_model_settings(tp_batch_model(batch)).dt);
     if (wt->video_on &&
         !tp_video_open(&wt->video, o->video, (int)o->video_worlds, o->video_width, o->video_height, fps, batch)) {
         tp_video_finish(&wt->video);
@@ -423,7 +423,7 @@ static int watch_finish(run_watch *wt, const run_options *o, tp_batch *batch)
         int video_ok = tp_video_finish(&wt->video);
         if (video_ok && !o->quiet)
             printf("video            %s: %d frames, %dx%d, %.6g frames/s\n", o->video, frames, o->video_width,
-                   o->video_height, 1.0 / ((double)wt->every * (double)tp_model_get_def(tp_batch_model(batch)).dt));
+                   o->video_height, 1.0 / ((double)wt->every * (double)tp_model_settings(tp_batch_model(batch)).dt));
         ok = ok && video_ok;
     }
     tp_replay_free(&wt->replay);
@@ -583,7 +583,7 @@ int tp_cmd_run(int argc, char **argv)
     tp_status st = tp_cli_load_scene(o.scene, o.sleep, &model);
     if (st != TP_OK) return tp_cli_report(st, NULL);
     long steps = 0;
-    if (!steps_to_run(&o, tp_model_get_def(model).dt, &steps)) {
+    if (!steps_to_run(&o, tp_model_settings(model).dt, &steps)) {
         tp_model_destroy(model);
         return TP_EXIT_USAGE;
     }

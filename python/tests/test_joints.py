@@ -154,10 +154,15 @@ def test_refusals_carry_the_c_message_and_change_nothing():
         b.set_joints(q=[0.3, 1.0], qd=qd[[0, 0, 1]], worlds=np.array([True, False, True]))
     with pytest.raises(torpor.InvalidArgumentError, match=r"target_q row 0 \[0\] \(slider\): must be within"):
         b.set_joints(target_q=[2e6, 0.0], worlds=np.array([True, False, False]))
-    with pytest.raises(torpor.InvalidArgumentError, match="listed twice"):
+    # the C call names itself and the bad index (one selection parser, checked in C)
+    with pytest.raises(torpor.InvalidArgumentError,
+                       match=r"tp_batch_set_joint_arrays: select.indices\[1\] = 1 names world 1 a second time"):
         b.set_joints(f=np.ones((2, 2)), worlds=[1, 1])
-    with pytest.raises(torpor.InvalidArgumentError, match="out of range"):
+    with pytest.raises(torpor.InvalidArgumentError,
+                       match=r"tp_batch_set_joint_arrays: select.indices\[0\] = 3 out of range \[0, 3\)"):
         b.set_joints(f=np.ones((1, 2)), worlds=[3])
+    with pytest.raises(torpor.InvalidArgumentError, match=r"worlds: index 4294967297 out of range"):
+        b.set_joints(f=np.ones((1, 2)), worlds=np.array([2**32 + 1]))  # would wrap to world 1 as int32
     with pytest.raises(ValueError, match="mask"):
         b.set_joints(f=0.0, worlds=np.array([True, False]))
     with pytest.raises(ValueError, match="shape"):  # checked before target_q is written

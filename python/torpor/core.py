@@ -62,8 +62,9 @@ class BackendError(TorporError, RuntimeError):
     """TP_ERR_BACKEND or TP_ERR_CUDA: the backend is missing or failed."""
 
 
-_ERRORS = {1: InvalidArgumentError, 2: SceneError, 3: FileError, 4: OutOfMemoryError, 5: CapacityError,
-           6: BackendError, 7: BackendError}
+_ERRORS = {lib.TP_ERR_INVALID_ARGUMENT: InvalidArgumentError, lib.TP_ERR_PARSE: SceneError, lib.TP_ERR_IO: FileError,
+           lib.TP_ERR_OUT_OF_MEMORY: OutOfMemoryError, lib.TP_ERR_CAPACITY: CapacityError,
+           lib.TP_ERR_BACKEND: BackendError, lib.TP_ERR_CUDA: BackendError}
 for _cls in (TorporError, *set(_ERRORS.values())):
     _cls.__module__ = "torpor"  # tracebacks name them as users import them: torpor.SceneError
 
@@ -72,9 +73,6 @@ def _check(status: int) -> None:
     if status != 0:
         message = ffi.string(lib.tp_last_error()).decode()
         raise _ERRORS.get(status, TorporError)(status, message)
-
-
-_EMPTY_LIST = ffi.new("int32_t[1]")
 
 
 def _enum_names(name_of) -> dict:
@@ -87,12 +85,26 @@ def _enum_names(name_of) -> dict:
     return names
 
 
+def _enum_values(ctype: str, prefix: str) -> dict:
+    """{name: value} of a C enum as the header declares it (through CFFI), for the
+    enums without a name table in the library: TP_DRIVE_POSITION -> "position"."""
+    return {k[len(prefix):].lower(): v for k, v in ffi.typeof(ctype).relements.items()
+            if k.startswith(prefix) and not k.endswith("_COUNT")}
+
+
+def _invalid(message: str) -> "InvalidArgumentError":
+    """An InvalidArgumentError raised by the package itself (before any C call)."""
+    return InvalidArgumentError(int(lib.TP_ERR_INVALID_ARGUMENT), message)
+
+
 _BACKENDS = _enum_names(lib.tp_backend_name)
-_BODY_TYPES = {"dynamic": lib.TP_BODY_DYNAMIC, "static": lib.TP_BODY_STATIC, "kinematic": lib.TP_BODY_KINEMATIC}
+_BODY_TYPES = _enum_values("tp_body_type", "TP_BODY_")
 _JOINT_TYPES = _enum_names(lib.tp_joint_type_name)
-_DRIVES = {"none": lib.TP_DRIVE_NONE, "position": lib.TP_DRIVE_POSITION, "velocity": lib.TP_DRIVE_VELOCITY}
+_DRIVES = _enum_values("tp_drive_mode", "TP_DRIVE_")
 _ACTUATOR_TYPES = _enum_names(lib.tp_actuator_type_name)
 _SHAPES = _enum_names(lib.tp_shape_name)
+_ROBOT_PARAMS = _enum_names(lib.tp_robot_param_name)
+_JOINT_ARRAYS = _enum_values("tp_joint_array", "TP_JOINT_ARRAY_")  # keyword of Batch.set_joints: tp_joint_array
 
 
 def cuda_built() -> bool:
@@ -193,7 +205,7 @@ class Model:
         keep = []  # C strings alive until the builder has copied them
 
         def bad(path: str, why: str) -> InvalidArgumentError:
-            return InvalidArgumentError(int(lib.TP_ERR_INVALID_ARGUMENT), f"{path}: {why}; nothing was built")
+            return _invalid(f"{path}: {why}; nothing was built")
 
         def vec(value: Any, n: int, path: str) -> list:
             # cffi would take a short list in part (the rest keeps its default)
@@ -369,14 +381,14 @@ class Model:
     @property
     def dt(self) -> float:
         """Step length, s."""
-        return float(lib.tp_model_get_def(self._ptr).dt)
+        return float(lib.tp_model_settings(self._ptr).dt)
 
     def body_types(self) -> np.ndarray:
         """(B,) int: tp_body_type of each body (0 dynamic, 1 static, 2 kinematic)."""
         bd = ffi.new("tp_body_def *")
         types = []
         for i in range(self.body_count):
-            _check(lib.tp_model_get_body_def(self._ptr, i, bd))
+            _check(lib.tp_model_body(self._ptr, i, bd))
             types.append(int(bd.type))
         return np.array(types, dtype=np.int32)
 
@@ -426,7 +438,7 @@ class Model:
     def joint_type(self, joint: int) -> str:
         """Type name of joint ``joint``: "fixed", "revolute", "prismatic", "ball" or "free"."""
         jd = ffi.new("tp_joint_def *")
-        _check(lib.tp_model_get_joint_def(self._ptr, joint, jd))
+        _check(lib.tp_model_joint(self._ptr, joint, jd))
         return ffi.string(lib.tp_joint_type_name(jd.type)).decode()
 
     def joint_def(self, joint: int) -> dict:
@@ -435,7 +447,7 @@ class Model:
         limits ((lower, upper) or None), damping, friction, armature, stiffness, rest,
         ref (an imported 1-dof joint's offset: MJCF's qpos = q + ref, rad or m)."""
         jd = ffi.new("tp_joint_def *")
-        _check(lib.tp_model_get_joint_def(self._ptr, joint, jd))
+        _check(lib.tp_model_joint(self._ptr, joint, jd))
         return {"name": ffi.string(jd.name).decode(), "type": ffi.string(lib.tp_joint_type_name(jd.type)).decode(),
                 "parent": int(jd.parent), "child": int(jd.child), "axis": np.array(list(jd.axis)),
                 "anchor": np.array(list(jd.anchor)), "q0": float(jd.q0), "qd0": float(jd.qd0),
@@ -474,7 +486,7 @@ class Model:
         ((lo, hi), or (-inf, inf) when not limited), force_range (likewise, N m or N),
         kp, kv, gain, bias."""
         ad = ffi.new("tp_actuator_def *")
-        _check(lib.tp_model_get_actuator_def(self._ptr, actuator, ad))
+        _check(lib.tp_model_actuator(self._ptr, actuator, ad))
         unbounded = (-float("inf"), float("inf"))
         return {"name": ffi.string(ad.name).decode() if ad.name != ffi.NULL else self.actuator_names[actuator],
                 "type": int(ad.type), "joint": int(ad.joint), "gear": float(ad.gear),
@@ -625,13 +637,6 @@ class JointState:
     target_qd: np.ndarray
 
 
-_ROBOT_PARAMS = {"joint_damping": 0, "joint_armature": 1, "joint_friction": 2, "actuator_gear": 3,
-                 "actuator_kp": 4, "actuator_kv": 5}  # tp_robot_param
-
-_JOINT_ARRAYS = {  # keyword of Batch.set_joints: (tp_joint_array, JointState field)
-    "q": (0, "q"), "qd": (1, "qd"), "f": (2, "f"), "target_q": (3, "target_q"), "target_qd": (4, "target_qd"),
-}
-
 
 def _contact_dtype() -> np.dtype:
     """tp_contact_info as a NumPy structured type, offsets from the C layout."""
@@ -709,7 +714,6 @@ class Batch:
         self.bodies = int(lib.tp_batch_bodies(self._ptr))
         self._view = ffi.new("tp_state_view *")
         self._state: Optional[State] = None
-        self._select = ffi.new("tp_world_select *")
         self._joints: Optional[JointState] = None
         self._actuators: Optional[tuple[np.ndarray, np.ndarray, np.ndarray]] = None
         self._imu: Optional[tuple[np.ndarray, np.ndarray, np.ndarray]] = None
@@ -738,7 +742,7 @@ class Batch:
     def _p(self) -> Any:
         ptr = self._ptr
         if ptr is None:
-            raise InvalidArgumentError(int(lib.TP_ERR_INVALID_ARGUMENT), "the batch was closed")
+            raise _invalid("the batch was closed")
         return ptr
 
     def _c(self, fn: Any, *args: Any) -> Any:
@@ -749,7 +753,7 @@ class Batch:
     # -- info
     @property
     def backend(self) -> str:
-        return "cuda" if self._c(lib.tp_batch_backend) == 1 else "cpu"
+        return ffi.string(lib.tp_backend_name(self._c(lib.tp_batch_backend))).decode()
 
     @property
     def step_count(self) -> int:
@@ -869,37 +873,38 @@ class Batch:
     def episodes(self) -> np.ndarray:
         """(W,) uint32 copy: how many times each world was reset (its draw's episode)."""
         out = np.empty(self.worlds, dtype=np.uint32)
-        _check(self._c(lib.tp_batch_get_episodes, ffi.cast("uint32_t *", out.ctypes.data)))
+        _check(self._c(lib.tp_batch_episodes, ffi.cast("uint32_t *", out.ctypes.data)))
         return out
 
     def gravity(self, world: int) -> np.ndarray:
         """(3,) float32 gravity of one world, m/s^2."""
         out = np.empty(3, dtype=np.float32)
-        _check(self._c(lib.tp_batch_get_gravity, world, ffi.cast("float *", out.ctypes.data)))
+        _check(self._c(lib.tp_batch_gravity, world, ffi.cast("float *", out.ctypes.data)))
         return out
 
     # -- selections and per-world data
     def _selection(self, worlds: WorldSelection) -> tuple[Any, int, list]:
-        """(tp_world_select * or NULL, rows of data, arrays to keep alive)."""
+        """The one parser of ``worlds=``: (tp_world_select * or NULL, rows of data,
+        arrays to keep alive). The C call checks the indices (range, repeats) and
+        names the bad one; here only what C cannot see: the type, the mask's shape
+        and indices past int32."""
         if worlds is None:
             return ffi.NULL, self.worlds, []
         a = np.asarray(worlds)
-        sel = ffi.new("tp_world_select *")
         if a.dtype == np.bool_:
             if a.shape != (self.worlds,):
                 raise ValueError(f"a world mask must have shape ({self.worlds},), got {a.shape}")
             m = np.ascontiguousarray(a, dtype=np.uint8)
-            sel.mask = ffi.cast("uint8_t *", m.ctypes.data)
+            sel = ffi.new("tp_world_select *", lib.tp_world_mask(ffi.cast("uint8_t *", m.ctypes.data)))
             return sel, self.worlds, [m, sel]
         if a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
             raise ValueError(f"worlds must be None, a bool mask or a 1-D array of world indices, got {a.dtype} {a.shape}")
-        if a.size and (a.min() < 0 or a.max() >= self.worlds):
-            bad = int(a[(a < 0) | (a >= self.worlds)][0])
-            raise InvalidArgumentError(1, f"worlds: index {bad} out of range [0, {self.worlds}); nothing was changed")
+        if a.size and (a.min() < -2**31 or a.max() >= 2**31):
+            bad = int(a[(a < -2**31) | (a >= 2**31)][0])  # the int32 cast would wrap it into range
+            raise _invalid(f"worlds: index {bad} out of range [0, {self.worlds}); nothing was changed")
         idx = np.ascontiguousarray(a, dtype=np.int32)
-        # an empty list is still a list (NULL would mean every world)
-        sel.indices = ffi.cast("int32_t *", idx.ctypes.data) if idx.size else _EMPTY_LIST
-        sel.count = idx.size
+        # tp_world_list keeps an empty list a list (selecting no world, unlike NULL)
+        sel = ffi.new("tp_world_select *", lib.tp_world_list(ffi.cast("int32_t *", idx.ctypes.data), idx.size))
         return sel, idx.size, [idx, sel]
 
     def _rows(self, x: Any, rows: int, tail: tuple, name: str) -> tuple[Any, np.ndarray]:
@@ -963,7 +968,7 @@ class Batch:
     def reset(self, worlds: WorldSelection = None) -> None:
         """Reset the selected worlds: each starts its next episode with a new random draw."""
         sel, _, keep = self._selection(worlds)
-        _check(self._c(lib.tp_batch_reset_select, sel))
+        _check(self._c(lib.tp_batch_reset_worlds, sel))
 
     def reset_to_state(self, pos: Any = None, quat: Any = None, v: Any = None, w: Any = None,
                        worlds: WorldSelection = None, *, joint_q: Any = None, joint_qd: Any = None) -> None:
@@ -978,7 +983,7 @@ class Batch:
         B = self.bodies
         if joint_q is None and joint_qd is None:
             if pos is None or quat is None:
-                raise InvalidArgumentError(1, "reset_to_state: give pos and quat, or a joint state")
+                raise _invalid("reset_to_state: give pos and quat, or a joint state")
             self._call(lib.tp_batch_reset_to_state, worlds, (pos, (B, 3), "pos"), (quat, (B, 4), "quat"),
                        (v, (B, 3), "v"), (w, (B, 3), "w"))
             return
@@ -1121,19 +1126,19 @@ class Batch:
         without actuators raises InvalidArgumentError and nothing changes."""
         nu = self.model.actuator_count
         if nu == 0:
-            raise InvalidArgumentError(1, f"set_ctrl: model {self.model.name!r} has no actuators")
+            raise _invalid(f"set_ctrl: model {self.model.name!r} has no actuators")
         self._call(lib.tp_batch_set_ctrl, worlds, (u, (nu,), "u"))
 
     # -- per-world robot parameters (include/torpor_actuators.h: tp_batch_set_robot_params)
     def _robot_param(self, name: str) -> tuple[int, int]:
         if name not in _ROBOT_PARAMS:
-            raise InvalidArgumentError(1, f"unknown robot parameter {name!r}; expected one of "
+            raise _invalid(f"unknown robot parameter {name!r}; expected one of "
                                           f"{', '.join(map(repr, _ROBOT_PARAMS))}")
         which = _ROBOT_PARAMS[name]
         return which, self.model.joint_count if name.startswith("joint_") else self.model.actuator_count
 
     def robot_params(self, name: str) -> np.ndarray:
-        """(W, J) or (W, nu) float32 copy of one per-world robot parameter (tp_batch_get_robot_params):
+        """(W, J) or (W, nu) float32 copy of one per-world robot parameter (tp_batch_robot_params):
         "joint_damping" (N m s/rad or N s/m), "joint_armature" (kg m^2 or kg), "joint_friction"
         (friction loss, N m or N) per joint in :attr:`Model.joint_names` order; "actuator_gear",
         "actuator_kp", "actuator_kv" per actuator (kp of position actuators, kv of position and velocity
@@ -1141,7 +1146,7 @@ class Batch:
         draws (``joint_damping_scale`` ...). Both backends (CUDA: copied back from the device)."""
         which, n = self._robot_param(name)
         out = np.zeros((self.worlds, n), np.float32)
-        _check(self._c(lib.tp_batch_get_robot_params, which, ffi.cast("float *", out.ctypes.data)))
+        _check(self._c(lib.tp_batch_robot_params, which, ffi.cast("float *", out.ctypes.data)))
         return out
 
     def set_robot_params(self, name: str, values: Any, worlds: WorldSelection = None) -> None:
@@ -1152,27 +1157,6 @@ class Batch:
         columns are skipped. Holds until the next reset; a change wakes the world's trees."""
         which, n = self._robot_param(name)
         self._call(lambda b, sel, v: lib.tp_batch_set_robot_params(b, which, sel, v), worlds, (values, (n,), name))
-
-    def _joint_selection(self, worlds: WorldSelection) -> tuple[Any, int, Any, list]:
-        """(C world list or NULL, count, C mask or NULL, arrays to keep alive) for
-        tp_batch_set_joint_arrays, which takes a list or a mask (None becomes a mask of every world)."""
-        W = self.worlds
-        a = np.ones(W, np.bool_) if worlds is None else np.asarray(worlds)
-        if a.dtype == np.bool_:
-            if a.shape != (W,):
-                raise ValueError(f"a world mask must have shape ({W},), got {a.shape}")
-            m = np.ascontiguousarray(a, dtype=np.uint8)
-            return ffi.NULL, 0, ffi.cast("uint8_t *", m.ctypes.data), [m]
-        if a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
-            raise ValueError("worlds must be None, a bool mask or a 1-D array of world indices, "
-                             f"got {a.dtype} {a.shape}")
-        if a.size and (a.min() < 0 or a.max() >= W):  # before the cast to int32 could wrap it
-            bad = int(a[(a < 0) | (a >= W)][0])
-            raise InvalidArgumentError(1, f"worlds: index {bad} out of range [0, {W}); nothing was changed")
-        idx = np.ascontiguousarray(a, dtype=np.int32)
-        # an empty list is still a list (NULL would ask for a mask)
-        ptr = ffi.cast("int *", idx.ctypes.data) if idx.size else ffi.cast("int *", _EMPTY_LIST)
-        return ptr, int(idx.size), ffi.NULL, [idx]
 
     def set_joints(self, *, q: Any = None, qd: Any = None, f: Any = None, target_q: Any = None,
                    target_qd: Any = None, worlds: WorldSelection = None) -> None:
@@ -1196,14 +1180,12 @@ class Batch:
         """
         given = [(k, v) for k, v in (("q", q), ("qd", qd), ("f", f), ("target_q", target_q),
                                      ("target_qd", target_qd)) if v is not None]
-        ptr, count, mask, keep = self._joint_selection(worlds)
-        n_rows = count if ptr != ffi.NULL else self.worlds
+        sel, n_rows, keep = self._selection(worlds)
         view = self.joints()
         no_joints = view.q.shape[1] == 0 and view.qd.shape[1] == 0
-        arrays = ffi.new("const float *[]", len(_JOINT_ARRAYS))  # NULL: left alone
+        arrays = ffi.new("const float *[]", lib.TP_JOINT_ARRAY_COUNT)  # NULL: left alone
         for key, value in given:
-            which, field = _JOINT_ARRAYS[key]
-            width = 0 if no_joints else getattr(view, field).shape[1]
-            arrays[which], arr = self._rows(value, n_rows, (width,), key)
+            width = 0 if no_joints else getattr(view, key).shape[1]
+            arrays[_JOINT_ARRAYS[key]], arr = self._rows(value, n_rows, (width,), key)
             keep.append(arr)
-        _check(self._c(lib.tp_batch_set_joint_arrays, ptr, count, mask, arrays))
+        _check(self._c(lib.tp_batch_set_joint_arrays, sel, arrays))

@@ -26,7 +26,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (int i = 0; i < n; ++i) {
             tp_body_def d;
             float mass, inertia[3];
-            if (tp_model_get_body_def(m, i, &d) != TP_OK || !tp_model_body_name(m, i)) abort();
+            if (tp_model_body(m, i, &d) != TP_OK || !tp_model_body_name(m, i)) abort();
             if (tp_model_body_mass(m, i, &mass, inertia) != TP_OK) abort();
             float q2 = d.quat[0] * d.quat[0] + d.quat[1] * d.quat[1] + d.quat[2] * d.quat[2] + d.quat[3] * d.quat[3];
             if (!(q2 > 0.99f && q2 < 1.01f)) abort(); /* stored normalized (C20) */
