@@ -88,7 +88,7 @@ def _enum_names(name_of) -> dict:
 def _enum_values(ctype: str, prefix: str) -> dict:
     """{name: value} of a C enum as the header declares it (through CFFI), for the
     enums without a name table in the library: TP_DRIVE_POSITION -> "position"."""
-    return {k[len(prefix):].lower(): v for k, v in ffi.typeof(ctype).relements.items()
+    return {k[len(prefix):].lower(): v for k, v in sorted(ffi.typeof(ctype).relements.items(), key=lambda kv: kv[1])
             if k.startswith(prefix) and not k.endswith("_COUNT")}
 
 
