@@ -18,8 +18,10 @@ import numpy as np
 from ._ffi import ffi, lib
 
 WorldSelection = Union[None, Sequence[int], np.ndarray]
-"""Which worlds a call acts on: None (all), an index array/list (int), or a
-boolean mask of shape (W,)."""
+"""Which worlds a call acts on (C: tp_world_select): None (all; data has W rows),
+an index array/list (int, each world once; one row per index), or a boolean
+mask of shape (W,) (W rows, unselected ones not read). A bad index raises
+InvalidArgumentError with the C message, which names the call and the index."""
 
 
 class TorporError(Exception):
