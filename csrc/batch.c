@@ -7,6 +7,7 @@
 
 #include "articulation_host.h"
 #include "constraint_host.h"
+#include "mover_host.h"
 #include "backend.h"
 #include "cuda_api.h"
 #include "error.h"
@@ -275,6 +276,7 @@ tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_bat
     batch_fill_layout(b);
     st = tp_artic_batch_create(b); /* after the layout: it adds the joint arrays to it */
     if (st == TP_OK) st = tp_cons_batch_create(b); /* constraint state, into the layout too */
+    if (st == TP_OK) st = tp_mover_batch_create(b); /* mover state, into the layout too */
     if (st != TP_OK) {
         tp_batch_destroy(b);
         return st;
@@ -297,6 +299,7 @@ void tp_batch_destroy(tp_batch *b)
     if (b->ops) b->ops->destroy(b);
     tp_artic_batch_destroy(b);
     tp_cons_batch_destroy(b);
+    tp_mover_batch_destroy(b);
     free(b->imu);
     tp_contact_sensors_free(b);
     batch_free_arrays(b);
@@ -310,7 +313,7 @@ size_t tp_batch_memory_bytes(const tp_batch *b)
     size_t shared = (size_t)b->threads * (b->scratch_bytes + sizeof(void *)) +
                     ((size_t)b->model->event_count + 1) * sizeof *b->schedule + (size_t)b->bodies * sizeof(tp_poly);
     return batch_bytes_per_world(b->bodies, b->contact_capacity) + tp_artic_batch_bytes_per_world(b) +
-           tp_cons_batch_bytes_per_world(b) + (shared + W - 1) / W;
+           tp_cons_batch_bytes_per_world(b) + tp_mover_batch_bytes_per_world(b) + (shared + W - 1) / W;
 }
 
 size_t tp_batch_device_memory_bytes(const tp_batch *b)

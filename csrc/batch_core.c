@@ -10,6 +10,7 @@
 #include "batch.h"
 #include "articulation_host.h"
 #include "constraint_host.h"
+#include "mover_host.h"
 
 #include "backend.h"
 #include "step.h"
@@ -51,6 +52,7 @@ void tp_batch_init_world(tp_batch *b, int w)
                           &b->contact_overflow[w], &b->faults[w]);
     tp_artic_batch_init_world(b, w); /* joints at their initial values, links placed */
     tp_cons_batch_init_world(b, w);
+    tp_mover_batch_init_world(b, w);
     tp_contact_sensors_world(b, w);  /* no contacts yet: the sensors read 0 */
     tp_batch_count_world(b, w);
 }

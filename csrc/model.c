@@ -12,6 +12,7 @@
 #include "shapes.h"
 #include "articulation_host.h"
 #include "constraint_host.h"
+#include "mover_host.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -169,6 +170,7 @@ struct tp_builder {
     int event_count, event_capacity;
     tp_artic_builder joints;   /* articulation joints (csrc/articulation_model.c) */
     tp_cons_builder cons;      /* constraints between two bodies (csrc/constraint_model.c) */
+    tp_mover_builder movers;   /* movers (csrc/mover_model.c) */
     int *excludes;             /* [exclude_count][2] body pairs that never collide */
     int exclude_count, exclude_capacity;
 };
@@ -318,6 +320,12 @@ tp_status tp_builder_add_constraint(tp_builder *b, const tp_constraint_def *def,
     return tp_cons_builder_add(&b->cons, b->bodies, b->body_count, def, out_index);
 }
 
+tp_status tp_builder_add_mover(tp_builder *b, const tp_mover_def *def, int *out_index)
+{
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_add_mover: builder is NULL");
+    return tp_mover_builder_add(&b->movers, b->body_count, def, out_index);
+}
+
 /* Pairs naming `body` so far, and whether (body, other) is one of them. */
 static int exclude_count_of(const tp_builder *b, int body, int other, int *has_pair)
 {
@@ -420,6 +428,7 @@ void tp_builder_destroy(tp_builder *b)
     free(b->excludes);
     tp_artic_builder_free(&b->joints);
     tp_cons_builder_free(&b->cons);
+    tp_mover_builder_free(&b->movers);
     free(b->name);
     free(b);
 }
@@ -622,6 +631,7 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
     tp_status st = tp_artic_compile(&b->joints, m, b->def.solver.iterations);
     if (st == TP_OK) st = events_on_links_check(b, m);
     if (st == TP_OK) st = tp_cons_compile(&b->cons, m);
+    if (st == TP_OK) st = tp_mover_compile(&b->movers, m);
     if (st != TP_OK) {
         tp_model_destroy(m);
         return st;
@@ -651,6 +661,7 @@ void tp_model_destroy(tp_model *m)
     free(m->event_worlds);
     tp_artic_host_free(m->artic);
     tp_cons_host_free(m->cons);
+    tp_mover_host_free(m->movers);
     free(m->name);
     free(m);
 }

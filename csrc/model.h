@@ -30,6 +30,7 @@ struct tp_model {
     int *event_worlds;         /* storage behind events[i].worlds */
     struct tp_artic_host *artic; /* articulations (csrc/articulation_host.h), NULL without joints */
     struct tp_cons_host *cons;   /* constraints between two bodies (csrc/constraint_host.h), NULL without any */
+    struct tp_mover_host *movers; /* movers (csrc/mover_host.h), NULL without any */
 };
 
 /* Validation shared by the builder and the scene loader, so a rule lives in one

@@ -10,6 +10,11 @@ const char *const tp_shape_names[TP_SHAPE_COUNT] = {"box",   "ball",         "cy
                                                      "wedge", "corner_wedge", "convex"};
 const char *const tp_joint_type_names[TP_JOINT_TYPE_COUNT] = {"fixed", "revolute", "prismatic", "ball", "free"};
 const char *const tp_actuator_type_names[TP_ACTUATOR_TYPE_COUNT] = {"motor", "position", "velocity", "general"};
+const char *const tp_mover_type_names[TP_MOVER_TYPE_COUNT] = {"align_position",   "align_orientation",
+                                                              "linear_velocity",  "angular_velocity",
+                                                              "vector_force",     "torque"};
+const char *const tp_mover_frame_names[TP_MOVER_FRAME_COUNT] = {"world", "attachment0", "attachment1"};
+const char *const tp_velocity_mode_names[TP_VELOCITY_MODE_COUNT] = {"line", "plane", "vector"};
 const char *const tp_event_action_names[TP_EVENT_ACTION_COUNT] = {
     "impulse", "angular_impulse", "force", "set_velocity", "set_angular_velocity", "teleport",
     "gravity", "remove", "wake", "sleep", "reset"};

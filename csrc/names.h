@@ -17,5 +17,10 @@ extern const char *const tp_event_action_names[TP_EVENT_ACTION_COUNT];
 #define TP_SLEEP_STATE_COUNT 3
 extern const char *const tp_backend_names[TP_BACKEND_COUNT];
 extern const char *const tp_sleep_state_names[TP_SLEEP_STATE_COUNT];
+extern const char *const tp_mover_type_names[TP_MOVER_TYPE_COUNT];
+#define TP_MOVER_FRAME_COUNT 3
+#define TP_VELOCITY_MODE_COUNT 3
+extern const char *const tp_mover_frame_names[TP_MOVER_FRAME_COUNT];
+extern const char *const tp_velocity_mode_names[TP_VELOCITY_MODE_COUNT];
 
 #endif

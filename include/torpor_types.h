@@ -148,6 +148,21 @@ typedef enum tp_constraint_actuator {
     TP_CONS_FREE = 0, TP_CONS_MOTOR = 1, TP_CONS_SERVO = 2
 } tp_constraint_actuator;
 
+/* Mover types, the frame their numbers are read in, and LinearVelocity's
+ * modes (include/torpor_movers.h describes them). */
+typedef enum tp_mover_type {
+    TP_MOVER_ALIGN_POSITION = 0, TP_MOVER_ALIGN_ORIENTATION = 1, TP_MOVER_LINEAR_VELOCITY = 2,
+    TP_MOVER_ANGULAR_VELOCITY = 3, TP_MOVER_VECTOR_FORCE = 4, TP_MOVER_TORQUE = 5, TP_MOVER_TYPE_COUNT = 6
+} tp_mover_type;
+
+typedef enum tp_mover_frame {
+    TP_FRAME_WORLD = 0, TP_FRAME_ATTACHMENT0 = 1, TP_FRAME_ATTACHMENT1 = 2
+} tp_mover_frame;
+
+typedef enum tp_velocity_mode {
+    TP_VELOCITY_LINE = 0, TP_VELOCITY_PLANE = 1, TP_VELOCITY_VECTOR = 2
+} tp_velocity_mode;
+
 /* A rope's ends parting slower than this (m/s) when it snaps taut do not bounce. */
 #define TP_ROPE_NO_BOUNCE_SPEED 0.5f
 

@@ -24,6 +24,7 @@
 #define TP_ISLANDS_H
 
 #include "constraint.h"
+#include "mover.h"
 #include "wake.h"
 
 /* The root of x in a forest where other lanes may be hooking roots and
@@ -129,6 +130,11 @@ TP_HD void tp_islands_build_lanes(tp_world *wd, const tp_contact *contacts, int 
         if (!tp_cons_driving(&wd->cons[k], &wd->cons_state[k])) continue;
         int d = a >= 0 && tp_body_in_islands(wd, a) ? a : b;
         if (d >= 0 && tp_body_in_islands(wd, d)) root_flags[wd->island[d]] |= TP_ISLAND_DRIVEN | TP_ISLAND_RESTLESS;
+    }
+    for (int k = 0; k < wd->mover_count; ++k) { /* an active mover drives its body (a mover joins no island) */
+        int a = wd->movers[k].body0;
+        if (tp_mover_driving(wd, &wd->movers[k], &wd->mover_state[k]) && tp_body_in_islands(wd, a))
+            root_flags[wd->island[a]] |= TP_ISLAND_DRIVEN | TP_ISLAND_RESTLESS;
     }
     for (int i = 0; i < n; ++i) tp_kinematic_wake_flag(wd, &contacts[i], horizon, root_flags);
 }

@@ -11,6 +11,7 @@
 #define TP_LAYOUT_H
 
 #include "constraint.h"
+#include "mover.h"
 #include "contact.h"
 #include "tp_world.h"
 
@@ -61,6 +62,10 @@ typedef struct tp_layout {
     const struct tp_cons_model *cons; /* [C] */
     struct tp_cons_state *cons_state; /* [W][C] */
     int cons_count;
+    /* Movers (kernels/mover.h); NULL and 0 without any. */
+    const struct tp_mover_model *movers; /* [M] */
+    struct tp_mover_state *mover_state;  /* [W][M] */
+    int mover_count;
 } tp_layout;
 
 /* The view of world w: pointers to its slice of every array. */
@@ -97,6 +102,9 @@ TP_HD tp_world tp_layout_world(const tp_layout *L, int w)
     wd.cons = L->cons;
     wd.cons_state = L->cons_state ? L->cons_state + (size_t)w * (size_t)L->cons_count : NULL;
     wd.cons_count = L->cons_count;
+    wd.movers = L->movers;
+    wd.mover_state = L->mover_state ? L->mover_state + (size_t)w * (size_t)L->mover_count : NULL;
+    wd.mover_count = L->mover_count;
     wd.cache_contacts = NULL;
     wd.cache_refs = NULL;
     wd.cache_count = 0;

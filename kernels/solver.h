@@ -260,6 +260,10 @@ TP_HD void tp_phase_warm_start(tp_substep *ss, int tid, int nth)
         if (tid == 0) tp_cons_prepare(ss->wd, w->bodies, ss->h);
         TP_BARRIER(nth);
     }
+    if (ss->wd->mover_count) { /* movers' rows (or pushes) at this substep's poses (mover_rows.h) */
+        if (tid == 0) tp_mover_prepare(ss->wd, w->bodies, ss->h);
+        TP_BARRIER(nth);
+    }
     if (ss->s == 0 || w->artic) tp_solver_update_separations(ss->wd, ss->contacts, w->rows, ss->n, tid, nth);
     for (int k = tid; k < 6 * ss->wd->bodies; k += nth) w->push[k] = 0.0f; /* the points': tp_solver_end_substep */
     TP_BARRIER(nth);
@@ -316,6 +320,7 @@ TP_HD void tp_phase_end(tp_substep *ss, int tid, int nth)
 {
     tp_solver_end_substep(ss->wd, ss->contacts, ss->w->rows, ss->n, ss->bouncy, tid, nth);
     if (ss->wd->cons_count && tid == 0) tp_cons_end_substep(ss->wd, ss->w->bodies);
+    if (ss->wd->mover_count && tid == 0) tp_mover_end_substep(ss->wd);
 #if !defined(__CUDA_ARCH__)
     /* a bounce's impulses were zeroed: the CPU's wide sweeps read them again (csrc/solver_simd.c) */
     if (ss->bounces && ss->w->simd && tid == 0) ss->w->simd->impulses_changed = 1;
@@ -368,9 +373,11 @@ TP_HD void tp_solver_substeps_block(tp_world *wd, tp_contact *contacts, int n, t
     ss.heavy = p->warm_starting && tp_shock_heavy_support(wd, w, w->color_start[TP_OVERFLOW_COLOR + 1]);
     ss.bounces = 0;
     if (wd->cons_count && tid == 0) tp_cons_begin_step(wd);
+    if (wd->mover_count && tid == 0) tp_mover_begin_step(wd);
     for (ss.s = 0; ss.s < p->substeps; ++ss.s) tp_solver_substep(&ss, tid, nth);
-    if (wd->cons_count) {
-        if (tid == 0) tp_cons_end_step(wd, p->dt);
+    if (wd->cons_count || wd->mover_count) {
+        if (tid == 0 && wd->cons_count) tp_cons_end_step(wd, p->dt);
+        if (tid == 0 && wd->mover_count) tp_mover_end_step(wd, p->dt);
         TP_BARRIER(nth);
     }
 }

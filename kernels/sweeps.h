@@ -15,6 +15,7 @@
 #define TP_SWEEPS_H
 
 #include "constraint_rows.h"
+#include "mover_rows.h"
 #include "contact_rows.h"
 
 #ifndef TP_RELAX_DIVISOR
@@ -211,6 +212,10 @@ TP_HD void tp_solver_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact 
     }
     if (wd->cons_count && pass == TP_PASS_SWEEP) { /* constraints between two bodies (constraint_rows.h) */
         if (tid == 0) tp_cons_sweep(wd, w->bodies, a->inv_h, a->use_bias);
+        TP_BARRIER(nth);
+    }
+    if (wd->mover_count && pass == TP_PASS_SWEEP) { /* movers (mover_rows.h) */
+        if (tid == 0) tp_mover_sweep(wd, w->bodies, a->inv_h, a->use_bias);
         TP_BARRIER(nth);
     }
     if (w->artic && pass == TP_PASS_SWEEP) { /* joint limits, motors, friction: rows of the same sweep */

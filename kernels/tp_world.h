@@ -63,6 +63,8 @@ struct tp_contact;      /* kernels/contact.h */
 struct tp_contact_ref;  /* kernels/contact_cache.h */
 struct tp_cons_model;   /* kernels/constraint.h */
 struct tp_cons_state;
+struct tp_mover_model;  /* kernels/mover.h */
+struct tp_mover_state;
 
 /* One world's slice of the batch state; arrays are [bodies][k]. */
 typedef struct tp_world {
@@ -100,6 +102,11 @@ typedef struct tp_world {
     const struct tp_cons_model *cons;
     struct tp_cons_state *cons_state;
     int cons_count;
+    /* Movers (kernels/mover.h): the model's table and this world's state;
+     * NULL and 0 without any. */
+    const struct tp_mover_model *movers;
+    struct tp_mover_state *mover_state;
+    int mover_count;
     const struct tp_contact *cache_contacts;
     const struct tp_contact_ref *cache_refs;
     int cache_count;

@@ -1,0 +1,93 @@
+/* scene_movers.c - the movers of a version 2 scene (docs/movers.md, "Scene
+ * format"): each read, checked and added through tp_builder_add_mover; a
+ * refused value is reported at its key. */
+#include "scene_read.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const mode_names[] = {"one_attachment", "two_attachment"};
+_Static_assert(sizeof(tp_mover_type) == sizeof(int) && sizeof(tp_mover_frame) == sizeof(int) &&
+               sizeof(tp_velocity_mode) == sizeof(int), "enums must be int-sized");
+
+static const field mover_fields[] = {
+    OTHER("name"), ENUM_FIELD("type", tp_mover_def, type, tp_mover_type_names, "mover type"),
+    OTHER("body0"), OTHER("body1"),
+    FIELD("pos0", V_VEC3, tp_mover_def, pos0), FIELD("quat0", V_VEC4, tp_mover_def, quat0),
+    FIELD("pos1", V_VEC3, tp_mover_def, pos1), FIELD("quat1", V_VEC4, tp_mover_def, quat1),
+    OTHER("target"), FIELD("enabled", V_BOOL, tp_mover_def, enabled),
+    ENUM_FIELD("mode", tp_mover_def, two_attachment, mode_names, "mover mode"),
+    ENUM_FIELD("relative_to", tp_mover_def, relative_to, tp_mover_frame_names, "frame"),
+    ENUM_FIELD("velocity_mode", tp_mover_def, velocity_mode, tp_velocity_mode_names, "velocity mode"),
+    FIELD("line_direction", V_VEC3, tp_mover_def, line_direction),
+    FIELD("tangent0", V_VEC3, tp_mover_def, tangent0), FIELD("tangent1", V_VEC3, tp_mover_def, tangent1),
+    FIELD("responsiveness", V_FLOAT, tp_mover_def, responsiveness),
+    FIELD("max_velocity", V_FLOAT, tp_mover_def, max_velocity), FIELD("max_force", V_FLOAT, tp_mover_def, max_force),
+    FIELD("rigid", V_BOOL, tp_mover_def, rigid), FIELD("apply_at_com", V_BOOL, tp_mover_def, apply_at_com),
+    FIELD("reaction", V_BOOL, tp_mover_def, reaction),
+    FIELD("primary_axis_only", V_BOOL, tp_mover_def, primary_axis_only)};
+
+/* `target`: a number or 1 to 4 numbers (the rest 0). */
+static int as_target(scene *sc, const json_t *v, float *out)
+{
+    if (json_is_number(v)) return scene_as_float(sc, v, &out[0]);
+    size_t n = json_is_array(v) ? json_array_size(v) : 0;
+    if (n < 1 || n > 4)
+        return scene_fail(sc, 0, "must be a number or an array of 1 to 4 numbers, got %s", scene_json_kind(v));
+    memset(out, 0, 4 * sizeof *out);
+    return scene_as_vec(sc, v, (int)n, out);
+}
+
+/* The builder's message "mover: FIELD: reason" reported at FIELD's key. */
+static int fail_at_field(scene *sc, const json_t *obj, tp_status status)
+{
+    const char *msg = tp_last_error(), *p = strstr(msg, "mover: ");
+    if (!p) return scene_fail_builder(sc, status);
+    p += strlen("mover: ");
+    const char *colon = strstr(p, ": ");
+    if (!colon || colon - p >= 32) return scene_fail_builder(sc, status);
+    char key[32];
+    snprintf(key, sizeof key, "%.*s", (int)(colon - p), p);
+    if (!json_object_get(obj, key)) return scene_fail(sc, 0, "%s: %s", key, colon + 2);
+    scene_push_key(sc, key);
+    return scene_pop(sc, scene_fail(sc, 0, "%s", colon + 2));
+}
+
+static int read_mover(scene *sc, const json_t *obj, tp_mover_def *def)
+{
+    if (!json_is_object(obj)) return scene_fail(sc, 0, "must be an object (a mover), got %s", scene_json_kind(obj));
+    if (!json_object_get(obj, "type")) return scene_fail_missing(sc, "type");
+    if (!json_object_get(obj, "body0")) return scene_fail_missing(sc, "body0");
+    int type = 0;
+    scene_push_key(sc, "type");
+    if (!scene_pop(sc, scene_as_enum(sc, json_object_get(obj, "type"), tp_mover_type_names, TP_MOVER_TYPE_COUNT,
+                                     "mover type", &type)))
+        return 0;
+    *def = tp_default_mover_def_of((tp_mover_type)type);
+    if (!scene_read_fields(sc, obj, mover_fields, COUNT(mover_fields), def)) return 0;
+    READ_KEY(sc, obj, "name", scene_as_name, &def->name);
+    READ_KEY(sc, obj, "body0", scene_as_body, &def->body0);
+    READ_KEY(sc, obj, "body1", scene_as_body, &def->body1);
+    READ_KEY(sc, obj, "target", as_target, def->target);
+    tp_status status = tp_builder_add_mover(sc->builder, def, NULL);
+    if (status == TP_ERR_OUT_OF_MEMORY) return scene_fail_builder(sc, status);
+    if (status != TP_OK) return fail_at_field(sc, obj, status);
+    return 1;
+}
+
+int scene_read_movers(scene *sc, const json_t *root)
+{
+    const json_t *list = json_object_get(root, "movers");
+    if (!list) return 1;
+    scene_push_key(sc, "movers");
+    if (sc->version < 2) return scene_pop(sc, scene_fail(sc, 1, "movers need \"version\": 2 (docs/scene-format.md)"));
+    if (!json_is_array(list))
+        return scene_pop(sc, scene_fail(sc, 0, "must be an array of movers, got %s", scene_json_kind(list)));
+    int ok = 1;
+    for (int i = 0; i < (int)json_array_size(list) && ok; ++i) {
+        tp_mover_def def;
+        scene_push_index(sc, i);
+        ok = scene_pop(sc, read_mover(sc, json_array_get(list, i), &def));
+    }
+    return scene_pop(sc, ok);
+}

@@ -1,0 +1,812 @@
+/* test_movers.c - movers against values derived from seed 004's own rules:
+ * AlignPosition's per-step approach law (the distance left shrinks by
+ * 0.3 x responsiveness x dt each step), its velocity cap (a linear approach),
+ * its force cap (acceleration F / m; a sag at F < m g), AlignOrientation's
+ * law on the angle, LinearVelocity's modes (a line holds one direction only),
+ * AngularVelocity, VectorForce (a = F / m) and Torque (alpha = tau / I); the
+ * attachment rules, per-world writes, sleep, the scene format, determinism. */
+#include "helpers.h"
+#include "tp_math.h"
+
+#include <float.h>
+#include <math.h>
+
+#define G 9.81
+#define DT (1.0 / 60.0)
+#define SUBSTEPS 4
+
+static tp_model_def mover_def(float gz)
+{
+    tp_model_def md = tp_default_model_def();
+    md.gravity[2] = gz;
+    md.dt = (float)DT;
+    md.substeps = SUBSTEPS;
+    md.sleep.enabled = 0;
+    return md;
+}
+
+static int add_mover(tp_builder *b, const tp_mover_def *d)
+{
+    int i = -1;
+    cr_assert_eq(tp_builder_add_mover(b, d, &i), TP_OK, "%s", tp_last_error());
+    return i;
+}
+
+/* A dynamic cube of side s and mass m at (x, y, z). */
+static int add_cube(tp_builder *b, float s, float m, float x, float y, float z)
+{
+    tp_body_def bd = tp_default_body_def();
+    bd.size[0] = bd.size[1] = bd.size[2] = s;
+    bd.mass = m;
+    bd.pos[0] = x;
+    bd.pos[1] = y;
+    bd.pos[2] = z;
+    return builder_add(b, &bd);
+}
+
+/* One cube of 2 kg at the origin moved by mover d (d.body0 set here). */
+static tp_model *one_cube(float gz, tp_mover_def d)
+{
+    tp_model_def md = mover_def(gz);
+    tp_builder *b = builder_begin(&md);
+    d.body0 = add_cube(b, 0.5f, 2.0f, 0.0f, 0.0f, 0.0f);
+    add_mover(b, &d);
+    return builder_finish(b);
+}
+
+static const float *body_pos(tp_batch *b, int world, int body)
+{
+    tp_state_view v = batch_view(b);
+    return v.pos + 3 * ((size_t)world * (size_t)v.bodies + (size_t)body);
+}
+
+static const float *body_v(tp_batch *b, int world, int body)
+{
+    tp_state_view v = batch_view(b);
+    return v.v + 3 * ((size_t)world * (size_t)v.bodies + (size_t)body);
+}
+
+static const float *body_w(tp_batch *b, int world, int body)
+{
+    tp_state_view v = batch_view(b);
+    return v.w + 3 * ((size_t)world * (size_t)v.bodies + (size_t)body);
+}
+
+static const float *body_quat(tp_batch *b, int world, int body)
+{
+    tp_state_view v = batch_view(b);
+    return v.quat + 4 * ((size_t)world * (size_t)v.bodies + (size_t)body);
+}
+
+/* ---------------------------------------------------------------- AlignPosition */
+
+/* Seed 004: "the speed it heads for the goal at is the distance still to go
+ * times responsiveness times 0.3, per second", worked out per physics step:
+ * each step leaves (1 - 0.3 r dt) of the distance. Zero gravity, through the
+ * centre of mass. */
+Test(movers, align_position_follows_the_approach_law)
+{
+    tp_mover_def d = tp_default_mover_def();
+    d.apply_at_com = 1;
+    d.target[0] = 3.0f;
+    tp_model *m = one_cube(0.0f, d);
+    tp_batch *b = make_batch(m, 1, 1);
+    double k = 0.3 * 10.0, left = 1.0;
+    for (int n = 1; n <= 120; ++n) {
+        batch_steps(b, 1);
+        left *= 1.0 - k * DT;
+        double dist = 3.0 - body_pos(b, 0, 0)[0];
+        cr_assert(fabs(dist - 3.0 * left) < 1e-4 * 3.0, "step %d: %.7f m to go, the law says %.7f", n, dist, 3.0 * left);
+    }
+    /* the continuous law exp(-k t) is the limit at small k dt: within its first-order gap */
+    double cont = 3.0 * exp(-k * 2.0), dist = 3.0 - body_pos(b, 0, 0)[0];
+    cr_assert(fabs(dist - cont) < cont * k * k * DT * 2.0, "%.6f vs exp law %.6f", dist, cont);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* "At 200 it gets there in one physics step." */
+Test(movers, align_position_at_responsiveness_200_arrives_in_one_step)
+{
+    tp_mover_def d = tp_default_mover_def();
+    d.apply_at_com = 1;
+    d.responsiveness = 200.0f;
+    d.target[0] = 1.0f;
+    d.target[1] = -2.0f;
+    tp_model *m = one_cube(0.0f, d);
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 1);
+    const float *p = body_pos(b, 0, 0);
+    cr_assert(fabs(p[0] - 1.0) < 1e-5 && fabs(p[1] + 2.0) < 1e-5, "at (%g, %g)", p[0], p[1]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* It holds the weight: a cube on its goal under gravity stays there; with
+ * max_force = m g / 2 it sags, falling at g / 2 (the rest of its weight). */
+Test(movers, align_position_holds_the_weight_up_to_max_force)
+{
+    tp_mover_def d = tp_default_mover_def();
+    d.apply_at_com = 1;
+    tp_model *m = one_cube(-(float)G, d);
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 120);
+    cr_assert(fabs(body_pos(b, 0, 0)[2]) < 1e-5, "floats at z = %g", body_pos(b, 0, 0)[2]);
+    float force = 0.0f;
+    cr_assert_eq(tp_batch_movers(b, NULL, NULL, &force), TP_OK);
+    cr_assert(fabs(force - 2.0 * G) < 1e-3 * 2.0 * G, "holds with %g N, weight %g N", force, 2.0 * G);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+
+    d.max_force = (float)(2.0 * G / 2.0);
+    m = one_cube(-(float)G, d);
+    b = make_batch(m, 1, 1);
+    batch_steps(b, 60);
+    cr_assert(fabs(body_v(b, 0, 0)[2] + G / 2.0) < 1e-3, "sags at %g m/s after 1 s, g/2 t = %g", body_v(b, 0, 0)[2],
+              -G / 2.0);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* Capped at max_velocity the approach is linear: 1 m/s while the law asks
+ * for more (distance x 0.3 r > 1 m/s, i.e. beyond 1/3 m at r = 10). */
+Test(movers, align_position_capped_velocity_is_a_linear_approach)
+{
+    tp_mover_def d = tp_default_mover_def();
+    d.apply_at_com = 1;
+    d.max_velocity = 1.0f;
+    d.target[0] = 5.0f;
+    tp_model *m = one_cube(0.0f, d);
+    tp_batch *b = make_batch(m, 1, 1);
+    for (int s = 1; s <= 4; ++s) {
+        batch_steps(b, 60);
+        cr_assert(fabs(body_pos(b, 0, 0)[0] - (double)s) < 1e-4, "after %d s at x = %g", s, body_pos(b, 0, 0)[0]);
+        cr_assert(fabs(body_v(b, 0, 0)[0] - 1.0) < 1e-5);
+    }
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* max_force caps the acceleration at F / m: 4 N on 2 kg toward a far goal,
+ * v = 2 t exactly (one push per substep), x = 2 t^2 / 2 within the
+ * symplectic Euler gap a h t. */
+Test(movers, align_position_max_force_caps_the_acceleration)
+{
+    tp_mover_def d = tp_default_mover_def();
+    d.apply_at_com = 1;
+    d.max_force = 4.0f;
+    d.target[0] = 100.0f;
+    tp_model *m = one_cube(0.0f, d);
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 60);
+    double a = 4.0 / 2.0, t = 1.0, h = DT / SUBSTEPS;
+    cr_assert(fabs(body_v(b, 0, 0)[0] - a * t) < 1e-4, "v %g, F/m t = %g", body_v(b, 0, 0)[0], a * t);
+    cr_assert(fabs(body_pos(b, 0, 0)[0] - 0.5 * a * t * t) <= a * h * t, "x %g, a t^2/2 = %g", body_pos(b, 0, 0)[0],
+              0.5 * a * t * t);
+    float force = 0.0f;
+    cr_assert_eq(tp_batch_movers(b, NULL, NULL, &force), TP_OK);
+    cr_assert(fabs(force - 4.0f) < 1e-4, "read-out %g N", force);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* Two free bodies, two attachments, reaction: they pull toward each other
+ * and meet in between (the centre of mass stays); their momentum stays zero. */
+Test(movers, align_position_reaction_meets_in_between)
+{
+    tp_model_def md = mover_def(0.0f);
+    tp_builder *b = builder_begin(&md);
+    tp_mover_def d = tp_default_mover_def();
+    d.body0 = add_cube(b, 0.5f, 1.0f, -2.0f, 0.0f, 0.0f);
+    d.body1 = add_cube(b, 0.5f, 3.0f, 2.0f, 0.0f, 0.0f);
+    d.two_attachment = 1;
+    d.reaction = 1;
+    d.apply_at_com = 1;
+    d.pos0[0] = 0.3f; /* they meet with their centres 0.6 m apart, not touching */
+    d.pos1[0] = -0.3f;
+    add_mover(b, &d);
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 1, 1);
+    batch_steps(bt, 180);
+    const float *p0 = body_pos(bt, 0, 0), *p1 = body_pos(bt, 0, 1);
+    double com = (1.0 * p0[0] + 3.0 * p1[0]) / 4.0, mom = 1.0 * body_v(bt, 0, 0)[0] + 3.0 * body_v(bt, 0, 1)[0];
+    cr_assert(fabs(p1[0] - p0[0] - 0.6) < 1e-3, "centres %g m apart (0.6 when met)", p1[0] - p0[0]);
+    cr_assert(fabs(com - 1.0) < 1e-4, "centre of mass moved to %g (started at 1)", com);
+    cr_assert(fabs(mom) < 1e-4, "momentum %g", mom);
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- AlignOrientation */
+
+/* Angle between the cube's turn and quaternion g, rad. */
+static double angle_to(const float *q, const double *g)
+{
+    double dot = fabs(q[0] * g[0] + q[1] * g[1] + q[2] * g[2] + q[3] * g[3]);
+    return 2.0 * acos(fmin(dot, 1.0));
+}
+
+/* A cube (isotropic inertia) turned 1 rad about an oblique axis toward its
+ * goal: the angle left follows the same per-step law; capped at 0.5 rad/s it
+ * turns at 0.5 rad/s. */
+Test(movers, align_orientation_follows_the_approach_law)
+{
+    double ax[3] = {1.0 / sqrt(3.0), 1.0 / sqrt(3.0), -1.0 / sqrt(3.0)}, a0 = 1.0;
+    double g[4] = {ax[0] * sin(a0 / 2), ax[1] * sin(a0 / 2), ax[2] * sin(a0 / 2), cos(a0 / 2)};
+    tp_mover_def d = tp_default_mover_def_of(TP_MOVER_ALIGN_ORIENTATION);
+    for (int c = 0; c < 4; ++c) d.target[c] = (float)g[c];
+    tp_model *m = one_cube(0.0f, d);
+    tp_batch *b = make_batch(m, 1, 1);
+    double k = 0.3 * 10.0, left = a0;
+    for (int n = 1; n <= 90; ++n) {
+        batch_steps(b, 1);
+        left *= 1.0 - k * DT;
+        double got = angle_to(body_quat(b, 0, 0), g);
+        cr_assert(fabs(got - left) < 2e-4, "step %d: %.6f rad to go, the law says %.6f", n, got, left);
+    }
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+
+    d.max_velocity = 0.5f;
+    m = one_cube(0.0f, d);
+    b = make_batch(m, 1, 1);
+    batch_steps(b, 60); /* 1 s at the cap: the law asks for 3 x 0.5 rad/s or more */
+    cr_assert(fabs(angle_to(body_quat(b, 0, 0), g) - 0.5) < 1e-3, "%.6f rad to go after 1 s",
+              angle_to(body_quat(b, 0, 0), g));
+    const float *w = body_w(b, 0, 0);
+    cr_assert(fabs(sqrt(w[0] * w[0] + w[1] * w[1] + w[2] * w[2]) - 0.5) < 1e-4);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* primary_axis_only lines up the X axes and leaves the roll: a goal that
+ * differs by a roll about X only turns nothing; a yaw of 1 rad is closed. */
+Test(movers, align_orientation_primary_axis_only)
+{
+    tp_mover_def d = tp_default_mover_def_of(TP_MOVER_ALIGN_ORIENTATION);
+    d.primary_axis_only = 1;
+    d.target[0] = (float)sin(0.5); /* 1 rad about X */
+    d.target[3] = (float)cos(0.5);
+    tp_model *m = one_cube(0.0f, d);
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 30);
+    const float *q = body_quat(b, 0, 0);
+    cr_assert(q[0] == 0.0f && q[1] == 0.0f && q[2] == 0.0f && q[3] == 1.0f, "turned: [%g %g %g %g]", q[0], q[1], q[2], q[3]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+
+    d.target[0] = 0.0f; /* 1 rad about Z */
+    d.target[2] = (float)sin(0.5);
+    m = one_cube(0.0f, d);
+    b = make_batch(m, 1, 1);
+    batch_steps(b, 240);
+    q = body_quat(b, 0, 0);
+    tp_vec3 x = tp_q_rotate(tp_q_load(q), tp_v3(1, 0, 0));
+    cr_assert(fabs(x.x - cos(1.0)) < 1e-4 && fabs(x.y - sin(1.0)) < 1e-4, "X axis at (%g, %g, %g)", x.x, x.y, x.z);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- LinearVelocity, AngularVelocity */
+
+/* A line holds only its direction: a cube moving at (0, 2, 1) held at 5 m/s
+ * along X keeps its Y and Z speeds; a plane holds two; a vector three. */
+Test(movers, linear_velocity_modes_hold_only_their_directions)
+{
+    tp_velocity_mode modes[3] = {TP_VELOCITY_LINE, TP_VELOCITY_PLANE, TP_VELOCITY_VECTOR};
+    float want[3][3] = {{5, 2, 1}, {5, -1, 1}, {5, -1, 3}};
+    for (int i = 0; i < 3; ++i) {
+        tp_mover_def d = tp_default_mover_def_of(TP_MOVER_LINEAR_VELOCITY);
+        d.velocity_mode = modes[i];
+        d.target[0] = 5.0f;
+        d.target[1] = -1.0f;
+        d.target[2] = 3.0f;
+        tp_model_def md = mover_def(0.0f);
+        tp_builder *b = builder_begin(&md);
+        tp_body_def bd = tp_default_body_def();
+        bd.vel[1] = 2.0f;
+        bd.vel[2] = 1.0f;
+        d.body0 = builder_add(b, &bd);
+        add_mover(b, &d);
+        tp_model *m = builder_finish(b);
+        tp_batch *bt = make_batch(m, 1, 1);
+        batch_steps(bt, 3);
+        const float *v = body_v(bt, 0, 0);
+        for (int c = 0; c < 3; ++c)
+            cr_assert(fabs(v[c] - want[i][c]) < 1e-5, "mode %d: v = (%g, %g, %g)", i, v[0], v[1], v[2]);
+        tp_batch_destroy(bt);
+        tp_model_destroy(m);
+    }
+}
+
+/* Relative frames: relative to attachment0 (the cube turned a quarter turn
+ * about Z) a vector target (1, 0, 0) is world (0, 1, 0); relative to
+ * attachment1 on a kinematic body moving at (0, 0, 2), (1, 0, 0) is measured
+ * against it: world (1, 0, 2). */
+Test(movers, linear_velocity_relative_frames)
+{
+    tp_model_def md = mover_def(0.0f);
+    tp_builder *b = builder_begin(&md);
+    tp_body_def bd = tp_default_body_def();
+    float s = (float)sqrt(0.5);
+    bd.quat[2] = s, bd.quat[3] = s;
+    int turned = builder_add(b, &bd);
+    tp_body_def fb = tp_default_body_def();
+    fb.pos[0] = 5.0f;
+    int free_ = builder_add(b, &fb);
+    tp_body_def kb = tp_default_body_def();
+    kb.type = TP_BODY_KINEMATIC;
+    kb.pos[0] = -5.0f;
+    kb.vel[2] = 2.0f;
+    int kin = builder_add(b, &kb);
+    tp_mover_def d = tp_default_mover_def_of(TP_MOVER_LINEAR_VELOCITY);
+    d.relative_to = TP_FRAME_ATTACHMENT0;
+    d.target[0] = 1.0f;
+    d.body0 = turned;
+    add_mover(b, &d);
+    d.relative_to = TP_FRAME_ATTACHMENT1;
+    d.body0 = free_;
+    d.body1 = kin;
+    add_mover(b, &d);
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 1, 1);
+    batch_steps(bt, 2);
+    const float *v0 = body_v(bt, 0, turned), *v1 = body_v(bt, 0, free_);
+    cr_assert(fabs(v0[0]) < 1e-5 && fabs(v0[1] - 1.0) < 1e-5 && fabs(v0[2]) < 1e-5, "(%g, %g, %g)", v0[0], v0[1], v0[2]);
+    cr_assert(fabs(v1[0] - 1.0) < 1e-5 && fabs(v1[1]) < 1e-5 && fabs(v1[2] - 2.0) < 1e-5, "(%g, %g, %g)", v1[0], v1[1],
+              v1[2]);
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
+
+/* A 10 kg box on the ground (friction 0.3 against 0.3) held at 5 m/s along
+ * X with max_force 2 mu m g: it speeds up at (F - mu m g) / m = mu g, then
+ * holds 5 m/s with the mover pushing mu m g against the friction. */
+Test(movers, linear_velocity_holds_a_cart_against_friction)
+{
+    tp_model_def md = mover_def(-(float)G);
+    tp_builder *b = builder_begin(&md);
+    tp_body_def gd = tp_default_body_def();
+    gd.type = TP_BODY_STATIC;
+    gd.size[0] = 200.0f, gd.size[1] = 40.0f;
+    gd.pos[0] = 50.0f, gd.pos[2] = -0.5f;
+    gd.friction = 0.3f;
+    builder_add(b, &gd);
+    tp_body_def bd = tp_default_body_def();
+    bd.size[0] = 1.0f, bd.size[1] = 0.6f, bd.size[2] = 0.4f;
+    bd.mass = 10.0f;
+    bd.friction = 0.3f;
+    bd.pos[2] = 0.2f;
+    tp_mover_def d = tp_default_mover_def_of(TP_MOVER_LINEAR_VELOCITY);
+    d.body0 = builder_add(b, &bd);
+    d.velocity_mode = TP_VELOCITY_LINE;
+    d.target[0] = 5.0f;
+    double mu = 0.3, F = 2.0 * mu * 10.0 * G;
+    d.max_force = (float)F;
+    add_mover(b, &d);
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 1, 1);
+    batch_steps(bt, 30); /* 0.5 s: at mu g = 2.94 m/s^2, 1.47 m/s */
+    double v = body_v(bt, 0, 1)[0];
+    cr_assert(fabs(v - mu * G * 0.5) < 0.02 * mu * G * 0.5, "v %g after 0.5 s, mu g t = %g", v, mu * G * 0.5);
+    batch_steps(bt, 120);
+    v = body_v(bt, 0, 1)[0];
+    float force = 0.0f;
+    cr_assert_eq(tp_batch_movers(bt, NULL, NULL, &force), TP_OK);
+    cr_assert(fabs(v - 5.0) < 1e-3, "holds %g m/s", v);
+    cr_assert(fabs(force - mu * 10.0 * G) < 0.02 * mu * 10.0 * G, "pushes %g N, friction mu m g = %g N", force,
+              mu * 10.0 * G);
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
+
+/* AngularVelocity: held at once with no torque limit; with max_force tau
+ * the spin grows at tau / I (a cube: I = m s^2 / 6). */
+Test(movers, angular_velocity_spins_up_at_tau_over_i)
+{
+    tp_mover_def d = tp_default_mover_def_of(TP_MOVER_ANGULAR_VELOCITY);
+    d.target[2] = 2.0f;
+    tp_model *m = one_cube(0.0f, d);
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 1);
+    cr_assert(fabs(body_w(b, 0, 0)[2] - 2.0) < 1e-5);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+
+    double I = 2.0 * 0.25 / 6.0;
+    d.max_force = 0.05f;
+    m = one_cube(0.0f, d);
+    b = make_batch(m, 1, 1);
+    batch_steps(b, 30);
+    cr_assert(fabs(body_w(b, 0, 0)[2] - 0.05 / I * 0.5) < 1e-4, "w %g after 0.5 s, tau / I t = %g", body_w(b, 0, 0)[2],
+              0.05 / I * 0.5);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- VectorForce, Torque */
+
+/* a = F / m: 3 N on 2 kg for 1 s gives 1.5 m/s; relative to attachment0 a
+ * local X force on a cube turned a quarter turn about Z pushes along world Y;
+ * a balloon pushed up with 1.5 its weight rises at g / 2. */
+Test(movers, vector_force_gives_f_over_m)
+{
+    tp_mover_def d = tp_default_mover_def_of(TP_MOVER_VECTOR_FORCE);
+    d.relative_to = TP_FRAME_WORLD;
+    d.apply_at_com = 1;
+    d.target[0] = 3.0f;
+    tp_model *m = one_cube(0.0f, d);
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 60);
+    double a = 1.5, h = DT / SUBSTEPS;
+    cr_assert(fabs(body_v(b, 0, 0)[0] - a) < 1e-5, "v %g", body_v(b, 0, 0)[0]);
+    cr_assert(fabs(body_pos(b, 0, 0)[0] - 0.5 * a) <= a * h, "x %g", body_pos(b, 0, 0)[0]);
+    float force = 0.0f;
+    uint8_t active = 0;
+    cr_assert_eq(tp_batch_movers(b, NULL, &active, &force), TP_OK);
+    cr_assert(active == 1 && fabs(force - 3.0f) < 1e-5);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+
+    tp_model_def md = mover_def(-(float)G);
+    tp_builder *bb = builder_begin(&md);
+    tp_body_def bd = tp_default_body_def();
+    float s = (float)sqrt(0.5);
+    bd.quat[2] = s, bd.quat[3] = s;
+    bd.mass = 2.0f;
+    d = tp_default_mover_def_of(TP_MOVER_VECTOR_FORCE); /* relative to attachment0 */
+    d.body0 = builder_add(bb, &bd);
+    d.target[0] = 3.0f;
+    d.target[2] = (float)(1.5 * 2.0 * G); /* attachment0's Z is world Z */
+    add_mover(bb, &d);
+    m = builder_finish(bb);
+    b = make_batch(m, 1, 1);
+    batch_steps(b, 60);
+    const float *v = body_v(b, 0, 0);
+    cr_assert(fabs(v[0]) < 1e-5 && fabs(v[1] - 1.5) < 1e-4 && fabs(v[2] - G / 2.0) < 1e-4, "v (%g, %g, %g)", v[0], v[1],
+              v[2]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* A force off the centre turns the body: 1 N along X at (0, 0.25, 0) on the
+ * cube gives torque -0.25 N m about Z; a Torque of 0.1 N m gives 0.1 / I. */
+Test(movers, vector_force_off_centre_and_torque_turn_at_tau_over_i)
+{
+    double I = 2.0 * 0.25 / 6.0, t = 0.25;
+    tp_mover_def d = tp_default_mover_def_of(TP_MOVER_VECTOR_FORCE);
+    d.relative_to = TP_FRAME_WORLD;
+    d.pos0[1] = 0.25f;
+    d.target[0] = 1.0f;
+    tp_model *m = one_cube(0.0f, d);
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 15);
+    /* the arm turns with the cube: over 0.25 s it turns w t / 2 ~ 0.09 rad, cos 0.996 */
+    cr_assert(fabs(body_w(b, 0, 0)[2] + 0.25 / I * t) < 0.01 * 0.25 / I * t, "w %g, tau / I t = %g",
+              body_w(b, 0, 0)[2], -0.25 / I * t);
+    cr_assert(fabs(body_v(b, 0, 0)[0] - 0.5 * t) < 1e-5);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+
+    d = tp_default_mover_def_of(TP_MOVER_TORQUE);
+    d.target[2] = 0.1f;
+    m = one_cube(0.0f, d);
+    b = make_batch(m, 1, 1);
+    batch_steps(b, 15);
+    cr_assert(fabs(body_w(b, 0, 0)[2] - 0.1 / I * t) < 1e-5, "w %g", body_w(b, 0, 0)[2]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- attachment rules, writes */
+
+/* active is 0 (and nothing moves) for a disabled mover, a static body0, a
+ * body0 that collides with nothing, two attachments without body1, a
+ * removed body. */
+Test(movers, attachment_rules_set_active)
+{
+    tp_model_def md = mover_def(0.0f);
+    tp_builder *b = builder_begin(&md);
+    tp_body_def bd = tp_default_body_def();
+    int ok = builder_add(b, &bd);
+    bd.pos[0] = 2.0f;
+    bd.type = TP_BODY_STATIC;
+    int anchored = builder_add(b, &bd);
+    bd.type = TP_BODY_DYNAMIC;
+    bd.pos[0] = 4.0f;
+    bd.contype = bd.conaffinity = 0;
+    int ghost = builder_add(b, &bd);
+    tp_mover_def d = tp_default_mover_def_of(TP_MOVER_VECTOR_FORCE);
+    d.target[2] = 1.0f;
+    int bodies[5] = {ok, anchored, ghost, ok, ok};
+    for (int i = 0; i < 5; ++i) {
+        d.body0 = bodies[i];
+        d.enabled = i != 4;
+        d.relative_to = i == 3 ? TP_FRAME_ATTACHMENT1 : TP_FRAME_ATTACHMENT0; /* no body1 */
+        add_mover(b, &d);
+    }
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 1, 1);
+    batch_steps(bt, 1);
+    uint8_t active[5];
+    cr_assert_eq(tp_batch_movers(bt, NULL, active, NULL), TP_OK);
+    uint8_t want[5] = {1, 0, 0, 0, 0};
+    for (int i = 0; i < 5; ++i) cr_assert_eq(active[i], want[i], "mover %d", i);
+    cr_assert_gt(body_v(bt, 0, ok)[2], 0.0f);
+    cr_assert_eq(body_v(bt, 0, ghost)[2], 0.0f);
+    cr_assert_eq(tp_batch_remove_body(bt, 0, ok), TP_OK);
+    cr_assert_eq(tp_batch_movers(bt, NULL, active, NULL), TP_OK);
+    cr_assert_eq(active[0], 0);
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
+
+/* Per-world targets and enabled flags through a selection and a mover mask:
+ * worlds 1 and 3 get their own goals, the masked-out mover keeps its value,
+ * a NaN changes nothing; a reset puts the model's values back. */
+Test(movers, per_world_writes_with_selection_and_mask)
+{
+    tp_model_def md = mover_def(0.0f);
+    tp_builder *b = builder_begin(&md);
+    tp_mover_def d = tp_default_mover_def();
+    d.apply_at_com = 1;
+    d.responsiveness = 200.0f;
+    d.body0 = add_cube(b, 0.5f, 1.0f, 0.0f, 0.0f, 0.0f);
+    add_mover(b, &d);
+    tp_mover_def f = tp_default_mover_def_of(TP_MOVER_VECTOR_FORCE);
+    f.body0 = add_cube(b, 0.5f, 1.0f, 0.0f, 3.0f, 0.0f);
+    add_mover(b, &f);
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 4, 1);
+    int32_t idx[2] = {3, 1};
+    tp_world_select sel = {idx, 2, NULL};
+    float t[2][2][4] = {{{1, 0, 0, 0}, {9, 9, 9, 0}}, {{0, 2, 0, 0}, {9, 9, 9, 0}}};
+    uint8_t only_first[2] = {1, 0};
+    cr_assert_eq(tp_batch_set_mover_targets(bt, &sel, &t[0][0][0], only_first), TP_OK, "%s", tp_last_error());
+    float bad[2][2][4] = {{{NAN, 0, 0, 0}, {0}}, {{0}}};
+    cr_assert_eq(tp_batch_set_mover_targets(bt, &sel, &bad[0][0][0], NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "row 0, mover 0"), "%s", tp_last_error());
+    uint8_t mask[4] = {0, 0, 1, 0}, en[4][2] = {{0}, {0}, {0, 0}, {0}};
+    tp_world_select by_mask = {NULL, 0, mask};
+    cr_assert_eq(tp_batch_set_mover_enabled(bt, &by_mask, &en[0][0], only_first), TP_OK);
+    uint8_t two[4][2] = {{2, 2}};
+    cr_assert_eq(tp_batch_set_mover_enabled(bt, NULL, &two[0][0], NULL), TP_ERR_INVALID_ARGUMENT);
+    batch_steps(bt, 1);
+    float got[4][2][4];
+    uint8_t act[4][2];
+    cr_assert_eq(tp_batch_movers(bt, &got[0][0][0], &act[0][0], NULL), TP_OK);
+    cr_assert(got[3][0][0] == 1.0f && got[1][0][1] == 2.0f && got[0][0][0] == 0.0f, "targets not as written");
+    cr_assert(got[3][1][0] == 0.0f, "the masked-out mover was written");
+    cr_assert(act[2][0] == 0 && act[2][1] == 1 && act[0][0] == 1);
+    cr_assert(fabs(body_pos(bt, 3, 0)[0] - 1.0f) < 1e-5 && fabs(body_pos(bt, 1, 0)[1] - 2.0f) < 1e-5);
+    cr_assert_eq(tp_batch_reset_select(bt, &sel), TP_OK);
+    cr_assert_eq(tp_batch_movers(bt, &got[0][0][0], NULL, NULL), TP_OK);
+    cr_assert(got[3][0][0] == 0.0f && got[1][0][1] == 0.0f, "a reset keeps the written targets");
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
+
+Test(movers, builder_refuses_bad_values)
+{
+    tp_model_def md = mover_def(0.0f);
+    tp_builder *b = builder_begin(&md);
+    int c = add_cube(b, 0.5f, 1.0f, 0, 0, 0);
+    tp_mover_def d = tp_default_mover_def_of(TP_MOVER_LINEAR_VELOCITY);
+    d.body0 = c;
+    d.velocity_mode = TP_VELOCITY_LINE;
+    d.line_direction[0] = 0.0f;
+    cr_assert_eq(tp_builder_add_mover(b, &d, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "line_direction"), "%s", tp_last_error());
+    d = tp_default_mover_def();
+    d.body0 = 7;
+    cr_assert_eq(tp_builder_add_mover(b, &d, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "body0: no body 7"), "%s", tp_last_error());
+    d.body0 = c;
+    d.max_force = -1.0f;
+    cr_assert_eq(tp_builder_add_mover(b, &d, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "max_force"), "%s", tp_last_error());
+    d.max_force = 1.0f;
+    d.target[1] = INFINITY;
+    cr_assert_eq(tp_builder_add_mover(b, &d, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "target"), "%s", tp_last_error());
+    d = tp_default_mover_def_of(TP_MOVER_LINEAR_VELOCITY);
+    d.body0 = c;
+    d.velocity_mode = TP_VELOCITY_PLANE;
+    d.tangent1[0] = 2.0f, d.tangent1[1] = 0.0f;
+    cr_assert_eq(tp_builder_add_mover(b, &d, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "parallel"), "%s", tp_last_error());
+    tp_builder_destroy(b);
+}
+
+/* ---------------------------------------------------------------- sleep */
+
+/* Island policy: a cube resting on the ground under an enabled mover stays
+ * awake; disabled, it sleeps; a new goal written while it sleeps wakes it
+ * and it goes there. */
+Test(movers, an_active_mover_keeps_its_body_awake)
+{
+    tp_model_def md = mover_def(-(float)G);
+    md.sleep.enabled = 1;
+    tp_builder *b = builder_begin(&md);
+    builder_add_ground(b);
+    tp_mover_def d = tp_default_mover_def();
+    d.apply_at_com = 1;
+    d.body0 = add_cube(b, 0.5f, 1.0f, 0.0f, 0.0f, 0.25f);
+    d.target[2] = 0.25f;
+    d.max_force = 20.0f; /* its goal is where it rests on the ground */
+    add_mover(b, &d);
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 1, 1);
+    batch_steps(bt, 180);
+    cr_assert_eq(batch_view(bt).awake_count[0], 1, "slept under an active mover");
+    uint8_t off = 0, on = 1;
+    cr_assert_eq(tp_batch_set_mover_enabled(bt, NULL, &off, NULL), TP_OK);
+    batch_steps(bt, 120);
+    cr_assert_eq(batch_view(bt).awake_count[0], 0, "did not sleep once disabled");
+    float goal[4] = {1.0f, 0.0f, 0.25f, 0.0f};
+    cr_assert_eq(tp_batch_set_mover_targets(bt, NULL, goal, NULL), TP_OK);
+    cr_assert_eq(batch_view(bt).awake_count[0], 0, "a disabled mover's target woke it");
+    cr_assert_eq(tp_batch_set_mover_enabled(bt, NULL, &on, NULL), TP_OK);
+    cr_assert_eq(batch_view(bt).awake_count[0], 1, "enabling did not wake it");
+    batch_steps(bt, 120);
+    cr_assert_gt(body_pos(bt, 0, 1)[0], 0.2f, "did not move toward the new goal");
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- scene format */
+
+static void expect_scene_error(const char *json, const char *where, const char *reason)
+{
+    tp_model *m = NULL;
+    cr_assert_neq(tp_model_load_string(json, "t.json", &m), TP_OK);
+    cr_assert_null(m);
+    cr_assert(strstr(tp_last_error(), where), "error \"%s\" lacks \"%s\"", tp_last_error(), where);
+    cr_assert(strstr(tp_last_error(), reason), "error \"%s\" lacks \"%s\"", tp_last_error(), reason);
+}
+
+#define SCENE_HEAD "{\"version\": 2, \"bodies\": [{\"name\": \"drone\", \"size\": [1, 1, 0.4]}],\n"
+
+Test(movers, scene_errors_point_at_the_value)
+{
+    expect_scene_error(SCENE_HEAD "\"movers\": [{\"type\": \"align_position\", \"body0\": \"dron\"}]}",
+                       "t.json:2:48: movers[0].body0: ", "unknown body \"dron\"");
+    expect_scene_error(SCENE_HEAD "\"movers\": [{\"type\": \"linear_velocity\", \"body0\": \"drone\", "
+                                  "\"velocity_mode\": \"line\", \"line_direction\": [0, 0, 0]}]}",
+                       "movers[0].line_direction: ", "non-zero direction");
+    expect_scene_error(SCENE_HEAD "\"movers\": [{\"type\": \"align_position\", \"body0\": \"drone\", \"max_force\": -1}]}",
+                       "movers[0].max_force: ", "must be >= 0");
+    expect_scene_error(SCENE_HEAD "\"movers\": [{\"type\": \"align_pos\", \"body0\": \"drone\"}]}", "movers[0].type",
+                       "align_pos");
+    expect_scene_error(SCENE_HEAD "\"movers\": [{\"type\": \"torque\"}]}", "movers[0]", "body0");
+}
+
+Test(movers, scene_loads_and_matches_the_api)
+{
+    const char *json = SCENE_HEAD "\"movers\": [{\"name\": \"follow\", \"type\": \"align_position\", \"body0\": \"drone\", "
+                                  "\"target\": [0, 0, 4], \"responsiveness\": 25, \"max_velocity\": 8, \"rigid\": false},"
+                                  "{\"type\": \"linear_velocity\", \"body0\": \"drone\", \"relative_to\": \"attachment0\", "
+                                  "\"velocity_mode\": \"line\", \"line_direction\": [0, 2, 0], \"target\": 5, "
+                                  "\"max_force\": 200, \"enabled\": false}]}";
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(json, "t.json", &m), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_model_mover_count(m), 2);
+    tp_mover_def d;
+    cr_assert_eq(tp_model_mover(m, tp_model_find_mover(m, "follow"), &d), TP_OK);
+    cr_assert(d.type == TP_MOVER_ALIGN_POSITION && d.body0 == 0 && d.body1 == -1 && d.target[2] == 4.0f);
+    cr_assert(d.responsiveness == 25.0f && d.max_velocity == 8.0f && d.max_force == FLT_MAX && d.enabled == 1);
+    cr_assert_eq(tp_model_mover(m, 1, &d), TP_OK);
+    cr_assert(d.type == TP_MOVER_LINEAR_VELOCITY && d.relative_to == TP_FRAME_ATTACHMENT0 &&
+              d.velocity_mode == TP_VELOCITY_LINE && d.target[0] == 5.0f && d.target[1] == 0.0f && d.enabled == 0);
+    cr_assert(d.line_direction[1] == 1.0f, "direction stored unit");
+    cr_assert_eq(tp_model_find_mover(m, "mover1"), 1);
+    tp_model_destroy(m);
+}
+
+/* ---------------------------------------------------------------- determinism */
+
+/* A drone following a goal off its centre (it swings), a cart pushed along
+ * the ground into a box, a spinning top held by AlignPosition rigid and
+ * AngularVelocity, a rocket on a VectorForce: contacts and movers in one
+ * solve, several worlds with their own goals, several threads. */
+static tp_model *mixed_model(void)
+{
+    tp_model_def md = tp_default_model_def();
+    tp_builder *b = builder_begin(&md);
+    builder_add_ground(b);
+    tp_mover_def d = tp_default_mover_def();
+    d.body0 = add_cube(b, 0.6f, 1.0f, 0.0f, 0.0f, 2.0f);
+    d.pos0[2] = 0.3f;
+    d.target[0] = 1.0f, d.target[2] = 3.0f;
+    d.responsiveness = 25.0f;
+    d.max_velocity = 8.0f;
+    add_mover(b, &d);
+    d = tp_default_mover_def_of(TP_MOVER_LINEAR_VELOCITY);
+    d.body0 = add_cube(b, 0.5f, 5.0f, 3.0f, 0.0f, 0.25f);
+    add_cube(b, 0.5f, 2.0f, 4.0f, 0.0f, 0.25f);
+    d.relative_to = TP_FRAME_ATTACHMENT0;
+    d.velocity_mode = TP_VELOCITY_LINE;
+    d.target[0] = 2.0f;
+    d.max_force = 100.0f;
+    add_mover(b, &d);
+    d = tp_default_mover_def();
+    d.body0 = add_cube(b, 0.8f, 2.0f, -3.0f, 0.0f, 1.0f);
+    d.rigid = 1;
+    d.target[0] = -3.0f, d.target[2] = 1.0f;
+    add_mover(b, &d);
+    d = tp_default_mover_def_of(TP_MOVER_ANGULAR_VELOCITY);
+    d.body0 = 4;
+    d.target[2] = 3.0f;
+    d.max_force = 20.0f;
+    add_mover(b, &d);
+    d = tp_default_mover_def_of(TP_MOVER_VECTOR_FORCE);
+    d.body0 = add_cube(b, 0.3f, 0.5f, 0.0f, 3.0f, 0.15f);
+    d.pos0[0] = 0.1f;
+    d.target[2] = 8.0f;
+    add_mover(b, &d);
+    return builder_finish(b);
+}
+
+static void mixed_goals(tp_batch *b)
+{
+    int W = tp_batch_worlds(b);
+    float *t = calloc((size_t)W * 5 * 4, sizeof *t);
+    cr_assert_eq(tp_batch_movers(b, t, NULL, NULL), TP_OK);
+    for (int w = 0; w < W; ++w) t[20 * w + 1] = 0.5f * (float)(w % 3); /* the drone's goal y */
+    cr_assert_eq(tp_batch_set_mover_targets(b, NULL, t, NULL), TP_OK);
+    free(t);
+}
+
+Test(movers, determinism_threads_worlds)
+{
+    tp_model *m = mixed_model();
+    tp_batch *one = make_batch(m, 1, 1), *many = make_batch(m, 5, 2), *again = make_batch(m, 1, 1);
+    mixed_goals(one);
+    mixed_goals(many);
+    mixed_goals(again);
+    batch_steps(one, 150);
+    batch_steps(many, 150);
+    batch_steps(again, 150);
+    uint64_t h = batch_world_hash(one, 0);
+    cr_assert_eq(h, batch_world_hash(again, 0));
+    cr_assert_eq(h, batch_world_hash(many, 0));
+    cr_assert_eq(h, batch_world_hash(many, 3));
+    cr_assert_neq(h, batch_world_hash(many, 1), "worlds with other goals moved the same");
+    tp_batch_destroy(one);
+    tp_batch_destroy(many);
+    tp_batch_destroy(again);
+    tp_model_destroy(m);
+}
+
+Test(movers, determinism_simd_widths)
+{
+    tp_model *m = mixed_model();
+    uint64_t first = 0;
+    const tp_simd widths[] = {TP_SIMD_OFF, TP_SIMD_SSE2, TP_SIMD_AVX2, TP_SIMD_AUTO};
+    for (int i = 0; i < 4; ++i) {
+        tp_batch_def bd = tp_default_batch_def();
+        bd.worlds = 2;
+        bd.threads = 1;
+        bd.simd = widths[i];
+        tp_batch *b = NULL;
+        if (tp_batch_create(m, &bd, &b) != TP_OK) continue; /* a width this CPU lacks */
+        batch_steps(b, 120);
+        uint64_t h = batch_world_hash(b, 1);
+        if (i == 0) first = h;
+        cr_assert_eq(h, first, "simd %d", (int)widths[i]);
+        tp_batch_destroy(b);
+    }
+    tp_model_destroy(m);
+}
+
+/* The CUDA backend refuses a model with movers, naming them. */
+Test(movers, cuda_refuses_movers)
+{
+    tp_model *m = mixed_model();
+    tp_batch_def bd = tp_default_batch_def();
+    bd.backend = TP_BACKEND_CUDA;
+    tp_batch *b = NULL;
+    cr_assert_neq(tp_batch_create(m, &bd, &b), TP_OK);
+    cr_assert_null(b);
+    tp_model_destroy(m);
+}
