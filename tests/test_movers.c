@@ -579,7 +579,7 @@ Test(movers, per_world_writes_with_selection_and_mask)
     cr_assert(got[3][1][0] == 0.0f, "the masked-out mover was written");
     cr_assert(act[2][0] == 0 && act[2][1] == 1 && act[0][0] == 1);
     cr_assert(fabs(body_pos(bt, 3, 0)[0] - 1.0f) < 1e-5 && fabs(body_pos(bt, 1, 0)[1] - 2.0f) < 1e-5);
-    cr_assert_eq(tp_batch_reset_select(bt, &sel), TP_OK);
+    cr_assert_eq(tp_batch_reset_worlds(bt, &sel), TP_OK);
     cr_assert_eq(tp_batch_movers(bt, &got[0][0][0], NULL, NULL), TP_OK);
     cr_assert(got[3][0][0] == 0.0f && got[1][0][1] == 0.0f, "a reset keeps the written targets");
     tp_batch_destroy(bt);
