@@ -78,6 +78,7 @@ struct tp_batch {
     struct tp_artic_batch *artic; /* joint arrays (csrc/articulation_batch.c), NULL without joints */
     struct tp_cons_state *cons_state; /* [W][C] constraint state (csrc/constraint_batch.c), NULL without any */
     struct tp_mover_state *mover_state; /* [W][M] mover state (csrc/mover_batch.c), NULL without any */
+    struct tp_cons_model *cons_table; /* [W][C] each world's copy of the constraint table, NULL without any */
     float *imu;                   /* [4][W][B][3] IMU v, w, a and v before the last step (csrc/sensors.c); NULL until asked */
     struct tp_contact_sensors *touch; /* contact sensors (csrc/contact_sensors.c); NULL until asked */
 };

@@ -16,10 +16,11 @@ tp_status tp_cons_batch_create(tp_batch *b)
         return tp_fail(TP_ERR_BACKEND, "model \"%s\": %d constraints: constraints between bodies run on the cpu "
                        "backend only so far (docs/constraints.md)", b->model->name, h->count);
     b->cons_state = calloc((size_t)b->worlds * (size_t)h->count, sizeof *b->cons_state);
-    if (!b->cons_state)
+    b->cons_table = calloc((size_t)b->worlds * (size_t)h->count, sizeof *b->cons_table);
+    if (!b->cons_state || !b->cons_table)
         return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the constraint state (%d worlds, "
                        "%d constraints)", b->worlds, h->count);
-    b->layout.cons = h->table;
+    b->layout.cons = b->cons_table;
     b->layout.cons_state = b->cons_state;
     b->layout.cons_count = h->count;
     return TP_OK;
@@ -28,20 +29,24 @@ tp_status tp_cons_batch_create(tp_batch *b)
 void tp_cons_batch_destroy(tp_batch *b)
 {
     free(b->cons_state);
+    free(b->cons_table);
     b->cons_state = NULL;
+    b->cons_table = NULL;
 }
 
 size_t tp_cons_batch_bytes_per_world(const tp_batch *b)
 {
-    return b->model->cons ? (size_t)b->model->cons->count * sizeof(tp_cons_state) : 0;
+    return b->model->cons ? (size_t)b->model->cons->count * (sizeof(tp_cons_state) + sizeof(tp_cons_model)) : 0;
 }
 
-/* No impulses to warm start, no read-outs yet. */
+/* No impulses to warm start, no read-outs yet; the model's parameters
+ * (undoing the world's writes and its winches' moves). */
 void tp_cons_batch_init_world(tp_batch *b, int w)
 {
     if (!b->cons_state) return;
     size_t n = (size_t)b->model->cons->count;
     memset(b->cons_state + (size_t)w * n, 0, n * sizeof *b->cons_state);
+    memcpy(b->cons_table + (size_t)w * n, b->model->cons->table, n * sizeof *b->cons_table);
 }
 
 tp_status tp_batch_constraints(tp_batch *b, float *value, float *force)

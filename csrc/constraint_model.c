@@ -4,14 +4,14 @@
 
 #include "error.h"
 #include "model.h"
+#include "names.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const type_names[TP_CONSTRAINT_TYPE_COUNT] = {"weld", "hinge", "prismatic", "ball",
-                                                                 "rope", "spring", "rod"};
+#define type_names tp_constraint_type_names
 
 tp_constraint_def tp_default_constraint_def(void)
 {
@@ -22,6 +22,11 @@ tp_constraint_def tp_default_constraint_def(void)
     d.quat0[3] = d.quat1[3] = 1.0f;
     d.speed = 1.0f;
     d.stiffness = 100.0f;
+    d.enabled = 1;
+    d.winch_target = -1.0f;
+    d.winch_speed = 2.0f;
+    d.winch_responsiveness = 45.0f;
+    d.winch_force = 10000.0f;
     return d;
 }
 
@@ -40,6 +45,41 @@ static tp_status check_body(int body_count, int body, const char *field)
     if (body < -1 || body >= body_count)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: %s: no body %d (the model has %d so far; -1 is the world)",
                        field, body, body_count);
+    return TP_OK;
+}
+
+/* A value >= 0 and finite. */
+static tp_status check_nonneg(float v, const char *field)
+{
+    if (!(v >= 0.0f) || !isfinite(v))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: %s: must be >= 0 and finite, got %g", field, (double)v);
+    return TP_OK;
+}
+
+/* The ball socket's limits, the winch and enabled. */
+static tp_status check_more(const tp_constraint_def *d)
+{
+    tp_status st;
+    if (d->enabled != 0 && d->enabled != 1)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: enabled: must be 0 or 1, got %d", d->enabled);
+    if ((d->cone || d->twist) && d->type != TP_CONSTRAINT_BALL)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: %s: only a ball socket has one (this is a %s)",
+                       d->cone ? "cone" : "twist", type_names[d->type]);
+    if (d->cone && !(d->cone_angle >= 0.0f && d->cone_angle <= 3.1416f))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: cone_angle: must lie in [0, pi] rad, got %g",
+                       (double)d->cone_angle);
+    if (d->twist && !(d->twist_lower <= d->twist_upper && d->twist_lower >= -3.1416f && d->twist_upper <= 3.1416f))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: twist: need -pi <= twist_lower <= twist_upper <= pi rad, "
+                       "got [%g, %g]", (double)d->twist_lower, (double)d->twist_upper);
+    if (d->winch && d->type != TP_CONSTRAINT_ROPE)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: winch: only a rope has one (this is a %s)",
+                       type_names[d->type]);
+    if (!isfinite(d->winch_target))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: winch_target: must be finite, got %g",
+                       (double)d->winch_target);
+    if ((st = check_nonneg(d->winch_speed, "winch_speed")) || (st = check_nonneg(d->winch_force, "winch_force")) ||
+        (st = check_nonneg(d->winch_responsiveness, "winch_responsiveness")))
+        return st;
     return TP_OK;
 }
 
@@ -89,7 +129,7 @@ static tp_status check_def(const tp_body_def *bodies, int body_count, const tp_c
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: stiffness: must be > 0 and finite, got %g", (double)d->stiffness);
     if (!(d->damping >= 0.0f) || !isfinite(d->damping))
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: damping: must be >= 0 and finite, got %g", (double)d->damping);
-    return TP_OK;
+    return check_more(d);
 }
 
 static char *dup_name(const char *s)
@@ -189,6 +229,17 @@ static void table_entry(const tp_constraint_def *d, tp_cons_model *t)
     t->restitution = d->restitution;
     t->stiffness = d->stiffness;
     t->damping = d->damping;
+    t->enabled = (uint8_t)(d->enabled != 0);
+    t->cone = (uint8_t)(d->cone != 0);
+    t->twist = (uint8_t)(d->twist != 0);
+    t->cone_angle = d->cone_angle;
+    t->twist_lower = d->twist_lower;
+    t->twist_upper = d->twist_upper;
+    t->winch = (uint8_t)(d->winch != 0);
+    t->winch_target = d->winch_target;
+    t->winch_speed = d->winch_speed;
+    t->winch_responsiveness = d->winch_responsiveness;
+    t->winch_force = d->winch_force;
 }
 
 tp_status tp_cons_compile(const tp_cons_builder *cb, tp_model *m)
@@ -216,6 +267,7 @@ tp_status tp_cons_compile(const tp_cons_builder *cb, tp_model *m)
         tp_q_store(d.quat0, tp_q_normalize_any(tp_q_load(d.quat0)));
         tp_q_store(d.quat1, tp_q_normalize_any(tp_q_load(d.quat1)));
         if (d.type == TP_CONSTRAINT_WELD) weld_frames(m, &d);
+        if (d.winch_target < 0.0f) d.winch_target = d.length; /* the winch holds still until written */
         h->defs[k] = d;
         table_entry(&d, &h->table[k]);
     }

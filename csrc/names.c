@@ -20,6 +20,9 @@ const char *const tp_event_action_names[TP_EVENT_ACTION_COUNT] = {
     "gravity", "remove", "wake", "sleep", "reset"};
 const char *const tp_backend_names[TP_BACKEND_COUNT] = {"cpu", "cuda", "auto"};
 const char *const tp_sleep_state_names[TP_SLEEP_STATE_COUNT] = {"awake", "sleeping", "checking"};
+const char *const tp_constraint_type_names[TP_CONSTRAINT_TYPE_COUNT] = {"weld", "hinge", "prismatic", "ball",
+                                                                         "rope", "spring", "rod"};
+const char *const tp_constraint_actuator_names[TP_CONS_ACTUATOR_COUNT] = {"none", "motor", "servo"};
 
 const char *tp_shape_name(tp_shape_type shape)
 {

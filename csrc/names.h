@@ -22,5 +22,8 @@ extern const char *const tp_mover_type_names[TP_MOVER_TYPE_COUNT];
 #define TP_VELOCITY_MODE_COUNT 3
 extern const char *const tp_mover_frame_names[TP_MOVER_FRAME_COUNT];
 extern const char *const tp_velocity_mode_names[TP_VELOCITY_MODE_COUNT];
+#define TP_CONS_ACTUATOR_COUNT 3
+extern const char *const tp_constraint_type_names[TP_CONSTRAINT_TYPE_COUNT];
+extern const char *const tp_constraint_actuator_names[TP_CONS_ACTUATOR_COUNT];
 
 #endif

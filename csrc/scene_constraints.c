@@ -3,29 +3,35 @@
  * tp_builder_add_constraint; a refused value is reported at its key. */
 #include "scene_read.h"
 
+#include "names.h"
+
 #include "tp_math.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-static const char *const type_names[] = {"weld", "hinge", "prismatic", "ball", "rope", "spring", "rod"};
-static const char *const actuator_names[] = {"none", "motor", "servo"};
 _Static_assert(sizeof(tp_constraint_type) == sizeof(int) && sizeof(tp_constraint_actuator) == sizeof(int),
                "enums must be int-sized");
 
 static const field cons_fields[] = {
-    OTHER("name"), ENUM_FIELD("type", tp_constraint_def, type, type_names, "constraint type"),
+    OTHER("name"), ENUM_FIELD("type", tp_constraint_def, type, tp_constraint_type_names, "constraint type"),
     OTHER("body0"), OTHER("body1"),
     FIELD("pos0", V_VEC3, tp_constraint_def, pos0), FIELD("quat0", V_VEC4, tp_constraint_def, quat0),
     FIELD("pos1", V_VEC3, tp_constraint_def, pos1), FIELD("quat1", V_VEC4, tp_constraint_def, quat1),
     OTHER("axis0"), OTHER("axis1"),
-    ENUM_FIELD("actuator", tp_constraint_def, actuator, actuator_names, "actuator"),
+    ENUM_FIELD("actuator", tp_constraint_def, actuator, tp_constraint_actuator_names, "actuator"),
     FIELD("velocity", V_FLOAT, tp_constraint_def, velocity), FIELD("target", V_FLOAT, tp_constraint_def, target),
     FIELD("speed", V_FLOAT, tp_constraint_def, speed), FIELD("max_force", V_FLOAT, tp_constraint_def, max_force),
     FIELD("limits", V_VEC2, tp_constraint_def, lower), FIELD("length", V_FLOAT, tp_constraint_def, length),
     FIELD("restitution", V_FLOAT, tp_constraint_def, restitution),
-    FIELD("stiffness", V_FLOAT, tp_constraint_def, stiffness), FIELD("damping", V_FLOAT, tp_constraint_def, damping)};
+    FIELD("stiffness", V_FLOAT, tp_constraint_def, stiffness), FIELD("damping", V_FLOAT, tp_constraint_def, damping),
+    FIELD("enabled", V_BOOL, tp_constraint_def, enabled), FIELD("cone", V_FLOAT, tp_constraint_def, cone_angle),
+    FIELD("twist", V_VEC2, tp_constraint_def, twist_lower), FIELD("winch", V_BOOL, tp_constraint_def, winch),
+    FIELD("winch_target", V_FLOAT, tp_constraint_def, winch_target),
+    FIELD("winch_speed", V_FLOAT, tp_constraint_def, winch_speed),
+    FIELD("winch_responsiveness", V_FLOAT, tp_constraint_def, winch_responsiveness),
+    FIELD("winch_force", V_FLOAT, tp_constraint_def, winch_force)};
 
 /* "world" (-1) or the name of a body. */
 static int as_end(scene *sc, const json_t *v, int *out)
@@ -71,6 +77,7 @@ static int fail_at_field(scene *sc, const json_t *obj, tp_status status)
     snprintf(key, sizeof key, "%.*s", (int)(colon - p), p);
     if (strchr(key, ',')) return scene_fail(sc, 0, "%s", colon + 2); /* both bodies: at the constraint */
     if (strcmp(key, "lower") == 0 || strcmp(key, "upper") == 0) snprintf(key, sizeof key, "limits");
+    if (strcmp(key, "cone_angle") == 0) snprintf(key, sizeof key, "cone");
     if (strncmp(key, "quat", 4) == 0 && !json_object_get(obj, key)) key[0] = 'a', key[1] = 'x', key[2] = 'i', key[3] = 's';
     if (!json_object_get(obj, key)) return scene_fail(sc, 0, "%s: %s", key, colon + 2);
     scene_push_key(sc, key);
@@ -93,6 +100,8 @@ static int read_constraint(scene *sc, const json_t *obj, tp_constraint_def *def)
         return scene_fail(sc, 0, "give \"axis1\" or \"quat1\", not both");
     if (!read_axis(sc, obj, "axis0", def->quat0) || !read_axis(sc, obj, "axis1", def->quat1)) return 0;
     def->limits = json_object_get(obj, "limits") != NULL;
+    def->cone = json_object_get(obj, "cone") != NULL;
+    def->twist = json_object_get(obj, "twist") != NULL;
     tp_status status = tp_builder_add_constraint(sc->builder, def, NULL);
     if (status == TP_ERR_OUT_OF_MEMORY) return scene_fail_builder(sc, status);
     if (status != TP_OK) return fail_at_field(sc, obj, status);

@@ -29,9 +29,16 @@
  *              angle: attachment1's turn about it from attachment0, rad in (-pi, pi]
  *   PRISMATIC  attachment1 held on the line through attachment0 along the axis,
  *              no turning; position: attachment1 along the axis from attachment0, m
- *   BALL       attachment1 held on attachment0, any turn
+ *   BALL       attachment1 held on attachment0, any turn; optionally a cone
+ *              (attachment1's X axis within cone_angle of attachment0's) and
+ *              twist limits (attachment1's turn about its X axis from
+ *              attachment0, the hinge's angle, within [twist_lower, twist_upper])
  *   ROPE       at most `length` apart; `restitution` bounces a rope that snaps taut
- *              (not when the ends part slower than TP_ROPE_NO_BOUNCE_SPEED)
+ *              (not when the ends part slower than TP_ROPE_NO_BOUNCE_SPEED); a
+ *              winch moves `length` towards winch_target every substep at up to
+ *              winch_speed, at the distance to go x winch_responsiveness / 10
+ *              near it (0: winch_speed all the way), and stops reeling in while
+ *              the rope pulls harder than winch_force (seed 004, "Winches")
  *   SPRING     towards `length` apart (the free length), stiffness N/m and
  *              damping N s/m, integrated implicitly (stable at any stiffness)
  *   ROD        exactly `length` apart
@@ -59,10 +66,23 @@ typedef struct tp_constraint_def {
     float length;               /* ROPE, ROD: m, >= 0; SPRING: free length, m, >= 0 */
     float restitution;          /* ROPE: in [0, 1] */
     float stiffness, damping;   /* SPRING: N/m > 0, N s/m >= 0 */
+    int enabled;                /* 0: no rows and no island link (the bodies still never collide) */
+    int cone;                   /* BALL: 1 keeps the swing within cone_angle */
+    float cone_angle;           /* rad in [0, pi] */
+    int twist;                  /* BALL: 1 keeps twist_lower <= twist <= twist_upper */
+    float twist_lower, twist_upper; /* rad in [-pi, pi] */
+    int winch;                  /* ROPE: 1 turns the winch on */
+    float winch_target;         /* m >= 0; < 0: the rope's length (the winch holds still) */
+    float winch_speed;          /* m/s >= 0 */
+    float winch_responsiveness; /* >= 0 (1/s x 10) */
+    float winch_force;          /* N >= 0 */
 } tp_constraint_def;
 
 /* A hinge between the world and nothing yet: identity attachments, no
- * actuator, no limits, servo speed 1, stiffness 100, damping 0. */
+ * actuator, no limits, servo speed 1, stiffness 100, damping 0, enabled;
+ * a winch off with seed 004's defaults: winch_target = the length,
+ * winch_speed 2 m/s, winch_responsiveness 45 (full speed until about 45 cm
+ * from the target, as the seed says), winch_force 10000 N. */
 tp_constraint_def tp_default_constraint_def(void);
 /* Add a constraint; *out_index (may be NULL) gets its index. Errors:
  * TP_ERR_INVALID_ARGUMENT naming the field (an unknown body, both ends the
@@ -85,5 +105,47 @@ int tp_model_find_constraint(const tp_model *m, const char *name);
  *          of the summed impulses of its rows over the step / dt (a hinge's
  *          motor torque included as N m). */
 tp_status tp_batch_constraints(tp_batch *b, float *value, float *force);
+/* The impulse of every constraint on body1 over the last step, world frame,
+ * [worlds][constraints][3] N s (force = |impulse| / dt). */
+tp_status tp_batch_constraint_impulses(tp_batch *b, float *impulse);
+
+/* Per-world parameters: each world runs its own copy of every constraint's
+ * parameters, the model's at each reset, written by
+ * tp_batch_set_constraint_params (csrc/constraint_params.c). Columns are
+ * the constraints in the order added ([rows][C], C = tp_model_constraint_count).
+ * A parameter a constraint does not have (TARGET of a rope) must be written as
+ * the value tp_batch_get_constraint_params gives (so a row read back can be
+ * written as it is), else TP_ERR_INVALID_ARGUMENT. A changed value wakes the
+ * constraint's bodies (seed 000: any property change of a constraint wakes
+ * its assemblies); a winch's length moves by itself while it runs. */
+typedef enum tp_constraint_param {
+    TP_CONS_ENABLED = 0,      /* every type: 0 or 1 */
+    TP_CONS_VELOCITY = 1,     /* HINGE, PRISMATIC: motor velocity, finite */
+    TP_CONS_TARGET = 2,       /* HINGE, PRISMATIC: servo target, finite */
+    TP_CONS_SPEED = 3,        /* HINGE, PRISMATIC: servo speed, > 0 */
+    TP_CONS_MAX_FORCE = 4,    /* HINGE, PRISMATIC: >= 0 */
+    TP_CONS_LENGTH = 5,       /* ROPE, ROD, SPRING: >= 0 (a rope's, as its winch moves it) */
+    TP_CONS_RESTITUTION = 6,  /* ROPE: in [0, 1] */
+    TP_CONS_STIFFNESS = 7,    /* SPRING: > 0 */
+    TP_CONS_DAMPING = 8,      /* SPRING: >= 0 */
+    TP_CONS_WINCH = 9,        /* ROPE: 0 or 1 */
+    TP_CONS_WINCH_TARGET = 10,/* ROPE: >= 0 */
+    TP_CONS_WINCH_SPEED = 11, /* ROPE: >= 0 */
+    TP_CONS_WINCH_RESPONSIVENESS = 12, /* ROPE: >= 0 */
+    TP_CONS_WINCH_FORCE = 13, /* ROPE: >= 0 */
+    TP_CONS_PARAM_COUNT = 14
+} tp_constraint_param;
+
+const char *tp_constraint_param_name(tp_constraint_param which); /* "enabled", ...; NULL if out of range */
+/* Write parameter `which` of the selected worlds (tp_world_select, NULL = all;
+ * include/torpor_batched.h): values [rows][C]. Every value is checked first;
+ * a bad one returns TP_ERR_INVALID_ARGUMENT naming row, column and
+ * constraint, and nothing changes. A model without constraints:
+ * TP_ERR_INVALID_ARGUMENT. CPU backend only (the CUDA backend refuses
+ * constraints). */
+tp_status tp_batch_set_constraint_params(tp_batch *b, tp_constraint_param which, const tp_world_select *select,
+                                         const float *values);
+/* Copy parameter `which` of every world into out [W][C]. */
+tp_status tp_batch_get_constraint_params(tp_batch *b, tp_constraint_param which, float *out);
 
 #endif

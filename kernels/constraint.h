@@ -20,20 +20,28 @@ enum {
     TP_ROW_EQ = 1,     /* C = 0: soft (Box2D v3's soft step) in the biased sweeps, rigid in the others */
     TP_ROW_INEQ = 2,   /* C >= 0, impulse >= 0: speculative while C > 0, soft push-out below, or a bounce */
     TP_ROW_MOTOR = 3,  /* velocity = target, |impulse| <= max_impulse */
-    TP_ROW_SPRING = 4  /* implicit spring (Catto, "Soft Constraints", GDC 2011), biased sweeps only */
+    TP_ROW_SPRING = 4, /* implicit spring (Catto, "Soft Constraints", GDC 2011), biased sweeps only */
+    TP_ROW_WINCH = 5   /* velocity = target, 0 <= impulse <= max_impulse (a winch reeling in pulls only) */
 };
 
-/* Read-only, one per constraint, shared by every world. */
+/* One constraint as one world runs it: the model's table is copied into each
+ * world at its reset, and per-world writes (tp_batch_set_constraint_params)
+ * and a winch (which moves `length`) change that world's copy only. */
 typedef struct tp_cons_model {
     uint8_t type;          /* tp_constraint_type */
     uint8_t actuator;      /* tp_constraint_actuator */
     uint8_t limits;
+    uint8_t enabled;       /* 0: no rows, no island link */
+    uint8_t cone, twist;   /* BALL: swing cone and twist limits on */
+    uint8_t winch;         /* ROPE: the winch moves length towards winch_target */
     int32_t body0, body1;  /* -1: the world */
     float pos0[3], quat0[4], pos1[3], quat1[4]; /* attachments, body frames (world frame for -1) */
     float velocity, target, speed, max_force;
     float lower, upper;
+    float cone_angle, twist_lower, twist_upper; /* BALL, rad */
     float length, restitution;
     float stiffness, damping;
+    float winch_target, winch_speed, winch_responsiveness, winch_force; /* m, m/s, 1/s x 10, N */
 } tp_cons_model;
 
 /* One row, rebuilt every substep: velocity along it
@@ -44,9 +52,10 @@ typedef struct tp_cons_row {
     float j0[3], j1[3];    /* angular Jacobians of body0 and body1 */
     float iw0[3], iw1[3];  /* I^-1 j: angular velocity change per unit impulse */
     float mass;            /* 1 / (J M^-1 J^T), kg (kg m^2) */
-    float c;               /* EQ, INEQ, SPRING: position error (m, rad); MOTOR: target velocity */
+    float c;               /* EQ, INEQ, SPRING: position error (m, rad); MOTOR, WINCH: target velocity */
     float bounce;          /* INEQ: > 0 bounce target velocity this substep */
-    float max_impulse;     /* MOTOR: N s per substep */
+    float rate;            /* INEQ: how fast the bound moves (a winch's length, m/s): Jv + rate >= 0 */
+    float max_impulse;     /* MOTOR, WINCH: N s per substep */
     float gamma, beta;     /* SPRING: Catto's softness (1 / kg) and bias factor */
     int32_t kind;          /* TP_ROW_* */
 } tp_cons_row;
@@ -57,16 +66,19 @@ typedef struct tp_cons_state {
     float impulse[TP_CONS_ROWS]; /* accumulated this substep, warm started into the next (and the next step) */
     float fsum[3];         /* linear impulse on body1 summed over this step's substeps, N s */
     float value;           /* angle, position or distance at the last substep's start */
+    float winch_rate;      /* ROPE: the winch this substep: > 0 paying out at it, < 0 reeling in, m/s */
     float force;           /* N (N m): |total| / dt of the last step */
 } tp_cons_state;
 
 /* Does a constraint drive its bodies, so that their island stays awake (the
  * island policy, as a driven articulation)? A motor with a speed and a
  * force; a servo more than TP_SERVO_AT_TARGET from its target (its value as
- * the last step left it). */
+ * the last step left it); a winch whose length is not yet its target. */
 #define TP_SERVO_AT_TARGET 1.0e-3f
 TP_HD int tp_cons_driving(const tp_cons_model *m, const tp_cons_state *st)
 {
+    if (!m->enabled) return 0;
+    if (m->type == TP_CONSTRAINT_ROPE) return m->winch && m->length != m->winch_target;
     if (m->max_force <= 0.0f) return 0;
     if (m->actuator == TP_CONS_MOTOR) return m->velocity != 0.0f;
     if (m->actuator != TP_CONS_SERVO) return 0;
@@ -76,6 +88,16 @@ TP_HD int tp_cons_driving(const tp_cons_model *m, const tp_cons_state *st)
         while (err <= -3.14159265f) err += 6.28318531f;
     }
     return err > TP_SERVO_AT_TARGET || err < -TP_SERVO_AT_TARGET;
+}
+
+/* Is it an actuated joint of seed 000's table (the assembly policy's stricter
+ * sleep thresholds for its bodies): a hinge or slider on a motor or servo, a
+ * rope with its winch on? Enabled ones only. */
+TP_HD int tp_cons_actuated(const tp_cons_model *m)
+{
+    if (!m->enabled) return 0;
+    if (m->type == TP_CONSTRAINT_ROPE) return m->winch;
+    return (m->type == TP_CONSTRAINT_HINGE || m->type == TP_CONSTRAINT_PRISMATIC) && m->actuator != TP_CONS_FREE;
 }
 
 TP_HD int tp_bodies_constrained(const tp_world *wd, int a, int b)

@@ -95,6 +95,7 @@ TP_HD void tp_cons_row_set(tp_cons_row *r, const tp_solver_body *sb, int b0, int
     r->kind = r->mass > 0.0f ? kind : TP_ROW_OFF;
     r->c = c;
     r->bounce = 0.0f;
+    r->rate = 0.0f;
     r->max_impulse = 0.0f;
     r->gamma = r->beta = 0.0f;
 }
@@ -149,6 +150,32 @@ TP_HD void tp_cons_drive_rows(tp_cons_row *rows, const tp_solver_body *sb, const
     }
 }
 
+/* A ball socket's limits (rows 3-5): attachment1's X axis within cone_angle
+ * of attachment0's (the swing), and attachment1's twist about it from
+ * attachment0 (the hinge's angle formula) within [twist_lower, twist_upper],
+ * about the axes' bisector (the twist axis of a swing-twist split). */
+TP_HD void tp_cons_ball_limits(tp_cons_row *rows, const tp_solver_body *sb, const tp_cons_model *m, tp_quat qa,
+                               tp_quat qb, tp_vec3 ax, tp_vec3 ay)
+{
+    int b0 = m->body0, b1 = m->body1;
+    tp_vec3 bx = tp_q_rotate(qb, tp_v3(1.0f, 0.0f, 0.0f)), z = tp_v3(0.0f, 0.0f, 0.0f);
+    if (m->cone) {
+        tp_vec3 s = tp_cross(ax, bx);
+        float sl = tp_len(s), swing = atan2f(sl, tp_dot(ax, bx));
+        tp_vec3 n = sl > 1e-6f ? tp_scale(s, 1.0f / sl) : ay; /* the swing grows along n */
+        tp_cons_row_set(&rows[3], sb, b0, b1, z, tp_neg(n), z, z, TP_ROW_INEQ, m->cone_angle - swing);
+    }
+    if (m->twist) {
+        tp_quat rel = tp_q_mul(tp_q_conj(qa), qb);
+        float tw = tp_cons_wrap(2.0f * atan2f(rel.x, rel.w));
+        tp_vec3 t = tp_add(ax, bx);
+        float tl = tp_len(t);
+        t = tl > 1e-6f ? tp_scale(t, 1.0f / tl) : ax;
+        tp_cons_row_set(&rows[4], sb, b0, b1, z, t, z, z, TP_ROW_INEQ, tw - m->twist_lower);
+        tp_cons_row_set(&rows[5], sb, b0, b1, z, tp_neg(t), z, z, TP_ROW_INEQ, m->twist_upper - tw);
+    }
+}
+
 /* A constraint's read-out at the current poses: a hinge's angle, a slider's
  * position, the distance between the attachments (0 for a weld). */
 TP_HD float tp_cons_measure(const tp_world *wd, const tp_cons_model *m)
@@ -193,7 +220,10 @@ TP_HD void tp_cons_build(const tp_world *wd, const tp_solver_body *sb, const tp_
         tp_cons_row_set(&rows[1], sb, b0, b1, tp_v3(0.0f, 1.0f, 0.0f), z, ra, rb, TP_ROW_EQ, d.y);
         tp_cons_row_set(&rows[2], sb, b0, b1, tp_v3(0.0f, 0.0f, 1.0f), z, ra, rb, TP_ROW_EQ, d.z);
         if (m->type == TP_CONSTRAINT_WELD) tp_cons_lock_turn(rows + 3, sb, b0, b1, qa, qb);
-        if (m->type == TP_CONSTRAINT_BALL) st->value = tp_len(d);
+        if (m->type == TP_CONSTRAINT_BALL) {
+            st->value = tp_len(d);
+            tp_cons_ball_limits(rows, sb, m, qa, qb, ax, ay);
+        }
         if (m->type == TP_CONSTRAINT_HINGE) {
             tp_vec3 e = tp_cross(ax, tp_q_rotate(qb, tp_v3(1.0f, 0.0f, 0.0f)));
             tp_cons_row_set(&rows[3], sb, b0, b1, z, ay, z, z, TP_ROW_EQ, tp_dot(ay, e));
@@ -223,6 +253,11 @@ TP_HD void tp_cons_build(const tp_world *wd, const tp_solver_body *sb, const tp_
         } else if (m->type == TP_CONSTRAINT_ROPE) {
             tp_cons_row *r = &rows[0];
             tp_cons_row_set(r, sb, b0, b1, tp_neg(n), z, ra, rb, TP_ROW_INEQ, m->length - dist);
+            if (st->winch_rate > 0.0f) r->rate = st->winch_rate; /* paying out */
+            if (st->winch_rate < 0.0f) { /* reeling in at -winch_rate with at most winch_force */
+                tp_cons_row_set(&rows[1], sb, b0, b1, tp_neg(n), z, ra, rb, TP_ROW_WINCH, -st->winch_rate);
+                rows[1].max_impulse = m->winch_force * h;
+            }
             float parting = -tp_cons_row_speed(wd, b0, b1, r);
             if (m->restitution > 0.0f && r->c > 0.0f && parting > TP_ROPE_NO_BOUNCE_SPEED && parting * h >= r->c)
                 r->bounce = m->restitution * parting; /* snaps taut in this substep */
@@ -249,6 +284,7 @@ TP_HD void tp_cons_solve_row(tp_world *wd, const tp_solver_body *sb, int b0, int
         else now = old - r->mass * jv;
         break;
     case TP_ROW_INEQ:
+        jv += r->rate; /* a moving bound: the winch's length */
         if (r->bounce > 0.0f) now = old - r->mass * (jv - r->bounce);
         else if (r->c > 0.0f && !use_bias && old == 0.0f) return; /* as a contact: the biased sweeps meet it first */
         else if (r->c > 0.0f) now = old - r->mass * (jv + r->c * inv_h); /* speculative: may close the gap */
@@ -258,6 +294,9 @@ TP_HD void tp_cons_solve_row(tp_world *wd, const tp_solver_body *sb, int b0, int
         break;
     case TP_ROW_MOTOR:
         now = tp_clampf(old - r->mass * (jv - r->c), -r->max_impulse, r->max_impulse);
+        break;
+    case TP_ROW_WINCH:
+        now = tp_clampf(old - r->mass * (jv - r->c), 0.0f, r->max_impulse);
         break;
     case TP_ROW_SPRING:
         if (!use_bias) return;
@@ -273,10 +312,35 @@ TP_HD void tp_cons_solve_row(tp_world *wd, const tp_solver_body *sb, int b0, int
  * Solved in constraint order by one thread (lane 0 on the device) after the
  * contact rows of a pass: the same bits for any number of lanes. */
 
-/* Is constraint k worth solving: one of its bodies moves? */
+/* Is constraint k worth solving: enabled, and one of its bodies moves? */
 TP_HD int tp_cons_active(const tp_world *wd, const tp_solver_body *sb, int k)
 {
-    return tp_cons_moves(sb, wd->cons[k].body0) || tp_cons_moves(sb, wd->cons[k].body1);
+    return wd->cons[k].enabled && (tp_cons_moves(sb, wd->cons[k].body0) || tp_cons_moves(sb, wd->cons[k].body1));
+}
+
+/* A rope winch (seed 004, "Winches") in a substep of h: towards winch_target
+ * at winch_speed, slower near it (the distance to go x winch_responsiveness /
+ * 10, capped at winch_speed; 0: winch_speed all the way). Paying out moves
+ * m->length to where it is at the substep's end and returns the rate (m/s,
+ * > 0): the rope's bound moves out at it. Reeling in returns minus the reel
+ * speed: a winch row pulls the ends together at that speed with at most
+ * winch_force (so a load heavier than winch_force stalls it, as the seed's
+ * "reeling in stops while the rope pulls harder than winchForce"), and the
+ * length follows the rope in (tp_cons_end_substep). */
+TP_HD float tp_cons_winch(tp_cons_model *m, float h)
+{
+    if (m->type != TP_CONSTRAINT_ROPE || !m->winch || m->length == m->winch_target) return 0.0f;
+    float to_go = m->winch_target - m->length, dist = fabsf(to_go);
+    float speed = m->winch_speed;
+    if (m->winch_responsiveness > 0.0f) speed = tp_minf(speed, dist * m->winch_responsiveness * 0.1f);
+    if (to_go < 0.0f) return -speed;
+    float step = speed * h;
+    if (step >= dist) {
+        m->length = m->winch_target;
+        return to_go / h;
+    }
+    m->length += step;
+    return speed;
 }
 
 /* Start of a step: the force sums cleared. */
@@ -290,10 +354,15 @@ TP_HD void tp_cons_begin_step(tp_world *wd)
 TP_HD void tp_cons_prepare(tp_world *wd, const tp_solver_body *sb, float h)
 {
     for (int k = 0; k < wd->cons_count; ++k) {
-        const tp_cons_model *m = &wd->cons[k];
+        tp_cons_model *m = &wd->cons[k];
         tp_cons_state *st = &wd->cons_state[k];
         if (!tp_cons_active(wd, sb, k)) continue;
+        float len = m->length;
+        st->winch_rate = tp_cons_winch(m, h);
+        float moved = m->length;
+        m->length = len; /* the rows see the bound at the substep's start, moving at winch_rate */
         tp_cons_build(wd, sb, m, st, h);
+        m->length = moved;
         for (int i = 0; i < TP_CONS_ROWS; ++i) {
             if (st->rows[i].kind == TP_ROW_OFF || st->rows[i].kind == TP_ROW_SPRING || st->rows[i].bounce > 0.0f)
                 st->impulse[i] = 0.0f;
@@ -401,12 +470,16 @@ TP_HD void tp_cons_sweep(tp_world *wd, const tp_solver_body *sb, float inv_h, in
     }
 }
 
-/* End of a substep: the linear impulses on body1 summed for the force read-out. */
+/* End of a substep: the linear impulses on body1 summed for the force
+ * read-out; a reeling winch's length follows its rope in (st->value: the
+ * distance at the substep's final poses, tp_cons_rebuild), never past its target. */
 TP_HD void tp_cons_end_substep(tp_world *wd, const tp_solver_body *sb)
 {
     for (int k = 0; k < wd->cons_count; ++k) {
         if (!tp_cons_active(wd, sb, k)) continue;
         tp_cons_state *st = &wd->cons_state[k];
+        tp_cons_model *m = &wd->cons[k];
+        if (st->winch_rate < 0.0f) m->length = tp_maxf(m->winch_target, tp_minf(m->length, st->value));
         for (int i = 0; i < TP_CONS_ROWS; ++i)
             if (st->rows[i].kind != TP_ROW_OFF)
                 for (int c = 0; c < 3; ++c) st->fsum[c] += st->rows[i].lin[c] * st->impulse[i];

@@ -92,9 +92,10 @@ TP_HD void tp_islands_build_lanes(tp_world *wd, const tp_contact *contacts, int 
         int da = tp_body_in_islands(wd, c->body_a), db = tp_body_in_islands(wd, c->body_b);
         if (da && db && tp_contact_links(wd, c, horizon)) tp_uf_union_lanes(vp, c->body_a, c->body_b);
     }
-    for (int k = tid; k < wd->cons_count; k += nth) { /* constrained bodies are one island */
+    for (int k = tid; k < wd->cons_count; k += nth) { /* bodies on an enabled constraint are one island */
         int a = wd->cons[k].body0, b = wd->cons[k].body1;
-        if (a >= 0 && b >= 0 && tp_body_in_islands(wd, a) && tp_body_in_islands(wd, b)) tp_uf_union_lanes(vp, a, b);
+        if (wd->cons[k].enabled && a >= 0 && b >= 0 && tp_body_in_islands(wd, a) && tp_body_in_islands(wd, b))
+            tp_uf_union_lanes(vp, a, b);
     }
     TP_BARRIER(nth);
     for (int b = tid; b < wd->bodies; b += nth) {
@@ -124,6 +125,7 @@ TP_HD void tp_islands_build_lanes(tp_world *wd, const tp_contact *contacts, int 
         /* held by the world or a static body: supported; on a running drive
          * (tp_cons_driving): awake, as a driven articulation */
         int a = wd->cons[k].body0, b = wd->cons[k].body1;
+        if (!wd->cons[k].enabled) continue;
         int fa = a < 0 || wd->model[a].type == TP_BODY_STATIC, fb = b < 0 || wd->model[b].type == TP_BODY_STATIC;
         if (fa && b >= 0 && tp_body_in_islands(wd, b)) root_flags[wd->island[b]] |= TP_ISLAND_SUPPORTED;
         if (fb && a >= 0 && tp_body_in_islands(wd, a)) root_flags[wd->island[a]] |= TP_ISLAND_SUPPORTED;

@@ -59,7 +59,7 @@ typedef struct tp_layout {
                                       the model's, as on the CUDA backend) */
     struct tp_artic_actuator *actuator_params; /* [W][nu] each world's actuators (NULL: the model's) */
     /* Constraints between two bodies (kernels/constraint.h); NULL and 0 without any. */
-    const struct tp_cons_model *cons; /* [C] */
+    struct tp_cons_model *cons;       /* [W][C] each world's copy of the model's table */
     struct tp_cons_state *cons_state; /* [W][C] */
     int cons_count;
     /* Movers (kernels/mover.h); NULL and 0 without any. */
@@ -99,7 +99,7 @@ TP_HD tp_world tp_layout_world(const tp_layout *L, int w)
     wd.assembly = L->assembly;
     wd.dt = L->dt;
     for (int k = 0; k < 3; ++k) wd.gravity[k] = L->gravity[3 * w + k];
-    wd.cons = L->cons;
+    wd.cons = L->cons ? L->cons + (size_t)w * (size_t)L->cons_count : NULL;
     wd.cons_state = L->cons_state ? L->cons_state + (size_t)w * (size_t)L->cons_count : NULL;
     wd.cons_count = L->cons_count;
     wd.movers = L->movers;

@@ -4,16 +4,17 @@
  * is its own assembly and an articulation tree one, with the thresholds of
  * tp_assembly_def:
  *   - awake -> not awake when its speed and |w| r are under the velocity
- *     thresholds (x actuated_factor for an actuated body) and its |dv/dt| and
+ *     thresholds (x actuated_factor for an actuated body, or one on an
+ *     actuated constraint: tp_cons_actuated) and its |dv/dt| and
  *     |dw/dt| r under the acceleration thresholds (r: bounding radius), held
  *     for quiet_time; it then sleeps, or is sleep-checking if it touches a
  *     body that stays awake;
  *   - sleeping -> sleep-checking or awake: kernels/wake.h
  *     (tp_assembly_contact_wakes);
  *   - sleep-checking: held in place (not integrated), wakes when its own
- *     acceleration exceeds the wake thresholds or a touching awake body's
- *     speed or |w| r exceeds the neighbour thresholds; sleeps once no awake
- *     body touches it.
+ *     acceleration exceeds the wake thresholds or a touching (or constrained)
+ *     awake body's speed or |w| r exceeds the neighbour thresholds; sleeps
+ *     once no awake body touches it or shares a constraint with it.
  * How a held body's acceleration is measured: it takes part in the velocity
  * solve as a dynamic body (gravity and every row it is in, those against the
  * ground and other held or sleeping bodies included), but its pose is not
@@ -38,7 +39,8 @@
 
 /* Per-body flags of the sleep decision (scratch [bodies]); a tree's are on
  * its root link's entry. */
-enum { TP_ASM_STAYS_AWAKE = 1, TP_ASM_TOUCHES_AWAKE = 2, TP_ASM_TREE_BUSY = 4, TP_ASM_TREE_TOUCHES = 8 };
+enum { TP_ASM_STAYS_AWAKE = 1, TP_ASM_TOUCHES_AWAKE = 2, TP_ASM_TREE_BUSY = 4, TP_ASM_TREE_TOUCHES = 8,
+       TP_ASM_ACTUATED = 16 /* on an actuated constraint (tp_cons_actuated) */ };
 
 /* Put body b to sleep alone (tp_batch_sleep); a link, its whole tree. */
 TP_HD void tp_assembly_sleep_body(tp_world *wd, int b) { tp_assembly_set_state(wd, b, TP_SLEEPING); }
@@ -58,7 +60,8 @@ TP_HD int tp_assembly_quiet(const tp_world *wd, int b, const tp_assembly_def *a,
 /* Pass 1 for body b, awake or checking: does it stay (or become) awake on its
  * own velocity and acceleration? v0, w0: its velocities at the start of the
  * step. Updates the quiet timer of an awake body. */
-TP_HD int tp_assembly_body_awake(tp_world *wd, int b, const tp_assembly_def *a, float dt, tp_vec3 v0, tp_vec3 w0)
+TP_HD int tp_assembly_body_awake(tp_world *wd, int b, const tp_assembly_def *a, float dt, tp_vec3 v0, tp_vec3 w0,
+                                 int actuated)
 {
     if (wd->sleep_state[b] == TP_CHECKING) {
         float r = wd->model[b].bound_radius, inv_dt = 1.0f / dt;
@@ -66,7 +69,7 @@ TP_HD int tp_assembly_body_awake(tp_world *wd, int b, const tp_assembly_def *a, 
         float lin_a = tp_len(tp_sub(v, v0)) * inv_dt, rot_a = tp_len(tp_sub(w, w0)) * r * inv_dt;
         return lin_a > a->wake_linear_acceleration || rot_a > a->wake_rotational_acceleration;
     }
-    int quiet = tp_assembly_quiet(wd, b, a, dt, v0, w0, wd->model[b].actuated ? a->actuated_factor : 1.0f);
+    int quiet = tp_assembly_quiet(wd, b, a, dt, v0, w0, actuated ? a->actuated_factor : 1.0f);
     wd->quiet_timer[b] = quiet ? wd->quiet_timer[b] + dt : 0.0f;
     return !quiet || !(wd->quiet_timer[b] >= a->quiet_time);
 }
@@ -147,6 +150,11 @@ TP_HD void tp_assembly_sleep_update(tp_world *wd, const tp_assembly_def *a, floa
                                     const float *w_start, const tp_contact *contacts, int n, uint8_t *flags)
 {
     for (int b = 0; b < wd->bodies; ++b) flags[b] = 0;
+    for (int k = 0; k < wd->cons_count; ++k) /* seed 000's actuated joints: the stricter thresholds */
+        if (tp_cons_actuated(&wd->cons[k])) {
+            if (wd->cons[k].body0 >= 0) flags[wd->cons[k].body0] |= TP_ASM_ACTUATED;
+            if (wd->cons[k].body1 >= 0) flags[wd->cons[k].body1] |= TP_ASM_ACTUATED;
+        }
     for (int b = 0; b < wd->bodies; ++b) {
         tp_vec3 v0 = tp_v3_load(v_start + 3 * b), w0 = tp_v3_load(w_start + 3 * b);
         if (wd->model[b].link) { /* trees: below */
@@ -155,7 +163,8 @@ TP_HD void tp_assembly_sleep_update(tp_world *wd, const tp_assembly_def *a, floa
             continue;
         }
         if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
-        if (tp_assembly_body_awake(wd, b, a, dt, v0, w0)) flags[b] = TP_ASM_STAYS_AWAKE;
+        int actuated = wd->model[b].actuated || (flags[b] & TP_ASM_ACTUATED);
+        if (tp_assembly_body_awake(wd, b, a, dt, v0, w0, actuated)) flags[b] |= TP_ASM_STAYS_AWAKE;
     }
     for (int b = 0; b < wd->bodies; ++b) /* a tree's quiet timer, on its root link */
         if (wd->model[b].link_root == b + 1 && !(wd->flags[b] & TP_FLAG_REMOVED) && wd->sleep_state[b] != TP_SLEEPING) {
@@ -170,6 +179,12 @@ TP_HD void tp_assembly_sleep_update(tp_world *wd, const tp_assembly_def *a, floa
         tp_assembly_tree_touch(wd, c->body_a, c->body_b, flags);
         tp_assembly_tree_touch(wd, c->body_b, c->body_a, flags);
     }
+    for (int k = 0; k < wd->cons_count; ++k) { /* bodies sharing an enabled constraint are neighbours */
+        const tp_cons_model *m = &wd->cons[k];
+        if (!m->enabled || m->body0 < 0 || m->body1 < 0) continue;
+        tp_assembly_neighbour(wd, m->body0, m->body1, a, flags);
+        tp_assembly_neighbour(wd, m->body1, m->body0, a, flags);
+    }
     for (int b = 0; b < wd->bodies; ++b) /* a tree touching what stays awake stays awake */
         if (flags[b] & TP_ASM_TREE_TOUCHES) flags[b] |= TP_ASM_STAYS_AWAKE;
     for (int i = 0; i < n; ++i) {
@@ -177,6 +192,12 @@ TP_HD void tp_assembly_sleep_update(tp_world *wd, const tp_assembly_def *a, floa
         if (c->separation > TP_TOUCH_DISTANCE) continue;
         if (tp_assembly_ends_moving(wd, c->body_b, flags)) flags[c->body_a] |= TP_ASM_TOUCHES_AWAKE;
         if (tp_assembly_ends_moving(wd, c->body_a, flags)) flags[c->body_b] |= TP_ASM_TOUCHES_AWAKE;
+    }
+    for (int k = 0; k < wd->cons_count; ++k) {
+        const tp_cons_model *m = &wd->cons[k];
+        if (!m->enabled || m->body0 < 0 || m->body1 < 0) continue;
+        if (tp_assembly_ends_moving(wd, m->body1, flags)) flags[m->body0] |= TP_ASM_TOUCHES_AWAKE;
+        if (tp_assembly_ends_moving(wd, m->body0, flags)) flags[m->body1] |= TP_ASM_TOUCHES_AWAKE;
     }
     for (int b = 0; b < wd->bodies; ++b)
         if (tp_body_in_islands(wd, b) && wd->sleep_state[b] != TP_SLEEPING) tp_assembly_apply(wd, b, flags);

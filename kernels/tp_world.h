@@ -97,9 +97,10 @@ typedef struct tp_world {
      * poses, for reusing the manifolds of pairs that have not moved
      * (kernels/contact_cache.h); NULL and 0 outside a step: every pair runs
      * the narrowphase. */
-    /* Constraints between two bodies (kernels/constraint.h): the model's table
-     * and this world's state; NULL and 0 without any. */
-    const struct tp_cons_model *cons;
+    /* Constraints between two bodies (kernels/constraint.h): this world's copy
+     * of the model's table (a winch moves its length) and its state; NULL and 0
+     * without any. */
+    struct tp_cons_model *cons;
     struct tp_cons_state *cons_state;
     int cons_count;
     /* Movers (kernels/mover.h): the model's table and this world's state;

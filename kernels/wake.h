@@ -21,7 +21,9 @@
  * of it (the island timer rule); a host wake of a body wakes its island.
  * Assembly policy: a moving body that touches or is about to hit a sleeping one
  * turns it sleep-checking, or awake if faster than collision_wake_speed
- * (tp_assembly_contact_wakes); a host wake wakes the body alone; a tree wakes
+ * (tp_assembly_contact_wakes), and so does an awake body sharing an enabled
+ * constraint with it (tp_assembly_neighbour_met); a host wake wakes the body
+ * alone (a constraint's changed parameter wakes both its bodies); a tree wakes
  * whole (tp_tree_set_state). A checking body's own wake rules (acceleration,
  * fast neighbours) are part of its sleep decision (kernels/sleep_assembly.h). */
 #ifndef TP_WAKE_H
@@ -281,6 +283,16 @@ TP_HD int tp_assembly_met(tp_world *wd, const tp_contact *c, int x, int y, float
     return was_sleeping;
 }
 
+/* One end of an enabled constraint before the solve: sleeping body x whose
+ * neighbour y moves turns sleep-checking (seed 000: a non-moving assembly
+ * sharing a constraint with an awake neighbour); 1 if it did. */
+TP_HD int tp_assembly_neighbour_met(tp_world *wd, int x, int y)
+{
+    if (!tp_body_in_islands(wd, x) || wd->sleep_state[x] != TP_SLEEPING || !tp_assembly_moving(wd, y)) return 0;
+    wd->sleep_state[x] = TP_CHECKING;
+    return 1;
+}
+
 /* The contact rules before the solve (the wake stage): a sleeping body that a
  * moving body touches or is about to hit becomes sleep-checking, and awake if
  * that body is faster than collision_wake_speed (a checking body too).
@@ -296,6 +308,12 @@ TP_HD int tp_assembly_contact_wakes(tp_world *wd, const tp_contact *contacts, in
         const tp_contact *c = &contacts[i];
         changed |= tp_assembly_met(wd, c, c->body_a, c->body_b, -1.0f, a, horizon);
         changed |= tp_assembly_met(wd, c, c->body_b, c->body_a, 1.0f, a, horizon);
+    }
+    for (int k = 0; k < wd->cons_count; ++k) {
+        const tp_cons_model *m = &wd->cons[k];
+        if (!m->enabled || m->body0 < 0 || m->body1 < 0) continue;
+        changed |= tp_assembly_neighbour_met(wd, m->body0, m->body1);
+        changed |= tp_assembly_neighbour_met(wd, m->body1, m->body0);
     }
     return changed;
 }
