@@ -471,6 +471,27 @@ class Model:
         return slice(out[0], out[0] + out[1]), slice(out[2], out[2] + out[3])
 
 
+    # -- constraints between two bodies (include/torpor_constraints.h)
+    @property
+    def constraint_count(self) -> int:
+        """C: constraints per world (the scene's ``constraints``), the width of
+        :meth:`Batch.constraint_params` and :meth:`Batch.constraints`."""
+        return int(lib.tp_model_constraint_count(self._ptr))
+
+    @property
+    def constraint_names(self) -> list[str]:
+        """(C,) names of the constraints, in index order."""
+        d = ffi.new("tp_constraint_def *")
+        out = []
+        for k in range(self.constraint_count):
+            _check(lib.tp_model_constraint(self._ptr, k, d))
+            out.append(ffi.string(d.name).decode())
+        return out
+
+    def find_constraint(self, name: str) -> int:
+        """Index of the constraint called ``name``, or -1."""
+        return int(lib.tp_model_find_constraint(self._ptr, name.encode()))
+
     # -- actuators (include/torpor_actuators.h)
     @property
     def actuator_count(self) -> int:
@@ -1159,6 +1180,85 @@ class Batch:
         columns are skipped. Holds until the next reset; a change wakes the world's trees."""
         which, n = self._robot_param(name)
         self._call(lambda b, sel, v: lib.tp_batch_set_robot_params(b, which, sel, v), worlds, (values, (n,), name))
+
+    # -- constraints between two bodies (include/torpor_constraints.h)
+    def _constraint_param(self, name: str) -> int:
+        which = lib.TP_CONS_PARAM_COUNT
+        for k in range(int(lib.TP_CONS_PARAM_COUNT)):
+            if ffi.string(lib.tp_constraint_param_name(k)).decode() == name:
+                which = k
+        if which == lib.TP_CONS_PARAM_COUNT:
+            names = [ffi.string(lib.tp_constraint_param_name(k)).decode() for k in range(int(lib.TP_CONS_PARAM_COUNT))]
+            raise _invalid(f"unknown constraint parameter {name!r}; expected one of {names}")
+        return which
+
+    def constraint_params(self, name: str) -> np.ndarray:
+        """(W, C) float32 copy of one per-world constraint parameter (tp_batch_constraint_params),
+        C = :attr:`Model.constraint_count`, columns in :attr:`Model.constraint_names` order: "enabled"
+        (0 or 1), "velocity" (motor, rad/s or m/s), "target" (servo, rad or m), "speed" (servo, > 0),
+        "max_force" (N m or N), "length" (rope, rod, spring free length, m; a rope's as its winch moves
+        it), "restitution", "stiffness" (N/m), "damping" (N s/m), "winch" (0 or 1), "winch_target" (m),
+        "winch_speed" (m/s), "winch_responsiveness", "winch_force" (N). Each reset sets the model's."""
+        which = self._constraint_param(name)
+        out = np.zeros((self.worlds, self.model.constraint_count), np.float32)
+        _check(self._c(lib.tp_batch_constraint_params, which, ffi.cast("float *", out.ctypes.data)))
+        return out
+
+    def set_constraint_params(self, name: str, values: Any, worlds: WorldSelection = None,
+                              constraints: Optional[Sequence[Union[int, str]]] = None) -> None:
+        """Write one per-world constraint parameter (names as :meth:`constraint_params`) of the selected
+        worlds (None = all, an index list or a bool mask): values (rows, C), or (rows, len(constraints))
+        when ``constraints`` (indices or names) picks the columns (the others keep their values), or one
+        row broadcast. Every value is checked first (InvalidArgumentError naming row, column and
+        constraint; nothing changes); a constraint without that parameter takes only its present value.
+        A changed value wakes the constraint's bodies; it holds until the next reset. Seed 004's
+        semantics (docs/constraints.md): servo targets, motor speeds, winch targets and ``enabled``
+        act from the next step."""
+        which, C = self._constraint_param(name), self.model.constraint_count
+        if constraints is None:
+            self._call(lambda b, sel, v: lib.tp_batch_set_constraint_params(b, which, sel, v), worlds,
+                       (values, (C,), name))
+            return
+        cols = []
+        for c in constraints:
+            k = self.model.find_constraint(c) if isinstance(c, str) else int(c)
+            if not 0 <= k < C:
+                raise KeyError(f"model {self.model.name!r} has no constraint {c!r}; constraints: "
+                               f"{self.model.constraint_names}")
+            cols.append(k)
+        sel, rows, keep = self._selection(worlds)
+        _, part = self._rows(values, rows, (len(cols),), name)
+        full = self.constraint_params(name)
+        if worlds is not None and np.asarray(worlds).dtype != np.bool_:
+            idx = np.asarray(worlds, dtype=np.int64)
+            if idx.size and (idx.min() < 0 or idx.max() >= self.worlds):
+                bad = int(idx[(idx < 0) | (idx >= self.worlds)][0])
+                raise _invalid(f"worlds: index {bad} out of range [0, {self.worlds}); nothing was changed")
+            full = full[idx]
+        full[:, cols] = part
+        full = np.ascontiguousarray(full)
+        _check(self._c(lambda b, s, v: lib.tp_batch_set_constraint_params(b, which, s, v), sel,
+                       ffi.cast("float *", full.ctypes.data)))
+
+    def constraints(self) -> tuple[np.ndarray, np.ndarray]:
+        """(value, force), each (W, C) float32 copies after the last step (tp_batch_constraints):
+        value is a hinge's angle (rad), a slider's position (m), the distance between the attachments
+        of a ball socket, rope, spring or rod (m), 0 for a weld; force the constraint's force on body1
+        (N): the norm of its summed impulse over the step / dt."""
+        W, C = self.worlds, self.model.constraint_count
+        value, force = np.zeros((W, C), np.float32), np.zeros((W, C), np.float32)
+        if C:
+            _check(self._c(lib.tp_batch_constraints, ffi.cast("float *", value.ctypes.data),
+                           ffi.cast("float *", force.ctypes.data)))
+        return value, force
+
+    def constraint_impulses(self) -> np.ndarray:
+        """(W, C, 3) float32 copy: each constraint's impulse on body1 over the last step, world
+        frame, N s (tp_batch_constraint_impulses)."""
+        out = np.zeros((self.worlds, self.model.constraint_count, 3), np.float32)
+        if out.size:
+            _check(self._c(lib.tp_batch_constraint_impulses, ffi.cast("float *", out.ctypes.data)))
+        return out
 
     def set_joints(self, *, q: Any = None, qd: Any = None, f: Any = None, target_q: Any = None,
                    target_qd: Any = None, worlds: WorldSelection = None) -> None:
