@@ -143,9 +143,9 @@ tp_status tp_batch_set_constraint_params(tp_batch *b, tp_constraint_param which,
     return TP_OK;
 }
 
-tp_status tp_batch_get_constraint_params(tp_batch *b, tp_constraint_param which, float *out)
+tp_status tp_batch_constraint_params(tp_batch *b, tp_constraint_param which, float *out)
 {
-    const char *call = "tp_batch_get_constraint_params";
+    const char *call = "tp_batch_constraint_params";
     tp_status st = usable(b, which, call);
     if (st) return st;
     if (!out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: out is NULL", call);

@@ -114,7 +114,7 @@ tp_status tp_batch_constraint_impulses(tp_batch *b, float *impulse);
  * tp_batch_set_constraint_params (csrc/constraint_params.c). Columns are
  * the constraints in the order added ([rows][C], C = tp_model_constraint_count).
  * A parameter a constraint does not have (TARGET of a rope) must be written as
- * the value tp_batch_get_constraint_params gives (so a row read back can be
+ * the value tp_batch_constraint_params gives (so a row read back can be
  * written as it is), else TP_ERR_INVALID_ARGUMENT. A changed value wakes the
  * constraint's bodies (seed 000: any property change of a constraint wakes
  * its assemblies); a winch's length moves by itself while it runs. */
@@ -146,6 +146,6 @@ const char *tp_constraint_param_name(tp_constraint_param which); /* "enabled", .
 tp_status tp_batch_set_constraint_params(tp_batch *b, tp_constraint_param which, const tp_world_select *select,
                                          const float *values);
 /* Copy parameter `which` of every world into out [W][C]. */
-tp_status tp_batch_get_constraint_params(tp_batch *b, tp_constraint_param which, float *out);
+tp_status tp_batch_constraint_params(tp_batch *b, tp_constraint_param which, float *out);
 
 #endif

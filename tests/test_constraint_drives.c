@@ -38,7 +38,7 @@ static tp_model_def world_def(int sleep)
 
 static void get_param(tp_batch *b, tp_constraint_param which, float *out)
 {
-    cr_assert_eq(tp_batch_get_constraint_params(b, which, out), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_constraint_params(b, which, out), TP_OK, "%s", tp_last_error());
 }
 
 static void set_param(tp_batch *b, tp_constraint_param which, const tp_world_select *s, const float *v)
@@ -186,7 +186,7 @@ Test(constraint_drives, winch_pays_out_at_its_speed_then_slows)
 {
     tp_model *m = crane_model(10000.0f);
     tp_batch *b = make_batch(m, 2, 1);
-    const tp_model_def md = tp_model_get_def(m);
+    const tp_model_def md = tp_model_settings(m);
     double dt = md.dt, h = dt / md.substeps;
     batch_steps(b, 30);
     float len[2], tgt[2];
@@ -267,7 +267,7 @@ Test(constraint_drives, enabled_per_world)
 {
     tp_model *m = crane_model(10000.0f);
     tp_batch *b = make_batch(m, 2, 1);
-    double dt = tp_model_get_def(m).dt;
+    double dt = tp_model_settings(m).dt;
     batch_steps(b, 30);
     float z0 = batch_view(b).pos[3 * 1 + 2];
     float en[2] = {1.0f, 0.0f};
@@ -286,7 +286,7 @@ Test(constraint_drives, enabled_per_world)
     tp_world_select s1 = {.indices = &w1, .count = 1};
     en[1] = 0.0f;
     set_param(b, TP_CONS_ENABLED, &s1, en + 1);
-    cr_assert_eq(tp_batch_reset_select(b, &s1), TP_OK);
+    cr_assert_eq(tp_batch_reset_worlds(b, &s1), TP_OK);
     get_param(b, TP_CONS_ENABLED, en);
     cr_assert(en[0] == 1.0f && en[1] == 1.0f, "reset did not restore enabled: %g %g", en[0], en[1]);
     tp_batch_destroy(b);
@@ -429,7 +429,7 @@ Test(constraint_drives, assembly_actuated_slider_moves_slowly)
 {
     tp_model *m = carriage_model(0.1f);
     tp_batch *b = make_batch(m, 1, 1);
-    double dt = tp_model_get_def(m).dt;
+    double dt = tp_model_settings(m).dt;
     batch_steps(b, 30);
     float x0 = batch_view(b).pos[3 * 1 + 0];
     batch_steps(b, 180);
