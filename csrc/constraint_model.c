@@ -274,6 +274,13 @@ tp_status tp_cons_compile(const tp_cons_builder *cb, tp_model *m)
     return TP_OK;
 }
 
+int tp_cons_builder_find(const tp_cons_builder *cb, const char *name)
+{
+    for (int k = 0; k < cb->count; ++k)
+        if (strcmp(cb->defs[k].name, name) == 0) return k;
+    return -1;
+}
+
 int tp_model_constraint_count(const tp_model *m) { return m && m->cons ? m->cons->count : 0; }
 
 tp_status tp_model_constraint(const tp_model *m, int index, tp_constraint_def *out)

@@ -6,6 +6,7 @@
 #include "batch_wake.h"
 #include "constraint_host.h"
 #include "error.h"
+#include "model.h"
 #include "names.h"
 
 #include <math.h>
@@ -115,6 +116,35 @@ static void wake_ends(tp_batch *b, int w, const tp_cons_model *t)
     int ends[2] = {t->body0, t->body1};
     for (int e = 0; e < 2; ++e)
         if (ends[e] >= 0 && b->model->bodies[ends[e]].type == TP_BODY_DYNAMIC) tp_wake_body(b, w, ends[e]);
+}
+
+tp_status tp_cons_events_check(const tp_model *m)
+{
+    for (int i = 0; i < m->event_count; ++i) {
+        const tp_event_def *e = &m->events[i];
+        if (e->action != TP_EVENT_CONSTRAINT) continue;
+        int n = tp_model_constraint_count(m);
+        if (e->constraint < 0 || e->constraint >= n)
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (constraint at t = %g s): constraint: no constraint %d "
+                           "(the model has %d)", i, e->time, e->constraint, n);
+        if ((unsigned)e->param >= TP_CONS_PARAM_COUNT)
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (constraint at t = %g s): param: unknown constraint "
+                           "parameter %d", i, e->time, e->param);
+        tp_cons_model t = m->cons->table[e->constraint];
+        const char *why = bad_value((tp_constraint_param)e->param, e->value[0]), *name = m->cons->defs[e->constraint].name;
+        if (!why && !has_param(t.type, (tp_constraint_param)e->param)) why = "is not a parameter of its type";
+        if (why)
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (constraint at t = %g s): %s of \"%s\" (a %s) %s, got %g",
+                           i, e->time, param_names[e->param], name, tp_constraint_type_names[t.type], why,
+                           (double)e->value[0]);
+    }
+    return TP_OK;
+}
+
+void tp_cons_param_write(tp_batch *b, int w, int k, tp_constraint_param which, float v)
+{
+    tp_cons_model *t = &b->cons_table[(size_t)w * (size_t)b->layout.cons_count + (size_t)k];
+    if (set_value(t, which, v)) wake_ends(b, w, t);
 }
 
 tp_status tp_batch_set_constraint_params(tp_batch *b, tp_constraint_param which, const tp_world_select *s,

@@ -13,6 +13,7 @@
 #include "events.h"
 
 #include "body_ops.h"
+#include "constraint_host.h"
 #include "error.h"
 
 #include <math.h>
@@ -95,6 +96,8 @@ static tp_status apply_to_world(tp_batch *b, const tp_event_def *e, int w)
     case TP_EVENT_WAKE: return tp_op_wake(b, w, e->body);
     case TP_EVENT_SLEEP: return tp_op_sleep(b, w, e->body);
     case TP_EVENT_RESET: return tp_op_reset_worlds(b, &w, 1); /* (apply_event resets all of an event's at once) */
+    case TP_EVENT_CONSTRAINT: tp_cons_param_write(b, w, e->constraint, (tp_constraint_param)e->param, e->value[0]);
+        return TP_OK;
     case TP_EVENT_ACTION_COUNT: break;
     }
     return tp_fail(TP_ERR_INVALID_ARGUMENT, "event: unknown action %d", (int)e->action);

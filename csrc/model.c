@@ -533,6 +533,11 @@ static tp_status events_on_links_check(const tp_builder *b, const tp_model *m)
     return TP_OK;
 }
 
+int tp_builder_find_constraint(const tp_builder *b, const char *name)
+{
+    return tp_cons_builder_find(&b->cons, name);
+}
+
 int tp_builder_link_joint(const tp_builder *b, int body, const char **name)
 {
     int joint = tp_joint_of_child(b->joints.defs, b->joints.count, body);
@@ -632,6 +637,7 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
     if (st == TP_OK) st = events_on_links_check(b, m);
     if (st == TP_OK) st = tp_cons_compile(&b->cons, m);
     if (st == TP_OK) st = tp_mover_compile(&b->movers, m);
+    if (st == TP_OK) st = tp_cons_events_check(m);
     if (st != TP_OK) {
         tp_model_destroy(m);
         return st;

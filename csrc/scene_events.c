@@ -17,12 +17,12 @@ static const field event_fields[] = {
     FIELD("time", V_DOUBLE, tp_event_def, time), OTHER("action"), OTHER("body"),
     FIELD("value", V_VEC3, tp_event_def, value), FIELD("pos", V_VEC3, tp_event_def, pos),
     FIELD("quat", V_VEC4, tp_event_def, quat), FIELD("duration", V_DOUBLE, tp_event_def, duration),
-    OTHER("worlds")};
+    OTHER("worlds"), OTHER("constraint"), OTHER("param"), FIELD("to", V_FLOAT, tp_event_def, value)};
 
 /* ---------------------------------------------------------------- events */
 
 /* Which keys an action needs or takes besides time, action and worlds. */
-enum { NEEDS_BODY = 1, NEEDS_VALUE = 2, NEEDS_POS = 4, TAKES_QUAT = 8, TAKES_DURATION = 16 };
+enum { NEEDS_BODY = 1, NEEDS_VALUE = 2, NEEDS_POS = 4, TAKES_QUAT = 8, TAKES_DURATION = 16, NEEDS_CONSTRAINT = 32 };
 
 static unsigned action_keys(tp_event_action action)
 {
@@ -37,6 +37,7 @@ static unsigned action_keys(tp_event_action action)
     case TP_EVENT_REMOVE:
     case TP_EVENT_WAKE:
     case TP_EVENT_SLEEP: return NEEDS_BODY;
+    case TP_EVENT_CONSTRAINT: return NEEDS_CONSTRAINT; /* constraint, param, to */
     default: return 0; /* reset */
     }
 }
@@ -45,7 +46,8 @@ static int check_action_keys(scene *sc, const json_t *obj, tp_event_action actio
 {
     static const struct { const char *key; unsigned needs, takes; } rules[] = {
         {"body", NEEDS_BODY, NEEDS_BODY}, {"value", NEEDS_VALUE, NEEDS_VALUE}, {"pos", NEEDS_POS, NEEDS_POS},
-        {"quat", 0, TAKES_QUAT}, {"duration", 0, TAKES_DURATION}};
+        {"quat", 0, TAKES_QUAT}, {"duration", 0, TAKES_DURATION}, {"constraint", NEEDS_CONSTRAINT, NEEDS_CONSTRAINT},
+        {"param", NEEDS_CONSTRAINT, NEEDS_CONSTRAINT}, {"to", NEEDS_CONSTRAINT, NEEDS_CONSTRAINT}};
     unsigned keys = action_keys(action);
     const char *name = action_names[action];
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; ++i) {
@@ -61,6 +63,28 @@ static int check_action_keys(scene *sc, const json_t *obj, tp_event_action actio
         }
     }
     return 1;
+}
+
+/* The name of a constraint read so far (the constraints come before the events). */
+static int as_constraint(scene *sc, const json_t *v, int *out)
+{
+    if (!json_is_string(v)) return scene_fail(sc, 0, "must be the name of a constraint, got %s", scene_json_kind(v));
+    *out = tp_builder_find_constraint(sc->builder, json_string_value(v));
+    if (*out < 0) return scene_fail(sc, 0, "unknown constraint \"%s\"", json_string_value(v));
+    return 1;
+}
+
+/* A parameter name of tp_batch_set_constraint_params ("target", "enabled", ...). */
+static int as_param(scene *sc, const json_t *v, int *out)
+{
+    for (int k = 0; k < TP_CONS_PARAM_COUNT && json_is_string(v); ++k)
+        if (strcmp(json_string_value(v), tp_constraint_param_name((tp_constraint_param)k)) == 0) {
+            *out = k;
+            return 1;
+        }
+    return scene_fail(sc, 0, "must be a constraint parameter (\"enabled\", \"velocity\", \"target\", \"speed\", "
+                      "\"max_force\", \"length\", \"restitution\", \"stiffness\", \"damping\", \"winch\", "
+                      "\"winch_target\", \"winch_speed\", \"winch_responsiveness\", \"winch_force\")");
 }
 
 /* "all" (every world) or a non-empty array of world indices. */
@@ -100,6 +124,8 @@ static int read_event(scene *sc, const json_t *obj)
     ev.has_quat = json_object_get(obj, "quat") != NULL;
     READ_KEY(sc, obj, "body", scene_as_body, &ev.body);
     READ_KEY(sc, obj, "worlds", as_worlds, &ev);
+    READ_KEY(sc, obj, "constraint", as_constraint, &ev.constraint);
+    READ_KEY(sc, obj, "param", as_param, &ev.param);
     char field[64], reason[256];
     if (!tp_event_def_check(&ev, sc->body_count, sc->bodies, field, sizeof field, reason, sizeof reason))
         return scene_fail_check(sc, field, reason, NULL, NULL);

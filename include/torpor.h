@@ -245,7 +245,9 @@ typedef struct tp_body_def {
 typedef enum tp_event_action {
     TP_EVENT_IMPULSE, TP_EVENT_ANGULAR_IMPULSE, TP_EVENT_FORCE, TP_EVENT_SET_VELOCITY,
     TP_EVENT_SET_ANGULAR_VELOCITY, TP_EVENT_TELEPORT, TP_EVENT_GRAVITY, TP_EVENT_REMOVE,
-    TP_EVENT_WAKE, TP_EVENT_SLEEP, TP_EVENT_RESET, TP_EVENT_ACTION_COUNT
+    TP_EVENT_WAKE, TP_EVENT_SLEEP, TP_EVENT_RESET,
+    TP_EVENT_CONSTRAINT, /* writes one parameter of one constraint (tp_constraint_param): value[0] */
+    TP_EVENT_ACTION_COUNT
 } tp_event_action;
 
 typedef struct tp_event_def {
@@ -260,6 +262,9 @@ typedef struct tp_event_def {
     const int *worlds;      /* worlds it acts in (copied; global indices of a sharded run,
                                tp_batch_def.first_world); NULL = all worlds */
     int world_count;
+    int constraint;         /* constraint: its index (include/torpor_constraints.h) */
+    int param;              /* constraint: a tp_constraint_param; the value is value[0] (checked as
+                               tp_batch_set_constraint_params checks it) */
 } tp_event_def;
 
 const char *tp_event_action_name(tp_event_action action);

@@ -422,12 +422,22 @@ Test(scenes_physics, clutter_objects_sleep_around_a_still_arm, .timeout = 600)
     tp_model_destroy(m);
 }
 
+/* Constraints between bodies (version 2; tests/test_constraint_scenes.c checks what they do). */
+SCENE_TEST(rope_bridge, "rope_bridge.json", 1, 0, 0)
+SCENE_TEST(servo_door, "servo_door.json", 1, 0, 0)
+SCENE_TEST(motor_cart, "motor_cart.json", 1, 0, 0)
+SCENE_TEST(crane, "crane.json", 1, 0, 0)
+SCENE_TEST(bungee, "bungee.json", 1, 0, 0)
+SCENE_TEST(spring_pad, "spring_pad.json", 1, 0, 0)
+SCENE_TEST(rod_pendulum, "rod_pendulum.json", 1, 0, 0)
 /* Every file in scenes/ is covered by a test above. */
 Test(scenes, every_file_is_tested)
 {
     static const char *known = " tower.json tower_push.json pyramid.json jenga.json ring_tower.json dominoes.json "
                                "card_house.json heap.json pyramid3d.json many_pyramids.json pendulum.json "
-                               "double_pendulum.json cartpole.json arm_tower.json walker.json rock_pile.json clutter_arm.json ";
+                               "double_pendulum.json cartpole.json arm_tower.json walker.json rock_pile.json clutter_arm.json "
+                               "rope_bridge.json servo_door.json motor_cart.json crane.json bungee.json "
+                               "spring_pad.json rod_pendulum.json ";
     char cmd[600];
     snprintf(cmd, sizeof cmd, "ls %s/scenes", TP_SOURCE_DIR);
     FILE *p = popen(cmd, "r");
