@@ -29,6 +29,11 @@ const char *tp_shape_name(tp_shape_type shape)
     return (unsigned)shape < TP_SHAPE_COUNT ? tp_shape_names[shape] : NULL;
 }
 
+const char *tp_mover_type_name(tp_mover_type type)
+{
+    return (unsigned)type < TP_MOVER_TYPE_COUNT ? tp_mover_type_names[type] : NULL;
+}
+
 const char *tp_joint_type_name(tp_joint_type type)
 {
     return (unsigned)type < TP_JOINT_TYPE_COUNT ? tp_joint_type_names[type] : NULL;

@@ -98,6 +98,9 @@ int tp_model_mover_count(const tp_model *m);
 tp_status tp_model_mover(const tp_model *m, int index, tp_mover_def *out);
 /* Index of the mover called `name`, or -1. */
 int tp_model_find_mover(const tp_model *m, const char *name);
+/* "align_position", "align_orientation", "linear_velocity", "angular_velocity",
+ * "vector_force", "torque" (the scene's words); NULL if out of range. */
+const char *tp_mover_type_name(tp_mover_type type);
 
 /* Per-world writes (tp_world_select: NULL = all worlds, an index list or a
  * mask; include/torpor_batched.h), each checked whole before anything changes:

@@ -105,6 +105,9 @@ _JOINT_TYPES = _enum_names(lib.tp_joint_type_name)
 _DRIVES = _enum_values("tp_drive_mode", "TP_DRIVE_")
 _ACTUATOR_TYPES = _enum_names(lib.tp_actuator_type_name)
 _SHAPES = _enum_names(lib.tp_shape_name)
+_MOVER_TYPES = _enum_names(lib.tp_mover_type_name)
+_MOVER_FRAMES = _enum_values("tp_mover_frame", "TP_FRAME_")
+_VELOCITY_MODES = _enum_values("tp_velocity_mode", "TP_VELOCITY_")
 _ROBOT_PARAMS = _enum_names(lib.tp_robot_param_name)
 _JOINT_ARRAYS = _enum_values("tp_joint_array", "TP_JOINT_ARRAY_")  # keyword of Batch.set_joints: tp_joint_array
 
@@ -167,7 +170,8 @@ class Model:
     def build(cls, bodies: Sequence[Mapping[str, Any]], *, name: str = "scene",
               gravity: Sequence[float] = (0.0, 0.0, -9.81), dt: float = 1.0 / 60.0, substeps: int = 4,
               randomize: Optional[Mapping[str, Any]] = None, sleep: Optional[Mapping[str, Any]] = None,
-              joints: Sequence[Mapping[str, Any]] = (), actuators: Sequence[Mapping[str, Any]] = ()) -> "Model":
+              joints: Sequence[Mapping[str, Any]] = (), actuators: Sequence[Mapping[str, Any]] = (),
+              movers: Sequence[Mapping[str, Any]] = ()) -> "Model":
         """Build a model in code (the C builder, tp_builder_*, which the JSON, MJCF and
         URDF loaders also call, so the same keys give the same model).
 
@@ -200,6 +204,16 @@ class Model:
         ("motor", "position", "velocity", "general"), ``joint`` (a joint name or
         index), ``gear``, ``ctrl_range`` [2], ``force_range`` [2], ``kp``, ``kv``,
         ``gain`` [3], ``bias`` [3].
+        movers: dicts with the scene's mover keys (docs/movers.md, "Scene format"):
+        ``name``, ``type`` ("align_position", "align_orientation", "linear_velocity",
+        "angular_velocity", "vector_force", "torque"), ``body0`` and ``body1`` (a body
+        name or index), ``pos0``, ``pos1`` (m [3]), ``quat0``, ``quat1``, ``target`` (a
+        number or 1 to 4 numbers), ``enabled``, ``mode`` ("one_attachment",
+        "two_attachment"), ``relative_to`` ("world", "attachment0", "attachment1"),
+        ``velocity_mode`` ("line", "plane", "vector"), ``line_direction``, ``tangent0``,
+        ``tangent1`` [3], ``responsiveness``, ``max_velocity`` (m/s or rad/s),
+        ``max_force`` (N or N m), ``rigid``, ``apply_at_com``, ``reaction``,
+        ``primary_axis_only``.
         Raises InvalidArgumentError naming the bad value (a vector of the wrong
         length, an unknown shape, type or body name included); KeyError for an
         unknown key.
@@ -355,6 +369,41 @@ class Model:
                 else:
                     raise KeyError(f"actuators[{i}]: unknown key {key!r}")
             _check(lib.tp_builder_add_actuator(b, ad, ffi.NULL))
+        for i, mover in enumerate(movers):
+            if "type" not in mover:
+                raise bad(f"movers[{i}]", "needs a \"type\"")
+            t = named(_MOVER_TYPES, mover["type"], f"movers[{i}].type", "mover type")
+            mv = ffi.new("tp_mover_def *", lib.tp_default_mover_def_of(t))
+            for key, value in mover.items():
+                at = f"movers[{i}].{key}"
+                if key == "name":
+                    mv.name = cstr(value)
+                elif key == "type":
+                    continue
+                elif key in ("body0", "body1"):
+                    setattr(mv, key, index_of(value, names, at, "body", False))
+                elif key in ("pos0", "pos1", "line_direction", "tangent0", "tangent1"):
+                    setattr(mv, key, vec(value, 3, at))
+                elif key in ("quat0", "quat1"):
+                    setattr(mv, key, vec(value, 4, at))
+                elif key == "target":
+                    v = [float(value)] if np.ndim(value) == 0 else [float(x) for x in value]
+                    if not 1 <= len(v) <= 4:
+                        raise bad(at, f"must be a number or 1 to 4 numbers, got {len(v)}")
+                    mv.target = v + [0.0] * (4 - len(v))
+                elif key == "mode":
+                    mv.two_attachment = named({"one_attachment": 0, "two_attachment": 1}, value, at, "mover mode")
+                elif key == "relative_to":
+                    mv.relative_to = named(_MOVER_FRAMES, value, at, "frame")
+                elif key == "velocity_mode":
+                    mv.velocity_mode = named(_VELOCITY_MODES, value, at, "velocity mode")
+                elif key in ("responsiveness", "max_velocity", "max_force"):
+                    setattr(mv, key, float(value))
+                elif key in ("enabled", "rigid", "apply_at_com", "reaction", "primary_axis_only"):
+                    setattr(mv, key, int(bool(value)))
+                else:
+                    raise KeyError(f"movers[{i}]: unknown key {key!r}")
+            _check(lib.tp_builder_add_mover(b, mv, ffi.NULL))
         out = ffi.new("tp_model **")
         _check(lib.tp_builder_finish(b, out))
         return cls(ffi.gc(out[0], lib.tp_model_destroy))
@@ -497,6 +546,21 @@ class Model:
     def actuator_count(self) -> int:
         """nu: actuators per world, the width of :attr:`Batch.ctrl`."""
         return int(lib.tp_model_actuator_count(self._ptr))
+
+    @property
+    def mover_count(self) -> int:
+        """M: movers per world (docs/movers.md), the width of :meth:`Batch.movers`'s arrays."""
+        return int(lib.tp_model_mover_count(self._ptr))
+
+    @property
+    def mover_names(self) -> list[str]:
+        """(M,) names of the movers, in index order."""
+        out = []
+        d = ffi.new("tp_mover_def *")
+        for k in range(self.mover_count):
+            _check(lib.tp_model_mover(self._ptr, k, d))
+            out.append(ffi.string(d.name).decode())
+        return out
 
     @property
     def actuator_names(self) -> list[str]:
@@ -1151,6 +1215,66 @@ class Batch:
         if nu == 0:
             raise _invalid(f"set_ctrl: model {self.model.name!r} has no actuators")
         self._call(lib.tp_batch_set_ctrl, worlds, (u, (nu,), "u"))
+
+    # -- movers (include/torpor_movers.h: tp_batch_set_mover_targets, tp_batch_set_mover_enabled, tp_batch_movers)
+    def _mover_mask(self, movers: Any) -> tuple[Any, list]:
+        """(uint8_t * [M] or NULL, arrays to keep alive) from None (every mover) or
+        a list of mover names or indices."""
+        M = self.model.mover_count
+        if M == 0:
+            raise _invalid(f"model {self.model.name!r} has no movers")
+        if movers is None:
+            return ffi.NULL, []
+        names = self.model.mover_names
+        mask = np.zeros(M, np.uint8)
+        for k in movers:
+            i = names.index(k) if isinstance(k, str) and k in names else k
+            if isinstance(i, str) or not 0 <= int(i) < M:
+                raise _invalid(f"movers: no mover {k!r} (the model has {M}: {', '.join(names)}); nothing was changed")
+            mask[int(i)] = 1
+        return ffi.cast("uint8_t *", mask.ctypes.data), [mask]
+
+    def set_mover_targets(self, targets: Any, worlds: WorldSelection = None, movers: Any = None) -> None:
+        """Write the movers' targets of the selected worlds (docs/movers.md): targets of
+        shape (rows, M, 4), broadcast as needed (one (4,) target for every row and mover
+        included): AlignPosition a point (m, world), AlignOrientation a quaternion
+        [x, y, z, w], LinearVelocity its line / plane / vector speeds (m/s),
+        AngularVelocity rad/s, VectorForce N, Torque N m, the rest 0. movers: None (every
+        mover) or a list of names or indices; the others' values are not read. A
+        non-finite value raises InvalidArgumentError naming row, mover and component,
+        and nothing changes. A change wakes the mover's body."""
+        mask, keep = self._mover_mask(movers)
+        M = self.model.mover_count
+        self._call(lambda b, sel, t: lib.tp_batch_set_mover_targets(b, sel, t, mask), worlds,
+                   (targets, (M, 4), "targets"))
+        del keep
+
+    def set_mover_enabled(self, enabled: Any, worlds: WorldSelection = None, movers: Any = None) -> None:
+        """Enable or disable the movers of the selected worlds: enabled (rows, M) bools,
+        broadcast as needed; movers as :meth:`set_mover_targets`. A change wakes the
+        mover's body; a disabled mover pushes nothing and keeps nothing awake."""
+        mask, keep = self._mover_mask(movers)
+        M = self.model.mover_count
+        sel, rows, keep_sel = self._selection(worlds)
+        try:
+            e = np.ascontiguousarray(np.broadcast_to(np.asarray(enabled, dtype=np.bool_), (rows, M)), dtype=np.uint8)
+        except ValueError:
+            raise ValueError(f"enabled must have shape {(rows, M)} (or broadcast to it), got {np.shape(enabled)}") from None
+        _check(self._c(lib.tp_batch_set_mover_enabled, sel, ffi.cast("uint8_t *", e.ctypes.data), mask))
+        del keep, keep_sel
+
+    def movers(self) -> dict:
+        """Copies of every mover's state in every world after the last step: "target"
+        (W, M, 4) float32, "active" (W, M) bool (enabled and its attachment rules hold),
+        "force" (W, M) float32 (the norm of its push over the last step, N or N m)."""
+        W, M = self.worlds, self.model.mover_count
+        t = np.zeros((W, M, 4), np.float32)
+        a = np.zeros((W, M), np.uint8)
+        f = np.zeros((W, M), np.float32)
+        if M:
+            _check(self._c(lib.tp_batch_movers, ffi.cast("float *", t.ctypes.data), ffi.cast("uint8_t *", a.ctypes.data),
+                           ffi.cast("float *", f.ctypes.data)))
+        return {"target": t, "active": a.astype(np.bool_), "force": f}
 
     # -- per-world robot parameters (include/torpor_actuators.h: tp_batch_set_robot_params)
     def _robot_param(self, name: str) -> tuple[int, int]:
