@@ -430,6 +430,9 @@ SCENE_TEST(crane, "crane.json", 1, 0, 0)
 SCENE_TEST(bungee, "bungee.json", 1, 0, 0)
 SCENE_TEST(spring_pad, "spring_pad.json", 1, 0, 0)
 SCENE_TEST(rod_pendulum, "rod_pendulum.json", 1, 0, 0)
+/* Movers (tests/test_movers.c checks what they do): the drone rises to its marker. */
+SCENE_TEST(drone, "drone.json", 1, 0, 0)
+SCENE_TEST(turntable, "turntable.json", 0, 0, 0)
 /* Every file in scenes/ is covered by a test above. */
 Test(scenes, every_file_is_tested)
 {
@@ -437,7 +440,7 @@ Test(scenes, every_file_is_tested)
                                "card_house.json heap.json pyramid3d.json many_pyramids.json pendulum.json "
                                "double_pendulum.json cartpole.json arm_tower.json walker.json rock_pile.json clutter_arm.json "
                                "rope_bridge.json servo_door.json motor_cart.json crane.json bungee.json "
-                               "spring_pad.json rod_pendulum.json ";
+                               "spring_pad.json rod_pendulum.json drone.json turntable.json ";
     char cmd[600];
     snprintf(cmd, sizeof cmd, "ls %s/scenes", TP_SOURCE_DIR);
     FILE *p = popen(cmd, "r");
