@@ -178,6 +178,7 @@ TP_HD int tp_solver_biased_phase(tp_world *wd, tp_solver_work *w, tp_contact *co
 {
     int ran = tp_solver_sweeps(wd, w, contacts, inv_h, 1, count, tid, nth);
     if (shock == TP_SHOCK_SKIP || (ran < count && shock != TP_SHOCK_ALWAYS)) return 0;
+    if (w->color_start[TP_OVERFLOW_COLOR + 1] == 0) return 0; /* no contact constraints to hold */
     tp_solver_shock(wd, w, contacts, p, inv_h, 1, tid, nth);
     return p->warm_starting;
 }

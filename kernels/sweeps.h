@@ -143,6 +143,21 @@ TP_HD void tp_solve_constraint(tp_world *wd, const tp_solver_body *sb, const tp_
 /* Rows on articulation links: the same law with the tree's response. */
 #include "articulation_contact.h"
 
+/* The joint rows of a world's trees in this substep (tp_artic_substep_velocity
+ * builds them; the same for every thread after its barrier). */
+TP_HD int tp_artic_joint_rows(const tp_artic_solve *A) { return A->x.row_start[A->m->tree_count]; }
+
+/* 1 if a sweep has rows to visit: contact constraints, constraints between
+ * two bodies or the trees' joint rows. A sweep over none changes nothing, so
+ * a world without rows skips its sweeps (a robot off the ground: its passes
+ * were a third of the cart-pole's step, bench/README.md "Robots"). The same
+ * for every thread: uniform barriers. */
+TP_HD int tp_solver_has_rows(const tp_world *wd, const tp_solver_work *w)
+{
+    return w->color_start[TP_OVERFLOW_COLOR + 1] > 0 || wd->cons_count > 0 ||
+           (w->artic && tp_artic_joint_rows(w->artic) > 0);
+}
+
 /* What a pass over the constraints does to each one. */
 #define TP_PASS_WARM_START 0
 #define TP_PASS_SWEEP 1
@@ -200,7 +215,8 @@ TP_HD void tp_solver_color_pass(int pass, tp_world *wd, tp_solver_work *w, tp_co
 TP_HD void tp_solver_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts, const tp_pass_args *a,
                           int tid, int nth)
 {
-    for (int c = 0; c < TP_MAX_COLORS; ++c) {
+    int colored_end = w->color_start[TP_OVERFLOW_COLOR]; /* colors from c on are empty once color_start[c] is this */
+    for (int c = 0; c < TP_MAX_COLORS && w->color_start[c] < colored_end; ++c) {
         if (w->color_start[c] == w->color_start[c + 1]) continue; /* the same for every thread: uniform barriers */
         tp_solver_color_pass(pass, wd, w, contacts, c, a, tid, nth);
         TP_BARRIER(nth);
@@ -315,6 +331,7 @@ TP_HD int tp_sweeps_moved(const tp_world *wd, const tp_solver_work *w, int note,
 TP_HD int tp_solver_sweeps(tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h, int use_bias,
                            int count, int tid, int nth)
 {
+    if (!tp_solver_has_rows(wd, w)) return count; /* every sweep ran, over nothing */
     int wide = tp_solver_wide_begin(wd, w, contacts, inv_h, use_bias, 1, nth), ran = count;
     tp_pass_args a;
     a.inv_h = inv_h;
@@ -347,6 +364,7 @@ TP_HD int tp_solver_sweeps(tp_world *wd, tp_solver_work *w, tp_contact *contacts
 /* Warm start: every constraint's accumulated impulses applied again. */
 TP_HD void tp_solver_warm_start(tp_world *wd, tp_solver_work *w, tp_contact *contacts, int tid, int nth)
 {
+    if (w->color_start[TP_OVERFLOW_COLOR + 1] == 0) return; /* no constraints: nothing to apply again */
     int wide = tp_solver_wide_begin(wd, w, contacts, 0.0f, 0, 0, nth);
     tp_pass_args a;
     a.inv_h = 0.0f;
