@@ -3,7 +3,8 @@
  * Each present body gets a world axis-aligned bounding box (the rotated local
  * box of its collision shape, exact for balls, grown by the speculative
  * margin). The boxes are sorted by their lower bound along the axis on which
- * the box centres spread most, with a stable radix sort (ties keep body order),
+ * the box centres spread most, with a stable sort (radix; insertion for a few
+ * boxes: tp_sort_u32; ties keep body order),
  * and swept: body i is tested only against the bodies that start before it ends
  * on that axis (Baraff's sweep and prune; Ericson 7.5). For scattered bodies the
  * cost is O(n log n)-like rather than n^2 / 2 box tests.
@@ -135,7 +136,7 @@ TP_HD void tp_broadphase_begin(tp_broadphase *bp, const tp_world *wd, float marg
     }
     bp->axis = tp_broadphase_axis(sum, sum2, n);
     for (int i = 0; i < n; ++i) keys[i] = tp_float_sort_bits(bp->lo[3 * bp->order[i] + bp->axis]);
-    tp_radix_sort_u32(keys, bp->order, tmp_keys, tmp_order, n);
+    tp_sort_u32(keys, bp->order, tmp_keys, tmp_order, n);
     bp->n = n;
     bp->i = 0;
     bp->j = 1;

@@ -105,6 +105,22 @@ TP_HD void tp_insertion_sort_u64(uint64_t *keys, int32_t *vals, int n)
     }
 }
 
+/* tp_insertion_sort_u64's sort of uint32 keys. */
+TP_HD void tp_insertion_sort_u32(uint32_t *keys, int32_t *vals, int n)
+{
+    for (int i = 1; i < n; ++i) {
+        uint32_t k = keys[i];
+        int32_t v = vals[i];
+        int j = i;
+        for (; j > 0 && keys[j - 1] > k; --j) { /* strictly greater: equal keys keep their order */
+            keys[j] = keys[j - 1];
+            vals[j] = vals[j - 1];
+        }
+        keys[j] = k;
+        vals[j] = v;
+    }
+}
+
 /* Stable radix sort of n (uint32 key, value) pairs, all four bytes. */
 TP_HD void tp_radix_sort_u32(uint32_t *keys, int32_t *vals, uint32_t *tmp_keys, int32_t *tmp_vals, int n)
 {
@@ -134,6 +150,19 @@ TP_HD void tp_radix_sort_u32(uint32_t *keys, int32_t *vals, uint32_t *tmp_keys, 
             keys[i] = src_k[i];
             vals[i] = src_v[i];
         }
+}
+
+/* Below this many pairs the insertion sort costs less than the radix sort's
+ * four passes over 256 buckets (a robot's handful of links and its ground:
+ * the radix sort was 12 % of the cart-pole's step, bench/README.md "Robots"). */
+#define TP_INSERTION_SORT_U32_MAX 16
+
+/* Stable sort of n (uint32 key, value) pairs: by insertion up to
+ * TP_INSERTION_SORT_U32_MAX, else by radix; both stable, so the same order. */
+TP_HD void tp_sort_u32(uint32_t *keys, int32_t *vals, uint32_t *tmp_keys, int32_t *tmp_vals, int n)
+{
+    if (n <= TP_INSERTION_SORT_U32_MAX) tp_insertion_sort_u32(keys, vals, n);
+    else tp_radix_sort_u32(keys, vals, tmp_keys, tmp_vals, n);
 }
 
 /* Map a float to a uint32 whose unsigned order is the float's order

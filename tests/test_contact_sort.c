@@ -82,6 +82,33 @@ Test(contact_sort, insertion_sort_orders_as_the_radix_sort)
         }
 }
 
+/* The broadphase's sort (tp_sort_u32): by insertion for a few boxes, the
+ * same order as the radix sort, ties kept in body order. */
+Test(contact_sort, small_u32_sort_orders_as_the_radix_sort)
+{
+    enum { N = 2 * TP_INSERTION_SORT_U32_MAX };
+    uint32_t keys[N], radix_keys[N], tmp_keys[N];
+    int32_t vals[N], radix_vals[N], tmp_vals[N];
+    uint64_t st = 11;
+    for (int n = 0; n <= N; ++n)
+        for (int arrival = 0; arrival < 3; ++arrival) {
+            for (int i = 0; i < n; ++i) {
+                float x = (float)(test_rand(&st) * 8.0) - 4.0f;
+                if (arrival == 1) x = (float)((n - i) / 3) - 1.5f; /* descending, with ties */
+                if (arrival == 2) x = (float)(i / 2) * (i % 5 == 2 ? -1.0f : 1.0f);
+                keys[i] = radix_keys[i] = tp_float_sort_bits(x);
+                vals[i] = radix_vals[i] = i;
+            }
+            tp_sort_u32(keys, vals, tmp_keys, tmp_vals, n);
+            tp_radix_sort_u32(radix_keys, radix_vals, tmp_keys, tmp_vals, n);
+            for (int i = 0; i < n; ++i) {
+                cr_assert_eq(keys[i], radix_keys[i], "n %d arrival %d: key %d", n, arrival, i);
+                cr_assert_eq(vals[i], radix_vals[i], "n %d arrival %d: value %d (stability)", n, arrival, i);
+                if (i > 0) cr_assert_leq(keys[i - 1], keys[i], "n %d arrival %d: order at %d", n, arrival, i);
+            }
+        }
+}
+
 /* ------------------------------------------------------------ worlds */
 
 typedef struct run { tp_contact *c; int n, overflow; } run;
