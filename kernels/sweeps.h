@@ -148,13 +148,14 @@ TP_HD void tp_solve_constraint(tp_world *wd, const tp_solver_body *sb, const tp_
 TP_HD int tp_artic_joint_rows(const tp_artic_solve *A) { return A->x.row_start[A->m->tree_count]; }
 
 /* 1 if a sweep has rows to visit: contact constraints, constraints between
- * two bodies or the trees' joint rows. A sweep over none changes nothing, so
- * a world without rows skips its sweeps (a robot off the ground: its passes
- * were a third of the cart-pole's step, bench/README.md "Robots"). The same
- * for every thread: uniform barriers. */
+ * two bodies, movers or the trees' joint rows (every kind tp_solver_pass
+ * sweeps). A sweep over none changes nothing, so a world without rows skips
+ * its sweeps (a robot off the ground: its passes were a third of the
+ * cart-pole's step, bench/README.md "Robots"). The same for every thread:
+ * uniform barriers. */
 TP_HD int tp_solver_has_rows(const tp_world *wd, const tp_solver_work *w)
 {
-    return w->color_start[TP_OVERFLOW_COLOR + 1] > 0 || wd->cons_count > 0 ||
+    return w->color_start[TP_OVERFLOW_COLOR + 1] > 0 || wd->cons_count > 0 || wd->mover_count > 0 ||
            (w->artic && tp_artic_joint_rows(w->artic) > 0);
 }
 
@@ -215,6 +216,7 @@ TP_HD void tp_solver_color_pass(int pass, tp_world *wd, tp_solver_work *w, tp_co
 TP_HD void tp_solver_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts, const tp_pass_args *a,
                           int tid, int nth)
 {
+    /* every kind of row swept here is in tp_solver_has_rows */
     int colored_end = w->color_start[TP_OVERFLOW_COLOR]; /* colors from c on are empty once color_start[c] is this */
     for (int c = 0; c < TP_MAX_COLORS && w->color_start[c] < colored_end; ++c) {
         if (w->color_start[c] == w->color_start[c + 1]) continue; /* the same for every thread: uniform barriers */
