@@ -27,6 +27,13 @@ typedef struct tp_backend_ops {
      * pointers) into its device twin, the device state current (host writes
      * sent, the stream synchronised). TP_ERR_BACKEND where there is no device. */
     tp_status (*device_view)(tp_batch *b, tp_state_view *view);
+    /* The sensors (kernels/sensors.h): set up the backend's side of those the
+     * batch has turned on (host arrays in b->sensors, zero), the contact
+     * sensors filled from the last step; around the last step of a step call,
+     * keep the velocities before it and compute every sensor that is on after it. */
+    tp_status (*sensors_on)(tp_batch *b);
+    tp_status (*sensors_before_step)(tp_batch *b);
+    tp_status (*sensors_after_step)(tp_batch *b);
 } tp_backend_ops;
 
 extern const tp_backend_ops tp_cpu_backend;  /* csrc/step.c */

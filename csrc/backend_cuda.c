@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 _Static_assert(TP_CUDA_GROUP_BODIES == TP_MIRROR_BODIES && TP_CUDA_GROUP_COUNTS == TP_MIRROR_COUNTS &&
-                   TP_CUDA_GROUP_CONTACTS == TP_MIRROR_CONTACTS,
+                   TP_CUDA_GROUP_CONTACTS == TP_MIRROR_CONTACTS && TP_CUDA_GROUP_SENSORS == TP_MIRROR_SENSORS,
                "kernels/cuda/cuda_api.h's groups are csrc/mirror.h's");
 
 typedef struct tp_cuda_host {
@@ -23,6 +23,7 @@ typedef struct tp_cuda_host {
     tp_mirror mirror;     /* which worlds the host or the device changed */
     int32_t *reset_list;  /* [W] the worlds of one reset call, each once */
     uint8_t *reset_mark;  /* [W] world already in the list */
+    tp_sensor_arrays sensors; /* the device's sensor arrays: those on so far (kernels/sensors.h) */
 } tp_cuda_host;
 
 static tp_cuda_host *host_of(const tp_batch *b) { return (tp_cuda_host *)b->backend_data; }
@@ -178,7 +179,64 @@ static tp_status cuda_device_view(tp_batch *b, tp_state_view *view)
     return TP_OK;
 }
 
-const tp_backend_ops tp_cuda_backend = {cuda_create, cuda_destroy, cuda_step, cuda_pull,
-                                        cuda_begin_write, cuda_reset_worlds, cuda_device_bytes, cuda_device_view};
+/* The sensors the host turned on get device twins, mirrored in
+ * TP_MIRROR_SENSORS: the IMU's v, w and a (its "before" part stays on the
+ * device), the contact sensors' force and touching. */
+static tp_status cuda_sensors_on(tp_batch *b)
+{
+    tp_cuda_host *h = host_of(b);
+    tp_status st = use_device(b);
+    if (st != TP_OK) return st;
+    tp_sensor_arrays was = h->sensors, *H = &b->sensors;
+    int adds = (H->imu && !was.imu ? 3 : 0) + (H->force && !was.force && H->count > 0 ? 2 : 0);
+    if (h->mirror.count + adds > TP_MIRROR_MAX_ARRAYS)
+        return tp_fail(TP_ERR_CAPACITY, "cuda: the sensors need %d more mirrored arrays than TP_MIRROR_MAX_ARRAYS (%d)",
+                       h->mirror.count + adds - TP_MIRROR_MAX_ARRAYS, TP_MIRROR_MAX_ARRAYS);
+    if ((st = tp_cuda_sensors_on(h->dev, H, b->current, &h->sensors)) != TP_OK) return device_failed(b, st);
+    const int G = TP_MIRROR_SENSORS;
+    if (H->imu && !was.imu) {
+        size_t n = 3 * (size_t)b->worlds * (size_t)b->bodies, wb = 3 * (size_t)b->bodies * sizeof(float);
+        for (size_t k = 0; k < 3 && st == TP_OK; ++k)
+            st = tp_mirror_add(&h->mirror, H->imu + k * n, h->sensors.imu + k * n, wb, G);
+    }
+    if (st == TP_OK && H->force && !was.force && H->count > 0) {
+        st = tp_mirror_add(&h->mirror, H->force, h->sensors.force, 3 * (size_t)H->count * sizeof(float), G);
+        if (st == TP_OK) st = tp_mirror_add(&h->mirror, H->touching, h->sensors.touching, (size_t)H->count, G);
+    }
+    return st;
+}
+
+static tp_status cuda_sensors_before_step(tp_batch *b)
+{
+    tp_cuda_host *h = host_of(b);
+    tp_status st = use_device(b);
+    if (st != TP_OK) return st;
+    st = tp_mirror_push(&h->mirror); /* the velocities the host wrote count as "before" */
+    if (st != TP_OK) return st == TP_ERR_CUDA ? device_failed(b, st) : st;
+    st = tp_cuda_sensors_before_step(h->dev);
+    return st == TP_OK ? TP_OK : device_failed(b, st);
+}
+
+static tp_status cuda_sensors_after_step(tp_batch *b)
+{
+    tp_cuda_host *h = host_of(b);
+    tp_status st = use_device(b);
+    if (st == TP_OK && (st = tp_cuda_sensors_after_step(h->dev, b->current)) != TP_OK) return device_failed(b, st);
+    return st;
+}
+
+const tp_backend_ops tp_cuda_backend = {
+    cuda_create,
+    cuda_destroy,
+    cuda_step,
+    cuda_pull,
+    cuda_begin_write,
+    cuda_reset_worlds,
+    cuda_device_bytes,
+    cuda_device_view,
+    cuda_sensors_on,
+    cuda_sensors_before_step,
+    cuda_sensors_after_step,
+};
 
 int tp_cuda_device_count(void) { return tp_cuda_probe(NULL, 0); }

@@ -300,8 +300,7 @@ void tp_batch_destroy(tp_batch *b)
     tp_artic_batch_destroy(b);
     tp_cons_batch_destroy(b);
     tp_mover_batch_destroy(b);
-    free(b->imu);
-    tp_contact_sensors_free(b);
+    tp_sensors_free(b);
     batch_free_arrays(b);
     free(b);
 }
@@ -337,13 +336,10 @@ tp_status tp_batch_step(tp_batch *b, int steps)
     for (int s = 0; s < steps; ++s) {
         tp_status st = tp_events_apply_due(b);
         if (st != TP_OK) return st;
-        if (s == steps - 1) tp_sensors_before_step(b);
+        if (s == steps - 1 && (st = tp_sensors_before_step(b)) != TP_OK) return st;
         if ((st = b->ops->step(b)) != TP_OK) return st;
-        if (s == steps - 1) {
-            tp_sensors_after_step(b, b->model->def.dt);
-            tp_contact_sensors_update(b);
-        }
         b->step_count++;
+        if (s == steps - 1 && (st = tp_sensors_after_step(b)) != TP_OK) return st;
     }
     return TP_OK;
 }

@@ -5,6 +5,7 @@
 #include "mirror.h"
 #include "layout.h"
 #include "model.h"
+#include "sensors.h"
 #include "torpor.h"
 #include "tp_world.h"
 
@@ -79,8 +80,8 @@ struct tp_batch {
     struct tp_cons_state *cons_state; /* [W][C] constraint state (csrc/constraint_batch.c), NULL without any */
     struct tp_mover_state *mover_state; /* [W][M] mover state (csrc/mover_batch.c), NULL without any */
     struct tp_cons_model *cons_table; /* [W][C] each world's copy of the constraint table, NULL without any */
-    float *imu;                   /* [4][W][B][3] IMU v, w, a and v before the last step (csrc/sensors.c); NULL until asked */
-    struct tp_contact_sensors *touch; /* contact sensors (csrc/contact_sensors.c); NULL until asked */
+    tp_sensor_arrays sensors;     /* host arrays of the IMU (imu) and the contact sensors (index, force,
+                                     touching): NULL until asked (csrc/sensors.c, csrc/contact_sensors.c) */
 };
 
 /* The calls below are the bottom layer (csrc/batch_core.c): they call nothing
@@ -112,15 +113,13 @@ int tp_select_world(const tp_world_select *s, int r);
 tp_status tp_select_check(tp_batch *b, const tp_world_select *s, const char *call);
 tp_status tp_select_begin_writes(tp_batch *b, const tp_world_select *s);
 
-/* The IMU arrays around the last step of a tp_batch_step call (csrc/sensors.c; nothing until asked for). */
-void tp_sensors_before_step(tp_batch *b);
-void tp_sensors_after_step(tp_batch *b, float dt);
-/* Contact sensors (csrc/contact_sensors.c): refill from the last step's
- * contacts (all worlds, or world w: a reset world has none, so it reads 0); free. */
-typedef struct tp_contact_sensors tp_contact_sensors;
-void tp_contact_sensors_update(tp_batch *b);
-void tp_contact_sensors_world(tp_batch *b, int w);
-void tp_contact_sensors_free(tp_batch *b);
+/* The sensors around the last step of a tp_batch_step call (csrc/sensors.c:
+ * the backend's sensors_before_step / sensors_after_step, nothing while every
+ * sensor is off). */
+tp_status tp_sensors_before_step(tp_batch *b);
+tp_status tp_sensors_after_step(tp_batch *b);
+/* Free the host arrays of every sensor (csrc/sensors.c). */
+void tp_sensors_free(tp_batch *b);
 
 /* Solver and sleep settings of the model, as the stages take them (csrc/step.c). */
 struct tp_step_params tp_batch_step_params(const tp_batch *b);

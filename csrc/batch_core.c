@@ -53,7 +53,7 @@ void tp_batch_init_world(tp_batch *b, int w)
     tp_artic_batch_init_world(b, w); /* joints at their initial values, links placed */
     tp_cons_batch_init_world(b, w);
     tp_mover_batch_init_world(b, w);
-    tp_contact_sensors_world(b, w);  /* no contacts yet: the sensors read 0 */
+    if (b->sensors.force) tp_contact_sensors_clear_world(&b->sensors, w); /* no contacts yet: 0 */
     tp_batch_count_world(b, w);
 }
 

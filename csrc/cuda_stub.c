@@ -59,6 +59,15 @@ tp_status tp_cuda_reset(tp_cuda_batch *c, const int32_t *worlds, const uint32_t 
     return TP_ERR_BACKEND;
 }
 
+tp_status tp_cuda_sensors_on(tp_cuda_batch *c, const tp_sensor_arrays *host, int current, tp_sensor_arrays *device)
+{
+    (void)c, (void)host, (void)current, (void)device;
+    return TP_ERR_BACKEND;
+}
+
+tp_status tp_cuda_sensors_before_step(tp_cuda_batch *c) { (void)c; return TP_ERR_BACKEND; }
+tp_status tp_cuda_sensors_after_step(tp_cuda_batch *c, int current) { (void)c, (void)current; return TP_ERR_BACKEND; }
+
 #else
 /* The CUDA library is kernels/cuda/; ISO C wants a declaration here. */
 typedef int tp_cuda_stub_unused;

@@ -31,9 +31,15 @@ void tp_mirror_free(tp_mirror *m)
     m->stale = m->dirty = NULL;
 }
 
+static int one_group(int group)
+{
+    return group == TP_MIRROR_BODIES || group == TP_MIRROR_COUNTS || group == TP_MIRROR_CONTACTS ||
+           group == TP_MIRROR_SENSORS;
+}
+
 tp_status tp_mirror_add(tp_mirror *m, void *host, void *device, size_t world_bytes, int group)
 {
-    if (group != TP_MIRROR_BODIES && group != TP_MIRROR_COUNTS && group != TP_MIRROR_CONTACTS)
+    if (!one_group(group))
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "mirror: an array belongs to exactly one group, got %d", group);
     if (m->count == TP_MIRROR_MAX_ARRAYS)
         return tp_fail(TP_ERR_CAPACITY, "mirror: more than %d arrays", TP_MIRROR_MAX_ARRAYS);
@@ -47,7 +53,7 @@ tp_status tp_mirror_add(tp_mirror *m, void *host, void *device, size_t world_byt
 
 tp_status tp_mirror_set_span(tp_mirror *m, int group, void *host, void *device, size_t bytes)
 {
-    if (group != TP_MIRROR_BODIES && group != TP_MIRROR_COUNTS && group != TP_MIRROR_CONTACTS)
+    if (!one_group(group))
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "mirror: a span belongs to exactly one group, got %d", group);
     for (int i = 0; i < m->count; ++i) {
         const tp_mirror_array *a = &m->arrays[i];
@@ -107,11 +113,11 @@ static int needs_copy(const tp_mirror *m, int w, int group, int to_device)
 
 /* World w may be copied along without changing anything, because both sides
  * hold the same bytes of `group`: for a pull, a world the host has not changed
- * (the host never changes contacts); for a push, a world the device has not. */
+ * (the host never changes contacts or sensors); for a push, a world the device has not. */
 static int may_copy(const tp_mirror *m, int w, int group, int to_device)
 {
     if (to_device) return !(m->stale[w] & group);
-    return group == TP_MIRROR_CONTACTS || !m->dirty[w];
+    return (group & TP_MIRROR_DEVICE_ONLY) || !m->dirty[w];
 }
 
 static size_t group_world_bytes(const tp_mirror *m, int group)
@@ -171,7 +177,7 @@ static tp_status copy_groups(tp_mirror *m, int first, int last, int groups, int 
 static tp_status pull_failed(tp_mirror *m, int first, int last, int groups, tp_status st)
 {
     for (int w = first; w <= last; ++w) /* (the host's own changes stay: they were not copied over) */
-        m->stale[w] |= (uint8_t)(m->dirty[w] ? groups & TP_MIRROR_CONTACTS : groups);
+        m->stale[w] |= (uint8_t)(m->dirty[w] ? groups & TP_MIRROR_DEVICE_ONLY : groups);
     return st;
 }
 

@@ -20,9 +20,11 @@
  *
  * Arrays belong to a group: TP_MIRROR_BODIES and TP_MIRROR_COUNTS (together
  * TP_MIRROR_STATE: what tp_batch_state, the hashes and host writes use; the
- * counts alone are what tp_batch_counts reads each step) or TP_MIRROR_CONTACTS
- * (the contact buffers, read by tp_batch_contacts only, never written by the
- * host). A write pulls and a push sends the state groups only.
+ * counts alone are what tp_batch_counts reads each step), TP_MIRROR_CONTACTS
+ * (the contact buffers, read by tp_batch_contacts only) or TP_MIRROR_SENSORS
+ * (the sensor arrays, read by tp_batch_imu and tp_batch_contact_sensors; added
+ * when a sensor is turned on); the host never writes the last two. A write
+ * pulls and a push sends the state groups only.
  *
  * A group may also have a span (tp_mirror_set_span): one region, the same
  * on both sides, that holds all of its arrays for all worlds at the same
@@ -47,10 +49,12 @@ enum {
     TP_MIRROR_BODIES = 1,   /* per-body state and per-world parameters (pos ... island, gravity) */
     TP_MIRROR_COUNTS = 2,   /* what a sleep measurement reads each step: counts, body_awake, faults, overflow */
     TP_MIRROR_CONTACTS = 4, /* the contact buffers; never written by the host */
+    TP_MIRROR_SENSORS = 8,  /* the sensor arrays (kernels/sensors.h); never written by the host */
     TP_MIRROR_STATE = TP_MIRROR_BODIES | TP_MIRROR_COUNTS, /* what tp_batch_state, hashes and writes use */
-    TP_MIRROR_ALL = TP_MIRROR_STATE | TP_MIRROR_CONTACTS
+    TP_MIRROR_DEVICE_ONLY = TP_MIRROR_CONTACTS | TP_MIRROR_SENSORS, /* computed on the device alone */
+    TP_MIRROR_ALL = TP_MIRROR_STATE | TP_MIRROR_DEVICE_ONLY
 };
-#define TP_MIRROR_MAX_ARRAYS 40
+#define TP_MIRROR_MAX_ARRAYS 48
 /* Default largest gap (bytes of one group) a copy run bridges; about what one
  * more cudaMemcpyAsync call costs in transfer time (microseconds at GB/s). */
 #define TP_MIRROR_BRIDGE_BYTES (64 * 1024)
@@ -63,7 +67,7 @@ typedef tp_status (*tp_mirror_wait_fn)(void *ctx);
 typedef struct tp_mirror_array {
     void *host, *device;
     size_t world_bytes;    /* bytes of one world */
-    int group;             /* one of TP_MIRROR_BODIES, TP_MIRROR_COUNTS, TP_MIRROR_CONTACTS */
+    int group;             /* one of TP_MIRROR_BODIES, _COUNTS, _CONTACTS, _SENSORS */
 } tp_mirror_array;
 
 /* One region holding all arrays of a group, for every world (see above). */

@@ -1,53 +1,57 @@
-/* sensors.c - the IMU arrays of a batch (include/torpor_sensors.h): turned on
- * by the first tp_batch_imu, then filled after the last step of each
- * tp_batch_step call from the body velocities before and after that step. */
-#include "batch.h"
+/* sensors.c - the IMU arrays of a batch (include/torpor_sensors.h), and the
+ * sensors around a step call: turned on by the first tp_batch_imu, then
+ * computed by the backend (kernels/sensors.h, on the host or the device)
+ * after the last step of each tp_batch_step call, from the body velocities
+ * before and after that step. */
+#include "backend.h"
 #include "error.h"
-#include "tp_math.h"
 
 #include <stdlib.h>
-#include <string.h>
+
+/* Bytes 0 .. n of one part of the IMU ([W][B][3] floats). */
+static size_t imu_part(const tp_batch *b) { return 3 * (size_t)b->worlds * (size_t)b->bodies; }
 
 tp_status tp_batch_imu(tp_batch *b, tp_imu_view *out)
 {
     if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_imu: batch or out is NULL");
-    if (b->backend == TP_BACKEND_CUDA)
-        return tp_fail(TP_ERR_BACKEND, "tp_batch_imu: the IMU arrays are computed on the cpu backend only so far");
-    size_t n = 3 * (size_t)b->worlds * (size_t)b->bodies;
-    if (!b->imu) {
-        b->imu = calloc(4 * n + 1, sizeof(float)); /* v, w, a, and v before the last step */
-        if (!b->imu) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_imu: out of memory (%zu floats)", 4 * n);
+    size_t n = imu_part(b);
+    if (!b->sensors.imu) {
+        b->sensors.imu = calloc(4 * n + 1, sizeof(float)); /* v, w, a, and v before the last step */
+        if (!b->sensors.imu) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_imu: out of memory (%zu floats)", 4 * n);
+        tp_status st = b->ops->sensors_on(b);
+        if (st != TP_OK) {
+            free(b->sensors.imu);
+            b->sensors.imu = NULL;
+            return st;
+        }
     }
+    tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_SENSORS); /* CUDA: the last step's */
+    if (st != TP_OK) return st;
     out->worlds = b->worlds;
     out->bodies = b->bodies;
-    out->v = b->imu;
-    out->w = b->imu + n;
-    out->a = b->imu + 2 * n;
+    out->v = b->sensors.imu;
+    out->w = b->sensors.imu + n;
+    out->a = b->sensors.imu + 2 * n;
     return TP_OK;
 }
 
-void tp_sensors_before_step(tp_batch *b)
+static int any_sensor(const tp_batch *b) { return b->sensors.imu || b->sensors.force; }
+
+tp_status tp_sensors_before_step(tp_batch *b)
 {
-    if (!b->imu) return;
-    size_t n = 3 * (size_t)b->worlds * (size_t)b->bodies;
-    memcpy(b->imu + 3 * n, b->v, n * sizeof(float));
+    return b->sensors.imu ? b->ops->sensors_before_step(b) : TP_OK;
 }
 
-void tp_sensors_after_step(tp_batch *b, float dt)
+tp_status tp_sensors_after_step(tp_batch *b)
 {
-    if (!b->imu) return;
-    size_t n = 3 * (size_t)b->worlds * (size_t)b->bodies;
-    float *v = b->imu, *w = b->imu + n, *a = b->imu + 2 * n;
-    const float *before = b->imu + 3 * n;
-    for (int wd = 0; wd < b->worlds; ++wd) {
-        tp_vec3 g = tp_v3_load(b->gravity + 3 * wd);
-        for (int i = 0; i < b->bodies; ++i) {
-            size_t k = (size_t)wd * (size_t)b->bodies + (size_t)i;
-            tp_quat q = tp_q_load(b->quat + 4 * k);
-            tp_vec3 v1 = tp_v3_load(b->v + 3 * k), acc = tp_scale(tp_sub(v1, tp_v3_load(before + 3 * k)), 1.0f / dt);
-            tp_v3_store(v + 3 * k, tp_q_inv_rotate(q, v1));
-            tp_v3_store(w + 3 * k, tp_q_inv_rotate(q, tp_v3_load(b->w + 3 * k)));
-            tp_v3_store(a + 3 * k, tp_q_inv_rotate(q, tp_sub(acc, g)));
-        }
-    }
+    return any_sensor(b) ? b->ops->sensors_after_step(b) : TP_OK;
+}
+
+void tp_sensors_free(tp_batch *b)
+{
+    free(b->sensors.imu);
+    free(b->sensors.index);
+    free(b->sensors.force);
+    free(b->sensors.touching);
+    b->sensors = (tp_sensor_arrays){0};
 }

@@ -145,5 +145,39 @@ static tp_status cpu_device_view(tp_batch *b, tp_state_view *view)
                                    "tp_batch_state views it without a copy");
 }
 
-const tp_backend_ops tp_cpu_backend = {cpu_create, cpu_destroy, cpu_step, cpu_pull,
-                                       cpu_begin_write, cpu_reset_worlds, cpu_device_bytes, cpu_device_view};
+/* The sensors on the host arrays, world by world (kernels/sensors.h). */
+static tp_status cpu_sensors_on(tp_batch *b)
+{
+    if (b->sensors.force)
+        for (int w = 0; w < b->worlds; ++w) tp_contact_sensors_fill_world(&b->layout, &b->sensors, w, b->current);
+    return TP_OK;
+}
+
+static tp_status cpu_sensors_before_step(tp_batch *b)
+{
+    for (int w = 0; w < b->worlds; ++w) tp_imu_save_world(&b->layout, &b->sensors, w);
+    return TP_OK;
+}
+
+static tp_status cpu_sensors_after_step(tp_batch *b)
+{
+    for (int w = 0; w < b->worlds; ++w) {
+        if (b->sensors.imu) tp_imu_world(&b->layout, &b->sensors, w, b->layout.dt);
+        if (b->sensors.force) tp_contact_sensors_fill_world(&b->layout, &b->sensors, w, b->current);
+    }
+    return TP_OK;
+}
+
+const tp_backend_ops tp_cpu_backend = {
+    cpu_create,
+    cpu_destroy,
+    cpu_step,
+    cpu_pull,
+    cpu_begin_write,
+    cpu_reset_worlds,
+    cpu_device_bytes,
+    cpu_device_view,
+    cpu_sensors_on,
+    cpu_sensors_before_step,
+    cpu_sensors_after_step,
+};

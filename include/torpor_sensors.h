@@ -21,9 +21,13 @@
  * The arrays are computed only once asked for: the first call of
  * tp_batch_imu turns them on (zeros until the next step), and from then on
  * every tp_batch_step fills them (a copy of v before the last step and a
- * rotation per body: O(W B)). CPU backend only: on CUDA, TP_ERR_BACKEND.
+ * rotation per body: O(W B)). Both backends compute them with the same
+ * functions (kernels/sensors.h); on CUDA on the device, and each
+ * tp_batch_imu call copies the last step's values into the host arrays the
+ * view points at (the pointers stay the same): call it after each step.
  * Static bodies read 0 acceleration relative to their (zero) motion, minus
- * gravity. Errors: TP_ERR_INVALID_ARGUMENT (NULL), TP_ERR_OUT_OF_MEMORY. */
+ * gravity. Errors: TP_ERR_INVALID_ARGUMENT (NULL), TP_ERR_OUT_OF_MEMORY,
+ * TP_ERR_CUDA (a device copy failed). */
 typedef struct tp_imu_view {
     int worlds, bodies;
     const float *v, *w, *a; /* [W][B][3] each, body frame */
@@ -44,8 +48,9 @@ tp_status tp_batch_imu(tp_batch *batch, tp_imu_view *out);
  * The first tp_batch_contact_sensors call turns them on and fills them from
  * the last step; from then on every step call refills them (O(contacts)),
  * and a reset world reads 0 (it has no contacts until its next step).
- * CPU backend only: on CUDA, TP_ERR_BACKEND. A model without sensors gives
- * sensors = 0. Errors: TP_ERR_INVALID_ARGUMENT (NULL), TP_ERR_OUT_OF_MEMORY. */
+ * Both backends, as for the IMU above (on CUDA, call it after each step to
+ * copy the last step's values into the view's arrays). A model without sensors gives
+ * sensors = 0. Errors: TP_ERR_INVALID_ARGUMENT (NULL), TP_ERR_OUT_OF_MEMORY, TP_ERR_CUDA. */
 int tp_model_contact_sensor_count(const tp_model *model);
 /* Body of sensor `sensor` and its shape (index among a compound body's shapes, 0 otherwise). */
 tp_status tp_model_contact_sensor(const tp_model *model, int sensor, int *body, int *shape);

@@ -11,6 +11,7 @@
 #include "mirror.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #define W 10
@@ -296,7 +297,9 @@ Test(mirror, too_many_arrays_is_an_error)
                  "two groups at once");
     while (f.m.count < TP_MIRROR_MAX_ARRAYS) tp_mirror_add(&f.m, f.host_flag, f.dev_flag, 1, TP_MIRROR_COUNTS);
     cr_assert_eq(tp_mirror_add(&f.m, f.host_flag, f.dev_flag, 1, TP_MIRROR_COUNTS), TP_ERR_CAPACITY);
-    cr_assert(strstr(tp_last_error(), "more than 40 arrays"), "%s", tp_last_error());
+    char want[64];
+    snprintf(want, sizeof want, "more than %d arrays", TP_MIRROR_MAX_ARRAYS);
+    cr_assert(strstr(tp_last_error(), want), "%s", tp_last_error());
     tp_mirror_free(&f.m);
 }
 
@@ -345,4 +348,27 @@ Test(mirror, a_span_pulls_every_world_in_one_copy)
     cr_assert(!memcmp(host.count, dev.count, sizeof host.count));
     cr_assert(!memcmp(host.awake, dev.awake, sizeof host.awake));
     tp_mirror_free(m);
+}
+
+/* The sensors' group, added after the others (as a sensor is turned on): the
+ * host never writes it, so a pull copies a world the host changed (its
+ * sensors are the device's all the same) and a push never sends it. */
+Test(mirror, sensors_group_is_pulled_never_pushed)
+{
+    fake f;
+    fake_init(&f);
+    float host_s[2 * W], dev_s[2 * W];
+    for (int i = 0; i < 2 * W; ++i) host_s[i] = -1.0f, dev_s[i] = (float)i;
+    cr_assert_eq(tp_mirror_add(&f.m, host_s, dev_s, 2 * sizeof(float), TP_MIRROR_SENSORS), TP_OK);
+    tp_mirror_device_changed(&f.m, 0, W - 1);
+    cr_assert_eq(tp_mirror_begin_write(&f.m, 3, 3), TP_OK); /* world 3 dirty */
+    f.host_pos[9] = -7.0f;
+    cr_assert_eq(tp_mirror_pull(&f.m, 0, W - 1, TP_MIRROR_SENSORS), TP_OK);
+    cr_assert(!memcmp(host_s, dev_s, sizeof host_s), "every world's sensors are the device's");
+    cr_assert_eq(f.host_pos[9], -7.0f, "a sensors pull changed the host's write");
+    host_s[6] = 99.0f; /* never sent */
+    cr_assert_eq(tp_mirror_push(&f.m), TP_OK);
+    cr_assert_eq(dev_s[6], 6.0f);
+    cr_assert_eq(f.dev_pos[9], -7.0f);
+    tp_mirror_free(&f.m);
 }

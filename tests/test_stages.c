@@ -39,6 +39,7 @@
 #include "events.h" /* tp_events_apply_due */
 #include "helpers.h"
 #include "collide_pairs.h"
+#include "sensors.h"
 #include "solve_group.h"
 #include "step.h"
 
@@ -885,6 +886,69 @@ Test(stages, robot_scenes_match_step, .timeout = 600)
     const char *scenes[] = {"scenes/pendulum.json", "scenes/double_pendulum.json", "scenes/cartpole.json",
                             "scenes/walker.json", "scenes/arm_tower.json"};
     for (size_t i = 0; i < sizeof scenes / sizeof scenes[0]; ++i) compare(scenes[i], 3, 90, 0, 0);
+}
+
+/* The sensors as kernels/cuda/sensors.cu launches them around a step call of
+ * three steps, on the plan's steps: the IMU's copy of the velocities (a
+ * thread per world, tp_imu_save_kernel) before the last step, the sensors'
+ * kernel (a thread per world, tp_sensors_after_kernel: the IMU, then the
+ * contact sensors from the buffer that step wrote) after it. The bits of
+ * tp_batch_imu and tp_batch_contact_sensors of a CPU batch stepped by
+ * tp_batch_step(3), through falls, contacts on compound shapes' sensors and a
+ * reset world (tp_contact_sensors_clear_world, what the reset kernel runs).
+ * Calling the after-kernel with the other buffer makes it fail. */
+Test(stages, sensors_match_step)
+{
+    tp_model *m = load_scene("tests/scenes/sensor_pile.json", 0);
+    tp_batch_def bd = tp_default_batch_def();
+    bd.worlds = 3;
+    bd.threads = 1;
+    bd.backend = TP_BACKEND_CPU;
+    tp_batch *ref = NULL, *emb = NULL;
+    cr_assert_eq(tp_batch_create(m, &bd, &ref), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_create(m, &bd, &emb), TP_OK, "%s", tp_last_error());
+    tp_imu_view ri, ei;
+    tp_contact_sensor_view rc, ec;
+    cr_assert_eq(tp_batch_imu(ref, &ri), TP_OK);
+    cr_assert_eq(tp_batch_imu(emb, &ei), TP_OK);
+    cr_assert_eq(tp_batch_contact_sensors(ref, &rc), TP_OK);
+    cr_assert_eq(tp_batch_contact_sensors(emb, &ec), TP_OK);
+    cr_assert_eq(rc.sensors, 4);
+    emu e;
+    emu_init(&e, emb, 0);
+    size_t n = 3 * (size_t)bd.worlds * (size_t)tp_batch_bodies(ref), S = (size_t)rc.sensors * (size_t)bd.worlds;
+    long touching = 0, moving = 0;
+    for (int call = 0; call < 40; ++call) {
+        if (call == 25) { /* world 1 reset: its contact sensors read 0 until its next step */
+            int w = 1;
+            cr_assert_eq(tp_batch_reset_worlds(ref, &w, 1), TP_OK);
+            cr_assert_eq(tp_batch_reset_worlds(emb, &w, 1), TP_OK);
+            for (int k = 0; k < rc.sensors; ++k) cr_assert_eq(ec.touching[(size_t)rc.sensors + (size_t)k], 0);
+        }
+        cr_assert_eq(tp_batch_step(ref, 3), TP_OK, "%s", tp_last_error());
+        for (int s = 0; s < 3; ++s) {
+            cr_assert_eq(tp_events_apply_due(emb), TP_OK, "%s", tp_last_error());
+            if (s == 2)
+                for (int w = 0; w < bd.worlds; ++w) tp_imu_save_world(&emb->layout, &emb->sensors, w);
+            emu_step(emb, &e);
+            emb->step_count++;
+        }
+        for (int w = 0; w < bd.worlds; ++w) {
+            tp_imu_world(&emb->layout, &emb->sensors, w, emb->layout.dt);
+            tp_contact_sensors_fill_world(&emb->layout, &emb->sensors, w, emb->current);
+        }
+        cr_assert(!memcmp(ri.v, ei.v, 3 * n * sizeof(float)), "call %d: IMU v, w or a differ", call);
+        cr_assert(!memcmp(rc.force, ec.force, 3 * S * sizeof(float)), "call %d: contact sensor forces differ", call);
+        cr_assert(!memcmp(rc.touching, ec.touching, S), "call %d: touching differs", call);
+        for (size_t k = 0; k < S; ++k) touching += rc.touching[k];
+        for (size_t k = 0; k < n; ++k) moving += ri.a[k] != 0.0f;
+    }
+    cr_expect_gt(touching, 0, "no sensor touched");
+    cr_expect_gt(moving, 0, "no IMU reading");
+    emu_free(&e);
+    tp_batch_destroy(ref);
+    tp_batch_destroy(emb);
+    tp_model_destroy(m);
 }
 
 /* The rounds of the lane coloring (the longest chain of constraints sharing

@@ -15,6 +15,7 @@
 #define TP_CUDA_API_H
 
 #include "articulation_reset.h"
+#include "sensors.h"
 #include "step.h"
 #include "torpor.h" /* tp_status, tp_batch_def: the host API this file serves */
 #include "world_init.h"
@@ -45,6 +46,7 @@ typedef struct tp_cuda_setup {
 #define TP_CUDA_GROUP_BODIES 1   /* per-body state, per-world parameters, the joint arrays */
 #define TP_CUDA_GROUP_COUNTS 2   /* counts, body_awake, faults, overflow */
 #define TP_CUDA_GROUP_CONTACTS 4 /* the contact buffers */
+#define TP_CUDA_GROUP_SENSORS 8  /* the sensor arrays (tp_cuda_sensors_on) */
 
 /* A device array that mirrors a host array of the batch, world-major:
  * world w's part is the world_bytes bytes at w * world_bytes. */
@@ -91,6 +93,22 @@ tp_status tp_cuda_use_device(tp_cuda_batch *c);
  * kernels/cuda/curand_draws.h: the host's bits), world w in episode episode[w]
  * ([W], read before the call returns). Asynchronous. */
 tp_status tp_cuda_reset(tp_cuda_batch *c, const int32_t *worlds, const uint32_t *episode, int count);
+
+/* Sensors (kernels/sensors.h; kernels/cuda/sensors.cu), off until the host
+ * turns them on. tp_cuda_sensors_on: for each sensor on in `host` (imu, or
+ * index / force / touching with host->count sensors) and not yet on the
+ * device, its device arrays allocated and zeroed (index uploaded), the
+ * contact sensors filled from contact buffer `current` (the last step's) and
+ * copied into the host arrays before the call returns; *device: the device
+ * arrays of every sensor on (the mirror's twins). A reset zeroes the contact
+ * sensors of its worlds, as tp_batch_init_world does on the host. */
+tp_status tp_cuda_sensors_on(tp_cuda_batch *c, const tp_sensor_arrays *host, int current, tp_sensor_arrays *device);
+/* Around the last step of a step call, on the batch's stream: the IMU's copy
+ * of every body velocity before the step (the host's writes pushed first),
+ * and every sensor on after it, from contact buffer `current` (the one the
+ * step wrote). Asynchronous. */
+tp_status tp_cuda_sensors_before_step(tp_cuda_batch *c);
+tp_status tp_cuda_sensors_after_step(tp_cuda_batch *c, int current);
 
 #ifdef __cplusplus
 }

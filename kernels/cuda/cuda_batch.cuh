@@ -1,9 +1,10 @@
-/* cuda_batch.cuh - the CUDA library's own types, shared by its three files:
+/* cuda_batch.cuh - the CUDA library's own types, shared by its files:
  *   memory.cu  device arrays, uploads, copies for the mirror, the probe;
  *   stages.cu  the kernels: kernels/step.h's stages as the list's launches,
  *              the global contact sort's pieces, resets;
  *   graph.cu   the step captured once as a CUDA graph from the stage list,
- *              with the conditional node that skips an all-asleep step.
+ *              with the conditional node that skips an all-asleep step;
+ *   sensors.cu the sensors, around the last step of a step call.
  * Only cub_sort.cu includes CUB (DESIGN.md section 5). */
 #ifndef TP_CUDA_BATCH_CUH
 #define TP_CUDA_BATCH_CUH
@@ -69,6 +70,8 @@ struct tp_cuda_batch {
     tp_artic_tree *artic_trees;      /* [tree_count] */
     tp_artic_actuator *artic_actuators; /* [actuator_count] (NULL without actuators) */
     tp_poly *host_polys;             /* the polytopes' host copy, uploaded at creation */
+    tp_sensor_arrays sensors;        /* the sensors on so far (sensors.cu), device arrays; NULL: off */
+    size_t sensor_bytes;             /* their bytes */
     tp_solve_plan solve_plan;        /* the group stages' lanes and shared memory (kernels/solve_group.h) */
     tp_list_plan list_plan;          /* the collide stage's listing: lanes and shared memory (collide_pairs.h) */
     size_t pinned_bytes;             /* host mirror bytes page-locked (memory.cu, pin_host_arrays) */
@@ -110,5 +113,7 @@ cudaError_t tp_launch_sort_init(const tp_dev &d, int items, cudaStream_t s);
 #define TP_RESET_CHUNK 2048
 cudaError_t tp_launch_reset(const tp_cuda_batch *c, const int32_t *worlds, const uint32_t *episode, int count,
                             cudaStream_t s);
+/* sensors.cu: free the sensors' device arrays. */
+void tp_cuda_sensors_free(tp_cuda_batch *c);
 
 #endif

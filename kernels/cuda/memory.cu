@@ -431,6 +431,7 @@ extern "C" void tp_cuda_destroy(tp_cuda_batch *c)
     }
     if (c->span_pinned) cudaHostUnregister((void *)c->span_host);
     if (c->span_device) cudaFree(c->span_device);
+    tp_cuda_sensors_free(c);
     free(c->host_polys);
     if (c->body_stream) cudaStreamDestroy(c->body_stream);
     if (c->stream) cudaStreamDestroy(c->stream);
@@ -454,7 +455,7 @@ extern "C" size_t tp_cuda_device_bytes(const tp_cuda_batch *c)
 {
     size_t total = 0;
     for (int i = 0; i < c->array_count && i < TP_DEVICE_ARRAYS; ++i) total += c->arrays[i].bytes; /* carved too */
-    return total;
+    return total + c->sensor_bytes;
 }
 
 extern "C" tp_status tp_cuda_copy(void *ctx, void *dst, const void *src, size_t bytes, int to_device)

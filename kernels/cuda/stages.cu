@@ -278,15 +278,18 @@ struct tp_reset_list {
 };
 
 /* Block k resets world list.world[k] as tp_batch_init_world does on the host:
- * the per-world part (thread 0), a thread per body with cuRAND's draws, then
- * (thread 0) the joints, actuators and links with the robot randomization's
- * draws (kernels/robot_randomize.h), and the counts. Launched outside the step's graph, on the batch's stream. */
-__global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r, tp_reset_list list)
+ * the per-world part (thread 0; the contact sensors at 0 when on), a thread
+ * per body with cuRAND's draws, then (thread 0) the joints, actuators and
+ * links with the robot randomization's draws (kernels/robot_randomize.h), and
+ * the counts. Launched outside the step's graph, on the batch's stream. */
+__global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r, tp_reset_list list, tp_sensor_arrays sensors)
 {
     int w = list.world[blockIdx.x];
-    if (threadIdx.x == 0) /* first, so that the world view reads the reset gravity */
+    if (threadIdx.x == 0) { /* first, so that the world view reads the reset gravity */
         tp_world_init_globals(&d.L.contact_count[0][w], &d.L.contact_count[1][w], d.L.gravity + 3 * w, d.gravity0,
                               &d.L.contact_overflow[w], &d.L.faults[w]);
+        if (sensors.force) tp_contact_sensors_clear_world(&sensors, w); /* no contacts yet */
+    }
     __syncthreads();
     tp_world wd = tp_layout_world(&d.L, w);
     for (int i = threadIdx.x; i < d.L.bodies; i += blockDim.x) tp_world_init_body_curand(&wd, i, &d.body_init[i], &r, list.episode[blockIdx.x]);
@@ -418,6 +421,6 @@ cudaError_t tp_launch_reset(const tp_cuda_batch *c, const int32_t *worlds, const
     memset(&list, 0, sizeof list);
     memcpy(list.world, worlds, (size_t)count * sizeof(int32_t));
     for (int i = 0; i < count; ++i) list.episode[i] = episode[worlds[i]];
-    tp_reset_kernel<<<(unsigned int)count, TP_BLOCK_THREADS, 0, s>>>(c->d, c->randomize, list);
+    tp_reset_kernel<<<(unsigned int)count, TP_BLOCK_THREADS, 0, s>>>(c->d, c->randomize, list, c->sensors);
     return cudaGetLastError();
 }

@@ -1130,10 +1130,11 @@ class Batch:
         m/s, angular velocity rad/s, and proper acceleration m/s^2 over the last step
         of the last :meth:`step` call ((v_after - v_before) / dt - gravity: 0 in free
         fall, |g| up at rest). The first call turns the sensor on: the arrays read 0
-        until the next step, then every step call fills them. CPU backend only."""
+        until the next step, then every step call fills them. Both backends (on CUDA
+        computed on the device; each call copies the last step's values into the views)."""
+        view = ffi.new("tp_imu_view *")
+        _check(self._c(lib.tp_batch_imu, view))  # CUDA: first copies the last step's values
         if self._imu is None:
-            view = ffi.new("tp_imu_view *")
-            _check(self._c(lib.tp_batch_imu, view))
             shape = (self.worlds, self.bodies, 3)
             self._imu = tuple(_view(self._p(), int(ffi.cast("uintptr_t", getattr(view, k))), shape, "<f4")
                               for k in ("v", "w", "a"))
@@ -1145,11 +1146,12 @@ class Batch:
         sensor shape (normal plus friction) from everything it touches, world frame, N;
         touching (W, S) uint8, 1 where one of its contact points has separation <= 0 or
         a normal force > 0. Columns: :attr:`Model.contact_sensors`. Filled from the
-        last step at the first call, then after every :meth:`step`. CPU backend only
-        (BackendError on CUDA)."""
+        last step at the first call, then after every :meth:`step`; a reset world reads
+        0 until its next step. Both backends (on CUDA computed on the device; each call
+        copies the last step's values into the views)."""
+        view = ffi.new("tp_contact_sensor_view *")
+        _check(self._c(lib.tp_batch_contact_sensors, view))  # CUDA: first copies the last step's values
         if self._touch is None:
-            view = ffi.new("tp_contact_sensor_view *")
-            _check(self._c(lib.tp_batch_contact_sensors, view))
             W, S = int(view.worlds), int(view.sensors)
             self._touch = (_view(self._p(), int(ffi.cast("uintptr_t", view.force)), (W, S, 3), "<f4"),
                            _view(self._p(), int(ffi.cast("uintptr_t", view.touching)), (W, S), "|u1"))
