@@ -920,9 +920,9 @@ Test(stages, sensors_match_step)
     long touching = 0, moving = 0;
     for (int call = 0; call < 40; ++call) {
         if (call == 25) { /* world 1 reset: its contact sensors read 0 until its next step */
-            int w = 1;
-            cr_assert_eq(tp_batch_reset_worlds(ref, &w, 1), TP_OK);
-            cr_assert_eq(tp_batch_reset_worlds(emb, &w, 1), TP_OK);
+            const int32_t w = 1;
+            cr_assert_eq(tp_batch_reset_worlds(ref, WORLD_LIST(&w, 1)), TP_OK);
+            cr_assert_eq(tp_batch_reset_worlds(emb, WORLD_LIST(&w, 1)), TP_OK);
             for (int k = 0; k < rc.sensors; ++k) cr_assert_eq(ec.touching[(size_t)rc.sensors + (size_t)k], 0);
         }
         cr_assert_eq(tp_batch_step(ref, 3), TP_OK, "%s", tp_last_error());
