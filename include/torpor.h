@@ -545,9 +545,7 @@ tp_status tp_batch_counts(tp_batch *batch, tp_state_view *out);
  *     unselected worlds are not read.
  * Errors (TP_ERR_INVALID_ARGUMENT, nothing changed) name the call and the
  * value: count < 0, an index out of range or repeated ("select.indices[2] =
- * 9"), indices and mask both given. (Two lists of worlds are no selection:
- * tp_render_def.worlds orders a picture's cells, and tp_event_def.worlds
- * holds a scene's global world indices.) */
+ * 9"), indices and mask both given. */
 typedef struct tp_world_select {
     const int32_t *indices; /* [count] world indices, or NULL */
     int count;              /* rows of the index list */

@@ -56,6 +56,8 @@ enum { TP_AJ_FIXED = 0, TP_AJ_REVOLUTE = 1, TP_AJ_PRISMATIC = 2, TP_AJ_BALL = 3,
 /* Drive modes of a 1-dof joint (tp_drive_mode). */
 enum { TP_AD_NONE = 0, TP_AD_POSITION = 1, TP_AD_VELOCITY = 2 };
 
+/* A limit row's open side (tp_artic_build_rows; tp_artic_limit_row reads it). */
+#define TP_ARTIC_OPEN_SIDE 3.0e38f
 /* Baumgarte factor for a violated limit: the share of the violation removed per substep. */
 #define TP_ARTIC_LIMIT_BETA 0.2f
 
@@ -211,6 +213,7 @@ typedef struct tp_artic_scratch {
     float *cols;                /* [3 nv][max_nv] response columns of the joint rows */
     int32_t *row_dof;           /* [3 nv] tree-local dof */
     float *row_target, *row_lo, *row_hi, *row_lambda; /* [3 nv] */
+    float *row_push;            /* [3 nv] a limit row's impulse on the pseudo velocities (split impulse) */
     uint8_t *saturated;         /* [max_nv] PD drives made explicit at +-max effort (1 above, 2 below) */
     uint8_t *act_sat;           /* [nu] actuators made explicit at a force_range bound (1 upper, 2 lower) */
     int capacity;               /* contact points */
@@ -239,7 +242,7 @@ TP_HD size_t tp_artic_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
     X(dof_parent, int32_t, V + J)                                                                                    \
     X(cols, float, 3 * V * n)                                                                                        \
     X(row_dof, int32_t, 3 * V)                                                                                       \
-    X(row_target, float, 12 * V)                                                                                     \
+    X(row_target, float, 15 * V)                                                                                     \
     X(saturated, uint8_t, n + U)                                                                                     \
     X(slot, int32_t, C)                                                                                              \
     X(pts, tp_artic_point, P)                                                                                        \
@@ -284,6 +287,7 @@ TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, i
     x.target = x.o + 3 * T;
     x.row_start = x.h_start + T;
     x.row_lo = x.row_target + 3 * V; x.row_hi = x.row_lo + 3 * V; x.row_lambda = x.row_hi + 3 * V;
+    x.row_push = x.row_lambda + 3 * V;
     x.resp = x.jac + 3 * P * n;
     x.jac1 = x.resp + 3 * P * n;
     x.resp1 = x.jac1 + 3 * tp_artic_side1_points(m) * n;

@@ -435,12 +435,15 @@ TP_HD void tp_artic_solve_constraint(tp_artic_solve *A, tp_world *wd, const tp_s
     }
 }
 
-/* The joint rows of every tree, one pass (after the contact rows of a sweep). */
-TP_HD void tp_artic_sweep_joint_rows(tp_artic_solve *A)
+/* The joint rows of every tree, one pass (after the contact rows of a sweep);
+ * in a biased sweep the limit rows on the pseudo velocities too. */
+TP_HD void tp_artic_sweep_joint_rows(tp_artic_solve *A, int use_bias)
 {
     for (int t = 0; t < A->m->tree_count; ++t) {
         const tp_artic_tree *tr = &A->m->trees[t];
-        tp_artic_sweep_rows(A->m, tr, &A->x, A->s.qd + tr->v_start, A->x.row_start[t], A->x.row_start[t + 1]);
+        int first = A->x.row_start[t], end = A->x.row_start[t + 1];
+        tp_artic_sweep_rows(A->m, tr, &A->x, A->s.qd + tr->v_start, first, end);
+        if (use_bias) tp_artic_sweep_push_rows(A->m, tr, &A->x, A->x.push_qd + tr->v_start, first, end);
     }
 }
 
@@ -485,7 +488,7 @@ TP_HD void tp_artic_record_limit_forces(const tp_artic_solve *A, int t)
     const tp_artic_scratch *x = &A->x;
     for (int d = tr->v_start; d < tr->v_start + tr->nv; ++d) out[d] = 0.0f;
     for (int r = x->row_start[t]; r < x->row_start[t + 1]; ++r)
-        if (x->row_lo[r] == -3.0e38f || x->row_hi[r] == 3.0e38f)
+        if (tp_artic_limit_row(x, r))
             out[tr->v_start + x->row_dof[r]] += x->row_lambda[r] / A->h;
 }
 

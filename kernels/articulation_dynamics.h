@@ -219,29 +219,34 @@ TP_HD int tp_artic_add_row(tp_artic_scratch *x, int rows, int d, float target, f
     x->row_lo[rows] = lo;
     x->row_hi[rows] = hi;
     x->row_lambda[rows] = 0.0f;
+    x->row_push[rows] = 0.0f;
     return rows + 1;
 }
 
-/* Step 4: rows for limits about to be passed (speculative: the joint may reach
- * the limit this substep, not pass it; a violated one may not go further in,
- * and tp_artic_integrate_q moves it back by TP_ARTIC_LIMIT_BETA of the
+/* Step 4: rows for limits (speculative: the joint may reach the limit this
+ * substep, not pass it; a violated one may not go further in, and
+ * tp_artic_integrate_q moves it back by TP_ARTIC_LIMIT_BETA of the
  * violation), velocity motors and joint friction,
  * written from row `rows` on (at most 3 per dof). qd holds the unconstrained
  * new velocities (tree-local). Returns the end of the tree's rows. */
 TP_HD int tp_artic_build_rows(const tp_artic_model *m, const tp_artic_tree *tr, const tp_artic_world *s,
                               tp_artic_scratch *x, const float *qd, float h, int rows)
 {
-    const float big = 3.0e38f; /* a limit row's open side (tp_artic_record_limit_forces reads it) */
+    const float big = TP_ARTIC_OPEN_SIDE;
     for (int i = tr->first; i < tr->end; ++i) {
         const tp_artic_joint *j = &m->joints[i];
         for (int k = 0; k < j->nv; ++k) {
             int d = j->v_start - tr->v_start + k;
+            /* A limited dof always has a row, on the side it passes or else the
+             * nearer one: the contact rows may turn a joint toward a limit its
+             * free velocity leaves (a foot pressed on the ground straightening
+             * a knee), and only a row present from the start can stop them. */
             if (j->has_limits) {
                 float q = s->q[j->q_start], pred = q + h * qd[d];
-                if (pred < j->lower) {
+                if (pred < j->lower || (pred <= j->upper && q - j->lower < j->upper - q)) {
                     float gap = j->lower - q;
                     rows = tp_artic_add_row(x, rows, d, gap > 0.0f ? 0.0f : gap / h, 0.0f, big);
-                } else if (pred > j->upper) {
+                } else {
                     float gap = j->upper - q;
                     rows = tp_artic_add_row(x, rows, d, gap < 0.0f ? 0.0f : gap / h, -big, 0.0f);
                 }
@@ -282,6 +287,36 @@ TP_HD void tp_artic_sweep_rows(const tp_artic_model *m, const tp_artic_tree *tr,
         x->row_lambda[r] = lam;
         if (dl != 0.0f)
             for (int k = 0; k < n; ++k) qd[k] += col[k] * dl;
+    }
+}
+
+/* Is row r a joint limit's (one side unbounded; tp_artic_build_rows)? */
+TP_HD int tp_artic_limit_row(const tp_artic_scratch *x, int r)
+{
+    return x->row_lo[r] == -TP_ARTIC_OPEN_SIDE || x->row_hi[r] == TP_ARTIC_OPEN_SIDE;
+}
+
+/* One projected Gauss-Seidel pass of the limit rows among rows [first, end)
+ * on the pseudo velocities push (tree-local) of the split impulse: the
+ * contacts' push-out may not move a joint further toward a limit it is at
+ * or passing (target 0, the limit row's sign). Without them the push-out
+ * turns such a joint past its limit, tp_artic_integrate_q turns it back,
+ * and the penetration stays while the rest of the push accumulates in the
+ * other joints every substep. */
+TP_HD void tp_artic_sweep_push_rows(const tp_artic_model *m, const tp_artic_tree *tr, tp_artic_scratch *x, float *push,
+                                    int first, int end)
+{
+    int n = tr->nv, stride = m->max_tree_nv;
+    for (int r = first; r < end; ++r) {
+        if (!tp_artic_limit_row(x, r)) continue;
+        const float *col = x->cols + (size_t)r * (size_t)stride;
+        int d = x->row_dof[r];
+        float old = x->row_push[r];
+        float lam = tp_clampf(old - push[d] / col[d], x->row_lo[r], x->row_hi[r]);
+        float dl = lam - old;
+        x->row_push[r] = lam;
+        if (dl != 0.0f)
+            for (int k = 0; k < n; ++k) push[k] += col[k] * dl;
     }
 }
 

@@ -213,3 +213,44 @@ def test_a_refused_write_leaves_sleeping_trees_asleep():
     assert after == before, "a refused set_joints changed the batch"
     b.set_joints(target_q=[0.5], worlds=[2])  # accepted: wakes that world's tree alone
     assert list(s.sleep_state[:, 1]) == [1, 1, 0]
+
+
+LEG = {"format": "torpor-scene", "version": 2, "name": "lying-leg",
+       "bodies": [{"name": "ground", "size": [8, 8, 1], "pos": [0, 0, -0.5], "static": True},
+                  {"name": "torso", "size": [0.5, 0.3, 0.1], "pos": [0, 0, 0.07], "mass": 10},
+                  {"name": "waist", "size": [0.3, 0.3, 0.1], "pos": [0.4, 0, 0.07], "mass": 5},
+                  {"name": "thigh", "size": [0.4, 0.1, 0.1], "pos": [-0.45, 0, 0.07], "mass": 3},
+                  {"name": "shin", "size": [0.4, 0.1, 0.1], "pos": [-0.85, 0, 0.07], "mass": 2},
+                  {"name": "foot", "shape": "ball", "size": [0.16, 0.16, 0.16], "pos": [-1.05, 0, 0.07], "mass": 1}],
+       "joints": [{"name": "root", "type": "free", "child": "torso"},
+                  {"name": "waist", "type": "revolute", "parent": "torso", "child": "waist", "axis": [0, 1, 0],
+                   "anchor": [-0.15, 0, 0]},
+                  {"name": "hip", "type": "revolute", "parent": "torso", "child": "thigh", "axis": [0, 1, 0],
+                   "anchor": [0.2, 0, 0], "limits": [-0.2, 0.0]},
+                  {"name": "knee", "type": "revolute", "parent": "thigh", "child": "shin", "axis": [0, 1, 0],
+                   "anchor": [0.2, 0, 0], "limits": [-2.0, 0.0]},
+                  {"name": "ankle", "type": "fixed", "parent": "shin", "child": "foot", "anchor": [0.2, 0, 0]}]}
+
+
+def test_a_lying_leg_straight_at_its_limits_rests_on_its_foot():
+    """A floating trunk lying on the ground with a leg held straight by its hip
+    and knee limits (both at their upper limit 0, which lifting the foot would
+    pass), the foot a ball 3 cm below the leg's underside, dropped 2 cm: the
+    foot's contact may lift the foot only by tilting the trunk. The
+    split-impulse push-out must respect the limits like the velocity rows: if
+    it turns the knee past its limit, the limit's position correction turns it
+    back, the foot stays in the ground and the push's share in the free joints
+    accumulates (gymnasium's humanoidstandup drove its abdomen to its limit so).
+    At rest (asleep after 3 s): every joint within 0.005 rad of its range (the
+    limit's Baumgarte correction leaves a violation of the order of one
+    substep's push), no contact deeper than 5 linear slops (2.5 mm)."""
+    m = torpor.Model.from_json(json.dumps(LEG), "lying-leg")
+    b = torpor.Batch(m, 2)
+    b.step(180)
+    s = b.state()
+    assert (s.sleep_state[:, 1:] == 1).all() and (s.faults == 0).all()
+    for name in ("hip", "knee"):
+        assert (b.joint_q[:, m.joint_slices(name)[0]] <= 0.005).all(), (name, b.joint_q)
+    b.set_joints(qd=0.0)  # wakes the tree: one step brings back its contacts
+    b.step(1)
+    assert b.contacts(0)["separation"].min() > -0.0025, b.contacts(0)

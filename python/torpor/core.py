@@ -18,10 +18,8 @@ import numpy as np
 from ._ffi import ffi, lib
 
 WorldSelection = Union[None, Sequence[int], np.ndarray]
-"""Which worlds a call acts on (C: tp_world_select): None (all; data has W rows),
-an index array/list (int, each world once; one row per index), or a boolean
-mask of shape (W,) (W rows, unselected ones not read). A bad index raises
-InvalidArgumentError with the C message, which names the call and the index."""
+"""Which worlds a call acts on: None (all), an index array/list (int), or a
+boolean mask of shape (W,)."""
 
 
 class TorporError(Exception):
@@ -90,7 +88,7 @@ def _enum_names(name_of) -> dict:
 def _enum_values(ctype: str, prefix: str) -> dict:
     """{name: value} of a C enum as the header declares it (through CFFI), for the
     enums without a name table in the library: TP_DRIVE_POSITION -> "position"."""
-    return {k[len(prefix):].lower(): v for k, v in sorted(ffi.typeof(ctype).relements.items(), key=lambda kv: kv[1])
+    return {k[len(prefix):].lower(): v for k, v in ffi.typeof(ctype).relements.items()
             if k.startswith(prefix) and not k.endswith("_COUNT")}
 
 
