@@ -22,9 +22,9 @@
 
 /* Elements a <default> class gives attributes to. Actuator shortcuts share one
  * actuator default in MuJoCo; they are looked up in each other's nodes too. */
-enum { K_JOINT, K_GEOM, K_MOTOR, K_POSITION, K_VELOCITY, K_GENERAL, K_MESH, K_TENDON, K_COUNT };
+enum { K_JOINT, K_GEOM, K_MOTOR, K_POSITION, K_VELOCITY, K_GENERAL, K_MESH, K_TENDON, K_SITE, K_COUNT };
 static const char *const kind_tags[K_COUNT] = {"joint", "geom", "motor", "position", "velocity", "general", "mesh",
-                                               "tendon"};
+                                               "tendon", "site"};
 
 enum { J_FREE, J_BALL, J_SLIDE, J_HINGE };
 static const char *const joint_types[] = {"free", "ball", "slide", "hinge"};
@@ -77,6 +77,13 @@ typedef struct mj_actuator {
     xmlNodePtr node;
 } mj_actuator;
 
+/* A named <site>: its MJCF body (-1: the world) and its pose in that body's frame. */
+typedef struct mj_site {
+    char *name;
+    int body;
+    fr_pose local;
+} mj_site;
+
 typedef struct mj_mesh {
     char *name, *path;
     double scale[3];
@@ -101,6 +108,8 @@ typedef struct mjcf {
     int joint_count;
     mj_actuator *acts;
     int act_count;
+    mj_site *sites;
+    int site_count;
     json_t *statics;  /* worldbody geoms as static bodies */
     json_t *excludes; /* [name, name] pairs */
     xi_list top;      /* the top-level elements, includes expanded */
@@ -737,6 +746,31 @@ fail:
 
 static int walk_body(mjcf *m, xmlNodePtr node, int parent, const fr_pose *parent_world, int childclass);
 
+/* <site> on body b (-1: the worldbody): kept if named (a site is found by its
+ * name); type, size, fromto and the visual attributes are not read. */
+static int read_site(mjcf *m, xmlNodePtr node, int cls, int b)
+{
+    fr_pose local;
+    if (!read_frame(m, node, K_SITE, cls, &local)) return 0;
+    char *name = xi_attr(node, "name");
+    if (!name) return 1;
+    for (int i = 0; i < m->site_count; ++i)
+        if (strcmp(m->sites[i].name, name) == 0) {
+            xi_fail(m->x, node, "name", "site \"%s\" is defined twice", name);
+            xmlFree(name);
+            return 0;
+        }
+    if (!grow_array((void **)&m->sites, m->site_count, sizeof *m->sites)) { xmlFree(name); return xi_oom(m->x); }
+    mj_site *site = &m->sites[m->site_count];
+    site->name = strdup(name);
+    xmlFree(name);
+    if (!site->name) return xi_oom(m->x);
+    site->body = b;
+    site->local = local;
+    m->site_count++;
+    return 1;
+}
+
 static int read_body_children(mjcf *m, xmlNodePtr node, int b, const fr_pose *world, int childclass)
 {
     xi_list kids = {0};
@@ -758,7 +792,8 @@ static int read_body_children(mjcf *m, xmlNodePtr node, int b, const fr_pose *wo
         int cls;
         if (xi_is(c, "geom")) ok = element_class(m, c, childclass, &cls) && read_geom(m, c, cls, b, world);
         else if (xi_is(c, "body")) ok = walk_body(m, c, b, world, childclass);
-        else if (xi_is(c, "site") || xi_is(c, "camera") || xi_is(c, "light"))
+        else if (xi_is(c, "site")) ok = element_class(m, c, childclass, &cls) && read_site(m, c, cls, b);
+        else if (xi_is(c, "camera") || xi_is(c, "light"))
             xi_warn(m->x, (const char *)c->name, "ignored (torpor has no %ss)", (const char *)c->name);
         else if (!xi_is(c, "joint") && !xi_is(c, "freejoint") && !xi_is(c, "inertial"))
             ok = xi_fail(m->x, c, NULL, "element not supported in a body");
@@ -1272,6 +1307,29 @@ static int build_scene(mjcf *m, json_t *scene)
     return 1;
 }
 
+/* The sites, on the torpor body of their MJCF body (whose frame is the
+ * same), or on the world where that body is the world or a static body left
+ * out (no shapes). */
+static int build_sites(mjcf *m, json_t *scene)
+{
+    if (m->site_count == 0) return 1;
+    json_t *list = json_array();
+    json_object_set_new(scene, "sites", list);
+    for (int i = 0; i < m->site_count; ++i) {
+        const mj_site *site = &m->sites[i];
+        const mj_body *body = site->body >= 0 ? &m->bodies[site->body] : NULL;
+        fr_pose pose = site->local;
+        if (body && !body->emitted) fr_compose(&body->world, &site->local, &pose);
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(site->name));
+        json_object_set_new(o, "body", json_string(body && body->emitted ? body->name : "world"));
+        json_object_set_new(o, "pos", num_array(pose.pos, 3));
+        json_object_set_new(o, "quat", num_array(pose.quat, 4));
+        json_array_append_new(list, o);
+    }
+    return 1;
+}
+
 /* MuJoCo's actuators as torpor's (the same affine law, docs/scene-format.md "Actuators"). */
 static int build_actuators(mjcf *m, json_t *scene)
 {
@@ -1335,7 +1393,8 @@ static int read_top(mjcf *m, json_t *scene)
             int cls;
             if (xi_is(e, "body")) ok = walk_body(m, e, -1, &origin, 0);
             else if (xi_is(e, "geom")) ok = element_class(m, e, 0, &cls) && read_geom(m, e, cls, -1, &origin);
-            else if (xi_is(e, "site") || xi_is(e, "camera") || xi_is(e, "light"))
+            else if (xi_is(e, "site")) ok = element_class(m, e, 0, &cls) && read_site(m, e, cls, -1);
+            else if (xi_is(e, "camera") || xi_is(e, "light"))
                 xi_warn(m->x, (const char *)e->name, "ignored (torpor has no %ss)", (const char *)e->name);
             else ok = xi_fail(m->x, e, NULL, "element not supported in <worldbody>");
         }
@@ -1366,7 +1425,7 @@ static int read_top(mjcf *m, json_t *scene)
             return xi_fail(m->x, c, NULL, "element not supported: it would change the model's dynamics");
     }
     if (worldbodies == 0) return xi_fail(m->x, m->root, NULL, "no <worldbody>");
-    return build_scene(m, scene) && build_actuators(m, scene);
+    return build_scene(m, scene) && build_actuators(m, scene) && build_sites(m, scene);
 }
 
 static void mjcf_free(mjcf *m)
@@ -1378,6 +1437,8 @@ static void mjcf_free(mjcf *m)
     }
     for (int i = 0; i < m->joint_count; ++i) free(m->joints[i].name);
     for (int i = 0; i < m->act_count; ++i) free(m->acts[i].name);
+    for (int i = 0; i < m->site_count; ++i) free(m->sites[i].name);
+    free(m->sites);
     for (int i = 0; i < m->mesh_count; ++i) {
         free(m->meshes[i].name);
         free(m->meshes[i].path);

@@ -171,6 +171,7 @@ struct tp_builder {
     tp_artic_builder joints;   /* articulation joints (csrc/articulation_model.c) */
     tp_cons_builder cons;      /* constraints between two bodies (csrc/constraint_model.c) */
     tp_mover_builder movers;   /* movers (csrc/mover_model.c) */
+    tp_site_list sites;        /* named frames on bodies (csrc/site_model.c) */
     int *excludes;             /* [exclude_count][2] body pairs that never collide */
     int exclude_count, exclude_capacity;
 };
@@ -326,6 +327,12 @@ tp_status tp_builder_add_mover(tp_builder *b, const tp_mover_def *def, int *out_
     return tp_mover_builder_add(&b->movers, b->body_count, def, out_index);
 }
 
+tp_status tp_builder_add_site(tp_builder *b, const tp_site_def *def, int *out_index)
+{
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_add_site: builder is NULL");
+    return tp_site_list_add(&b->sites, b->body_count, def, out_index);
+}
+
 /* Pairs naming `body` so far, and whether (body, other) is one of them. */
 static int exclude_count_of(const tp_builder *b, int body, int other, int *has_pair)
 {
@@ -429,6 +436,7 @@ void tp_builder_destroy(tp_builder *b)
     tp_artic_builder_free(&b->joints);
     tp_cons_builder_free(&b->cons);
     tp_mover_builder_free(&b->movers);
+    tp_site_list_free(&b->sites);
     free(b->name);
     free(b);
 }
@@ -638,6 +646,7 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
     if (st == TP_OK) st = tp_cons_compile(&b->cons, m);
     if (st == TP_OK) st = tp_mover_compile(&b->movers, m);
     if (st == TP_OK) st = tp_cons_events_check(m);
+    if (st == TP_OK) st = tp_site_list_copy(&b->sites, &m->sites);
     if (st != TP_OK) {
         tp_model_destroy(m);
         return st;
@@ -668,6 +677,7 @@ void tp_model_destroy(tp_model *m)
     tp_artic_host_free(m->artic);
     tp_cons_host_free(m->cons);
     tp_mover_host_free(m->movers);
+    tp_site_list_free(&m->sites);
     free(m->name);
     free(m);
 }

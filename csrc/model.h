@@ -3,6 +3,7 @@
 #define TP_MODEL_H
 
 #include "error.h"
+#include "site_host.h"
 #include "torpor.h"
 #include "tp_world.h"
 #include "world_init.h"
@@ -31,6 +32,7 @@ struct tp_model {
     struct tp_artic_host *artic; /* articulations (csrc/articulation_host.h), NULL without joints */
     struct tp_cons_host *cons;   /* constraints between two bodies (csrc/constraint_host.h), NULL without any */
     struct tp_mover_host *movers; /* movers (csrc/mover_host.h), NULL without any */
+    tp_site_list sites;          /* named frames on bodies (csrc/site_model.c) */
 };
 
 /* Validation shared by the builder and the scene loader, so a rule lives in one

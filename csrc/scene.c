@@ -54,7 +54,7 @@ static const field model_fields[] = {
     FIELD("gravity", V_VEC3, tp_model_def, gravity), FIELD("dt", V_FLOAT, tp_model_def, dt),
     FIELD("substeps", V_INT, tp_model_def, substeps),
     OTHER("solver"), OTHER("sleep"), OTHER("bodies"), OTHER("randomize"), OTHER("events"), OTHER("joints"), OTHER("constraints"),
-    OTHER("movers"), OTHER("exclude"), OTHER("actuators")};
+    OTHER("movers"), OTHER("exclude"), OTHER("actuators"), OTHER("sites")};
 
 static const field solver_fields[] = {
     FIELD("iterations", V_INT, tp_solver_def, iterations),
@@ -418,7 +418,7 @@ static int load_root(scene *sc, const json_t *root, tp_model **out)
     if (status != TP_OK) return scene_fail_builder(sc, status);
     if (!read_bodies(sc, root) || !read_excludes(sc, root) || !scene_read_joints(sc, root) ||
         !scene_read_actuators(sc, root) || !scene_read_constraints(sc, root) || !scene_read_movers(sc, root) ||
-        !scene_read_events(sc, root))
+        !scene_read_sites(sc, root) || !scene_read_events(sc, root))
         return 0;
     status = tp_builder_finish(sc->builder, out);
     if (status != TP_OK) return scene_fail_builder(sc, status);

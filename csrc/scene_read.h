@@ -107,6 +107,8 @@ int scene_read_actuators(scene *sc, const json_t *root);
 int scene_read_constraints(scene *sc, const json_t *root);
 /* The optional "movers" array of a version 2 scene (scene_movers.c), after the constraints. */
 int scene_read_movers(scene *sc, const json_t *root);
+/* The optional "sites" array of a version 2 scene (scene_sites.c), after the bodies. */
+int scene_read_sites(scene *sc, const json_t *root);
 /* The optional "events" array (scene_events.c); the joints are read first. */
 int scene_read_events(scene *sc, const json_t *root);
 

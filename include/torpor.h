@@ -621,6 +621,7 @@ tp_status tp_batch_stage_seconds(const tp_batch *batch, double seconds[TP_STAGE_
 #include "torpor_joints.h"
 #include "torpor_constraints.h" /* constraints between any two bodies */
 #include "torpor_movers.h"      /* movers: a push or turn toward a goal on one body */
+#include "torpor_sites.h"       /* named frames on bodies */
 /* Pictures of worlds as RGB images: torpor_render.h. */
 #include "torpor_render.h"
 #include "torpor_actuators.h" /* actuators and their controls */

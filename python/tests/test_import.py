@@ -226,6 +226,65 @@ def test_free_motion_matches_mj_step(name, actuated):
     assert diff <= 1.5 * (e_mj + e_tp) + 1e-4, (diff, e_mj, e_tp)
 
 
+def quat_mat(q):
+    """Rotation matrix of a unit quaternion [x, y, z, w]."""
+    x, y, z, w = q
+    return np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                     [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                     [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_sites_match_mujoco(name):
+    """Every named <site> is a site of the model, on the body MuJoCo puts it on
+    (the world for a site of the worldbody), and at the reference pose its
+    world frame is MuJoCo's (site_xpos, site_xmat after mj_forward at qpos0)
+    within float32 rounding of the poses (1e-5 m, 1e-5)."""
+    mm, tm = mj_model(name), load(ASSETS / f"{name}.xml")
+    md = mujoco.MjData(mm)
+    mujoco.mj_forward(mm, md)
+    state = torpor.Batch(tm, 1).state()
+    named = [s for s in range(mm.nsite) if mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_SITE, s)]
+    assert len(tm.site_names) == len(named)
+    for s in named:
+        site_name = mujoco.mj_id2name(mm, mujoco.mjtObj.mjOBJ_SITE, s)
+        got, body, pos, quat = tm.site(site_name)
+        assert got == site_name
+        mb = mm.site_bodyid[s]
+        if mb == 0:
+            assert body == -1
+            xpos, xmat = pos, quat_mat(quat)
+        else:
+            assert tm.body_names[body] == body_name(mm, mb)
+            r = quat_mat(state.quat[0, body].astype(np.float64))
+            xpos, xmat = state.pos[0, body] + r @ pos, r @ quat_mat(quat)
+        assert np.abs(xpos - md.site_xpos[s]).max() < 1e-5, (site_name, xpos, md.site_xpos[s])
+        assert np.abs(xmat - md.site_xmat[s].reshape(3, 3)).max() < 1e-5, site_name
+
+
+def test_sites_of_a_scene_and_their_errors():
+    """A scene's "sites": on a body or the world, found by name; a site on an
+    unknown body or with a zero quaternion is refused at its key."""
+    base = {"format": "torpor-scene", "version": 2, "name": "sites",
+            "bodies": [{"name": "box", "size": [1, 1, 1], "pos": [0, 0, 3]}]}
+    scene = dict(base, sites=[{"name": "corner", "body": "box", "pos": [0.5, 0.5, 0.5]},
+                              {"name": "mark", "body": "world", "pos": [1, 2, 3], "quat": [0, 0, 2, 0]}])
+    m = torpor.Model.from_json(json.dumps(scene), "sites")
+    assert m.site_names == ["corner", "mark"] and m.find_site("mark") == 1 and m.find_site("nope") == -1
+    name, body, pos, quat = m.site("mark")
+    assert body == -1 and list(pos) == [1, 2, 3] and list(quat) == [0, 0, 1, 0]
+    assert m.site(0)[1] == m.find_body("box")
+    with pytest.raises(torpor.InvalidArgumentError, match="no site called 'nope'"):
+        m.site("nope")
+    with pytest.raises(torpor.SceneError, match=r"sites\[0\]\.body.*unknown body \"lid\""):
+        torpor.Model.from_json(json.dumps(dict(base, sites=[{"name": "a", "body": "lid"}])), "bad")
+    with pytest.raises(torpor.SceneError, match=r"sites\[0\]\.quat.*non-zero"):
+        torpor.Model.from_json(json.dumps(dict(base, sites=[{"name": "a", "body": "box", "quat": [0, 0, 0, 0]}])), "bad")
+    with pytest.raises(torpor.SceneError, match=r"sites\[1\]\.name.*already the name of site 0"):
+        torpor.Model.from_json(json.dumps(dict(base, sites=[{"name": "a", "body": "box"}, {"name": "a", "body": "box"}])),
+                               "bad")
+
+
 # ---------------------------------------------------------------- dropped with contacts
 
 def drop(name, frictionless=False, seconds=4.0):

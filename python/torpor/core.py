@@ -595,6 +595,31 @@ class Model:
             out.append((int(body[0]), int(shape[0])))
         return out
 
+    # -- sites (include/torpor_sites.h)
+    @property
+    def site_names(self) -> list[str]:
+        """(sites,) names of the sites (named frames on bodies; MJCF's <site>), in index order."""
+        return [self.site(k)[0] for k in range(int(lib.tp_model_site_count(self._ptr)))]
+
+    def find_site(self, name: str) -> int:
+        """Index of the site called ``name``, or -1."""
+        return int(lib.tp_model_find_site(self._ptr, name.encode()))
+
+    def site(self, site: Union[int, str]) -> tuple[str, int, np.ndarray, np.ndarray]:
+        """(name, body index (-1: the world), position (3,) m and unit quaternion
+        (4,) [x, y, z, w] in the body's frame) of a site given by index or name.
+        Its world position in a batch is ``state.pos[:, body] + R(state.quat[:,
+        body]) @ pos``. InvalidArgumentError for an unknown site."""
+        if isinstance(site, str):
+            index = self.find_site(site)
+            if index < 0:
+                raise InvalidArgumentError(int(lib.TP_ERR_INVALID_ARGUMENT), f"no site called {site!r}")
+            site = index
+        d = ffi.new("tp_site_def *")
+        _check(lib.tp_model_site(self._ptr, int(site), d))
+        return (ffi.string(d.name).decode(), int(d.body), np.array([d.pos[k] for k in range(3)], dtype=np.float64),
+                np.array([d.quat[k] for k in range(4)], dtype=np.float64))
+
 
 def import_scene(path: Union[str, "os.PathLike[str]"]) -> tuple[str, list[str]]:
     """An MJCF or URDF file as the torpor scene it loads as (tp_import_scene,

@@ -54,13 +54,14 @@ def load_asset(path: "os.PathLike[str] | str") -> Model:
 class MjcfInfo:
     """What the tasks need from an MJCF file that torpor's model does not keep:
     MuJoCo's body order (``bodies``, unnamed ones as ``body<N>``, the world
-    first), each joint's ``ref`` (rad or m) and each site's (body, position)."""
+    first) and each joint's ``ref`` (rad or m). Sites are the model's
+    (:meth:`torpor.Model.site`)."""
 
     def __init__(self, path: "os.PathLike[str] | str"):
         root = ET.parse(path).getroot()
         compiler = root.find("compiler")
         degrees = compiler is None or compiler.get("angle", "degree") != "radian"
-        self.bodies, self.refs, self.sites = ["world"], {}, {}
+        self.bodies, self.refs = ["world"], {}
 
         def walk(elem: ET.Element, name: str) -> None:
             for child in elem:
@@ -70,8 +71,6 @@ class MjcfInfo:
                 elif child.tag == "joint" and child.get("ref") is not None:
                     scale = math.pi / 180.0 if degrees and child.get("type", "hinge") == "hinge" else 1.0
                     self.refs[child.get("name")] = float(child.get("ref")) * scale
-                elif child.tag == "site" and child.get("name"):
-                    self.sites[child.get("name")] = (name, np.array([float(x) for x in child.get("pos", "0 0 0").split()]))
 
         walk(root.find("worldbody"), "world")
 

@@ -50,8 +50,7 @@ class InvertedDoublePendulumVecEnv(MjcfVecEnv):
 
     def _configure(self, healthy_reward: float = 10.0) -> None:
         self._healthy_reward = float(healthy_reward)
-        body, self._tip_local = self.info.sites["tip"]
-        self._tip_body = self.body_index(body)
+        _, self._tip_body, self._tip_local, _ = self.model.site("tip")
 
     def _tip(self) -> np.ndarray:
         s = self.batch.state()
