@@ -237,16 +237,18 @@ TP_HD int tp_artic_build_rows(const tp_artic_model *m, const tp_artic_tree *tr, 
         const tp_artic_joint *j = &m->joints[i];
         for (int k = 0; k < j->nv; ++k) {
             int d = j->v_start - tr->v_start + k;
-            /* A limited dof always has a row, on the side it passes or else the
-             * nearer one: the contact rows may turn a joint toward a limit its
-             * free velocity leaves (a foot pressed on the ground straightening
-             * a knee), and only a row present from the start can stop them. */
+            /* While links touch anything (x->used link contact points), a limited
+             * dof always has a row, on the side it passes or else the nearer one:
+             * the contact rows may turn a joint toward a limit its free velocity
+             * leaves (a foot pressed on the ground straightening a knee), and
+             * only a row present from the start can stop them. */
             if (j->has_limits) {
                 float q = s->q[j->q_start], pred = q + h * qd[d];
-                if (pred < j->lower || (pred <= j->upper && q - j->lower < j->upper - q)) {
+                int touching = x->used > 0;
+                if (pred < j->lower || (touching && pred <= j->upper && q - j->lower < j->upper - q)) {
                     float gap = j->lower - q;
                     rows = tp_artic_add_row(x, rows, d, gap > 0.0f ? 0.0f : gap / h, 0.0f, big);
-                } else {
+                } else if (pred > j->upper || touching) {
                     float gap = j->upper - q;
                     rows = tp_artic_add_row(x, rows, d, gap < 0.0f ? 0.0f : gap / h, -big, 0.0f);
                 }
