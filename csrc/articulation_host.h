@@ -116,12 +116,9 @@ void tp_artic_batch_impulse(struct tp_batch *b, int w, int body, const float p[3
                             const float L[3]);
 /* Per-world robot randomization (csrc/robot_randomize.c): the initial joint
  * arrays of b's model with b's robot randomization (the reset's input on
- * both backends, kernels/articulation_reset.h).
- * Every per-world random number of a robot is tp_robot_draw(b, w, index,
- * stream): Philox keyed on (seed, global world, index, stream, the world's
- * episode); streams: kernels/robot_randomize.h. */
+ * both backends, kernels/articulation_reset.h; its draws are
+ * kernels/robot_randomize.h's tp_robot_philox). */
 tp_artic_initial tp_artic_batch_initial(const struct tp_batch *b);
-tp_philox4 tp_robot_draw(const struct tp_batch *b, int w, uint32_t index, uint32_t stream);
 
 /* The check of tp_batch_set_joint_arrays alone (nothing written): the
  * selection and every given array. */

@@ -20,10 +20,9 @@
  *     inertia tensor (or other mass properties) of a 3D solid body represented
  *     by a triangle mesh", 2004; F. Tonon, J. Math. Stat. 1(1), 2004), in
  *     double, moved to the centre of mass by the parallel-axis theorem. */
-#define _GNU_SOURCE /* open_memstream: qhull's messages into the error text */
 #include "hull.h"
+#include "qhull_session.h"
 
-#include <libqhull_r/qhull_ra.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,28 +227,15 @@ static void fill_poly(const double *v, const int *point_of_vert, int nv, hull_fa
 /* Run qhull on v [n][3]; on success fill out->poly. */
 static int run_qhull(double *v, int n, tp_hull *out, char *reason, size_t reason_len)
 {
-    char *msg = NULL;
-    size_t msg_len = 0;
-    FILE *err = open_memstream(&msg, &msg_len);
-    if (!err) {
-        snprintf(reason, reason_len, "out of memory for qhull's messages");
-        return 0;
-    }
-    qhT qh_qh, *qh = &qh_qh;
-    qh_zero(qh, err);
+    tp_qhull s;
+    if (!tp_qhull_open(&s, v, n, "qhull", reason, reason_len)) return 0;
+    qhT *qh = &s.qh;
     int ok = 0;
     int *vert_of_point = calloc((size_t)n, sizeof(int));
     hull_face *faces = malloc(TP_MAX_HULL_FACES * sizeof *faces);
     int point_of_vert[TP_MAX_HULL_VERTICES];
     if (!vert_of_point || !faces) {
         snprintf(reason, reason_len, "out of memory for the hull of %d points", n);
-        goto done;
-    }
-    char flags[] = "qhull";
-    if (qh_new_qhull(qh, 3, n, v, False, flags, NULL, err) != 0) {
-        fflush(err);
-        char *line = msg ? strtok(msg, "\n") : NULL;
-        snprintf(reason, reason_len, "qhull could not build the hull: %s", line ? line : "(no message)");
         goto done;
     }
     if (qh->num_vertices > TP_MAX_HULL_VERTICES) {
@@ -282,11 +268,7 @@ static int run_qhull(double *v, int n, tp_hull *out, char *reason, size_t reason
 done:
     free(vert_of_point);
     free(faces);
-    qh_freeqhull(qh, !qh_ALL);
-    int curlong, totlong;
-    qh_memfreeshort(qh, &curlong, &totlong);
-    fclose(err);
-    free(msg);
+    tp_qhull_close(&s);
     return ok;
 }
 

@@ -10,10 +10,9 @@
  * until none fits or every vertex is inside. Every
  * choice breaks ties by the lowest input index, so the subset is a fixed
  * function of the points. */
-#define _GNU_SOURCE /* open_memstream: qhull's messages into the error text */
 #include "hull.h"
+#include "qhull_session.h"
 
-#include <libqhull_r/qhull_ra.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,26 +41,13 @@ static void add_tet(const double *r, const double *a, const double *b, const dou
 /* qhull's triangulated hull of v [n][3]: measure and vertex ids. */
 static int measure_qhull(double *v, int n, tp_hull_measure *out, int **vertex_ids, char *reason, size_t reason_len)
 {
-    char *msg = NULL;
-    size_t msg_len = 0;
-    FILE *err = open_memstream(&msg, &msg_len);
-    if (!err) {
-        snprintf(reason, reason_len, "out of memory for qhull's messages");
-        return 0;
-    }
-    qhT qh_qh, *qh = &qh_qh;
-    qh_zero(qh, err);
+    tp_qhull s;
+    if (!tp_qhull_open(&s, v, n, "qhull Qt", reason, reason_len)) return 0;
+    qhT *qh = &s.qh;
     int ok = 0;
     char *is_vertex = calloc((size_t)n, 1);
-    char flags[] = "qhull Qt";
     if (!is_vertex) {
         snprintf(reason, reason_len, "out of memory for the hull of %d points", n);
-        goto done;
-    }
-    if (qh_new_qhull(qh, 3, n, v, False, flags, NULL, err) != 0) {
-        fflush(err);
-        char *line = msg ? strtok(msg, "\n") : NULL;
-        snprintf(reason, reason_len, "qhull could not build the hull: %s", line ? line : "(no message)");
         goto done;
     }
     vertexT *vertex, **vertexp;
@@ -108,11 +94,7 @@ static int measure_qhull(double *v, int n, tp_hull_measure *out, int **vertex_id
     ok = 1;
 done:
     free(is_vertex);
-    qh_freeqhull(qh, !qh_ALL);
-    int curlong, totlong;
-    qh_memfreeshort(qh, &curlong, &totlong);
-    fclose(err);
-    free(msg);
+    tp_qhull_close(&s);
     return ok;
 }
 

@@ -7,16 +7,6 @@
 #include "articulation_host.h"
 #include "batch.h"
 
-#include <stdlib.h>
-
-/* Every per-world random number of a robot: Philox keyed on (seed, global
- * world, index, stream, episode), the scheme of kernels/world_init.h's body
- * draws; the global index (tp_batch_def.first_world + w) makes a shard draw
- * as the same world of one batch (streams: kernels/robot_randomize.h). */
-tp_philox4 tp_robot_draw(const tp_batch *b, int w, uint32_t index, uint32_t stream)
-{
-    return tp_philox_draw(b->seed, (uint32_t)b->first_world + (uint32_t)w, index, stream, b->episode[w]);
-}
 
 tp_artic_initial tp_artic_batch_initial(const tp_batch *b)
 {

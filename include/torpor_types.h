@@ -12,24 +12,17 @@
  * each, feature 17 bits; docs/collision.md). Larger batches are refused. */
 #ifndef TP_MAX_WORLDS
 #define TP_MAX_WORLDS 131071
-/* Shapes of one compound body; bodies one body may exclude from collision
- * (tp_builder_exclude_pair); the speed past which a world faults (m/s,
- * tp_batch_step). */
-#define TP_MAX_BODY_SHAPES 8
-#define TP_MAX_BODY_EXCLUDES 6
-#define TP_MAX_SPEED 1.0e4f
-
 #endif
 #ifndef TP_MAX_BODIES_PER_WORLD
 #define TP_MAX_BODIES_PER_WORLD 32768
+#endif
+
 /* Shapes of one compound body; bodies one body may exclude from collision
  * (tp_builder_exclude_pair); the speed past which a world faults (m/s,
  * tp_batch_step). */
 #define TP_MAX_BODY_SHAPES 8
 #define TP_MAX_BODY_EXCLUDES 6
 #define TP_MAX_SPEED 1.0e4f
-
-#endif
 
 /* The name a scene's joints use for the world ("parent": "world"): no body may have it. */
 #define TP_WORLD_NAME "world"
@@ -130,13 +123,6 @@ typedef struct tp_assembly_def {
     float actuated_factor;               /* velocity thresholds x this for actuated bodies, (0, 1] (default 0.1) */
     float quiet_time;                    /* s the sleep test must hold before a body sleeps (default 0.3) */
 } tp_assembly_def;
-
-/* Shapes of one compound body; bodies one body may exclude from collision
- * (tp_builder_exclude_pair); the speed past which a world faults (m/s,
- * tp_batch_step). */
-#define TP_MAX_BODY_SHAPES 8
-#define TP_MAX_BODY_EXCLUDES 6
-#define TP_MAX_SPEED 1.0e4f
 
 /* Constraint types and actuators (include/torpor_constraints.h describes them). */
 typedef enum tp_constraint_type {

@@ -118,19 +118,25 @@ typedef struct tp_solver_work {
 
 TP_HD size_t tp_solver_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
 
+/* The scratch's arrays in order, X(type, field, count) with c the contact
+ * capacity and b the bodies (size_t); each starts 16-byte aligned. */
+#define TP_SOLVER_ARRAYS(X, c, b)                                                                             \
+    X(tp_contact_row, rows, c) X(tp_constraint, cons, c) X(int32_t, order, c)                                 \
+    X(int32_t, color_start, TP_MAX_COLORS + 2) X(uint32_t, body_mask, b) X(tp_solver_body, bodies, b)         \
+    X(float, push, 6 * b) X(int32_t, cold, 1) X(int32_t, depth, b) X(int32_t, shock_order, c)                  \
+    X(int32_t, level_start, b + 2) X(tp_shock_point, shock_points, c) X(int32_t, carries, b)                  \
+    X(float, vel_note, 12 * b) X(int32_t, moved, 1) X(int32_t, color.ticket, b)                               \
+    X(int32_t, color.counts, (size_t)tp_color_slots((int)b) * TP_COLOR_BINS) X(int32_t, color.flags, 4)
+
+#define TP_SOLVER_ARRAY_BYTES(type, field, count) +tp_solver_align((size_t)(count) * sizeof(type))
+#define TP_SOLVER_ARRAY_PLACE(type, field, count) \
+    w.field = (type *)p;                          \
+    p += tp_solver_align((size_t)(count) * sizeof(type));
+
 TP_HD size_t tp_solver_scratch_bytes(int bodies, int capacity)
 {
     size_t c = (size_t)capacity, b = (size_t)bodies;
-    return tp_solver_align(c * sizeof(tp_contact_row)) + tp_solver_align(c * sizeof(tp_constraint)) +
-           tp_solver_align(c * sizeof(int32_t)) + tp_solver_align((TP_MAX_COLORS + 2) * sizeof(int32_t)) +
-           tp_solver_align(b * sizeof(uint32_t)) + tp_solver_align(b * sizeof(tp_solver_body)) +
-           tp_solver_align(6 * b * sizeof(float)) + tp_solver_align(sizeof(int32_t)) +
-           tp_solver_align(b * sizeof(int32_t)) + tp_solver_align(c * sizeof(int32_t)) +
-           tp_solver_align((b + 2) * sizeof(int32_t)) + tp_solver_align(c * sizeof(tp_shock_point)) +
-           tp_solver_align(b * sizeof(int32_t)) + tp_solver_align(12 * b * sizeof(float)) +
-           tp_solver_align(sizeof(int32_t)) +
-           tp_solver_align(b * sizeof(int32_t)) + tp_solver_align((size_t)tp_color_slots(bodies) * TP_COLOR_BINS * sizeof(int32_t)) +
-           tp_solver_align(4 * sizeof(int32_t));
+    return 0 TP_SOLVER_ARRAYS(TP_SOLVER_ARRAY_BYTES, c, b);
 }
 
 TP_HD tp_solver_work tp_solver_work_at(void *scratch, int bodies, int capacity)
@@ -138,25 +144,8 @@ TP_HD tp_solver_work tp_solver_work_at(void *scratch, int bodies, int capacity)
     char *p = (char *)scratch;
     size_t c = (size_t)capacity, b = (size_t)bodies;
     tp_solver_work w;
-    w.rows = (tp_contact_row *)p; p += tp_solver_align(c * sizeof(tp_contact_row));
-    w.cons = (tp_constraint *)p; p += tp_solver_align(c * sizeof(tp_constraint));
-    w.order = (int32_t *)p; p += tp_solver_align(c * sizeof(int32_t));
-    w.color_start = (int32_t *)p; p += tp_solver_align((TP_MAX_COLORS + 2) * sizeof(int32_t));
-    w.body_mask = (uint32_t *)p; p += tp_solver_align(b * sizeof(uint32_t));
-    w.bodies = (tp_solver_body *)p; p += tp_solver_align(b * sizeof(tp_solver_body));
-    w.push = (float *)p; p += tp_solver_align(6 * b * sizeof(float));
-    w.cold = (int32_t *)p; p += tp_solver_align(sizeof(int32_t));
-    w.depth = (int32_t *)p; p += tp_solver_align(b * sizeof(int32_t));
-    w.shock_order = (int32_t *)p; p += tp_solver_align(c * sizeof(int32_t));
-    w.level_start = (int32_t *)p; p += tp_solver_align((b + 2) * sizeof(int32_t));
-    w.shock_points = (tp_shock_point *)p; p += tp_solver_align(c * sizeof(tp_shock_point));
-    w.carries = (int32_t *)p; p += tp_solver_align(b * sizeof(int32_t));
-    w.vel_note = (float *)p; p += tp_solver_align(12 * b * sizeof(float));
-    w.moved = (int32_t *)p; p += tp_solver_align(sizeof(int32_t));
-    w.color.ticket = (int32_t *)p; p += tp_solver_align(b * sizeof(int32_t));
     w.color.slots = tp_color_slots(bodies);
-    w.color.counts = (int32_t *)p; p += tp_solver_align((size_t)w.color.slots * TP_COLOR_BINS * sizeof(int32_t));
-    w.color.flags = (int32_t *)p;
+    TP_SOLVER_ARRAYS(TP_SOLVER_ARRAY_PLACE, c, b)
     w.artic = NULL;
     w.simd = NULL;
     return w;
