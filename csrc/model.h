@@ -64,8 +64,6 @@ int tp_shape_vertices_check(int shape, const float *vertices, int count, const c
 void tp_shape_model_from_def(const tp_shape_def *d, tp_shape_model *out);
 /* Radius of a compound body's bounding sphere about its origin, m. */
 float tp_compound_bound_radius(const tp_body_def *def);
-/* `body_count` bounds event bodies; `worlds` is unknown at model time, so world
- * indices are only checked to be >= 0 here and against the batch at run time. */
 /* The joint (as added) whose child `body` is among a builder's joints so far,
  * or -1; its name to *name (may be NULL). */
 int tp_builder_link_joint(const tp_builder *b, int body, const char **name);
@@ -75,6 +73,21 @@ int tp_builder_find_constraint(const tp_builder *b, const char *name);
 int tp_builder_find_joint(const tp_builder *b, const char *name);
 /* The joints added to a builder so far, as added. */
 void tp_builder_joint_defs(const tp_builder *b, const tp_joint_def **defs, int *count);
+
+/* Owned copies (csrc/body_copy.c). A copy of a convex shape's points src
+ * [count][3] into *dst (malloc'd), and their hull into *hull (the points have
+ * passed tp_body_def_check); 0 when out of memory. */
+struct tp_hull;
+int tp_points_copy(const float *src, int count, const float **dst, struct tp_hull *hull);
+/* Make def own copies of its compound shapes and of every convex shape's
+ * vertices (def has passed tp_body_def_check); 0 when out of memory, then
+ * nothing is left allocated. */
+int tp_body_def_copy_owned(tp_body_def *def);
+/* Free what tp_body_def_copy_owned allocated. */
+void tp_body_def_free_owned(tp_body_def *def);
+
+/* `body_count` bounds event bodies; `worlds` is unknown at model time, so world
+ * indices are only checked to be >= 0 here and against the batch at run time. */
 int tp_event_def_check(const tp_event_def *def, int body_count, const tp_body_def *bodies, char *field,
                        size_t field_len, char *reason, size_t reason_len);
 
