@@ -99,6 +99,12 @@ int scene_as_body(scene *sc, const json_t *v, int *out);
 int scene_read_body_shapes(scene *sc, const json_t *obj, tp_body_def *def);
 /* Free the vertex buffers (at the end of a load). */
 void scene_free_vertices(scene *sc);
+/* The top level and the model settings into *def, checked (scene_settings.c). */
+int scene_read_model_def(scene *sc, const json_t *root, tp_model_def *def);
+/* The "bodies" array (plain bodies and generators) added to sc->builder, and
+ * the optional "exclude" pairs (scene_bodies.c). */
+int scene_read_bodies(scene *sc, const json_t *root);
+int scene_read_excludes(scene *sc, const json_t *root);
 /* The optional "joints" array of a version 2 scene (scene_joints.c). */
 int scene_read_joints(scene *sc, const json_t *root);
 /* The optional "actuators" array of a version 2 scene (scene_actuators.c), after the joints. */
