@@ -8,7 +8,7 @@
  * Once per step the constraints of each color are packed into groups of
  * `lanes` (in key order: group g of a color holds its constraints g lanes ..
  * g lanes + lanes - 1). The passes and their loops are kernels/sweeps.h's
- * (tp_solver_pass hands each color to simd_color). Each phase of sweeps (the
+ * (tp_solver_pass hands the colors of each pass to simd_colors). Each phase of sweeps (the
  * `count` sweeps of one tp_solver_sweeps call) reads again the fields that change between phases,
  * sweeps the groups, and writes the impulses back to the contacts and rows,
  * which the shock pass, restitution and the forces read; the warm start reads
@@ -138,8 +138,8 @@ static char *pack_at(tp_simd_pack *P, int lanes, int capacity, char *p)
 
 static int simd_begin(tp_solver_simd *self, const tp_world *wd, const tp_solver_work *w, const tp_contact *contacts,
                       float inv_h, int use_bias, int sweep);
-static void simd_color(tp_solver_simd *self, int pass, int c, tp_world *wd, tp_solver_work *w, tp_contact *contacts,
-                       const tp_pass_args *a);
+static void simd_colors(tp_solver_simd *self, int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts,
+                        const tp_pass_args *a);
 static void simd_end(tp_solver_simd *self, tp_solver_work *w, tp_contact *contacts, int sweep, int passes);
 static void simd_shock(tp_solver_simd *self, tp_world *wd, tp_solver_work *w, tp_contact *contacts, float inv_h,
                        int use_bias);
@@ -152,7 +152,7 @@ tp_solver_simd *tp_simd_bind(tp_simd kind, void *scratch, int bodies, int capaci
     tp_simd_ctx *c = (tp_simd_ctx *)p;
     p += align64(sizeof(tp_simd_ctx));
     c->hooks.begin = simd_begin;
-    c->hooks.color = simd_color;
+    c->hooks.colors = simd_colors;
     c->hooks.end = simd_end;
     c->hooks.wide = 0;
     c->hooks.rows_changed = 1;
@@ -217,19 +217,22 @@ static int simd_begin(tp_solver_simd *self, const tp_world *wd, const tp_solver_
     return pack(C, wd, w, contacts, inv_h, use_bias, sweep);
 }
 
-/* Color c of a pass (tp_solver_color_pass): its scalar constraints (the
- * order within a color does not change the bits), then its groups. */
-static void simd_color(tp_solver_simd *self, int pass, int c, tp_world *wd, tp_solver_work *w, tp_contact *contacts,
-                       const tp_pass_args *a)
+/* The colors of a pass (tp_solver_wide_colors), each: its scalar constraints
+ * (the order within a color does not change the bits), then its groups. */
+static void simd_colors(tp_solver_simd *self, int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts,
+                        const tp_pass_args *a)
 {
     tp_simd_ctx *C = (tp_simd_ctx *)self;
     const tp_simd_pack *P = &C->pack;
-    for (int j = P->color_scalar[c]; j < P->color_scalar[c + 1]; ++j)
-        tp_solver_sweep_range(pass, wd, w, contacts, P->scalar[j], P->scalar[j] + 1, a, 0, 1);
-    int g0 = P->color_group[c], g1 = P->color_group[c + 1];
-    if (g0 == g1) return;
-    if (pass == TP_PASS_WARM_START) C->k->warm_start(P, g0, g1, wd->v, wd->w);
-    else C->k->sweep(P, g0, g1, wd->v, wd->w, w->push, a->use_bias, a->reverse);
+    int scalar_end = P->color_scalar[TP_MAX_COLORS], group_end = P->color_group[TP_MAX_COLORS];
+    for (int c = 0; c < TP_MAX_COLORS && (P->color_scalar[c] < scalar_end || P->color_group[c] < group_end); ++c) {
+        for (int j = P->color_scalar[c]; j < P->color_scalar[c + 1]; ++j)
+            tp_solver_sweep_range(pass, wd, w, contacts, P->scalar[j], P->scalar[j] + 1, a, 0, 1);
+        int g0 = P->color_group[c], g1 = P->color_group[c + 1];
+        if (g0 == g1) continue;
+        if (pass == TP_PASS_WARM_START) C->k->warm_start(P, g0, g1, wd->v, wd->w);
+        else C->k->sweep(P, g0, g1, wd->v, wd->w, w->push, a->use_bias, a->reverse);
+    }
 }
 
 /* A phase ends (tp_solver_wide_end): the sweeps' impulses back to the

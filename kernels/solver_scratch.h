@@ -25,15 +25,15 @@ typedef struct tp_solver_simd {
      * passes run this phase). */
     int (*begin)(struct tp_solver_simd *self, const tp_world *wd, const struct tp_solver_work *w,
                  const tp_contact *contacts, float inv_h, int use_bias, int sweep);
-    /* Color c of one pass (a TP_PASS_* of kernels/sweeps.h) in the lanes. */
-    void (*color)(struct tp_solver_simd *self, int pass, int c, tp_world *wd, struct tp_solver_work *w,
-                  tp_contact *contacts, const struct tp_pass_args *a);
+    /* The colors of one pass (a TP_PASS_* of kernels/sweeps.h) in the lanes, in order. */
+    void (*colors)(struct tp_solver_simd *self, int pass, tp_world *wd, struct tp_solver_work *w,
+                   tp_contact *contacts, const struct tp_pass_args *a);
     /* The phase ends after `passes` passes: the lanes' impulses back to the contacts. */
     void (*end)(struct tp_solver_simd *self, struct tp_solver_work *w, tp_contact *contacts, int sweep, int passes);
     /* tp_solver_shock_pass (kernels/shock.h) */
     void (*shock)(struct tp_solver_simd *self, tp_world *wd, struct tp_solver_work *w, tp_contact *contacts,
                   float inv_h, int use_bias);
-    int wide;                   /* a phase is in the lanes: each color of a pass goes to `color` */
+    int wide;                   /* a phase is in the lanes: the colors of each pass go to `colors` */
     int rows_changed;           /* set when the rows are prepared (a step's solve): the packed copy is stale */
     int impulses_changed;       /* set when a substep's end zeroed impulses (a bounce): the packed copy of the
                                  * impulses is stale */

@@ -193,19 +193,20 @@ TP_HD void tp_solver_sweep_range(int pass, tp_world *wd, tp_solver_work *w, tp_c
     }
 }
 
-/* Color c of a pass (tp_solver_sweep_range over its constraints), or, in a
- * phase that the CPU's wide lanes run (csrc/solver_simd.c), the lanes' form
- * of it: the same bits. */
-TP_HD void tp_solver_color_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts, int c,
-                                const tp_pass_args *a, int tid, int nth)
+/* The colors of a pass in the CPU's wide lanes (csrc/solver_simd.c), in a
+ * phase that runs there (one thread): the same bits as the colors' sweeps.
+ * Returns 1 then, 0 where the colors are swept here. */
+TP_HD int tp_solver_wide_colors(int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts, const tp_pass_args *a)
 {
 #if !defined(__CUDA_ARCH__)
     if (w->simd && w->simd->wide) {
-        w->simd->color(w->simd, pass, c, wd, w, contacts, a);
-        return;
+        w->simd->colors(w->simd, pass, wd, w, contacts, a);
+        return 1;
     }
+#else
+    (void)pass, (void)wd, (void)w, (void)contacts, (void)a;
 #endif
-    tp_solver_sweep_range(pass, wd, w, contacts, w->color_start[c], w->color_start[c + 1], a, tid, nth);
+    return 0;
 }
 
 /* One pass over all constraints in solve order: colors in order (constraints
@@ -218,11 +219,12 @@ TP_HD void tp_solver_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact 
 {
     /* every kind of row swept here is in tp_solver_has_rows */
     int colored_end = w->color_start[TP_OVERFLOW_COLOR]; /* colors from c on are empty once color_start[c] is this */
-    for (int c = 0; c < TP_MAX_COLORS && w->color_start[c] < colored_end; ++c) {
-        if (w->color_start[c] == w->color_start[c + 1]) continue; /* the same for every thread: uniform barriers */
-        tp_solver_color_pass(pass, wd, w, contacts, c, a, tid, nth);
-        TP_BARRIER(nth);
-    }
+    if (!tp_solver_wide_colors(pass, wd, w, contacts, a))
+        for (int c = 0; c < TP_MAX_COLORS && w->color_start[c] < colored_end; ++c) {
+            if (w->color_start[c] == w->color_start[c + 1]) continue; /* the same for every thread: uniform barriers */
+            tp_solver_sweep_range(pass, wd, w, contacts, w->color_start[c], w->color_start[c + 1], a, tid, nth);
+            TP_BARRIER(nth);
+        }
     int begin = w->color_start[TP_OVERFLOW_COLOR], end = w->color_start[TP_OVERFLOW_COLOR + 1];
     if (begin < end) {
         if (tid == 0) tp_solver_sweep_range(pass, wd, w, contacts, begin, end, a, 0, 1);
