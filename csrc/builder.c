@@ -42,8 +42,7 @@ tp_status tp_builder_create(const tp_model_def *def, tp_builder **out)
 }
 
 /* The builder checks every new name against all earlier ones; a hash index
- * keeps that linear in the body count (a 22,000-body scene spent 13 % of its
- * load and first steps in strcmp with a linear search per body). */
+ * keeps that linear in the body count (a search per body would be quadratic). */
 static uint32_t name_hash(const char *s)
 {
     uint32_t h = 2166136261u; /* FNV-1a, 32-bit */

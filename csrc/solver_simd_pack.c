@@ -77,8 +77,8 @@ static void pack_point(float *S, int lanes, int l, const tp_contact *c, const tp
  * reach TP_PREFETCH_AHEAD groups later: its points' phase fields in the rows,
  * their impulses in the contacts, and (the refresh) the phase's fields in the
  * slots, which it writes. The lanes' points lie far apart in the rows and
- * contacts, and without this both passes spent most of their time waiting for
- * memory (on the 1,240-cube pyramid they took 15 % of a step; 10 % with it). */
+ * contacts, and without this both passes wait on memory (docs/solver.md,
+ * "Wide sweeps on the CPU"). */
 #define TP_PREFETCH_AHEAD 2 /* groups */
 #if defined(__GNUC__) /* the second argument must be a constant */
 #define TP_PREFETCH_READ(p) __builtin_prefetch((p), 0)

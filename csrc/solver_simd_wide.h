@@ -113,7 +113,7 @@ static inline w3 w3_sel(vf m, w3 a, w3 b) { w3 r = {vsel(m, a.x, b.x), vsel(m, a
 
 /* Lanes' bodies: x, y, z of base[stride * idx[l] + 0..2], through a lane
  * array rather than AVX2's gather instruction, which gives the same bits but
- * was slower (bench/README.md has the measurement). */
+ * is slower (docs/solver.md, "Wide sweeps on the CPU"). */
 static inline w3 gather3(const float *base, int stride, const int32_t *idx)
 {
     float x[VW], y[VW], z[VW];

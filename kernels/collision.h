@@ -124,7 +124,7 @@ TP_HD int tp_collide_pair(const tp_world *wd, int a, int b, float margin, tp_con
 /* Speculative margin of a pair: TP_CONTACT_MARGIN plus how far both bodies can
  * move in the step (tp_body_sweep; 0 for static and sleeping bodies), so a
  * fast body meets what lies in its path, static, awake or asleep, before it
- * passes it (acceptance case C16). Against a sleeper the predicted contact
+ * passes it. Against a sleeper the predicted contact
  * links the two (wake.h, tp_contact_links) when the awake body can close the
  * gap within the step, so the sleeper wakes and collides as an awake body
  * before the solve; one that cannot close the gap leaves a speculative row

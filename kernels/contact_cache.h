@@ -44,12 +44,10 @@
 
 /* Limits on the motion of B relative to A since the manifold was found:
  * 5 micrometres of B's origin in A's frame, and 0.005 degrees of relative
- * rotation (sin of half of it: 4.3633e-5). Jolt allows 1 mm and 2 degrees.
- * Resting bodies creep by about a micrometre per step, so even these limits
- * keep nearly every resting pair's manifold; looser ones (0.5 mm and 0.5
- * degrees, 20 um and 0.02 degrees) ran no faster and let the 210-cube
- * pyramid drift more in 10 s (0.82 and 0.76 mm, median of 8 worlds, against
- * 0.73 mm without reuse; these limits: 0.72 mm; bench/README.md). */
+ * rotation (sin of half of it: 4.3633e-5). Resting bodies creep by about a
+ * micrometre per step, so even these limits keep nearly every resting pair's
+ * manifold; looser ones let resting stacks drift more and save nothing
+ * (docs/collision.md gives the comparison). */
 #ifndef TP_CACHE_MAX_SHIFT
 #define TP_CACHE_MAX_SHIFT 5.0e-6f
 #endif

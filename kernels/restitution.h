@@ -15,8 +15,8 @@
  * Why in the impact substep and not after the step (Box2D v3): the speculative
  * row stops a falling body at the surface, where it would then rest for the
  * rest of the step; a rebound aimed after the step loses the potential energy
- * of the gap it closed and mismeasures the impact speed (a ball of e = 1 lost
- * 1-3.4 % of its height per bounce). Here the body turns round where it stands
+ * of the gap it closed and mismeasures the impact speed (docs/solver.md,
+ * "Restitution"). Here the body turns round where it stands
  * at the start of the impact substep (at most one substep's travel, a few mm,
  * above the surface), with the speed that conserves its energy through the
  * integrator (tp_bounce_speed). The impulses of a bouncing point are counted in

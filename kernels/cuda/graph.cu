@@ -5,8 +5,8 @@
  * writes each world's busy flag and one block compacts the flags into the
  * list of busy worlds (which the busy-only stages launch over) and sets the
  * condition, so a
- * step in which every world sleeps runs plan, finish and sleep only (seed 002;
- * DESIGN.md section 4). One graph per contact-buffer parity, captured at the
+ * step in which every world sleeps runs plan, finish and sleep only (DESIGN.md
+ * section 4). One graph per contact-buffer parity, captured at the
  * first step; nothing in a step allocates, synchronises or copies to the host. */
 #include "cuda_batch.cuh"
 
