@@ -224,8 +224,11 @@ tp_status tp_artic_compile(const tp_artic_builder *ab, tp_model *m, int solver_i
     int J = ab->count, bad = 0;
     char field[64], reason[256];
     if (!tp_joint_tree_check(ab->defs, J, m->body_defs, m->body_count, &bad, field, sizeof field, reason,
-                             sizeof reason))
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "joints[%d] (%s): %s: %s", bad, ab->names[bad], field, reason);
+                             sizeof reason)) {
+        tp_status st = tp_fail(TP_ERR_INVALID_ARGUMENT, "joints[%d] (%s): %s: %s", bad, ab->names[bad], field, reason);
+        tp_fail_item("joints", bad);
+        return st;
+    }
     tp_artic_host *h = calloc(1, sizeof *h);
     int *order = calloc((size_t)J, sizeof *order);
     if (!h || !order) goto oom;
@@ -257,6 +260,7 @@ tp_status tp_artic_compile(const tp_artic_builder *ab, tp_model *m, int solver_i
                                    "(TP_MAX_TREE_DOFS: a contact on a link costs about dofs^2 per substep)",
                                    root, ab->names[root], h->trees[t].nv, h->trees[t].end - h->trees[t].first,
                                    TP_MAX_TREE_DOFS);
+            tp_fail_item("joints", root);
             free(order);
             tp_artic_host_free(h);
             return st;

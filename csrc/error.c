@@ -9,6 +9,8 @@
 #include <string.h>
 
 static _Thread_local tp_error_info tp_error_record;
+static _Thread_local const char *tp_error_list; /* tp_fail_item */
+static _Thread_local int tp_error_index;
 
 /* Copy src into dst[size], cut to fit and always NUL-terminated. */
 static void copy_text(char *dst, size_t size, const char *src)
@@ -28,6 +30,7 @@ tp_status tp_fail(tp_status status, const char *fmt, ...)
     vsnprintf(message, sizeof message, fmt, args); /* a copy first: an argument may be tp_last_error() */
     va_end(args);
     memset(e, 0, sizeof *e);
+    tp_error_list = NULL;
     e->status = status;
     copy_text(e->message, sizeof e->message, message);
     copy_text(e->reason, sizeof e->reason, message);
@@ -53,10 +56,27 @@ tp_status tp_fail_at(tp_status status, const char *path, int line, int column, c
     if (n >= 0 && (size_t)n < sizeof next.message)
         copy_text(next.message + n, sizeof next.message - (size_t)n, next.reason);
     *e = next; /* built aside: `reason` may point into the record */
+    tp_error_list = NULL;
     return status;
 }
 
-void tp_clear_error(void) { memset(&tp_error_record, 0, sizeof tp_error_record); }
+void tp_fail_item(const char *list, int index)
+{
+    tp_error_list = list;
+    tp_error_index = index;
+}
+
+const char *tp_failed_item(int *index)
+{
+    *index = tp_error_index;
+    return tp_error_list;
+}
+
+void tp_clear_error(void)
+{
+    memset(&tp_error_record, 0, sizeof tp_error_record);
+    tp_error_list = NULL;
+}
 
 const char *tp_last_error(void) { return tp_error_record.message; }
 

@@ -31,6 +31,15 @@ int tp_check_fail(char *field, size_t field_len, char *reason, size_t reason_len
                   ...);
 #define CHECK_FAIL(path, ...) tp_check_fail(field, field_len, reason, reason_len, path, __VA_ARGS__)
 
+/* The element a failure names in one of the builder's lists ("joints",
+ * "constraints", "events"; index as added), set after tp_fail by
+ * tp_builder_finish's checks so that the scene loader can place the error at
+ * that element of the scene. Every tp_fail, tp_fail_at and tp_clear_error
+ * clears it. */
+void tp_fail_item(const char *list, int index);
+/* The last failure's list (NULL: it named none) and *index. */
+const char *tp_failed_item(int *index);
+
 /* Clear the record (status TP_OK, empty message): what a successful load does. */
 void tp_clear_error(void);
 

@@ -111,7 +111,10 @@ static tp_status events_on_links_check(const tp_builder *b, const tp_model *m)
         char reason[384];
         tp_link_write_reason(reason, sizeof reason, e->body, m->body_names[e->body], joint,
                              tp_model_joint_name(m, joint));
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (%s): body: %s", i, tp_event_action_name(e->action), reason);
+        tp_status st =
+            tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (%s): body: %s", i, tp_event_action_name(e->action), reason);
+        tp_fail_item("events", i);
+        return st;
     }
     return TP_OK;
 }

@@ -25,6 +25,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A failure of tp_builder_finish, at the element of the scene it names: the
+ * builder's joints, constraints and events are the scene's, in order. */
+static int fail_finish(scene *sc, tp_status status)
+{
+    int index = 0;
+    const char *list = tp_failed_item(&index);
+    if (!list) return scene_fail_builder(sc, status);
+    scene_push_key(sc, list);
+    scene_push_index(sc, index);
+    int ok = scene_fail_builder(sc, status);
+    scene_pop(sc, ok);
+    return scene_pop(sc, ok);
+}
+
 static int load_root(scene *sc, const json_t *root, tp_model **out)
 {
     if (!json_is_object(root)) return scene_fail(sc, 0, "a scene must be a JSON object, got %s", scene_json_kind(root));
@@ -37,7 +51,7 @@ static int load_root(scene *sc, const json_t *root, tp_model **out)
         !scene_read_sites(sc, root) || !scene_read_events(sc, root))
         return 0;
     status = tp_builder_finish(sc->builder, out);
-    if (status != TP_OK) return scene_fail_builder(sc, status);
+    if (status != TP_OK) return fail_finish(sc, status);
     return 1;
 }
 

@@ -107,6 +107,32 @@ Test(errors, other_calls_fill_status_reason_and_message)
     cr_assert_eq(tp_last_error_info(NULL), TP_ERR_INVALID_ARGUMENT);
 }
 
+/* A fault that only the finished model shows (a constraint holding an
+ * articulation link: the links are known once the joints are compiled) is
+ * placed at the scene's element, here constraints[0]: line 5, whose '{' is
+ * column 3 (two spaces before it). */
+static const char *link_constraint_scene =
+    "{\"format\": \"torpor-scene\", \"version\": 2,\n"
+    " \"bodies\": [{\"name\": \"rod\", \"pos\": [0, 0, 1]}],\n"
+    " \"joints\": [{\"name\": \"pivot\", \"type\": \"revolute\", \"parent\": \"world\", \"child\": \"rod\", \"axis\": [0, 1, 0]}],\n"
+    " \"constraints\": [\n"
+    "  {\"name\": \"pin\", \"type\": \"ball\", \"body0\": \"rod\", \"body1\": \"world\"}]}\n";
+
+Test(errors, model_fault_placed_at_the_scene_element)
+{
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(link_constraint_scene, "link.json", &m), TP_ERR_PARSE);
+    cr_assert_null(m);
+    tp_error_info e;
+    cr_assert_eq(tp_last_error_info(&e), TP_OK);
+    cr_assert_eq(e.line, 5, "line %d: %s", e.line, e.message);
+    cr_assert_eq(e.column, 3, "column %d: %s", e.column, e.message);
+    cr_assert_str_eq(e.field, "constraints[0]");
+    cr_assert(strstr(e.reason, "articulation link") && strstr(e.reason, "\"pin\""), "%s", e.reason);
+    const char *where = "link.json:5:3: constraints[0]: ";
+    cr_assert(strncmp(e.message, where, strlen(where)) == 0, "%s", e.message);
+}
+
 Test(errors, probe_writes_the_callers_buffer)
 {
     char a[256], tiny[5];
