@@ -52,6 +52,7 @@
  * on a failure, 2 on a usage error, 3 after a device fault. */
 #define _POSIX_C_SOURCE 200809L
 #include "torpor.h"
+#include "torpor_import.h"
 
 #include <jansson.h>
 #include <stdarg.h>
@@ -128,12 +129,27 @@ static tp_status device_step(tp_batch *b, int steps)
     return tp_batch_step(b, steps);
 }
 
+/* An MJCF or URDF robot (scenes/mjcf/humanoid.xml): read as its imported scene. */
+static int is_robot_file(const char *path)
+{
+    size_t n = strlen(path);
+    return (n > 4 && !strcmp(path + n - 4, ".xml")) || (n > 5 && !strcmp(path + n - 5, ".urdf"));
+}
+
 /* The scene with sleep.enabled forced on or off (-1: as the file says). */
 static tp_status load(const char *path, int sleep_on, tp_model **out)
 {
     if (sleep_on < 0) return tp_model_load(path, out);
     json_error_t err;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    json_t *root = NULL;
+    if (is_robot_file(path)) {
+        char *text = NULL;
+        if (tp_import_scene(path, &text, NULL) != TP_OK) return tp_model_load(path, out); /* it names the error */
+        root = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+        tp_free(text);
+    } else {
+        root = json_load_file(path, JSON_REJECT_DUPLICATES, &err);
+    }
     if (!root) return tp_model_load(path, out); /* let the loader name the error */
     json_t *sleep = json_object_get(root, "sleep");
     if (!json_is_object(sleep)) {

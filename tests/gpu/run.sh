@@ -15,11 +15,13 @@
 # (at most what is left of the budget):
 #   probe      the CUDA device seen; without one nothing else runs
 #   headline   tower, 16,384 worlds, awake (sleep off) and all asleep
-#   robots     cart-pole and walker at 4,096 then 16,384 worlds, awake
-#              (sleep off): world-steps/s and device bytes per world
+#   robots     cart-pole, walker and the imported humanoid (scenes/mjcf/
+#              humanoid.xml) at 4,096 then 16,384 worlds, awake (sleep off):
+#              world-steps/s and device bytes per world
 #   smoke      tower 2 worlds, jenga 3 worlds: fresh, 1 step, 30 steps
-#   parity     every scene of scenes/ (8 worlds, 120 steps; the robot scenes
-#              compare the joint arrays too) and every acceptance case of
+#   parity     every scene of scenes/ and the imported humanoid (8 worlds,
+#              120 steps; the robot scenes compare the joint arrays too) and
+#              every acceptance case of
 #              tests/scenes/sleep/ (8 worlds, 420 steps), one process per scene
 #   refused    many_pyramids (too large for the solve block: TP_ERR_CAPACITY)
 #   overflow   heap20 with 24 contact points per world (overflow, worlds
@@ -211,8 +213,9 @@ if wanted headline; then
   step headline 75 "${gc[@]}" bench --worlds "$head_worlds" scenes/tower.json
 fi
 if wanted robots; then
-  { echo; echo "## Robots: cart-pole and walker at $robot_worlds worlds"; } >> "$results"
-  step robots 45 "${gc[@]}" bench --awake --worlds "$robot_worlds" scenes/cartpole.json scenes/walker.json
+  { echo; echo "## Robots: cart-pole, walker and the imported humanoid at $robot_worlds worlds"; } >> "$results"
+  step robots 60 "${gc[@]}" bench --awake --worlds "$robot_worlds" scenes/cartpole.json scenes/walker.json \
+    scenes/mjcf/humanoid.xml
 fi
 if wanted smoke; then
   { echo; echo "## Smoke"; } >> "$results"
@@ -225,7 +228,8 @@ for s in scenes/*.json; do
 done
 if wanted parity; then
   { echo; echo "## Parity (CPU and CUDA, one process per scene)"; } >> "$results"
-  if [ -n "${GPU_CHECK_SCENES:-}" ]; then read -r -a list <<< "$GPU_CHECK_SCENES"; else list=("${scene_files[@]}" tests/scenes/sleep/*.json); fi
+  if [ -n "${GPU_CHECK_SCENES:-}" ]; then read -r -a list <<< "$GPU_CHECK_SCENES"
+  else list=("${scene_files[@]}" scenes/mjcf/humanoid.xml tests/scenes/sleep/*.json); fi
   steps_of parity 150 20 "${gc[@]}" parity --worlds 8 -- "${list[@]}"
 fi
 if wanted refused; then

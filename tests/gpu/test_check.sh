@@ -31,7 +31,7 @@ common=(GPU_CHECK_BIN="$bin" GPU_CHECK_HEAD_WORLDS=4 GPU_CHECK_ROBOT_WORLDS=2,3 
 
 # 1. A fake device that computes like the CPU: every step passes, headline first, robots next.
 rc=$(run "$tmp/cpu" "${common[@]}" TORPOR_GPU_CHECK_FAKE=cpu GPU_CHECK_STEPS=headline,robots,smoke,parity,refused,overflow \
-  GPU_CHECK_SCENES="scenes/tower.json scenes/cartpole.json tests/scenes/sleep/c02_throw.json")
+  GPU_CHECK_SCENES="scenes/tower.json scenes/cartpole.json scenes/mjcf/humanoid.xml tests/scenes/sleep/c02_throw.json")
 r="$tmp/cpu/results.md"
 check "fake cpu: exit 0" [ "$rc" = 0 ]
 check "fake cpu: marked as not a GPU run" has "$r" "FAKE DEVICE (TORPOR_GPU_CHECK_FAKE=cpu): nothing here ran on a GPU"
@@ -45,12 +45,15 @@ check "fake cpu: robot rows (cart-pole and walker at 2 then 3 worlds, awake) aft
            [ $(line_of "$r" '| scenes/walker.json | 2 | default | awake') -gt $(line_of "$r" '| scenes/cartpole.json | 2 | default | awake') ] &&
            [ $(line_of "$r" '| scenes/cartpole.json | 3 | default | awake') -gt $(line_of "$r" '| scenes/walker.json | 2 | default | awake') ] &&
            [ $(line_of "$r" '| scenes/walker.json | 3 | default | awake') -lt $(line_of "$r" '## Smoke') ]"
-check "fake cpu: 4 robot rows, none all asleep" [ "$(sed -n '/## Robots/,/## Smoke/p' "$r" | grep -c '| awake (sleep off) |')" = 4 ]
+check "fake cpu: the imported humanoid's robot rows after the walker's, at 2 then 3 worlds" \
+  bash -c "[ $(line_of "$r" '| scenes/mjcf/humanoid.xml | 2 | default | awake') -gt $(line_of "$r" '| scenes/walker.json | 2 | default | awake') ] &&
+           [ $(line_of "$r" '| scenes/mjcf/humanoid.xml | 3 | default | awake') -lt $(line_of "$r" '## Smoke') ]"
+check "fake cpu: 6 robot rows, none all asleep" [ "$(sed -n '/## Robots/,/## Smoke/p' "$r" | grep -c '| awake (sleep off) |')" = 6 ]
 check "fake cpu: smoke, 2 scenes x 3 equal rows" [ "$(sed -n '/## Smoke/,/## Parity/p' "$r" | grep -c '| yes |')" = 6 ]
-check "fake cpu: parity rows equal, one per scene (cart-pole's included)" \
-  [ "$(sed -n '/## Parity/,/## Refused/p' "$r" | grep -c '| yes |')" = 3 ]
+check "fake cpu: parity rows equal, one per scene (cart-pole's and the humanoid's included)" \
+  [ "$(sed -n '/## Parity/,/## Refused/p' "$r" | grep -c '| yes |')" = 4 ]
 check "fake cpu: the cart-pole's parity row" bash -c "sed -n '/## Parity/,/## Refused/p' '$r' | grep -q '| scenes/cartpole.json | 8 | 120 | .* | yes |'"
-check "fake cpu: one process per parity scene" [ "$(count "$r" 'gpu_check parity: 0 failure(s)')" = 4 ]
+check "fake cpu: one process per parity scene" [ "$(count "$r" 'gpu_check parity: 0 failure(s)')" = 5 ]
 check "fake cpu: many_pyramids refused as expected, and nothing else" [ "$(count "$r" 'refused as expected')" = 1 ]
 check "fake cpu: step table, 7 steps passed" [ "$(grep -c '| passed |' "$r")" = 7 ]
 check "fake cpu: steps not asked for not run" bash -c "! grep -q '## Benchmarks' '$r'"
