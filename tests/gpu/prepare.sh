@@ -6,15 +6,18 @@
 #   .gpu-build/gpu_check      gpu_check from BUILD_DIR (default build: a CUDA
 #                             build, nvcc 13, sm_90, Release; x86-64 only)
 #   .gpu-build/lib/           the shared libraries it needs beyond libc, libm,
-#                             libstdc++ and libgcc_s (jansson, libgomp): used
-#                             there only where the machine lacks them
+#                             libstdc++ and libgcc_s that .deps/debs does not
+#                             hold (libgomp, liblzma, libz): used there only
+#                             where the machine lacks them
 #   .gpu-build/sources.sha256 the hash of the sources it was built from
 #                             (run.sh --sources-hash); run.sh builds anew when
 #                             the carried tree's hash differs
 #   .gpu-build/info.txt       commit, compiler, build type
-#   .deps/debs/               jansson and pkgconf (scripts/fetch-gpu-debs.sh),
-#                             for a build there; skipped with a warning when
-#                             the registry cannot be reached
+#   .deps/debs/               jansson, libxml2 with ICU, qhull and pkgconf
+#                             (scripts/fetch-gpu-debs.sh, about 12 MB), for a
+#                             build there and for the prebuilt gpu_check's
+#                             libraries; skipped with a warning when the
+#                             registry cannot be reached
 #
 # Both folders are ignored by git and carried by the call (docs/gpu-results.md).
 set -euo pipefail
@@ -31,12 +34,16 @@ if ! ls .deps/debs/*.deb >/dev/null 2>&1; then
   bash scripts/fetch-gpu-debs.sh || echo "prepare: WARNING: no .deps/debs (registry not reached): a build on the GPU machine would fail; the prebuilt gpu_check does not need them"
 fi
 
-rm -rf .gpu-build
+rm -rf .gpu-build .deps/root # .deps/root: unpacked by a local run of run.sh; run.sh unpacks it there
 mkdir -p .gpu-build/lib
 cp "$build/gpu_check" .gpu-build/gpu_check
+# The libraries it needs beyond libc, libm, libstdc++ and libgcc_s, except
+# those a .deb in .deps/debs holds (run.sh unpacks them there when missing):
+# ICU alone is 33 MB unpacked, 9 MB as its .deb, and the call carries 64 MiB.
+in_debs=$(for f in .deps/debs/*.deb; do [ -f "$f" ] && dpkg-deb -c "$f"; done | awk '{print $6}' | xargs -r -n1 basename | sort -u)
 ldd .gpu-build/gpu_check | awk '$2 == "=>" && $3 ~ /^\// {print $1, $3}' | while read -r name path; do
   case "$name" in libc.so*|libm.so*|libstdc++.so*|libgcc_s.so*|ld-linux*|libpthread.so*|libdl.so*|librt.so*) ;;
-    *) cp -L "$path" ".gpu-build/lib/$name" ;;
+    *) grep -qxF "$name" <<< "$in_debs" || cp -L "$path" ".gpu-build/lib/$name" ;;
   esac
 done
 bash tests/gpu/run.sh --sources-hash > .gpu-build/sources.sha256

@@ -57,31 +57,46 @@ sources_hash() {
 }
 if [ "${1:-}" = --sources-hash ]; then sources_hash; exit 0; fi
 
-# ---- the build of gpu_check on the GPU machine (run.sh --build OUT_DIR, a step of its own)
-if [ "${1:-}" = --build ]; then
-  out="$2"
-  if [ -d .deps/debs ] && ! pkg-config --exists jansson 2>/dev/null; then
+# ---- .deps/debs (scripts/fetch-gpu-debs.sh) unpacked into .deps/root, never into /:
+# the libraries gpu_check needs beyond the toolchain's (jansson, libxml2 and its
+# ICU, qhull) and pkg-config, for a build here and for a prebuilt gpu_check
+# whose libraries the machine lacks. Plain .pc files: the packaged ones name
+# -dev dependencies that are not carried.
+unpack_deps() {
+  ls .deps/debs/*.deb >/dev/null 2>&1 || return 1
+  local root="$here/.deps/root" lib="$here/.deps/root/usr/lib/x86_64-linux-gnu" f m
+  if [ ! -e "$root/.unpacked" ]; then
     echo "unpacking .deps/debs into .deps/root"
-    root="$here/.deps/root" lib="$here/.deps/root/usr/lib/x86_64-linux-gnu"
     mkdir -p "$root"
     for f in .deps/debs/*.deb; do
-      if command -v dpkg >/dev/null; then dpkg -x "$f" "$root" || exit 1; continue; fi
+      if command -v dpkg >/dev/null; then dpkg -x "$f" "$root" || return 1; continue; fi
       m=$(ar t "$f" | grep '^data.tar') # no dpkg: the .deb's data archive by hand
       case "$m" in
         *.xz) ar p "$f" "$m" | tar -xJ -C "$root" ;;
         *.zst) ar p "$f" "$m" | tar --zstd -x -C "$root" ;;
         *) ar p "$f" "$m" | tar -xz -C "$root" ;;
-      esac || exit 1
+      esac || return 1
     done
-    export PATH="$root/usr/bin:$PATH" LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
     [ -x "$root/usr/bin/pkgconf" ] && [ ! -e "$root/usr/bin/pkg-config" ] && ln -s pkgconf "$root/usr/bin/pkg-config"
-    mkdir -p "$root/pc" # plain .pc files: the packaged ones name -dev dependencies
+    mkdir -p "$root/pc"
     printf 'Name: jansson\nDescription: unpacked from .deps\nVersion: 2.14\nCflags: -I%s/usr/include\nLibs: -L%s -ljansson\n' \
       "$root" "$lib" > "$root/pc/jansson.pc"
-    export PKG_CONFIG_PATH="$root/pc" PKG_CONFIG_LIBDIR="$root/pc:/usr/lib/x86_64-linux-gnu/pkgconfig:/usr/share/pkgconfig"
+    printf 'Name: libXML\nDescription: unpacked from .deps\nVersion: 2.9.14\nCflags: -I%s/usr/include/libxml2\nLibs: -L%s -lxml2\n' \
+      "$root" "$lib" > "$root/pc/libxml-2.0.pc"
+    printf 'Name: qhull_r\nDescription: unpacked from .deps\nVersion: 8.0.2\nCflags: -I%s/usr/include\nLibs: -L%s -lqhull_r\n' \
+      "$root" "$lib" > "$root/pc/qhull_r.pc"
+    touch "$root/.unpacked"
   fi
-  if ! pkg-config --exists jansson 2>/dev/null; then
-    echo "no jansson and no .deps/debs: run bash tests/gpu/prepare.sh before the call"; exit 1
+  export PATH="$root/usr/bin:$PATH" LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  export PKG_CONFIG_PATH="$root/pc" PKG_CONFIG_LIBDIR="$root/pc:/usr/lib/x86_64-linux-gnu/pkgconfig:/usr/share/pkgconfig"
+}
+
+# ---- the build of gpu_check on the GPU machine (run.sh --build OUT_DIR, a step of its own)
+if [ "${1:-}" = --build ]; then
+  out="$2"
+  if ! pkg-config --exists jansson libxml-2.0 qhull_r 2>/dev/null; then unpack_deps || exit 1; fi
+  if ! pkg-config --exists jansson libxml-2.0 qhull_r 2>/dev/null; then
+    echo "no jansson, libxml2 or qhull and no .deps/debs: run bash tests/gpu/prepare.sh before the call"; exit 1
   fi
   export PATH="/usr/local/cuda/bin:$PATH"
   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DTORPOR_TESTS=OFF \
@@ -173,11 +188,11 @@ finish() {
 
 # ---- the gpu_check binary: as given, prebuilt (.gpu-build), or built here
 runs_here() { # its libraries resolve (with those carried in .gpu-build/lib or unpacked from .deps) and it starts
-  local d
-  for d in "$(dirname "$1")/lib" "$here/.deps/root/usr/lib/x86_64-linux-gnu"; do
-    ldd "$1" 2>/dev/null | grep -q "not found" || break
-    [ -d "$d" ] && export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-  done
+  local d="$(dirname "$1")/lib"
+  if ldd "$1" 2>/dev/null | grep -q "not found" && [ -d "$d" ]; then
+    export LD_LIBRARY_PATH="$d${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  fi
+  if ldd "$1" 2>/dev/null | grep -q "not found"; then unpack_deps >/dev/null; fi
   if ldd "$1" 2>/dev/null | grep "not found"; then return 1; fi
   "$1" /dev/null probe >/dev/null 2>&1
   [ $? -le 1 ] # probe exits 1 without a device: the binary itself ran
