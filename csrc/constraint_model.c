@@ -3,10 +3,12 @@
 #include "constraint_host.h"
 
 #include "error.h"
+#include "named_list.h"
 #include "model.h"
 #include "names.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,53 +134,29 @@ static tp_status check_def(const tp_body_def *bodies, int body_count, const tp_c
     return check_more(d);
 }
 
-static char *dup_name(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *r = malloc(n);
-    if (r) memcpy(r, s, n);
-    return r;
-}
-
 tp_status tp_cons_builder_add(tp_cons_builder *cb, const tp_body_def *bodies, int body_count,
                               const tp_constraint_def *def, int *out_index)
 {
     if (!def) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_add_constraint: def is NULL");
     tp_status st = check_def(bodies, body_count, def);
     if (st != TP_OK) return st;
-    char own[32];
-    snprintf(own, sizeof own, "constraint%d", cb->count);
-    const char *name = def->name ? def->name : own;
-    for (int k = 0; k < cb->count; ++k)
-        if (strcmp(cb->defs[k].name, name) == 0)
-            return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: name: \"%s\" is already the name of constraint %d", name, k);
-    if (cb->count == cb->capacity) {
-        int cap = cb->capacity ? 2 * cb->capacity : 8;
-        tp_constraint_def *p = realloc(cb->defs, (size_t)cap * sizeof *p);
-        if (!p) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_add_constraint: out of memory");
-        cb->defs = p;
-        cb->capacity = cap;
-    }
-    tp_constraint_def d = *def;
-    d.name = dup_name(name);
-    if (!d.name) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_add_constraint: out of memory");
-    if (out_index) *out_index = cb->count;
-    cb->defs[cb->count++] = d;
-    return TP_OK;
+    void *items = cb->defs;
+    st = tp_named_list_add(&items, &cb->count, &cb->capacity, sizeof(tp_constraint_def), offsetof(tp_constraint_def, name), def, "constraint",
+                           "tp_builder_add_constraint", out_index);
+    cb->defs = items;
+    return st;
 }
 
 void tp_cons_builder_free(tp_cons_builder *cb)
 {
-    for (int k = 0; k < cb->count; ++k) free((void *)cb->defs[k].name);
-    free(cb->defs);
+    tp_named_list_free(cb->defs, cb->count, sizeof(tp_constraint_def), offsetof(tp_constraint_def, name));
     memset(cb, 0, sizeof *cb);
 }
 
 void tp_cons_host_free(tp_cons_host *h)
 {
     if (!h) return;
-    for (int k = 0; k < h->count; ++k) free((void *)h->defs[k].name);
-    free(h->defs);
+    tp_named_list_free(h->defs, h->count, sizeof(tp_constraint_def), offsetof(tp_constraint_def, name));
     free(h->table);
     free(h);
 }
@@ -264,7 +242,7 @@ tp_status tp_cons_compile(const tp_cons_builder *cb, tp_model *m)
     if (!h->defs || !h->table) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_finish: out of memory for the constraints");
     for (int k = 0; k < cb->count; ++k) {
         tp_constraint_def d = cb->defs[k];
-        d.name = dup_name(cb->defs[k].name);
+        d.name = tp_name_copy(cb->defs[k].name);
         if (!d.name) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_finish: out of memory for the constraints");
         h->count = k + 1;
         tp_q_store(d.quat0, tp_q_normalize_any(tp_q_load(d.quat0)));

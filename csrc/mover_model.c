@@ -3,10 +3,12 @@
 #include "mover_host.h"
 
 #include "error.h"
+#include "named_list.h"
 #include "model.h"
 
 #include <float.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,52 +115,28 @@ static tp_status check_def(int body_count, const tp_mover_def *d)
     return TP_OK;
 }
 
-static char *dup_name(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *r = malloc(n);
-    if (r) memcpy(r, s, n);
-    return r;
-}
-
 tp_status tp_mover_builder_add(tp_mover_builder *mb, int body_count, const tp_mover_def *def, int *out_index)
 {
     if (!def) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_add_mover: def is NULL");
     tp_status st = check_def(body_count, def);
     if (st != TP_OK) return st;
-    char own[32];
-    snprintf(own, sizeof own, "mover%d", mb->count);
-    const char *name = def->name ? def->name : own;
-    for (int k = 0; k < mb->count; ++k)
-        if (strcmp(mb->defs[k].name, name) == 0)
-            return tp_fail(TP_ERR_INVALID_ARGUMENT, "mover: name: \"%s\" is already the name of mover %d", name, k);
-    if (mb->count == mb->capacity) {
-        int cap = mb->capacity ? 2 * mb->capacity : 8;
-        tp_mover_def *p = realloc(mb->defs, (size_t)cap * sizeof *p);
-        if (!p) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_add_mover: out of memory");
-        mb->defs = p;
-        mb->capacity = cap;
-    }
-    tp_mover_def d = *def;
-    d.name = dup_name(name);
-    if (!d.name) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_add_mover: out of memory");
-    if (out_index) *out_index = mb->count;
-    mb->defs[mb->count++] = d;
-    return TP_OK;
+    void *items = mb->defs;
+    st = tp_named_list_add(&items, &mb->count, &mb->capacity, sizeof(tp_mover_def), offsetof(tp_mover_def, name), def, "mover",
+                           "tp_builder_add_mover", out_index);
+    mb->defs = items;
+    return st;
 }
 
 void tp_mover_builder_free(tp_mover_builder *mb)
 {
-    for (int k = 0; k < mb->count; ++k) free((void *)mb->defs[k].name);
-    free(mb->defs);
+    tp_named_list_free(mb->defs, mb->count, sizeof(tp_mover_def), offsetof(tp_mover_def, name));
     memset(mb, 0, sizeof *mb);
 }
 
 void tp_mover_host_free(tp_mover_host *h)
 {
     if (!h) return;
-    for (int k = 0; k < h->count; ++k) free((void *)h->defs[k].name);
-    free(h->defs);
+    tp_named_list_free(h->defs, h->count, sizeof(tp_mover_def), offsetof(tp_mover_def, name));
     free(h->table);
     free(h);
 }
@@ -223,7 +201,7 @@ tp_status tp_mover_compile(const tp_mover_builder *mb, tp_model *m)
     if (!h->defs || !h->table) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_finish: out of memory for the movers");
     for (int k = 0; k < mb->count; ++k) {
         tp_mover_def d = mb->defs[k];
-        d.name = dup_name(mb->defs[k].name);
+        d.name = tp_name_copy(mb->defs[k].name);
         if (!d.name) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_finish: out of memory for the movers");
         h->count = k + 1;
         tp_q_store(d.quat0, tp_q_normalize_any(tp_q_load(d.quat0)));
