@@ -203,18 +203,22 @@ typedef struct tp_artic_scratch {
     float *s;                   /* the current tree's slice of s_all */
     double *h;                  /* the current tree's slice of h_all */
     const int32_t *par;         /* the current tree's slice of dof_parent */
-    float *rhs, *qdd, *tmp;     /* [max_nv], [max_nv], [nv] */
+    float *rhs_all, *qdd_all;   /* [nv] each; rhs, qdd: the current tree's slices (tree-local dofs) */
+    float *rhs, *qdd, *tmp;     /* the current tree's slices of rhs_all, qdd_all, tmp_all */
+    float *tmp_all;             /* [nv] (global dofs) */
     float *qd_free, *push_qd;   /* [nv] qd before the rows of a substep; pseudo velocities (split impulse) */
     float *o, *target;          /* [trees][3] reference point of the step; [trees][6] momentum target */
     int32_t *h_start;           /* [trees] offsets into h_all */
     int32_t *dof_parent;        /* [nv] tree-local parent dof (the dof before it on its root path), -1 at a root */
     int32_t *link_dof;          /* [J] tree-local last dof on link i's root path (its own or an ancestor's), -1 if none */
-    int32_t *row_start;         /* [trees + 1] joint rows of each tree */
+    int32_t *row_start, *row_end; /* [trees] each: tree t's joint rows are [row_start, row_end), from 3 v_start
+                                     (at most 3 per dof), so trees build and sweep them apart */
     float *cols;                /* [3 nv][max_nv] response columns of the joint rows */
     int32_t *row_dof;           /* [3 nv] tree-local dof */
     float *row_target, *row_lo, *row_hi, *row_lambda; /* [3 nv] */
     float *row_push;            /* [3 nv] a limit row's impulse on the pseudo velocities (split impulse) */
-    uint8_t *saturated;         /* [max_nv] PD drives made explicit at +-max effort (1 above, 2 below) */
+    uint8_t *saturated_all;     /* [nv] PD drives made explicit at +-max effort (1 above, 2 below) */
+    uint8_t *saturated;         /* the current tree's slice of saturated_all */
     uint8_t *act_sat;           /* [nu] actuators made explicit at a force_range bound (1 upper, 2 lower) */
     int capacity;               /* contact points */
     int32_t *slot;              /* [capacity] per contact point (sorted order): its link point, or -1 */
@@ -236,14 +240,14 @@ TP_HD size_t tp_artic_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
     X(lid, tp_sinertia_d, 2 * J)                                                                                     \
     X(s_all, float, V * 6)                                                                                           \
     X(h_all, double, V * n)                                                                                          \
-    X(rhs, float, 2 * n + 3 * V)                                                                                     \
+    X(rhs_all, float, 5 * V)                                                                                         \
     X(o, float, 9 * T)                                                                                               \
-    X(h_start, int32_t, 2 * T + 1)                                                                                   \
+    X(h_start, int32_t, 3 * T)                                                                                       \
     X(dof_parent, int32_t, V + J)                                                                                    \
     X(cols, float, 3 * V * n)                                                                                        \
     X(row_dof, int32_t, 3 * V)                                                                                       \
     X(row_target, float, 15 * V)                                                                                     \
-    X(saturated, uint8_t, n + U)                                                                                     \
+    X(saturated_all, uint8_t, V + U)                                                                                 \
     X(slot, int32_t, C)                                                                                              \
     X(pts, tp_artic_point, P)                                                                                        \
     X(jac, float, 6 * (P + P1) * n)
@@ -283,16 +287,16 @@ TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, i
     x.lp = x.lq + 4 * J; x.lc = x.lp + 3 * J;
     x.la = x.lv + 6 * J; x.lf = x.la + 6 * J;
     x.lic = x.lid + J;
-    x.qdd = x.rhs + n; x.tmp = x.qdd + n; x.qd_free = x.tmp + V; x.push_qd = x.qd_free + V;
+    x.qdd_all = x.rhs_all + V; x.tmp_all = x.qdd_all + V; x.qd_free = x.tmp_all + V; x.push_qd = x.qd_free + V;
     x.target = x.o + 3 * T;
-    x.row_start = x.h_start + T;
+    x.row_start = x.h_start + T; x.row_end = x.row_start + T;
     x.row_lo = x.row_target + 3 * V; x.row_hi = x.row_lo + 3 * V; x.row_lambda = x.row_hi + 3 * V;
     x.row_push = x.row_lambda + 3 * V;
     x.resp = x.jac + 3 * P * n;
     x.jac1 = x.resp + 3 * P * n;
     x.resp1 = x.jac1 + 3 * tp_artic_side1_points(m) * n;
     x.link_dof = x.dof_parent + V;
-    x.act_sat = x.saturated + n;
+    x.act_sat = x.saturated_all + V;
     x.capacity = capacity;
     x.points = m->point_capacity;
     x.used = 0;
@@ -303,6 +307,7 @@ TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, i
         const tp_artic_tree *tr = &m->trees[t];
         x.h_start[t] = at;
         at += tr->nv * tr->nv;
+        x.row_start[t] = 3 * tr->v_start; /* row_end: set by each substep's velocity phase */
         /* the tree's dof structure for the sparse factor (joints and dofs are in topological order) */
         for (int i = tr->first; i < tr->end; ++i) {
             const tp_artic_joint *j = &m->joints[i];
@@ -314,15 +319,25 @@ TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, i
     x.s = x.s_all;
     x.h = x.h_all;
     x.par = x.dof_parent;
+    x.rhs = x.rhs_all;
+    x.qdd = x.qdd_all;
+    x.tmp = x.tmp_all;
+    x.saturated = x.saturated_all;
     return x;
 }
 
-/* Point x->s and x->h at tree t's slices. */
+/* Point x's per-tree views at tree t's slices. Trees share no scratch but
+ * the link points, so a group's lanes may step different trees at once. */
 TP_HD void tp_artic_use_tree(const tp_artic_model *m, tp_artic_scratch *x, int t)
 {
-    x->s = x->s_all + 6 * m->trees[t].v_start;
+    int v0 = m->trees[t].v_start;
+    x->s = x->s_all + 6 * v0;
     x->h = x->h_all + x->h_start[t];
-    x->par = x->dof_parent + m->trees[t].v_start;
+    x->par = x->dof_parent + v0;
+    x->rhs = x->rhs_all + v0;
+    x->qdd = x->qdd_all + v0;
+    x->tmp = x->tmp_all + v0;
+    x->saturated = x->saturated_all + v0;
 }
 
 /* ---------------------------------------------------------------- kinematics */

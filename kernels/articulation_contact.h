@@ -34,8 +34,11 @@
  * circular cone, restitution from the published link velocities, warm start.
  * Arms and tangents of the rigid side are fixed for the step as for any row;
  * the link side's Jacobian is evaluated at the point's current position in
- * every substep. Everything here runs on thread 0 of a world's block (an
- * articulation is one body for coloring, kernels/coloring.h). */
+ * every substep. The start of a step's solve (the link points) runs on lane 0
+ * of a world's group; the tree passes run tree t on lane t mod nth, the
+ * points' rows point by point over the lanes (trees share no scratch); the
+ * contact rows go with their constraint's color (an articulation is one body
+ * for coloring, kernels/coloring.h). */
 /* Included by kernels/sweeps.h, after the rigid rows it builds on. */
 #ifndef TP_ARTICULATION_CONTACT_H
 #define TP_ARTICULATION_CONTACT_H
@@ -245,44 +248,50 @@ TP_HD void tp_artic_point_rows(tp_artic_solve *A, const tp_world *wd, const tp_c
     for (int k = 0; k < 3; ++k) p->mass[k] = p->mass[k] > TP_ARTIC_FIXED_RESPONSE ? 1.0f / p->mass[k] : 0.0f;
 }
 
-/* Velocity phase of a substep: every tree's free velocity update and joint
- * rows; every link contact point's rows; links' velocities published. */
-TP_HD void tp_artic_substep_velocity(tp_artic_solve *A, tp_world *wd, const tp_contact *contacts,
-                                     const tp_contact_row *rows, int n)
+/* Velocity phase of a substep, tree part: tree t's free velocity update and
+ * joint rows; its links' velocities published. Trees share no scratch
+ * (tp_artic_use_tree), so lanes may run different trees at once. */
+TP_HD void tp_artic_tree_velocity(tp_artic_solve *A, tp_world *wd, int t)
 {
     const tp_artic_model *m = A->m;
     tp_artic_scratch *x = &A->x;
     tp_artic_world *s = &A->s;
+    const tp_artic_tree *tr = &m->trees[t];
     float h = A->h;
-    int row = 0;
-    for (int t = 0; t < m->tree_count; ++t) {
-        const tp_artic_tree *tr = &m->trees[t];
-        x->row_start[t] = row;
-        x->row_start[t + 1] = row;
-        if (!tp_artic_tree_awake(m, wd, t)) continue;
-        tp_artic_use_tree(m, x, t);
-        if (!A->kin_fresh) {
-            tp_artic_fk(m, tr, s->q, tp_v3_load(x->o + 3 * t), x);
-            tp_artic_motion(m, tr, s->qd, A->g, x);
-        }
-        if (tr->free_root)
-            tp_sv_store(x->target + 6 * t, tp_sv_add(tp_artic_momentum(tr, x),
-                                                     tp_sv_scale(tp_artic_external(m, tr, s, x, A->g), h)));
-        tp_artic_solve_accel(m, tr, s, x, A->g, h);
-        float *qd = s->qd + tr->v_start;
-        for (int d = 0; d < tr->nv; ++d) {
-            qd[d] += h * x->qdd[d];
-            x->qd_free[tr->v_start + d] = qd[d];
-            x->push_qd[tr->v_start + d] = 0.0f;
-        }
-        row = tp_artic_build_rows(m, tr, s, x, qd, h, row);
-        x->row_start[t + 1] = row;
-        tp_artic_row_columns(m, tr, x, x->row_start[t], row);
-        tp_artic_velocities(m, tr, s->qd, x);
-        tp_artic_publish(m, tr, x, wd);
+    x->row_end[t] = x->row_start[t];
+    if (!tp_artic_tree_awake(m, wd, t)) return;
+    tp_artic_use_tree(m, x, t);
+    if (!A->kin_fresh) {
+        tp_artic_fk(m, tr, s->q, tp_v3_load(x->o + 3 * t), x);
+        tp_artic_motion(m, tr, s->qd, A->g, x);
     }
-    for (int i = 0; i < n && i < x->capacity; ++i)
-        if (x->slot[i] >= 0) /* (a sleeping tree's side: masses only) */
+    if (tr->free_root)
+        tp_sv_store(x->target + 6 * t, tp_sv_add(tp_artic_momentum(tr, x),
+                                                 tp_sv_scale(tp_artic_external(m, tr, s, x, A->g), h)));
+    tp_artic_solve_accel(m, tr, s, x, A->g, h);
+    float *qd = s->qd + tr->v_start;
+    for (int d = 0; d < tr->nv; ++d) {
+        qd[d] += h * x->qdd[d];
+        x->qd_free[tr->v_start + d] = qd[d];
+        x->push_qd[tr->v_start + d] = 0.0f;
+    }
+    x->row_end[t] = tp_artic_build_rows(m, tr, s, x, qd, h, x->row_start[t]);
+    tp_artic_row_columns(m, tr, x, x->row_start[t], x->row_end[t]);
+    tp_artic_velocities(m, tr, s->qd, x);
+    tp_artic_publish(m, tr, x, wd);
+}
+
+/* Velocity phase of a substep, run by lanes tid of nth of a world's group
+ * (the CPU: 0 of 1): every tree's velocity update (tree t on lane t mod
+ * nth), a barrier, then every link contact point's rows at the new factors
+ * (point by point over the lanes). The caller's barrier follows. */
+TP_HD void tp_artic_substep_velocity(tp_artic_solve *A, tp_world *wd, const tp_contact *contacts,
+                                     const tp_contact_row *rows, int n, int tid, int nth)
+{
+    for (int t = tid; t < A->m->tree_count; t += nth) tp_artic_tree_velocity(A, wd, t);
+    TP_BARRIER(nth); /* a point's rows read its trees' factors and poses */
+    for (int i = tid; i < n && i < A->x.capacity; i += nth)
+        if (A->x.slot[i] >= 0) /* (a sleeping tree's side: masses only) */
             tp_artic_point_rows(A, wd, &contacts[i], &rows[i], i);
 }
 
@@ -435,13 +444,14 @@ TP_HD void tp_artic_solve_constraint(tp_artic_solve *A, tp_world *wd, const tp_s
     }
 }
 
-/* The joint rows of every tree, one pass (after the contact rows of a sweep);
- * in a biased sweep the limit rows on the pseudo velocities too. */
-TP_HD void tp_artic_sweep_joint_rows(tp_artic_solve *A, int use_bias)
+/* The joint rows of every tree, one pass (after the contact rows of a
+ * sweep), tree t on lane t mod nth of the world's group (the CPU: 0 of 1); in
+ * a biased sweep the limit rows on the pseudo velocities too. */
+TP_HD void tp_artic_sweep_joint_rows(tp_artic_solve *A, int use_bias, int tid, int nth)
 {
-    for (int t = 0; t < A->m->tree_count; ++t) {
+    for (int t = tid; t < A->m->tree_count; t += nth) {
         const tp_artic_tree *tr = &A->m->trees[t];
-        int first = A->x.row_start[t], end = A->x.row_start[t + 1];
+        int first = A->x.row_start[t], end = A->x.row_end[t];
         tp_artic_sweep_rows(A->m, tr, &A->x, A->s.qd + tr->v_start, first, end);
         if (use_bias) tp_artic_sweep_push_rows(A->m, tr, &A->x, A->x.push_qd + tr->v_start, first, end);
     }
@@ -451,23 +461,23 @@ TP_HD void tp_artic_sweep_joint_rows(tp_artic_solve *A, int use_bias)
  * contact impulses of the substep (exactly: at the configuration they were
  * applied in); q from qd plus the pseudo velocities; forward kinematics; the
  * momentum correction (articulation.h, step 6); links published. */
-TP_HD void tp_artic_substep_position(tp_artic_solve *A, tp_world *wd)
+TP_HD void tp_artic_substep_position(tp_artic_solve *A, tp_world *wd, int tid, int nth)
 {
     const tp_artic_model *m = A->m;
     tp_artic_scratch *x = &A->x;
     tp_artic_world *s = &A->s;
-    for (int t = 0; t < m->tree_count; ++t) {
+    for (int t = tid; t < m->tree_count; t += nth) {
         const tp_artic_tree *tr = &m->trees[t];
         if (!tp_artic_tree_awake(m, wd, t)) continue;
         tp_artic_use_tree(m, x, t);
         int v0 = tr->v_start;
         if (tr->free_root) { /* x->li and x->s_all still hold the configuration of the velocity phase */
-            for (int d = v0; d < v0 + tr->nv; ++d) x->tmp[d] = s->qd[d] - x->qd_free[d];
-            tp_artic_velocities(m, tr, x->tmp, x);
+            for (int d = v0; d < v0 + tr->nv; ++d) x->tmp_all[d] = s->qd[d] - x->qd_free[d];
+            tp_artic_velocities(m, tr, x->tmp_all, x);
             tp_sv_store(x->target + 6 * t, tp_sv_add(tp_sv_load(x->target + 6 * t), tp_artic_momentum(tr, x)));
         }
-        for (int d = v0; d < v0 + tr->nv; ++d) x->tmp[d] = s->qd[d] + x->push_qd[d];
-        tp_artic_integrate_q(m, tr, s->q, x->tmp, A->h);
+        for (int d = v0; d < v0 + tr->nv; ++d) x->tmp_all[d] = s->qd[d] + x->push_qd[d];
+        tp_artic_integrate_q(m, tr, s->q, x->tmp_all, A->h);
         tp_artic_fk(m, tr, s->q, tp_v3_load(x->o + 3 * t), x);
         tp_artic_velocities(m, tr, s->qd, x);
         if (tr->free_root) {
@@ -487,16 +497,17 @@ TP_HD void tp_artic_record_limit_forces(const tp_artic_solve *A, int t)
     const tp_artic_tree *tr = &A->m->trees[t];
     const tp_artic_scratch *x = &A->x;
     for (int d = tr->v_start; d < tr->v_start + tr->nv; ++d) out[d] = 0.0f;
-    for (int r = x->row_start[t]; r < x->row_start[t + 1]; ++r)
+    for (int r = x->row_start[t]; r < x->row_end[t]; ++r)
         if (tp_artic_limit_row(x, r))
             out[tr->v_start + x->row_dof[r]] += x->row_lambda[r] / A->h;
 }
 
-/* End of a substep: links' velocities after the relax sweeps published. */
-TP_HD void tp_artic_substep_end(tp_artic_solve *A, tp_world *wd)
+/* End of a substep: links' velocities after the relax sweeps published (tree
+ * t on lane t mod nth; each lane's view then holds its trees' kinematics). */
+TP_HD void tp_artic_substep_end(tp_artic_solve *A, tp_world *wd, int tid, int nth)
 {
     const tp_artic_model *m = A->m;
-    for (int t = 0; t < m->tree_count; ++t) {
+    for (int t = tid; t < m->tree_count; t += nth) {
         const tp_artic_tree *tr = &m->trees[t];
         if (!tp_artic_tree_awake(m, wd, t)) continue;
         tp_artic_record_limit_forces(A, t);

@@ -185,8 +185,10 @@ TP_HD void tp_artic_solve_accel(const tp_artic_model *m, const tp_artic_tree *tr
                                 tp_artic_scratch *x, tp_vec3 g, float h)
 {
     int n = tr->nv;
+    int t = (int)(tr - m->trees);
     for (int d = 0; d < n; ++d) x->saturated[d] = 0;
-    for (int k = 0; k < m->actuator_count; ++k) x->act_sat[k] = 0;
+    for (int k = 0; k < m->actuator_count; ++k) /* this tree's only: another lane may be stepping the others */
+        if (tp_artic_world_actuator_table(m, s)[k].tree == t) x->act_sat[k] = 0;
     for (int pass = 0; pass <= n + m->actuator_count; ++pass) {
         tp_artic_crba(m, tr, x);
         tp_artic_bias(m, tr, s, x);

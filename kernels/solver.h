@@ -218,22 +218,23 @@ typedef struct tp_substep {
     int bounces;                /* a point bounces in this substep (set by the bounce phase) */
 } tp_substep;
 
-/* The articulations' work at the end of a phase, on lane 0
- * (kernels/articulation_contact.h); the caller's barrier follows. */
-TP_HD void tp_substep_artic(const tp_substep *ss, int phase, int tid)
+/* The articulations' work at the end of a phase, tree t on lane t mod nth
+ * (kernels/articulation_contact.h); the caller's barrier follows. Every
+ * lane calls it (the velocity phase holds a barrier of its own). */
+TP_HD void tp_substep_artic(const tp_substep *ss, int phase, int tid, int nth)
 {
     tp_artic_solve *A = ss->w->artic;
-    if (!A || tid != 0) return;
-    if (phase == TP_PHASE_VELOCITY) tp_artic_substep_velocity(A, ss->wd, ss->contacts, ss->w->rows, ss->n);
-    else if (phase == TP_PHASE_POSITION) tp_artic_substep_position(A, ss->wd);
-    else if (phase == TP_PHASE_RELAX) tp_artic_substep_end(A, ss->wd);
+    if (!A) return;
+    if (phase == TP_PHASE_VELOCITY) tp_artic_substep_velocity(A, ss->wd, ss->contacts, ss->w->rows, ss->n, tid, nth);
+    else if (phase == TP_PHASE_POSITION) tp_artic_substep_position(A, ss->wd, tid, nth);
+    else if (phase == TP_PHASE_RELAX) tp_artic_substep_end(A, ss->wd, tid, nth);
 }
 
 TP_HD void tp_phase_velocity(tp_substep *ss, int tid, int nth)
 {
     for (int b = tid; b < ss->wd->bodies; b += nth)
         if (ss->w->bodies[b].simulated) tp_integrate_velocity(ss->wd, b, ss->h);
-    tp_substep_artic(ss, TP_PHASE_VELOCITY, tid);
+    tp_substep_artic(ss, TP_PHASE_VELOCITY, tid, nth);
     TP_BARRIER(nth);
 }
 
@@ -298,7 +299,7 @@ TP_HD void tp_phase_position(tp_substep *ss, int tid, int nth)
         if (tp_body_moves(wd, b))
             tp_integrate_pose(wd, b, ss->h, tp_add(tp_v3_load(wd->v + 3 * b), tp_v3_load(push + 6 * b)),
                               tp_add(tp_v3_load(wd->w + 3 * b), tp_v3_load(push + 6 * b + 3)));
-    tp_substep_artic(ss, TP_PHASE_POSITION, tid);
+    tp_substep_artic(ss, TP_PHASE_POSITION, tid, nth);
     TP_BARRIER(nth);
     if (wd->cons_count) { /* joint errors projected out of the new poses, before anything reads them */
         if (tid == 0) tp_cons_project(wd, ss->w->bodies, ss->h);
@@ -313,7 +314,7 @@ TP_HD void tp_phase_relax(tp_substep *ss, int tid, int nth)
 {
     tp_solver_sweeps(ss->wd, ss->w, ss->contacts, ss->inv_h, 0, tp_relax_sweeps(ss->p->iterations), tid, nth);
     if (!ss->w->artic) return;
-    tp_substep_artic(ss, TP_PHASE_RELAX, tid);
+    tp_substep_artic(ss, TP_PHASE_RELAX, tid, nth);
     TP_BARRIER(nth);
 }
 

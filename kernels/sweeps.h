@@ -239,7 +239,7 @@ TP_HD void tp_solver_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact 
         TP_BARRIER(nth);
     }
     if (w->artic && pass == TP_PASS_SWEEP) { /* joint limits, motors, friction: rows of the same sweep */
-        if (tid == 0) tp_artic_sweep_joint_rows(w->artic, a->use_bias);
+        tp_artic_sweep_joint_rows(w->artic, a->use_bias, tid, nth); /* tree t on lane t mod nth */
         TP_BARRIER(nth);
     }
 }

@@ -872,15 +872,13 @@ Test(stages, constraint_scene_matches_step, .timeout = 300)
     compare("tests/scenes/constraints_mix.json", 1, 120, 3, 0);
 }
 
-/* Every robot scene of scenes/ on the CUDA plan: the articulation phases on
- * lane 0 of the solve's group between its barriers (kernels/solver.h), the
- * link contacts as rows of the tree spread over the lanes by color, the
- * limits and drives the scenes have, with the lanes in both orders, bit for
- * bit against tp_batch_step. The CUDA backend still refuses joints
- * (docs/cuda.md, "Articulations on CUDA: not built yet"): this checks the
- * plan it will run. Running tp_artic_substep_end before the relax sweeps
- * instead of after makes it fail (checked by hand); removing one of the
- * barriers after a lane-0 tree pass does not (docs/cuda.md says why). */
+/* Every robot scene of scenes/ on the CUDA plan: the tree passes of each
+ * substep over the lanes of the solve's group (tree t on lane t mod nth)
+ * between its barriers (kernels/solver.h), the link contacts as rows of the
+ * tree spread over the lanes by color, the limits and drives the scenes
+ * have, with the lanes in both orders, bit for bit against tp_batch_step.
+ * Running tp_artic_substep_end before the relax sweeps instead of after
+ * makes it fail (checked by hand). */
 Test(stages, robot_scenes_match_step, .timeout = 600)
 {
     const char *scenes[] = {"scenes/pendulum.json", "scenes/double_pendulum.json", "scenes/cartpole.json",
@@ -949,6 +947,21 @@ Test(stages, sensors_match_step)
     tp_batch_destroy(ref);
     tp_batch_destroy(emb);
     tp_model_destroy(m);
+}
+
+/* Three trees in one world (tests/scenes/robot_trees.json: a walker dropped
+ * onto another, so points between links of two trees, and a cart-pole with
+ * joint friction and limits under a falling box): the trees run on lanes 0,
+ * 1, 2 of the group (and, with 2 lanes, trees 0 and 2 on lane 0), their link
+ * points' rows over all lanes. Removing the barrier between the trees' and
+ * the points' part of tp_artic_substep_velocity makes it fail (checked by
+ * hand). Trees sharing their temporaries (rhs, qdd) again does not: the
+ * replay runs a lane's work between two barriers whole, so only a GPU (or
+ * racecheck) can see two lanes interleave within a phase. */
+Test(stages, several_trees_over_lanes, .timeout = 600)
+{
+    compare("tests/scenes/robot_trees.json", 2, 90, 0, 0);
+    compare("tests/scenes/robot_trees.json", 2, 90, 2, 0);
 }
 
 /* The rounds of the lane coloring (the longest chain of constraints sharing
