@@ -84,7 +84,8 @@ static void *alloc16(size_t n) { return aligned_alloc(16, (n + 15u) & ~(size_t)1
 
 static void emu_init(emu *e, const tp_batch *b, int lanes)
 {
-    if (lanes == 0) lanes = tp_solve_lanes(tp_solve_movers(b->layout.model, b->bodies));
+    if (lanes == 0) /* as kernels/cuda/memory.cu: movers and trees */
+        lanes = tp_solve_lanes(tp_solve_movers(b->layout.model, b->bodies) + (b->layout.artic ? b->layout.artic->tree_count : 0));
     e->plan = tp_solve_plan_make(b->bodies, b->contact_capacity, lanes, SM90_OPTIN);
     cr_assert_leq(e->plan.block_bytes, (size_t)SM90_OPTIN);
     e->shared = alloc16(e->plan.block_bytes);
@@ -951,8 +952,9 @@ Test(stages, sensors_match_step)
 
 /* Three trees in one world (tests/scenes/robot_trees.json: a walker dropped
  * onto another, so points between links of two trees, and a cart-pole with
- * joint friction and limits under a falling box): the trees run on lanes 0,
- * 1, 2 of the group (and, with 2 lanes, trees 0 and 2 on lane 0), their link
+ * joint friction and limits under a falling box): the device's 4 lanes (a
+ * box and three trees) run the trees on lanes 0, 1, 2 (and, with 2 lanes,
+ * trees 0 and 2 on lane 0), their link
  * points' rows over all lanes. Removing the barrier between the trees' and
  * the points' part of tp_artic_substep_velocity makes it fail (checked by
  * hand). Trees sharing their temporaries (rhs, qdd) again does not: the

@@ -294,7 +294,8 @@ static tp_status size_group_shared(tp_cuda_batch *c, const tp_layout *H)
     TP_CUDA_TRY(c, cudaGetDevice(&device), "cudaGetDevice");
     TP_CUDA_TRY(c, cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
                 "cudaDeviceGetAttribute (shared memory per block)");
-    int lanes = tp_solve_lanes(tp_solve_movers(H->model, H->bodies));
+    /* a tree is one unit of the coloring and runs on a lane of its own (kernels/articulation_contact.h) */
+    int lanes = tp_solve_lanes(tp_solve_movers(H->model, H->bodies) + (H->artic ? H->artic->tree_count : 0));
     /* A tuning knob for the device check (tests/gpu/run.sh), not API: the
      * lanes per world of the solve. Any count gives the same bits. */
     if (const char *env = getenv("TORPOR_CUDA_SOLVE_LANES")) {
