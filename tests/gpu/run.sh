@@ -20,8 +20,9 @@
 #              world-steps/s and device bytes per world
 #   smoke      tower 2 worlds, jenga 3 worlds: fresh, 1 step, 30 steps
 #   parity     every scene of scenes/ and the imported humanoid (8 worlds,
-#              120 steps; the robot scenes compare the joint arrays too) and
-#              every acceptance case of
+#              120 steps; the robot scenes compare the joint arrays too),
+#              tests/scenes/robot_trees.json (three trees on three lanes of a
+#              world) and every acceptance case of
 #              tests/scenes/sleep/ (8 worlds, 420 steps), one process per scene
 #   refused    many_pyramids (too large for the solve block: TP_ERR_CAPACITY)
 #   overflow   heap20 with 24 contact points per world (overflow, worlds
@@ -244,7 +245,7 @@ done
 if wanted parity; then
   { echo; echo "## Parity (CPU and CUDA, one process per scene)"; } >> "$results"
   if [ -n "${GPU_CHECK_SCENES:-}" ]; then read -r -a list <<< "$GPU_CHECK_SCENES"
-  else list=("${scene_files[@]}" scenes/mjcf/humanoid.xml tests/scenes/sleep/*.json); fi
+  else list=("${scene_files[@]}" scenes/mjcf/humanoid.xml tests/scenes/robot_trees.json tests/scenes/sleep/*.json); fi
   steps_of parity 150 20 "${gc[@]}" parity --worlds 8 -- "${list[@]}"
 fi
 if wanted refused; then
