@@ -31,6 +31,8 @@
 #   bench      tower, jenga, pyramid at 1,024 then 4,096 worlds, awake and
 #              all asleep (settling capped at 8 wall s)
 #   lanes      tower awake at 16,384 worlds with 4, 8 and 32 solve lanes
+#   robot_lanes  walker awake at 16,384 worlds with 4 and 16 solve lanes (its
+#              default is 1: the link points' rows and contact colors spread)
 #   memcheck, racecheck   compute-sanitizer on tower and jenga, few worlds
 #
 # Environment: GPU_CHECK_BUDGET_S (default 420: seconds for the whole check,
@@ -267,6 +269,10 @@ fi
 if wanted lanes; then
   { echo; echo "## Solve lanes per world (TORPOR_CUDA_SOLVE_LANES; the tower's default is 16)"; } >> "$results"
   step lanes 40 "${gc[@]}" bench --awake --worlds "$head_worlds" --lanes 4,8,32 scenes/tower.json
+fi
+if wanted robot_lanes; then
+  { echo; echo "## Robot solve lanes (walker at $head_worlds worlds; its default is 1 lane: no movers, one tree)"; } >> "$results"
+  step robot_lanes 30 "${gc[@]}" bench --awake --worlds "$head_worlds" --lanes 4,16 scenes/walker.json
 fi
 san=""
 for c in "$(command -v compute-sanitizer || true)" /usr/local/cuda/bin/compute-sanitizer \

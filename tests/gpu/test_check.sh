@@ -30,7 +30,7 @@ run() { # out dir, then VAR=value settings; echoes run.sh's exit status
 common=(GPU_CHECK_BIN="$bin" GPU_CHECK_HEAD_WORLDS=4 GPU_CHECK_ROBOT_WORLDS=2,3 GPU_CHECK_BENCH_WORLDS=2)
 
 # 1. A fake device that computes like the CPU: every step passes, headline first, robots next.
-rc=$(run "$tmp/cpu" "${common[@]}" TORPOR_GPU_CHECK_FAKE=cpu GPU_CHECK_STEPS=headline,robots,smoke,parity,refused,overflow \
+rc=$(run "$tmp/cpu" "${common[@]}" TORPOR_GPU_CHECK_FAKE=cpu GPU_CHECK_STEPS=headline,robots,smoke,parity,refused,overflow,robot_lanes \
   GPU_CHECK_SCENES="scenes/tower.json scenes/cartpole.json scenes/mjcf/humanoid.xml tests/scenes/sleep/c02_throw.json")
 r="$tmp/cpu/results.md"
 check "fake cpu: exit 0" [ "$rc" = 0 ]
@@ -55,7 +55,10 @@ check "fake cpu: parity rows equal, one per scene (cart-pole's and the humanoid'
 check "fake cpu: the cart-pole's parity row" bash -c "sed -n '/## Parity/,/## Refused/p' '$r' | grep -q '| scenes/cartpole.json | 8 | 120 | .* | yes |'"
 check "fake cpu: one process per parity scene" [ "$(count "$r" 'gpu_check parity: 0 failure(s)')" = 5 ]
 check "fake cpu: many_pyramids refused as expected, and nothing else" [ "$(count "$r" 'refused as expected')" = 1 ]
-check "fake cpu: step table, 7 steps passed" [ "$(grep -c '| passed |' "$r")" = 7 ]
+check "fake cpu: the walker at 4 and 16 solve lanes in the robot lanes step" \
+  bash -c "sed -n '/## Robot solve lanes/,\$p' '$r' | grep -q '| scenes/walker.json | 4 | 4 | awake' &&
+           sed -n '/## Robot solve lanes/,\$p' '$r' | grep -q '| scenes/walker.json | 4 | 16 | awake'"
+check "fake cpu: step table, 8 steps passed" [ "$(grep -c '| passed |' "$r")" = 8 ]
 check "fake cpu: steps not asked for not run" bash -c "! grep -q '## Benchmarks' '$r'"
 
 # 2. A device fault: the process stops (exit 3), the next scene's process runs.
