@@ -144,8 +144,14 @@ TP_HD void tp_solve_constraint(tp_world *wd, const tp_solver_body *sb, const tp_
 #include "articulation_contact.h"
 
 /* The joint rows of a world's trees in this substep (tp_artic_substep_velocity
- * builds them; the same for every thread after its barrier). */
-TP_HD int tp_artic_joint_rows(const tp_artic_solve *A) { return A->x.row_start[A->m->tree_count]; }
+ * builds them, tree by tree on the lanes; the same for every thread after its
+ * barrier). */
+TP_HD int tp_artic_joint_rows(const tp_artic_solve *A)
+{
+    int rows = 0;
+    for (int t = 0; t < A->m->tree_count; ++t) rows += A->x.row_end[t] - A->x.row_start[t];
+    return rows;
+}
 
 /* 1 if a sweep has rows to visit: contact constraints, constraints between
  * two bodies, movers or the trees' joint rows (every kind tp_solver_pass
