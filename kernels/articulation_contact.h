@@ -106,6 +106,15 @@ TP_HD float tp_artic_rigid_k(const tp_solver_body *A, const tp_solver_body *B, t
     return A->inv_m + B->inv_m + tp_dot(ca, tp_m3_mul_v(A->inv_i, ca)) + tp_dot(cb, tp_m3_mul_v(B->inv_i, cb));
 }
 
+/* Another lane's copy of the step's link-point count, from the slots lane 0's
+ * tp_artic_solve_begin wrote (each lane holds its own tp_artic_solve). */
+TP_HD void tp_artic_count_points(tp_artic_solve *A, int n)
+{
+    int used = 0;
+    for (int i = 0; i < n && i < A->x.capacity; ++i) used += A->x.slot[i] >= 0;
+    A->x.used = used;
+}
+
 /* Start of a step's solve, after the rows are prepared: each tree's reference
  * point for the step; each contact point with a link side gets a link point
  * (slots in contact order; beyond x->points it gets none, no rows this step,

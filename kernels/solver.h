@@ -366,6 +366,7 @@ TP_HD void tp_solver_substeps_block(tp_world *wd, tp_contact *contacts, int n, t
     if (w->artic) {
         if (tid == 0) tp_artic_solve_begin(w->artic, wd, w->bodies, contacts, w->rows, n);
         TP_BARRIER(nth);
+        if (tid != 0) tp_artic_count_points(w->artic, n); /* the limit rows read it */
     }
     if (p->warm_starting) { /* the shock pass runs only then (tp_solver_shock) */
         tp_shock_held_masses(wd, w, contacts, w->color_start[TP_OVERFLOW_COLOR + 1], tid, nth);
