@@ -88,38 +88,26 @@ TP_HD void tp_radix_sort_u64(uint64_t *keys, int32_t *vals, uint64_t *tmp_keys, 
 }
 
 /* Stable insertion sort of n (key, value) pairs; for small n (a tower's
- * contacts arrive almost in order: a pass of n comparisons). */
+ * contacts arrive almost in order: a pass of n comparisons). One body for
+ * both key widths. */
 #define TP_INSERTION_SORT_MAX 64
-TP_HD void tp_insertion_sort_u64(uint64_t *keys, int32_t *vals, int n)
-{
-    for (int i = 1; i < n; ++i) {
-        uint64_t k = keys[i];
-        int32_t v = vals[i];
-        int j = i;
-        for (; j > 0 && keys[j - 1] > k; --j) { /* strictly greater: equal keys keep their order */
-            keys[j] = keys[j - 1];
-            vals[j] = vals[j - 1];
-        }
-        keys[j] = k;
-        vals[j] = v;
+#define TP_DEFINE_INSERTION_SORT(name, key_t)                                                                  \
+    TP_HD void name(key_t *keys, int32_t *vals, int n)                                                         \
+    {                                                                                                          \
+        for (int i = 1; i < n; ++i) {                                                                          \
+            key_t k = keys[i];                                                                                 \
+            int32_t v = vals[i];                                                                               \
+            int j = i;                                                                                         \
+            for (; j > 0 && keys[j - 1] > k; --j) { /* strictly greater: equal keys keep their order */       \
+                keys[j] = keys[j - 1];                                                                         \
+                vals[j] = vals[j - 1];                                                                         \
+            }                                                                                                  \
+            keys[j] = k;                                                                                       \
+            vals[j] = v;                                                                                       \
+        }                                                                                                      \
     }
-}
-
-/* tp_insertion_sort_u64's sort of uint32 keys. */
-TP_HD void tp_insertion_sort_u32(uint32_t *keys, int32_t *vals, int n)
-{
-    for (int i = 1; i < n; ++i) {
-        uint32_t k = keys[i];
-        int32_t v = vals[i];
-        int j = i;
-        for (; j > 0 && keys[j - 1] > k; --j) { /* strictly greater: equal keys keep their order */
-            keys[j] = keys[j - 1];
-            vals[j] = vals[j - 1];
-        }
-        keys[j] = k;
-        vals[j] = v;
-    }
-}
+TP_DEFINE_INSERTION_SORT(tp_insertion_sort_u64, uint64_t)
+TP_DEFINE_INSERTION_SORT(tp_insertion_sort_u32, uint32_t)
 
 /* Stable radix sort of n (uint32 key, value) pairs, all four bytes. */
 TP_HD void tp_radix_sort_u32(uint32_t *keys, int32_t *vals, uint32_t *tmp_keys, int32_t *tmp_vals, int n)

@@ -105,6 +105,18 @@ TP_HD void tp_mover_row(tp_mover_state *st, const tp_solver_body *sb, const tp_m
     r->max_impulse = m->max_force * h;
 }
 
+/* Rows along the world axes X, Y, Z: approach speed v, the goal's speed gv and
+ * the error e (goal minus attachment; its negative is the rigid row's error). */
+TP_HD void tp_mover_rows_xyz(tp_mover_state *st, const tp_solver_body *sb, const tp_mover_model *m,
+                             const tp_mover_rowset *rs, tp_vec3 v, tp_vec3 gv, tp_vec3 e, float h)
+{
+    const float *vv = &v.x, *gvv = &gv.x, *ev = &e.x;
+    for (int k = 0; k < 3; ++k) {
+        tp_vec3 d = tp_v3(k == 0 ? 1.0f : 0.0f, k == 1 ? 1.0f : 0.0f, k == 2 ? 1.0f : 0.0f);
+        tp_mover_row(st, sb, m, rs, k, d, vv[k], gvv[k], -ev[k], h);
+    }
+}
+
 /* AlignPosition: attachment0 toward the goal point. */
 TP_HD void tp_mover_align_position(const tp_world *wd, const tp_solver_body *sb, const tp_mover_model *m,
                                    tp_mover_state *st, const tp_mover_rowset *rs, tp_vec3 pa, float h)
@@ -115,11 +127,7 @@ TP_HD void tp_mover_align_position(const tp_world *wd, const tp_solver_body *sb,
     tp_vec3 e = tp_sub(goal, pa);
     float dist = tp_len(e);
     tp_vec3 v = dist > 0.0f ? tp_scale(e, tp_mover_approach(m, dist) / dist) : e;
-    const float *ev = &e.x, *vv = &v.x, *gvv = &gv.x;
-    for (int k = 0; k < 3; ++k) {
-        tp_vec3 d = tp_v3(k == 0 ? 1.0f : 0.0f, k == 1 ? 1.0f : 0.0f, k == 2 ? 1.0f : 0.0f);
-        tp_mover_row(st, sb, m, rs, k, d, vv[k], gvv[k], -ev[k], h);
-    }
+    tp_mover_rows_xyz(st, sb, m, rs, v, gv, e, h);
 }
 
 /* AlignOrientation: attachment0's turn onto the goal's (its X axis only with
@@ -153,11 +161,7 @@ TP_HD void tp_mover_align_orientation(const tp_world *wd, const tp_solver_body *
     float s = tp_len(u), a = 2.0f * tp_mover_atan2(s, qe.w);
     tp_vec3 phi = s > 0.0f ? tp_scale(u, a / s) : u; /* rotation vector, rad */
     tp_vec3 om = a > 0.0f ? tp_scale(phi, tp_mover_approach(m, a) / a) : phi;
-    const float *pv = &phi.x, *ov = &om.x, *gv = &gw.x;
-    for (int k = 0; k < 3; ++k) {
-        tp_vec3 d = tp_v3(k == 0 ? 1.0f : 0.0f, k == 1 ? 1.0f : 0.0f, k == 2 ? 1.0f : 0.0f);
-        tp_mover_row(st, sb, m, rs, k, d, ov[k], gv[k], -pv[k], h);
-    }
+    tp_mover_rows_xyz(st, sb, m, rs, om, gw, phi, h);
 }
 
 /* LinearVelocity and AngularVelocity: the target held along the frame's
