@@ -192,8 +192,11 @@ def test_async_vector_env_with_fork():
 # ---------------------------------------------------------------- interrupts
 
 
+# The script restores Python's Ctrl-C handler: a shell that starts a job in the background
+# (`cmd &` without job control) starts it with SIGINT ignored, and the child inherits that.
 INTERRUPT_SCRIPT = r"""
-import sys, time, torpor
+import signal, sys, time, torpor
+signal.signal(signal.SIGINT, signal.default_int_handler)
 m = torpor.Model.load(sys.argv[1])
 b = torpor.Batch(m, worlds=64)
 print("ready", flush=True)
