@@ -34,6 +34,9 @@ class MpiComm:
     def gather(self, a: np.ndarray):
         return self.c.gather(a, root=0)
 
+    def close(self):
+        """mpi4py finalizes MPI at exit."""
+
 
 class TorchComm:
     """Rank, size and a gather to rank 0 over torch.distributed (gloo on the CPU;
@@ -51,6 +54,12 @@ class TorchComm:
         out = [None] * self.size if self.rank == 0 else None
         self.dist.gather_object(a, out, dst=0)
         return out
+
+    def close(self):
+        """Every rank waits for the others, then the process group is destroyed
+        (a rank that exits with it alive can abort in gloo's threads at exit)."""
+        self.dist.barrier()
+        self.dist.destroy_process_group()
 
 
 def split(total: int, size: int, rank: int):
@@ -78,6 +87,14 @@ def main() -> int:
     p.add_argument("--steps", type=int, default=300)
     a = p.parse_args()
     comm = MpiComm() if a.comm == "mpi" else TorchComm()
+    try:
+        return compare(comm, a)
+    finally:
+        comm.close()
+
+
+def compare(comm, a) -> int:
+    """Each rank steps its shard; rank 0 gathers them and compares with one batch."""
     model = torpor.Model.load(a.scene)
     first, n = split(a.worlds, comm.size, comm.rank)
     shard = torpor.Batch(model, n, first_world=first, total_worlds=a.worlds, threads=1)
