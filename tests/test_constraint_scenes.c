@@ -46,7 +46,7 @@ Test(constraint_scenes, rope_bridge_sleeps_held_by_its_posts, .timeout = 300)
     batch_steps(b, steps_of(m, 10.0));
     tp_state_view v = batch_view(b);
     for (int i = 0; i < 5; ++i) {
-        char name[16];
+        char name[32];
         snprintf(name, sizeof name, "plank%d", i);
         int p = body(m, name);
         cr_assert_eq(v.sleep_state[p], TP_SLEEPING, "%s awake after 10 s", name);
