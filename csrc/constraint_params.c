@@ -118,25 +118,34 @@ static void wake_ends(tp_batch *b, int w, const tp_cons_model *t)
         if (ends[e] >= 0 && b->model->bodies[ends[e]].type == TP_BODY_DYNAMIC) tp_wake_body(b, w, ends[e]);
 }
 
-tp_status tp_cons_events_check(const tp_model *m)
+/* Constraint event i (the builder's order, as written). */
+static tp_status event_check(const tp_event_def *e, int i, const tp_model *m)
 {
-    for (int i = 0; i < m->event_count; ++i) {
-        const tp_event_def *e = &m->events[i];
-        if (e->action != TP_EVENT_CONSTRAINT) continue;
-        int n = tp_model_constraint_count(m);
-        if (e->constraint < 0 || e->constraint >= n)
-            return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (constraint at t = %g s): constraint: no constraint %d "
-                           "(the model has %d)", i, e->time, e->constraint, n);
-        if ((unsigned)e->param >= TP_CONS_PARAM_COUNT)
-            return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (constraint at t = %g s): param: unknown constraint "
-                           "parameter %d", i, e->time, e->param);
-        tp_cons_model t = m->cons->table[e->constraint];
-        const char *why = bad_value((tp_constraint_param)e->param, e->value[0]), *name = m->cons->defs[e->constraint].name;
-        if (!why && !has_param(t.type, (tp_constraint_param)e->param)) why = "is not a parameter of its type";
-        if (why)
-            return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (constraint at t = %g s): %s of \"%s\" (a %s) %s, got %g",
-                           i, e->time, param_names[e->param], name, tp_constraint_type_names[t.type], why,
-                           (double)e->value[0]);
+    if (e->action != TP_EVENT_CONSTRAINT) return TP_OK;
+    int n = tp_model_constraint_count(m);
+    if (e->constraint < 0 || e->constraint >= n)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (constraint at t = %g s): constraint: no constraint %d "
+                       "(the model has %d)", i, e->time, e->constraint, n);
+    if ((unsigned)e->param >= TP_CONS_PARAM_COUNT)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (constraint at t = %g s): param: unknown constraint "
+                       "parameter %d", i, e->time, e->param);
+    tp_cons_model t = m->cons->table[e->constraint];
+    const char *why = bad_value((tp_constraint_param)e->param, e->value[0]), *name = m->cons->defs[e->constraint].name;
+    if (!why && !has_param(t.type, (tp_constraint_param)e->param)) why = "is not a parameter of its type";
+    if (why)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (constraint at t = %g s): %s of \"%s\" (a %s) %s, got %g", i,
+                       e->time, param_names[e->param], name, tp_constraint_type_names[t.type], why, (double)e->value[0]);
+    return TP_OK;
+}
+
+tp_status tp_cons_events_check(const tp_event_def *events, int count, const tp_model *m)
+{
+    for (int i = 0; i < count; ++i) {
+        tp_status st = event_check(&events[i], i, m);
+        if (st != TP_OK) {
+            tp_fail_item("events", i); /* the scene's events[i] (tp_builder_finish's caller places it) */
+            return st;
+        }
     }
     return TP_OK;
 }

@@ -133,6 +133,48 @@ Test(errors, model_fault_placed_at_the_scene_element)
     cr_assert(strncmp(e.message, where, strlen(where)) == 0, "%s", e.message);
 }
 
+/* The same for a mover on an articulation link (movers[1]: line 6, column 3). */
+static const char *link_mover_scene =
+    "{\"format\": \"torpor-scene\", \"version\": 2,\n"
+    " \"bodies\": [{\"name\": \"rod\", \"pos\": [0, 0, 1]}, {\"name\": \"box\", \"pos\": [2, 0, 1]}],\n"
+    " \"joints\": [{\"name\": \"pivot\", \"type\": \"revolute\", \"parent\": \"world\", \"child\": \"rod\", \"axis\": [0, 1, 0]}],\n"
+    " \"movers\": [\n"
+    "  {\"name\": \"lift\", \"type\": \"vector_force\", \"body0\": \"box\"},\n"
+    "  {\"name\": \"spin\", \"type\": \"torque\", \"body0\": \"rod\"}]}\n";
+
+/* A constraint event whose parameter its constraint lacks (a hinge has no
+ * length), written second but due first: the place is events[1] as written
+ * (line 8, column 3), not its index in time order. */
+static const char *bad_constraint_event_scene =
+    "{\"format\": \"torpor-scene\", \"version\": 2,\n"
+    " \"bodies\": [{\"name\": \"door\", \"pos\": [0, 0, 1]}],\n"
+    " \"constraints\": [{\"name\": \"hinge\", \"type\": \"hinge\", \"body1\": \"door\"}],\n"
+    " \"events\": [\n"
+    "  {\"time\": 1.0, \"action\": \"constraint\", \"constraint\": \"hinge\",\n"
+    "   \"param\": \"target\", \"to\": 1},\n"
+    "\n"
+    "  {\"time\": 0.5, \"action\": \"constraint\", \"constraint\": \"hinge\", \"param\": \"length\", \"to\": 2}]}\n";
+
+static void expect_placed(const char *json, const char *source, int line, int column, const char *field,
+                          const char *needle)
+{
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(json, source, &m), TP_ERR_PARSE, "%s", tp_last_error());
+    cr_assert_null(m);
+    tp_error_info e;
+    cr_assert_eq(tp_last_error_info(&e), TP_OK);
+    cr_assert_eq(e.line, line, "line %d: %s", e.line, e.message);
+    cr_assert_eq(e.column, column, "column %d: %s", e.column, e.message);
+    cr_assert_str_eq(e.field, field);
+    cr_assert(strstr(e.reason, needle), "%s", e.reason);
+}
+
+Test(errors, mover_and_constraint_event_faults_placed_at_the_scene_element)
+{
+    expect_placed(link_mover_scene, "mover.json", 6, 3, "movers[1]", "\"spin\": body0: \"rod\" is an articulation link");
+    expect_placed(bad_constraint_event_scene, "event.json", 8, 3, "events[1]", "length of \"hinge\" (a hinge) is not a parameter");
+}
+
 Test(errors, probe_writes_the_callers_buffer)
 {
     char a[256], tiny[5];
