@@ -1,10 +1,12 @@
 /* bench_robots.c - torpor's side of the MuJoCo comparison (bench/bench_mujoco.py,
- * bench/README.md "Robots"): one scene, W worlds, S steps from the initial state
- * on ONE thread with sleep off, timed by the process's CPU time (so the figure
- * is per core, and other processes on a shared machine count less) and by the
- * wall clock. Prints one line of key=value pairs that the Python script reads:
+ * bench/README.md "Robots"): one scene, W worlds, WARMUP untimed steps from the
+ * initial state (a world's first steps make its contacts: dearer than the
+ * steps after), then S steps on ONE thread with sleep off, timed by the
+ * process's CPU time (so the figure is per core, and other processes on a
+ * shared machine count less) and by the wall clock. Prints one line of
+ * key=value pairs that the Python script reads:
  *
- *   build/bench_robots SCENE WORLDS STEPS
+ *   build/bench_robots SCENE WORLDS STEPS [WARMUP]      (WARMUP default 0)
  *
  * body-steps count the moving bodies of a world (free bodies and articulation
  * links), as MuJoCo's bodies other than the world. Not a test. */
@@ -26,13 +28,14 @@ static double cpu_now(void)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: bench_robots SCENE WORLDS STEPS\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: bench_robots SCENE WORLDS STEPS [WARMUP]\n");
         return 2;
     }
-    int worlds = atoi(argv[2]), steps = atoi(argv[3]);
-    if (worlds < 1 || steps < 1) {
-        fprintf(stderr, "bench_robots: WORLDS and STEPS must be >= 1\n");
+    int worlds = atoi(argv[2]), steps = atoi(argv[3]), warmup = argc == 5 ? atoi(argv[4]) : 0;
+    if (worlds < 1 || steps < 1 || warmup < 0) {
+        fprintf(stderr, "bench_robots: WORLDS and STEPS must be >= 1, WARMUP >= 0 (got %s %s %s)\n", argv[2],
+                argv[3], argc == 5 ? argv[4] : "0");
         return 2;
     }
     tp_model *m = NULL;
@@ -44,6 +47,7 @@ int main(int argc, char **argv)
     bd.threads = 1;
     tp_batch *b = NULL;
     check(tp_batch_create(m, &bd, &b));
+    if (warmup) check(tp_batch_step(b, warmup));
     double c0 = cpu_now(), w0 = now();
     check(tp_batch_step(b, steps));
     double cpu = cpu_now() - c0, wall = now() - w0;
@@ -54,9 +58,9 @@ int main(int argc, char **argv)
     double ws = (double)worlds * steps;
     /* links are kinematic in the rigid pipeline; every joint carries one */
     int bodies = tp_model_dynamic_body_count(m) + tp_model_joint_count(m);
-    printf("engine=torpor worlds=%d steps=%d bodies=%d cpu_s=%.6f wall_s=%.6f world_steps_per_cpu_s=%.1f "
+    printf("engine=torpor worlds=%d steps=%d warmup=%d bodies=%d cpu_s=%.6f wall_s=%.6f world_steps_per_cpu_s=%.1f "
            "body_steps_per_cpu_s=%.1f faults=%d bytes_per_world=%zu\n",
-           worlds, steps, bodies, cpu, wall, ws / cpu, ws * bodies / cpu, faults, tp_batch_memory_bytes(b));
+           worlds, steps, warmup, bodies, cpu, wall, ws / cpu, ws * bodies / cpu, faults, tp_batch_memory_bytes(b));
     tp_batch_destroy(b);
     tp_model_destroy(m);
     return 0;
