@@ -88,6 +88,7 @@ typedef struct tp_artic_batch {
     float *ctrl, *act_f; /* [W][nu] controls, [W][nv] actuator force per dof (csrc/articulation_world.c) */
     float *limit_f;      /* [W][nv] joint-limit force per dof (csrc/articulation_world.c) */
     float *link_scale;   /* [W][J] mass scale of each link, kernel order (csrc/articulation_world.c) */
+    float *link_com;     /* [W][J][3] COM offset of each link, link frame, m, kernel order (csrc/link_coms.c) */
     float *joint_params; /* [W][J][TP_AJP_COUNT] damping, armature, friction loss, kernel order
                             (csrc/robot_params.c) */
     tp_artic_actuator *actuator_params; /* [W][nu] each world's actuators */

@@ -28,14 +28,19 @@ static int actuators_create(tp_batch *b, tp_artic_batch *a)
     return 1;
 }
 
-/* The link mass scales [W][J] (kernel order), all 1 until a reset draws them. */
+/* The link mass scales [W][J] (kernel order), all 1 until a reset draws
+ * them, and the link COM offsets [W][J][3], all 0 (csrc/link_coms.c). */
 static int link_scales_create(tp_batch *b, tp_artic_batch *a)
 {
-    size_t n = (size_t)b->worlds * (size_t)b->model->artic->km.joint_count;
+    int J = b->model->artic->km.joint_count;
+    size_t n = (size_t)b->worlds * (size_t)J;
     a->link_scale = malloc((n + 1) * sizeof(float));
-    if (!a->link_scale) return 0;
+    a->link_com = calloc(3 * n + 1, sizeof(float));
+    if (!a->link_scale || !a->link_com) return 0;
     for (size_t i = 0; i < n; ++i) a->link_scale[i] = 1.0f;
     b->layout.link_scale = a->link_scale;
+    b->layout.link_com = a->link_com;
+    b->layout.link_count = J;
     return 1;
 }
 
@@ -96,7 +101,7 @@ size_t tp_artic_batch_bytes_per_world(const tp_batch *b)
     size_t params = b->artic->joint_params ? (size_t)km->joint_count * TP_AJP_COUNT * sizeof(float) +
                                                  (size_t)km->actuator_count * sizeof(tp_artic_actuator)
                                            : 0;
-    return ((size_t)km->nq + 6 * (size_t)km->nv + (size_t)km->actuator_count + (size_t)km->joint_count) * sizeof(float) +
+    return ((size_t)km->nq + 6 * (size_t)km->nv + (size_t)km->actuator_count + 4 * (size_t)km->joint_count) * sizeof(float) +
            params + b->artic->scratch_bytes;
 }
 
@@ -104,7 +109,7 @@ void tp_artic_batch_destroy(tp_batch *b)
 {
     tp_artic_batch *a = b->artic;
     if (!a) return;
-    void *arrays[] = {a->q, a->qd, a->f, a->target_q, a->target_qd, a->ctrl, a->act_f, a->limit_f, a->link_scale, a->joint_params,
+    void *arrays[] = {a->q, a->qd, a->f, a->target_q, a->target_qd, a->ctrl, a->act_f, a->limit_f, a->link_scale, a->link_com, a->joint_params,
                       a->actuator_params, a->scratch};
     for (size_t i = 0; i < sizeof arrays / sizeof arrays[0]; ++i) free(arrays[i]);
     free(a);
@@ -117,6 +122,7 @@ tp_artic_world tp_artic_batch_world(tp_batch *b, int w)
     tp_artic_world s = tp_artic_world_at(&host_of(b)->km, a->q, a->qd, a->f, a->target_q, a->target_qd, w);
     tp_artic_world_actuators(&host_of(b)->km, &s, a->ctrl, a->act_f, a->limit_f, w);
     tp_artic_world_link_scales(&host_of(b)->km, &s, a->link_scale, w);
+    tp_artic_world_link_coms(&host_of(b)->km, &s, a->link_com, w);
     tp_artic_world_params(&host_of(b)->km, &s, a->joint_params, a->actuator_params, w);
     return s;
 }

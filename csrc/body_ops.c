@@ -40,12 +40,13 @@ tp_status tp_op_set_velocity(tp_batch *b, int world, int body, const float v[3],
     return TP_OK;
 }
 
-/* Torque r x F of a force applied at a world point, about the centre of mass. */
-static void torque_at(const tp_batch *b, size_t k, int body, const float f[3], const float point[3], float out[3])
+/* Torque r x F of a force applied at a world point, about the centre of mass
+ * (tp_body_com_local: a link's per-world offset included). */
+static void torque_at(tp_batch *b, int world, int body, const float f[3], const float point[3], float out[3])
 {
-    const float *c = b->model->bodies[body].com;
-    tp_quat q = tp_q_load(b->quat + 4 * k);
-    tp_vec3 com = tp_add(tp_v3_load(b->pos + 3 * k), tp_q_rotate(q, tp_v3(c[0], c[1], c[2])));
+    tp_world wd = tp_batch_world(b, world);
+    size_t k = idx(b, world, body);
+    tp_vec3 com = tp_add(tp_v3_load(b->pos + 3 * k), tp_q_rotate(tp_q_load(b->quat + 4 * k), tp_body_com_local(&wd, body)));
     tp_v3_store(out, tp_cross(tp_sub(tp_v3_load(point), com), tp_v3_load(f)));
 }
 
@@ -63,7 +64,7 @@ tp_status tp_op_add_force(tp_batch *b, int world, int body, const float force[3]
     if (st) return st;
     size_t k = idx(b, world, body);
     float tau[3] = {0.0f, 0.0f, 0.0f};
-    if (point) torque_at(b, k, body, force, point, tau);
+    if (point) torque_at(b, world, body, force, point, tau);
     for (int i = 0; i < 3; ++i) {
         b->force[3 * k + i] += force[i];
         b->torque[3 * k + i] += tau[i];
@@ -98,7 +99,7 @@ tp_status tp_op_add_impulse(tp_batch *b, int world, int body, const float impuls
     tp_v3_store(b->v + 3 * k, tp_mad(tp_v3_load(b->v + 3 * k), tp_v3_load(impulse), im));
     if (point) {
         float ang[3];
-        torque_at(b, k, body, impulse, point, ang);
+        torque_at(b, world, body, impulse, point, ang);
         add_angular_impulse(b, k, ang);
     }
     tp_wake_body(b, world, body);

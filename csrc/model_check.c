@@ -149,6 +149,14 @@ int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, c
     for (int i = 0; i < 2; ++i)
         if (!isfinite(*noise[i]) || *noise[i] < 0.0f)
             return CHECK_FAIL(noise_names[i], "must be a finite number >= 0, got %g", (double)*noise[i]);
+    for (int k = 0; k < 3; ++k) {
+        float a = def->randomize.link_com_offset[k];
+        if (!(a >= 0.0f && a <= TP_MAX_SIZE)) {
+            char path[40];
+            snprintf(path, sizeof path, "randomize.link_com_offset[%d]", k);
+            return CHECK_FAIL(path, "must be a finite number in [0, %g] m, got %g", (double)TP_MAX_SIZE, (double)a);
+        }
+    }
     if ((unsigned)def->randomize.joint_noise_normal > 1u)
         return CHECK_FAIL("randomize.joint_noise", "must be 0 (uniform) or 1 (normal), got %d",
                           def->randomize.joint_noise_normal);

@@ -22,6 +22,7 @@ tp_artic_initial tp_artic_batch_initial(const tp_batch *b)
     r->scale_mass = d->mass_scale[0] != 1.0f || d->mass_scale[1] != 1.0f;
     r->mass_scale[0] = d->mass_scale[0];
     r->mass_scale[1] = d->mass_scale[1];
+    for (int k = 0; k < 3; ++k) r->com_offset[k] = d->link_com_offset[k];
     const float *scales[6] = {d->joint_damping_scale, d->joint_armature_scale, d->joint_friction_scale,
                               d->actuator_gear_scale, d->actuator_kp_scale, d->actuator_kv_scale};
     for (int c = 0; c < 6; ++c) {

@@ -74,7 +74,8 @@ static const field randomize_fields[] = {
     FIELD("joint_friction_scale", V_VEC2, tp_randomize_def, joint_friction_scale),
     FIELD("actuator_gear_scale", V_VEC2, tp_randomize_def, actuator_gear_scale),
     FIELD("actuator_kp_scale", V_VEC2, tp_randomize_def, actuator_kp_scale),
-    FIELD("actuator_kv_scale", V_VEC2, tp_randomize_def, actuator_kv_scale)};
+    FIELD("actuator_kv_scale", V_VEC2, tp_randomize_def, actuator_kv_scale),
+    FIELD("link_com_offset", V_VEC3, tp_randomize_def, link_com_offset)};
 
 static int read_header(scene *sc, const json_t *root)
 {

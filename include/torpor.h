@@ -162,6 +162,13 @@ typedef struct tp_randomize_def {
     float actuator_gear_scale[2];
     float actuator_kp_scale[2];
     float actuator_kv_scale[2];
+    /* Link COM offsets (docs/articulations.md, "Randomization"): each
+     * articulation link's centre of mass moves in its own frame by d, component
+     * k uniform in [-link_com_offset[k], link_com_offset[k]] (m, finite, in
+     * [0, TP_MAX_SIZE]; default 0 = off), drawn per world and episode (Philox
+     * stream 11 keyed on the link's body). The inertia about the centre of mass
+     * stays the model's. */
+    float link_com_offset[3];
 } tp_randomize_def;
 
 typedef struct tp_model_def {

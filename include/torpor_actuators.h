@@ -130,6 +130,31 @@ tp_status tp_batch_set_robot_params(tp_batch *batch, tp_robot_param which, const
                                     const float *values);
 /* Copy parameter `which` of every world into out [W][J or nu]. */
 tp_status tp_batch_robot_params(tp_batch *batch, tp_robot_param which, float *out);
+
+/* ---------------------------------------------------------------- link COM offsets (csrc/link_coms.c)
+ *
+ * Every world has its own offset d of each articulation link's centre of
+ * mass, in the link's frame (m): the link's COM there is the model's
+ * (tp_model_body_inertia) plus d; its mass and its inertia about the COM stay
+ * the model's (times the link's mass scale), so its inertia about its joint
+ * changes by the parallel-axis theorem. Each reset (and batch creation) sets
+ * d to 0, or draws it from randomize.link_com_offset for that world and
+ * episode (Philox keyed on the seed, the global world index, the link's body
+ * and the episode: the same bits at any world count);
+ * tp_batch_set_link_com_offsets replaces it until the next reset. Columns:
+ * the links of the joints in the order added, [rows][J][3] (J =
+ * tp_model_joint_count; joint i's link is its child body). joint_q and
+ * joint_qd are kept (a free base's linear dofs are its COM's velocity), the
+ * links are placed again and a changed world's trees wake. Both backends
+ * (CUDA: the array is mirrored, a read copies every world's back). */
+/* Write the offsets (m) of the selected worlds (tp_world_select, NULL = all):
+ * offsets [rows][J][3]. Every value is checked first (finite, |d| <=
+ * TP_MAX_SIZE); a bad one returns TP_ERR_INVALID_ARGUMENT naming row, joint,
+ * axis, link and world, and nothing changes. A model without joints:
+ * TP_ERR_INVALID_ARGUMENT. */
+tp_status tp_batch_set_link_com_offsets(tp_batch *batch, const tp_world_select *select, const float *offsets);
+/* Copy every world's offsets (m) into out [W][J][3]. */
+tp_status tp_batch_link_com_offsets(tp_batch *batch, float *out);
 /* ================================================================ end of actuators */
 
 #endif

@@ -104,6 +104,8 @@ typedef struct tp_artic_world {
     float *act_f;      /* [nv] actuator generalised force per dof in the last substep (NULL: not kept) */
     float *limit_f;    /* [nv] joint-limit force per dof in the last substep (NULL: not kept) */
     const float *link_scale; /* [J] mass scale of each link (kernel order): its mass and inertia times it; NULL = 1 */
+    const float *link_com;   /* [J][3] COM offset of each link (kernel order), link frame, m: added to
+                                tp_artic_joint.com (the inertia about the COM stays the model's); NULL = 0 */
     const float *joint_params; /* [J][TP_AJP_COUNT] the world's damping, armature and friction loss per joint
                                   (kernel order; randomized or written per world); NULL = the model's */
     const tp_artic_actuator *actuators; /* [nu] the world's actuators (gear and gains per world); NULL = the model's */
@@ -129,6 +131,7 @@ TP_HD tp_artic_world tp_artic_world_at(const tp_artic_model *m, float *q, float 
     s.act_f = NULL;
     s.limit_f = NULL;
     s.link_scale = NULL;
+    s.link_com = NULL;
     s.joint_params = NULL;
     s.actuators = NULL;
     return s;
@@ -148,6 +151,12 @@ TP_HD void tp_artic_world_actuators(const tp_artic_model *m, tp_artic_world *s, 
 TP_HD void tp_artic_world_link_scales(const tp_artic_model *m, tp_artic_world *s, const float *link_scale, int w)
 {
     s->link_scale = link_scale ? link_scale + (size_t)w * (size_t)m->joint_count : NULL;
+}
+
+/* World w's slice of the links' COM offsets [W][J][3] (NULL: all 0). */
+TP_HD void tp_artic_world_link_coms(const tp_artic_model *m, tp_artic_world *s, const float *link_com, int w)
+{
+    s->link_com = link_com ? link_com + (size_t)w * 3 * (size_t)m->joint_count : NULL;
 }
 
 /* World w's slices of the per-world robot parameters: joint_params
@@ -224,6 +233,7 @@ typedef struct tp_artic_scratch {
     int32_t *slot;              /* [capacity] per contact point (sorted order): its link point, or -1 */
     int points, used, overflow; /* link points: capacity (m->point_capacity), used and dropped this step */
     const float *link_scale;    /* [J] the world's link mass scales (tp_artic_world.link_scale), NULL = 1 */
+    const float *link_com;      /* [J][3] the world's link COM offsets (tp_artic_world.link_com), NULL = 0 */
     tp_artic_point *pts;        /* [points] per link point */
     float *jac, *resp;          /* [points][3 rows][max_nv] a point's first link side: signed Jacobians, H~^-1 J^T */
     float *jac1, *resp1;        /* the same for side 1 of a point between links of two trees; a point
@@ -302,6 +312,7 @@ TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, i
     x.used = 0;
     x.overflow = 0;
     x.link_scale = NULL;
+    x.link_com = NULL;
     int32_t at = 0;
     for (int t = 0; t < m->tree_count; ++t) {
         const tp_artic_tree *tr = &m->trees[t];
@@ -374,6 +385,14 @@ TP_HD void tp_artic_link_pose(const tp_artic_joint *j, tp_quat pq, tp_vec3 pp, c
     *anchor_out = anchor;
 }
 
+/* Link i's centre of mass in its frame (m): the model's plus the world's
+ * offset (link_com [J][3], NULL = none). */
+TP_HD tp_vec3 tp_artic_com_local(const tp_artic_joint *j, const float *link_com, int i)
+{
+    tp_vec3 c = tp_v3_load(j->com);
+    return link_com ? tp_add(c, tp_v3_load(link_com + 3 * i)) : c;
+}
+
 /* Forward kinematics of a tree: link poses, COMs relative to O, motion
  * subspace columns (world frame, about O) and link inertias about O. The
  * link's rotation matrix serves every body-frame vector and the inertia. */
@@ -390,7 +409,7 @@ TP_HD void tp_artic_fk(const tp_artic_model *m, const tp_artic_tree *tr, const f
         tp_q_store(x->lq + 4 * i, cq);
         tp_v3_store(x->lp + 3 * i, cp);
         tp_mat3 r = tp_q_to_mat3(cq);
-        tp_vec3 c = tp_sub(tp_add(cp, tp_m3_mul_v(r, tp_v3_load(j->com))), o);
+        tp_vec3 c = tp_sub(tp_add(cp, tp_m3_mul_v(r, tp_artic_com_local(j, x->link_com, i))), o);
         tp_v3_store(x->lc + 3 * i, c);
         float ic[6], scale = x->link_scale ? x->link_scale[i] : 1.0f;
         tp_sym_rotate_m(r, j->inertia, ic);

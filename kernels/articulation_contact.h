@@ -75,6 +75,7 @@ TP_HD tp_artic_solve tp_artic_solve_at(const tp_artic_model *m, tp_artic_world s
     A.s.torque = wd->torque;
     A.x = tp_artic_scratch_at(scratch, m, capacity);
     A.x.link_scale = s.link_scale;
+    A.x.link_com = s.link_com;
     A.g = tp_v3(wd->gravity[0], wd->gravity[1], wd->gravity[2]);
     A.h = h;
     A.kin_fresh = 0; /* q, o or the scratch may have changed since the last step */
@@ -486,7 +487,7 @@ TP_HD void tp_artic_substep_position(tp_artic_solve *A, tp_world *wd, int tid, i
             tp_sv_store(x->target + 6 * t, tp_sv_add(tp_sv_load(x->target + 6 * t), tp_artic_momentum(tr, x)));
         }
         for (int d = v0; d < v0 + tr->nv; ++d) x->tmp_all[d] = s->qd[d] + x->push_qd[d];
-        tp_artic_integrate_q(m, tr, s->q, x->tmp_all, A->h);
+        tp_artic_integrate_q(m, tr, s->q, x->tmp_all, A->h, s->link_com);
         tp_artic_fk(m, tr, s->q, tp_v3_load(x->o + 3 * t), x);
         tp_artic_velocities(m, tr, s->qd, x);
         if (tr->free_root) {

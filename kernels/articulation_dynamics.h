@@ -324,8 +324,10 @@ TP_HD void tp_artic_sweep_push_rows(const tp_artic_model *m, const tp_artic_tree
     }
 }
 
-/* Step 5: q from the new qd. */
-TP_HD void tp_artic_integrate_q(const tp_artic_model *m, const tp_artic_tree *tr, float *q, const float *qd, float h)
+/* Step 5: q from the new qd (link_com: the world's link COM offsets, NULL = 0; a free
+ * base's COM moves by h v). */
+TP_HD void tp_artic_integrate_q(const tp_artic_model *m, const tp_artic_tree *tr, float *q, const float *qd, float h,
+                                const float *link_com)
 {
     for (int i = tr->first; i < tr->end; ++i) {
         const tp_artic_joint *j = &m->joints[i];
@@ -346,7 +348,7 @@ TP_HD void tp_artic_integrate_q(const tp_artic_model *m, const tp_artic_tree *tr
             tp_q_store(qj, tp_q_normalize(tp_q(a.x + d.x * hh, a.y + d.y * hh, a.z + d.z * hh, a.w + d.w * hh)));
         } else if (j->type == TP_AJ_FREE) {
             tp_quat a = tp_q_load(qj + 3);
-            tp_vec3 cl = tp_v3_load(j->com);
+            tp_vec3 cl = tp_artic_com_local(j, link_com, i);
             tp_vec3 com = tp_mad(tp_add(tp_v3_load(qj), tp_q_rotate(a, cl)), tp_v3_load(v), h);
             tp_quat d = tp_q_mul(tp_q(v[3], v[4], v[5], 0.0f), a);
             float hh = 0.5f * h;
@@ -416,6 +418,7 @@ TP_HD void tp_artic_publish(const tp_artic_model *m, const tp_artic_tree *tr, co
 TP_HD void tp_artic_world_publish(const tp_artic_model *m, tp_artic_world *s, tp_world *wd, void *scratch)
 {
     tp_artic_scratch x = tp_artic_scratch_at(scratch, m, 0);
+    x.link_com = s->link_com;
     tp_vec3 g = tp_v3(wd->gravity[0], wd->gravity[1], wd->gravity[2]);
     for (int t = 0; t < m->tree_count; ++t) {
         const tp_artic_tree *tr = &m->trees[t];

@@ -43,6 +43,7 @@ TP_HD void tp_artic_apply_impulse(const tp_artic_model *m, tp_artic_world *s, vo
     if (n == 0) return; /* a tree of fixed joints to the world does not move */
     tp_artic_scratch sx = tp_artic_scratch_at(scratch, m, 0);
     sx.link_scale = s->link_scale;
+    sx.link_com = s->link_com;
     tp_artic_use_tree(m, &sx, t);
     tp_vec3 o = tp_artic_reference(m, tr, s->q);
     tp_artic_fk(m, tr, s->q, o, &sx);

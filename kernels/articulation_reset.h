@@ -22,10 +22,11 @@ typedef struct tp_artic_initial {
 
 /* World w's joint arrays (s, world w's view) at their initial values, its
  * controls (row w of ctrl [W][nu], NULL without actuators), actuator and
- * limit forces at 0 and its link mass scales (row w of link_scale [W][J]) at
- * 1. The links are not moved. */
+ * limit forces at 0, its link mass scales (row w of link_scale [W][J]) at
+ * 1 and its link COM offsets (row w of link_com [W][J][3]) at 0. The links
+ * are not moved. */
 TP_HD void tp_artic_world_start(const tp_artic_model *m, const tp_artic_initial *init, tp_artic_world *s,
-                                float *ctrl, float *link_scale, int w)
+                                float *ctrl, float *link_scale, float *link_com, int w)
 {
     for (int k = 0; k < m->nq; ++k) s->q[k] = init->q0[k];
     for (int k = 0; k < m->nv; ++k) {
@@ -40,18 +41,22 @@ TP_HD void tp_artic_world_start(const tp_artic_model *m, const tp_artic_initial 
         for (int k = 0; k < m->actuator_count; ++k) ctrl[(size_t)w * (size_t)m->actuator_count + (size_t)k] = 0.0f;
     if (link_scale)
         for (int k = 0; k < m->joint_count; ++k) link_scale[(size_t)w * (size_t)m->joint_count + (size_t)k] = 1.0f;
+    if (link_com)
+        for (int k = 0; k < 3 * m->joint_count; ++k) link_com[(size_t)w * 3 * (size_t)m->joint_count + (size_t)k] = 0.0f;
 }
 
 /* World w started (tp_artic_world_start), its robot randomization of
- * episode `episode` drawn (joint noise, link mass scales) and its links
- * placed where the joints put them (tp_artic_world_publish, with the world's
- * scratch). */
+ * episode `episode` drawn (joint noise, link mass scales, link COM offsets:
+ * s->link_com is row w of link_com) and its links placed where the joints
+ * put them (tp_artic_world_publish, with the world's scratch). */
 TP_HD void tp_artic_world_reset(const tp_artic_model *m, const tp_artic_initial *init, tp_artic_world *s,
-                                float *ctrl, float *link_scale, int w, uint32_t episode, tp_world *wd, void *scratch)
+                                float *ctrl, float *link_scale, float *link_com, int w, uint32_t episode, tp_world *wd,
+                                void *scratch)
 {
-    tp_artic_world_start(m, init, s, ctrl, link_scale, w);
+    tp_artic_world_start(m, init, s, ctrl, link_scale, link_com, w);
     if (link_scale)
-        tp_robot_randomize_world_draws(m, &init->robot, s, link_scale + (size_t)w * (size_t)m->joint_count, w, episode);
+        tp_robot_randomize_world_draws(m, &init->robot, s, link_scale + (size_t)w * (size_t)m->joint_count,
+                                       link_com ? link_com + (size_t)w * 3 * (size_t)m->joint_count : NULL, w, episode);
     tp_artic_world_publish(m, s, wd, scratch);
 }
 
@@ -64,7 +69,8 @@ TP_HD void tp_artic_reset_in_layout(const tp_layout *L, const tp_artic_initial *
                                          L->joint_target_qd, w);
     tp_artic_world_actuators(L->artic, &s, L->ctrl, L->actuator_f, L->limit_f, w);
     tp_artic_world_link_scales(L->artic, &s, L->link_scale, w);
-    tp_artic_world_reset(L->artic, init, &s, L->ctrl, L->link_scale, w, episode, wd,
+    tp_artic_world_link_coms(L->artic, &s, L->link_com, w);
+    tp_artic_world_reset(L->artic, init, &s, L->ctrl, L->link_scale, L->link_com, w, episode, wd,
                          L->artic_scratch + (size_t)w * L->artic_scratch_bytes);
     if (L->joint_params)
         tp_robot_params_world_draws(L->artic, &init->robot, L->joint_params + (size_t)w * (size_t)L->artic->joint_count * TP_AJP_COUNT,

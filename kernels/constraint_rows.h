@@ -59,7 +59,7 @@ TP_HD tp_vec3 tp_cons_body_p(const tp_world *wd, int b) { return b < 0 ? tp_v3(0
 TP_HD tp_vec3 tp_cons_com(const tp_world *wd, int b)
 {
     if (b < 0) return tp_v3(0.0f, 0.0f, 0.0f);
-    return tp_add(tp_cons_body_p(wd, b), tp_q_rotate(tp_cons_body_q(wd, b), tp_v3_load(wd->model[b].com)));
+    return tp_add(tp_cons_body_p(wd, b), tp_q_rotate(tp_cons_body_q(wd, b), tp_body_com_local(wd, b)));
 }
 TP_HD int tp_cons_moves(const tp_solver_body *sb, int b) { return b >= 0 && sb[b].simulated; }
 

@@ -23,10 +23,10 @@ TP_HD void tp_tangent_basis(tp_vec3 n, tp_vec3 *t1, tp_vec3 *t2)
     *t2 = tp_cross(n, *t1);
 }
 
+/* World position of body b's centre of mass (tp_body_com_local: a link's per-world offset included). */
 TP_HD tp_vec3 tp_body_com(const tp_world *wd, int b)
 {
-    const float *c = wd->model[b].com;
-    return tp_add(tp_v3_load(wd->pos + 3 * b), tp_q_rotate(tp_q_load(wd->quat + 4 * b), tp_v3(c[0], c[1], c[2])));
+    return tp_add(tp_v3_load(wd->pos + 3 * b), tp_q_rotate(tp_q_load(wd->quat + 4 * b), tp_body_com_local(wd, b)));
 }
 
 /* World position of a point given in a body's frame relative to its origin. */

@@ -33,8 +33,7 @@ TP_HD void tp_integrate_velocity(tp_world *wd, int b, float h)
  * the origin follows the centre of mass. */
 TP_HD void tp_integrate_pose(tp_world *wd, int b, float h, tp_vec3 v, tp_vec3 w)
 {
-    const float *c = wd->model[b].com;
-    tp_vec3 com_local = tp_v3(c[0], c[1], c[2]);
+    tp_vec3 com_local = tp_body_com_local(wd, b);
     tp_quat q = tp_q_load(wd->quat + 4 * b);
     tp_vec3 com = tp_add(tp_v3_load(wd->pos + 3 * b), tp_q_rotate(q, com_local));
     com = tp_mad(com, v, h);

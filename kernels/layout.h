@@ -55,6 +55,9 @@ typedef struct tp_layout {
     float *actuator_f;             /* [W][nv] actuator generalised force per dof */
     float *limit_f;                /* [W][nv] joint-limit force per dof */
     float *link_scale;             /* [W][J] mass scale of each link (kernel order) */
+    float *link_com;               /* [W][J][3] COM offset of each link, link frame, m (kernel order;
+                                      NULL without joints) */
+    int link_count;                /* J: links (joints) per world, the row length of link_com */
     float *joint_params;           /* [W][J][3] damping, armature, friction loss per joint (kernel order; NULL:
                                       the model's, as on the CUDA backend) */
     struct tp_artic_actuator *actuator_params; /* [W][nu] each world's actuators (NULL: the model's) */
@@ -102,6 +105,7 @@ TP_HD tp_world tp_layout_world(const tp_layout *L, int w)
     wd.cons = L->cons ? L->cons + (size_t)w * (size_t)L->cons_count : NULL;
     wd.cons_state = L->cons_state ? L->cons_state + (size_t)w * (size_t)L->cons_count : NULL;
     wd.cons_count = L->cons_count;
+    wd.link_com = L->link_com ? L->link_com + (size_t)w * 3 * (size_t)L->link_count : NULL;
     wd.movers = L->movers;
     wd.mover_state = L->mover_state ? L->mover_state + (size_t)w * (size_t)L->mover_count : NULL;
     wd.mover_count = L->mover_count;

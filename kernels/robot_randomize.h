@@ -1,6 +1,6 @@
 /* robot_randomize.h - the draws of a robot world's reset (docs/articulations.md,
- * "Randomization"): joint-state noise around q0 / qd0, link mass scales and
- * the per-world robot parameters (joint damping, armature, friction loss;
+ * "Randomization"): joint-state noise around q0 / qd0, link mass scales, link
+ * COM offsets and the per-world robot parameters (joint damping, armature, friction loss;
  * actuator gear, kp, kv), each drawn anew per episode.
  *
  * Written once for both backends: tp_artic_world_reset
@@ -17,12 +17,12 @@
 #include "world_init.h" /* tp_uniform_range */
 
 /* Philox streams of the robot draws; index: the link's body for the mass
- * scale, the joint (as added) for joint noise and joint parameters, the
+ * scale and the COM offset, the joint (as added) for joint noise and joint parameters, the
  * actuator for actuator parameters. */
 enum {
     TP_ROBOT_STREAM_MASS = 1, TP_ROBOT_STREAM_JOINT_Q = 3, TP_ROBOT_STREAM_JOINT_QD = 4, TP_ROBOT_STREAM_DAMPING = 5,
     TP_ROBOT_STREAM_ARMATURE = 6, TP_ROBOT_STREAM_FRICTION = 7, TP_ROBOT_STREAM_GEAR = 8, TP_ROBOT_STREAM_KP = 9,
-    TP_ROBOT_STREAM_KV = 10
+    TP_ROBOT_STREAM_KV = 10, TP_ROBOT_STREAM_COM = 11
 };
 
 /* A batch's robot randomization (from tp_randomize_def, its seed and first world). */
@@ -34,6 +34,7 @@ typedef struct tp_robot_randomize {
     int32_t joint_noise_normal;    /* 0 uniform in [-a, a], 1 normal with standard deviation a */
     int32_t scale_mass;            /* mass_scale is not [1, 1] */
     float mass_scale[2];
+    float com_offset[3];           /* m: each link's COM offset along link axis k uniform in [-a_k, a_k] (0 = off) */
     float param_scale[6][2];       /* joint damping, armature, friction loss; actuator gear, kp, kv ([1, 1] = off) */
     const int32_t *added_of;       /* [J] kernel joint -> its index as added (the key of its draws) */
     const int32_t *actuator_type;  /* [nu] TP_ACT_* of each actuator (NULL without actuators) */
@@ -45,10 +46,16 @@ enum { TP_ROBOT_SCALE_GEAR = 3, TP_ROBOT_SCALE_KP = 4, TP_ROBOT_SCALE_KV = 5 };
 /* Is a scale range drawn (not [1, 1])? */
 TP_HD int tp_robot_scaled(const float range[2]) { return range[0] != 1.0f || range[1] != 1.0f; }
 
+/* Does r draw link COM offsets? */
+TP_HD int tp_robot_moves_com(const tp_robot_randomize *r)
+{
+    return r->com_offset[0] > 0.0f || r->com_offset[1] > 0.0f || r->com_offset[2] > 0.0f;
+}
+
 /* Does r draw anything at a reset? */
 TP_HD int tp_robot_randomizes(const tp_robot_randomize *r)
 {
-    return r->scale_mass || r->joint_q_noise > 0.0f || r->joint_qd_noise > 0.0f;
+    return r->scale_mass || r->joint_q_noise > 0.0f || r->joint_qd_noise > 0.0f || tp_robot_moves_com(r);
 }
 
 /* Four words of stream `stream` for `index` in world w (batch index) in episode `episode`. */
@@ -64,10 +71,12 @@ TP_HD float tp_robot_joint_noise(tp_philox4 u, float a, int normal)
 }
 
 /* World w's draws of episode `episode` applied to a started world (s at the
- * initial values, link_scale its row [J] of 1s): link mass scales, and noise
- * added to q and qd of revolute and prismatic joints, q kept within limits. */
+ * initial values, link_scale its row [J] of 1s, link_com its row [J][3] of
+ * 0s): link mass scales, link COM offsets (one Philox draw per link, words
+ * 0-2 for its x, y, z), and noise added to q and qd of revolute and
+ * prismatic joints, q kept within limits. */
 TP_HD void tp_robot_randomize_world_draws(const tp_artic_model *m, const tp_robot_randomize *r, tp_artic_world *s,
-                                          float *link_scale, int w, uint32_t episode)
+                                          float *link_scale, float *link_com, int w, uint32_t episode)
 {
     if (!tp_robot_randomizes(r)) return;
     for (int k = 0; k < m->joint_count; ++k) {
@@ -76,6 +85,11 @@ TP_HD void tp_robot_randomize_world_draws(const tp_artic_model *m, const tp_robo
         if (r->scale_mass)
             link_scale[k] = tp_uniform_range(tp_robot_philox(r, w, (uint32_t)j->body, TP_ROBOT_STREAM_MASS, episode).v[0],
                                              r->mass_scale);
+        if (link_com && tp_robot_moves_com(r)) {
+            tp_philox4 u = tp_robot_philox(r, w, (uint32_t)j->body, TP_ROBOT_STREAM_COM, episode);
+            for (int a = 0; a < 3; ++a)
+                link_com[3 * k + a] = r->com_offset[a] > 0.0f ? tp_uniform_pm(u.v[a], r->com_offset[a]) : 0.0f;
+        }
         if (j->type != TP_AJ_REVOLUTE && j->type != TP_AJ_PRISMATIC) continue;
         if (r->joint_q_noise > 0.0f) {
             float *q = s->q + j->q_start;

@@ -106,6 +106,7 @@ TP_HD tp_world_step tp_world_step_at(const tp_layout *L, int w, int current, voi
                                      L->joint_target_qd, w);
         tp_artic_world_actuators(L->artic, &s.joints, L->ctrl, L->actuator_f, L->limit_f, w);
         tp_artic_world_link_scales(L->artic, &s.joints, L->link_scale, w);
+        tp_artic_world_link_coms(L->artic, &s.joints, L->link_com, w);
         tp_artic_world_params(L->artic, &s.joints, L->joint_params, L->actuator_params, w);
         s.artic_scratch = L->artic_scratch + (size_t)w * L->artic_scratch_bytes;
     }

@@ -81,6 +81,8 @@ typedef struct tp_world {
     float *inv_mass;               /* [bodies]    0 for static, kinematic, removed */
     float *inv_inertia;            /* [bodies][6] inverse inertia, body frame, xx yy zz xy xz yz */
     float *friction;               /* [bodies]    per world (randomizable) */
+    const float *link_com;         /* [J][3] this world's COM offset of each articulation link (kernel
+                                      order, link frame, m; added to tp_body_model.com); NULL: none */
     uint8_t *flags;                /* [bodies]    TP_FLAG_* */
     uint8_t *sleep_state;          /* [bodies]    tp_sleep_state */
     uint8_t *body_awake;           /* [bodies] */
@@ -123,6 +125,17 @@ TP_HD int tp_body_is_moving_kinematic(const tp_world *wd, int b)
 
 /* Joint (kernel order) of the articulation link b, or -1 if b is no link. */
 TP_HD int tp_body_link(const tp_world *wd, int b) { return wd->model[b].link - 1; }
+
+/* Body b's centre of mass in its frame (m) in this world: the model's, plus
+ * the world's offset if b is an articulation link (tp_world.link_com). Every
+ * stage reads a body's COM through this. */
+TP_HD tp_vec3 tp_body_com_local(const tp_world *wd, int b)
+{
+    const tp_body_model *m = &wd->model[b];
+    tp_vec3 c = tp_v3_load(m->com);
+    if (wd->link_com && m->link) c = tp_add(c, tp_v3_load(wd->link_com + 3 * (m->link - 1)));
+    return c;
+}
 
 /* The body that stands for b's articulation in coloring and islands (its
  * tree's root link: a tree behaves as one body), or b itself. */

@@ -54,7 +54,7 @@ TP_HD float tp_closing_reach(const tp_world *wd, int b, tp_vec3 n, float toward,
     const tp_body_model *m = &wd->model[b];
     tp_vec3 a = tp_v3(wd->gravity[0], wd->gravity[1], wd->gravity[2]);
     a = tp_mad(a, tp_v3_load(wd->force + 3 * b), wd->inv_mass[b]);
-    float arm = m->bound_radius + tp_len(tp_v3(m->com[0], m->com[1], m->com[2]));
+    float arm = m->bound_radius + tp_len(tp_body_com_local(wd, b));
     float speed = toward * tp_dot(tp_v3_load(wd->v + 3 * b), n) + tp_len(tp_v3_load(wd->w + 3 * b)) * arm;
     return speed * dt + toward * tp_dot(a, n) * dt * dt;
 }
@@ -96,7 +96,7 @@ TP_HD void tp_kinematic_wake_flag(const tp_world *wd, const tp_contact *c, float
     if (!tp_body_in_islands(wd, other) || wd->sleep_state[other] != TP_SLEEPING) return;
     tp_vec3 n = tp_v3_load(c->normal);
     const tp_body_model *m = &wd->model[k];
-    float arm = m->bound_radius + tp_len(tp_v3(m->com[0], m->com[1], m->com[2]));
+    float arm = m->bound_radius + tp_len(tp_body_com_local(wd, k));
     float toward = ka ? 1.0f : -1.0f; /* the normal points from a to b */
     float reach = (toward * tp_dot(tp_v3_load(wd->v + 3 * k), n) + tp_len(tp_v3_load(wd->w + 3 * k)) * arm) * dt;
     if (c->separation - reach <= TP_TOUCH_DISTANCE) root_flags[wd->island[other]] |= TP_ISLAND_HAS_AWAKE;

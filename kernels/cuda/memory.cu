@@ -85,6 +85,7 @@ static void list_artic_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     add_world_array(c, (void **)&D->actuator_f, H->actuator_f, nv, S);
     add_world_array(c, (void **)&D->limit_f, H->limit_f, nv, S);
     add_world_array(c, (void **)&D->link_scale, H->link_scale, (size_t)km->joint_count * sizeof(float), S);
+    add_world_array(c, (void **)&D->link_com, H->link_com, 3 * (size_t)km->joint_count * sizeof(float), S);
     add_world_array(c, (void **)&D->joint_params, H->joint_params, (size_t)km->joint_count * TP_AJP_COUNT * sizeof(float), S);
     if (H->actuator_params)
         add_world_array(c, (void **)&D->actuator_params, H->actuator_params,
