@@ -319,8 +319,9 @@ static void spoil_robot(tp_batch *b, int w)
     size_t nq = (size_t)km->nq, nv = (size_t)km->nv, nu = (size_t)km->actuator_count, J = (size_t)km->joint_count;
     tp_artic_batch *a = b->artic;
     float *rows[] = {a->q + w * nq, a->qd + w * nv, a->f + w * nv, a->target_q + w * nv, a->target_qd + w * nv,
-                     a->act_f + w * nv, a->limit_f + w * nv, a->ctrl + w * nu, a->link_scale + w * J};
-    size_t lengths[] = {nq, nv, nv, nv, nv, nv, nv, nu, J};
+                     a->act_f + w * nv, a->limit_f + w * nv, a->ctrl + w * nu, a->link_scale + w * J,
+                     a->link_com + 3 * w * J};
+    size_t lengths[] = {nq, nv, nv, nv, nv, nv, nv, nu, J, 3 * J};
     for (size_t r = 0; r < sizeof rows / sizeof rows[0]; ++r)
         for (size_t k = 0; k < lengths[r]; ++k) rows[r][k] = 7.0f;
     for (size_t k = 0; k < J * TP_AJP_COUNT; ++k) a->joint_params[w * J * TP_AJP_COUNT + k] = 7.0f;
@@ -365,7 +366,7 @@ static tp_model *noisy_cartpole(const char *distribution)
              " \"randomize\": {\"seed\": 11, \"joint_q_noise\": 0.3, \"joint_qd_noise\": 0.5, \"joint_noise\": \"%s\","
              " \"mass_scale\": [0.5, 2], \"joint_damping_scale\": [0.5, 1.5], \"joint_armature_scale\": [1, 2],"
              " \"joint_friction_scale\": [0.5, 1], \"actuator_gear_scale\": [0.8, 1.2], \"actuator_kp_scale\": [0.5, 2],"
-             " \"actuator_kv_scale\": [0.5, 2]},"
+             " \"actuator_kv_scale\": [0.5, 2], \"link_com_offset\": [0.02, 0.01, 0.05]},"
              " \"bodies\": [{\"name\": \"ground\", \"shape\": \"box\", \"size\": [8, 4, 1], \"pos\": [0, 0, -0.5], \"static\": true},"
              " {\"name\": \"cart\", \"shape\": \"box\", \"size\": [0.4, 0.3, 0.2], \"pos\": [0, 0, 1], \"mass\": 1},"
              " {\"name\": \"pole\", \"shape\": \"box\", \"size\": [0.05, 0.05, 1], \"pos\": [0, 0, 1.6], \"mass\": 0.1}],"
@@ -384,7 +385,7 @@ static tp_model *noisy_cartpole(const char *distribution)
     return m;
 }
 
-/* World w of a and world v of b: joint and actuator arrays, link scales,
+/* World w of a and world v of b: joint and actuator arrays, link scales and COM offsets,
  * the world hash and the robot parameters, bit for bit. */
 static void expect_same_world(tp_batch *a, int w, tp_batch *b, int v, const char *when)
 {
@@ -392,12 +393,14 @@ static void expect_same_world(tp_batch *a, int w, tp_batch *b, int v, const char
     size_t nq = (size_t)km->nq, nv = (size_t)km->nv, nu = (size_t)km->actuator_count, J = (size_t)km->joint_count;
     const tp_artic_batch *x = a->artic, *y = b->artic;
     const float *xs[] = {x->q + w * nq, x->qd + w * nv, x->f + w * nv, x->target_q + w * nv, x->target_qd + w * nv,
-                         x->act_f + w * nv, x->limit_f + w * nv, x->ctrl + w * nu, x->link_scale + w * J};
+                         x->act_f + w * nv, x->limit_f + w * nv, x->ctrl + w * nu, x->link_scale + w * J,
+                         x->link_com + 3 * w * J};
     const float *ys[] = {y->q + v * nq, y->qd + v * nv, y->f + v * nv, y->target_q + v * nv, y->target_qd + v * nv,
-                         y->act_f + v * nv, y->limit_f + v * nv, y->ctrl + v * nu, y->link_scale + v * J};
-    size_t lengths[] = {nq, nv, nv, nv, nv, nv, nv, nu, J};
+                         y->act_f + v * nv, y->limit_f + v * nv, y->ctrl + v * nu, y->link_scale + v * J,
+                         y->link_com + 3 * v * J};
+    size_t lengths[] = {nq, nv, nv, nv, nv, nv, nv, nu, J, 3 * J};
     static const char *const names[] = {"joint_q", "joint_qd", "joint_f", "target_q", "target_qd", "actuator_f",
-                                        "limit_f", "ctrl", "link_scale"};
+                                        "limit_f", "ctrl", "link_scale", "link_com"};
     for (size_t r = 0; r < sizeof xs / sizeof xs[0]; ++r)
         cr_assert(!memcmp(xs[r], ys[r], lengths[r] * sizeof(float)), "%s: %s of world %d and world %d differ", when,
                   names[r], w, v);
@@ -434,7 +437,7 @@ static tp_batch *device_reset_batch(tp_model *m, int worlds, int first)
 }
 
 /* The CUDA reset path, run on the host, draws the robot randomization (joint
- * noise, uniform and normal, link mass scales and the robot parameters) with
+ * noise, uniform and normal, link mass scales and COM offsets, the robot parameters) with
  * the bits of the CPU backend's reset: at creation and after resets of some
  * worlds of a stepped batch whose parameters were written, at 7 worlds and at
  * 1 (global world 3, a shard of the 7). */
@@ -455,7 +458,8 @@ Test(joint_mirror, the_device_reset_draws_the_cpu_robot_randomization)
             expect_same_world(dev7, w, ref, w, "created");
             const tp_artic_actuator *a = ref->artic->actuator_params + 3 * w;
             noisy += ref->artic->q[2 * w + 1] != q0[1] && ref->artic->link_scale[2 * w] != 1.0f &&
-                     ref->artic->joint_params[6 * w + 3] != 0.2f && a[0].gear != acts[0].gear &&
+                     ref->artic->joint_params[6 * w + 3] != 0.2f && ref->artic->link_com[6 * w + 5] != 0.0f &&
+                     a[0].gear != acts[0].gear &&
                      a[1].gain[0] != acts[1].gain[0] && a[1].bias[2] != acts[1].bias[2] && a[2].gain[0] != acts[2].gain[0];
         }
         expect_same_world(dev1, 0, ref, 3, "created, 1 world");

@@ -189,7 +189,8 @@ class Model:
         compound shape's key).
         gravity: m/s^2 [3]; dt: s; randomize: keys of ``tp_randomize_def``
         (``seed``, ``pos_noise`` m, ``yaw_noise_deg``, ``mass_scale`` [2],
-        ``friction_range`` [2], ``joint_q_noise``, ``joint_damping_scale`` [2] ...);
+        ``friction_range`` [2], ``joint_q_noise``, ``joint_damping_scale`` [2] ...,
+        ``link_com_offset`` m [3]);
         sleep: keys of ``tp_sleep_def``.
         joints: dicts with the scene's joint keys (docs/scene-format.md, "Joints"):
         ``name``, ``type`` ("fixed", "revolute", "prismatic", "ball", "free"),
@@ -1329,6 +1330,31 @@ class Batch:
         columns are skipped. Holds until the next reset; a change wakes the world's trees."""
         which, n = self._robot_param(name)
         self._call(lambda b, sel, v: lib.tp_batch_set_robot_params(b, which, sel, v), worlds, (values, (n,), name))
+
+    # -- per-world link COM offsets (include/torpor_actuators.h: tp_batch_set_link_com_offsets)
+    def link_com_offsets(self) -> np.ndarray:
+        """(W, J, 3) float32 copy of every world's link COM offsets (m, in each link's frame;
+        tp_batch_link_com_offsets): row j is the offset of the centre of mass of joint j's link
+        (its child body, :attr:`Model.joint_names` order) from the model's COM
+        (:meth:`Model.body_inertia`). The link's mass and its inertia about the COM stay the
+        model's, so its inertia about the joint changes by the parallel-axis theorem. Each reset
+        sets them to 0, or draws each component k uniform in [-a_k, a_k] for
+        ``randomize.link_com_offset`` = [a_x, a_y, a_z] (per world and episode: the same bits
+        at any world count). Both backends (CUDA: copied back from the device). Raises
+        InvalidArgumentError for a model without joints."""
+        out = np.zeros((self.worlds, self.model.joint_count, 3), np.float32)
+        _check(self._c(lib.tp_batch_link_com_offsets, ffi.cast("float *", out.ctypes.data)))
+        return out
+
+    def set_link_com_offsets(self, offsets: Any, worlds: WorldSelection = None) -> None:
+        """Write the link COM offsets (m, link frame; see :meth:`link_com_offsets`) of the selected
+        worlds (None = all, an index list or a bool mask): offsets (rows, J, 3), or (J, 3)
+        broadcast to every row. Every value is checked first (finite, |d| <= 1e4 m); a bad one
+        raises InvalidArgumentError naming its row, joint, axis, link and world, and nothing
+        changes. joint_q and joint_qd are kept (a free base's linear velocity is its COM's), the
+        links are placed again and a changed world's trees wake. Holds until the next reset."""
+        J = self.model.joint_count
+        self._call(lib.tp_batch_set_link_com_offsets, worlds, (offsets, (J, 3), "offsets"))
 
     # -- constraints between two bodies (include/torpor_constraints.h)
     def _constraint_param(self, name: str) -> int:
