@@ -67,18 +67,28 @@ typedef struct tp_cons_state {
     float fsum[3];         /* linear impulse on body1 summed over this step's substeps, N s */
     float value;           /* angle, position or distance at the last substep's start */
     float winch_rate;      /* ROPE: the winch this substep: > 0 paying out at it, < 0 reeling in, m/s */
+    float winch_from;      /* ROPE: the length at the step's start */
+    uint8_t winch_stalled; /* ROPE: reeling in, its length did not move in the last step (tp_cons_end_step) */
     float force;           /* N (N m): |total| / dt of the last step */
 } tp_cons_state;
 
 /* Does a constraint drive its bodies, so that their island stays awake (the
  * island policy, as a driven articulation)? A motor with a speed and a
  * force; a servo more than TP_SERVO_AT_TARGET from its target (its value as
- * the last step left it); a winch whose length is not yet its target. */
+ * the last step left it); a winch in motion: its length more than
+ * TP_WINCH_AT_TARGET from its target and not stalled (seed 004: reeling in stops while the load pulls harder
+ * than winch_force; a stalled winch holds still, so its island may sleep; a
+ * write of its parameters wakes it). A spring is no drive: its bodies'
+ * velocities and accelerations say whether it is at rest (docs/constraints.md). */
 #define TP_SERVO_AT_TARGET 1.0e-3f
+/* A winch within this of its target (m) has arrived: reeling in slows as the
+ * distance to go x winch_responsiveness / 10 and never quite gets there. */
+#define TP_WINCH_AT_TARGET 1.0e-3f
 TP_HD int tp_cons_driving(const tp_cons_model *m, const tp_cons_state *st)
 {
     if (!m->enabled) return 0;
-    if (m->type == TP_CONSTRAINT_ROPE) return m->winch && m->length != m->winch_target;
+    if (m->type == TP_CONSTRAINT_ROPE)
+        return m->winch && fabsf(m->length - m->winch_target) > TP_WINCH_AT_TARGET && !st->winch_stalled;
     if (m->max_force <= 0.0f) return 0;
     if (m->actuator == TP_CONS_MOTOR) return m->velocity != 0.0f;
     if (m->actuator != TP_CONS_SERVO) return 0;

@@ -343,11 +343,13 @@ TP_HD float tp_cons_winch(tp_cons_model *m, float h)
     return speed;
 }
 
-/* Start of a step: the force sums cleared. */
+/* Start of a step: the force sums cleared, each winch's length noted. */
 TP_HD void tp_cons_begin_step(tp_world *wd)
 {
-    for (int k = 0; k < wd->cons_count; ++k)
+    for (int k = 0; k < wd->cons_count; ++k) {
         for (int c = 0; c < 3; ++c) wd->cons_state[k].fsum[c] = 0.0f;
+        wd->cons_state[k].winch_from = wd->cons[k].length;
+    }
 }
 
 /* A substep's rows, after its velocity update: built, then warm started. */
@@ -486,13 +488,16 @@ TP_HD void tp_cons_end_substep(tp_world *wd, const tp_solver_body *sb)
     }
 }
 
-/* End of a step of length dt: the read-outs at the step's final poses. */
+/* End of a step of length dt: the read-outs at the step's final poses; a
+ * winch reeling in whose length did not move in the step is stalled (its
+ * load pulls harder than winch_force, tp_cons_driving). */
 TP_HD void tp_cons_end_step(tp_world *wd, float dt)
 {
     for (int k = 0; k < wd->cons_count; ++k) {
         tp_cons_state *st = &wd->cons_state[k];
         st->force = tp_len(tp_v3_load(st->fsum)) / dt;
         st->value = tp_cons_measure(wd, &wd->cons[k]);
+        st->winch_stalled = (uint8_t)(st->winch_rate < 0.0f && wd->cons[k].length == st->winch_from);
     }
 }
 

@@ -158,9 +158,9 @@ Test(constraint_drives, limits_refused_on_other_types)
 /* A crane: a 1 kg hook (0.5 m cube) on a 2 m rope from the world point
  * (0, 0, 10) to its top face, winch on at the seed's defaults but speed 1.5
  * (its target starts at the length: it holds still). */
-static tp_model *crane_model(float winch_force)
+static tp_model *crane_model_sleep(float winch_force, int sleep)
 {
-    tp_model_def md = world_def(0);
+    tp_model_def md = world_def(sleep);
     tp_builder *b = builder_begin(&md);
     int hook = add_body(b, TP_SHAPE_BOX, 0.5f, 0.5f, 0.5f, 1.0f, 0.0f, 0.0f, 10.0f - 2.0f - 0.25f);
     tp_constraint_def d = tp_default_constraint_def();
@@ -177,6 +177,8 @@ static tp_model *crane_model(float winch_force)
     add_cons(b, &d);
     return builder_finish(b);
 }
+
+static tp_model *crane_model(float winch_force) { return crane_model_sleep(winch_force, 0); }
 
 /* Paying out to 6 m: the length moves at winch_speed (1.5 m/s) until it is
  * winch_speed x 10 / winch_responsiveness = 1/3 m from the target, then as
@@ -257,6 +259,44 @@ Test(constraint_drives, winch_reels_in_and_stalls_under_winch_force)
     tp_batch_destroy(z);
     tp_model_destroy(strong);
     tp_model_destroy(weak);
+}
+
+/* Seed 004: reeling in stops while the load pulls harder than winch_force.
+ * A stalled winch (9.81 N on 5 N) is not in motion, so the hook, at rest on
+ * the rope held by the world, falls asleep (island policy: 0.5 s quiet), its
+ * length still 2 m; a winch that reels (100 N) keeps it awake until the
+ * target. Writing winch_force wakes it (seed 000: a constraint's property
+ * change) and it reels in 1.5 m to its 0.5 m target, then sleeps there
+ * (reeling in slows exponentially near the target: within 1 mm it has arrived). */
+Test(constraint_drives, a_stalled_winch_sleeps_and_a_write_wakes_it)
+{
+    tp_model *weak = crane_model_sleep(5.0f, 1), *strong = crane_model_sleep(100.0f, 1);
+    tp_batch *z = make_batch(weak, 1, 1), *a = make_batch(strong, 1, 1);
+    float half = 0.5f, len;
+    set_param(z, TP_CONS_WINCH_TARGET, NULL, &half);
+    set_param(a, TP_CONS_WINCH_TARGET, NULL, &half);
+    batch_steps(a, 60); /* 1 s: 1.5 m to reel in at 1.5 m/s, not there yet */
+    cr_assert_eq(batch_view(a).sleep_state[0], TP_AWAKE, "a winch in motion let its hook sleep");
+    batch_steps(z, 120);
+    get_param(z, TP_CONS_LENGTH, &len);
+    cr_assert_gt(len, 2.0f - 0.01f, "the 5 N winch reeled in a 9.81 N load to %g m", len);
+    cr_assert_eq(batch_view(z).sleep_state[0], TP_SLEEPING, "the stalled winch's hook is %d, not asleep",
+                 batch_view(z).sleep_state[0]);
+    float force = 100.0f;
+    set_param(z, TP_CONS_WINCH_FORCE, NULL, &force);
+    cr_assert_eq(batch_view(z).sleep_state[0], TP_AWAKE, "a new winch_force did not wake the hook");
+    batch_steps(z, 30);
+    get_param(z, TP_CONS_LENGTH, &len);
+    cr_assert_lt(len, 2.0f - 0.5f, "0.5 s after the write the winch is at %g m", len);
+    batch_steps(z, 180);
+    get_param(z, TP_CONS_LENGTH, &len);
+    cr_assert_lt(fabs(len - 0.5f), 1e-3, "the winch stopped at %g m", len); /* TP_WINCH_AT_TARGET: arrived */
+    cr_assert_eq(batch_view(z).sleep_state[0], TP_SLEEPING, "the hook at the winch's target is %d, not asleep",
+                 batch_view(z).sleep_state[0]);
+    tp_batch_destroy(a);
+    tp_batch_destroy(z);
+    tp_model_destroy(weak);
+    tp_model_destroy(strong);
 }
 
 /* ---------------------------------------------------------------- enabled and parameter writes */
