@@ -2,8 +2,8 @@
  * articulations (docs/articulations.md, "Randomization"): the reset's input
  * (the draws themselves: kernels/robot_randomize.h, run by both backends),
  * the link scale arrays: csrc/articulation_world.c, their batched setter:
- * csrc/writes_batched.c. The other per-world robot parameters:
- * csrc/robot_params.c. */
+ * csrc/writes_batched.c; the link COM offsets' setter: csrc/link_coms.c. The
+ * other per-world robot parameters: csrc/robot_params.c. */
 #include "articulation_host.h"
 #include "batch.h"
 
