@@ -317,8 +317,12 @@ def test_bad_offsets_are_refused_and_nothing_changes():
     with pytest.raises(ValueError, match="offsets must have shape"):
         b.set_link_com_offsets(np.zeros((3, 2, 3)))
     assert np.array_equal(b.link_com_offsets(), good)
+    b.set_link_com_offsets([[0.0, 0.0, 0.3]], worlds=np.array([False, False, True]))  # a mask
+    good[2, 0] = [0.0, 0.0, 0.3]
+    assert np.array_equal(b.link_com_offsets(), good), "only the masked world changed"
     b.reset([1])
-    assert np.all(b.link_com_offsets() == 0.0), "a reset without draws sets them to 0"
+    good[1] = 0.0
+    assert np.array_equal(b.link_com_offsets(), good), "a reset without draws sets the world's to 0"
     ball = torpor.Model.from_json(json.dumps({"version": 2, "bodies": [{"name": "ball", "shape": "ball"}]}))
     with pytest.raises(torpor.InvalidArgumentError, match="has no joints"):
         torpor.Batch(ball, 1).link_com_offsets()
