@@ -401,13 +401,18 @@ TP_HD void tp_cons_rebuild(tp_world *wd, const tp_solver_body *sb, float h)
 #endif
 
 /* Body b moved by the position impulse l along row r (side -1 for body0, +1
- * for body1): its centre of mass by l lin / m, its turn by l I^-1 j. */
-TP_HD void tp_cons_shift(tp_world *wd, const tp_solver_body *sb, int b, const tp_cons_row *r, float l, float side)
+ * for body1): its centre of mass by l lin / m, its turn by l I^-1 j; its
+ * velocity by the same over the substep (inv_h), as if the substep had
+ * moved it there. */
+TP_HD void tp_cons_shift(tp_world *wd, const tp_solver_body *sb, int b, const tp_cons_row *r, float l, float side,
+                         float inv_h)
 {
     if (!tp_cons_moves(sb, b)) return;
     tp_vec3 dp = tp_scale(tp_v3_load(r->lin), side * l * sb[b].inv_m);
     tp_vec3 dw = tp_scale(tp_v3_load(side < 0.0f ? r->iw0 : r->iw1), l);
     tp_integrate_pose(wd, b, 1.0f, dp, dw);
+    tp_v3_store(wd->v + 3 * b, tp_mad(tp_v3_load(wd->v + 3 * b), dp, inv_h));
+    tp_v3_store(wd->w + 3 * b, tp_mad(tp_v3_load(wd->w + 3 * b), dw, inv_h));
 }
 
 /* After a substep's position update: the joints' position errors beyond the
@@ -416,9 +421,15 @@ TP_HD void tp_cons_shift(tp_world *wd, const tp_solver_body *sb, int b, const tp
  * or rope's, in up to TP_JOINT_PROJECT_PASSES passes (until one moves nothing) with the
  * rows rebuilt at each constraint. The soft rows alone leave a loop near a dead point (a four-bar
  * linkage whose rocker turns back) millimetres apart (docs/constraints.md).
- * Poses only: no velocity changes. */
+ * Each move changes the velocities by itself over the substep, as position
+ * based dynamics derives its velocities from the projected poses (Mueller et
+ * al., "Position Based Dynamics", 2007; Macklin et al., "Small Steps", 2019):
+ * a move of the poses alone left the velocity that caused the error, and a
+ * loaded chain (a rope bridge) crept at it every substep while its poses did
+ * not move (docs/constraints.md, "Long chains"). */
 TP_HD void tp_cons_project(tp_world *wd, const tp_solver_body *sb, float h)
 {
+    float inv_h = 1.0f / h;
     for (int pass = 0, moved = 1; pass < TP_JOINT_PROJECT_PASSES && moved; ++pass) {
         moved = 0; /* a pass that moved nothing ends the projection */
         for (int k = 0; k < wd->cons_count; ++k) {
@@ -442,26 +453,18 @@ TP_HD void tp_cons_project(tp_world *wd, const tp_solver_body *sb, float h)
                 if (point && i < 3) excess = r->c * keep;
                 if (excess == 0.0f) continue;
                 float l = -r->mass * excess;
-                tp_cons_shift(wd, sb, m->body0, r, l, -1.0f);
-                tp_cons_shift(wd, sb, m->body1, r, l, 1.0f);
+                tp_cons_shift(wd, sb, m->body0, r, l, -1.0f, inv_h);
+                tp_cons_shift(wd, sb, m->body1, r, l, 1.0f, inv_h);
                 moved = 1;
             }
         }
     }
 }
 
-/* One sweep over every constraint's rows; in an unbiased pass, this many:
- * rigid rows converge slowly along a loaded chain (a rope bridge), and what
- * they leave unconverged is velocity the next biased sweeps take back, which
- * a sleep test reads as motion. */
-#ifndef TP_JOINT_RELAX_REPEAT
-#define TP_JOINT_RELAX_REPEAT 4
-#endif
 /* One sweep over every constraint's rows. */
 TP_HD void tp_cons_sweep(tp_world *wd, const tp_solver_body *sb, float inv_h, int use_bias)
 {
     tp_cons_soft soft = tp_cons_make_soft(1.0f / inv_h);
-    for (int rep = 0; rep < (use_bias ? 1 : TP_JOINT_RELAX_REPEAT); ++rep)
     for (int k = 0; k < wd->cons_count; ++k) {
         if (!tp_cons_active(wd, sb, k)) continue;
         const tp_cons_model *m = &wd->cons[k];

@@ -32,16 +32,50 @@ def scene(name, bodies, constraints, events=None, sleep=True):
     return out
 
 
+def bridge_rest(n, w, gap, rope):
+    """The rest pose of n planks of length w hinged end to end and hung from
+    two anchors `gap` beyond their ends at the planks' height on massless ropes
+    of length `rope`: rigid-body statics in the x-z plane, no solver.
+
+    The horizontal pull H is the same everywhere; each end carries half the
+    weight, so the rope's slope is (n W / 2) / H and plank i's is
+    (V_i - W / 2) / H, V_i = (n / 2 - i) W the upward force at its left pin
+    (the moments about its centre). H is found by bisection so that the chain
+    spans the anchors. Returns [(x, z, angle)] of the plank centres, z from the
+    anchors' height, angle the turn about y (down to the right positive)."""
+    span = n * w + 2 * gap
+
+    def slopes(h):
+        return [math.atan2(n / 2, h)] + [math.atan2(n / 2 - i - 0.5, h) for i in range(n)]
+
+    def width(h):
+        a = slopes(h)
+        return 2 * rope * math.cos(a[0]) + sum(w * math.cos(t) for t in a[1:])
+
+    lo, hi = 1e-6, 1e6  # in units of a plank's weight
+    for _ in range(200):
+        mid = math.sqrt(lo * hi)
+        lo, hi = (mid, hi) if width(mid) < span else (lo, mid)
+    a = slopes(math.sqrt(lo * hi))
+    x, z = -span / 2 + rope * math.cos(a[0]), -rope * math.sin(a[0])
+    out = []
+    for t in a[1:]:
+        out.append((x + w / 2 * math.cos(t), z - w / 2 * math.sin(t), t))
+        x, z = x + w * math.cos(t), z - w * math.sin(t)
+    return out
+
+
 def rope_bridge():
-    """Five 2 kg planks (0.5 x 1 x 0.05 m) hinged edge to edge about y between
-    two posts, hung at the four outer corners on 0.2 m ropes; island sleep."""
-    n, w = 5, 0.5
+    """Eight 2 kg planks (0.5 x 1 x 0.05 m) hinged edge to edge about y between
+    two posts, hung at the four outer corners on 0.2 m ropes, placed at their
+    rest pose (bridge_rest); island sleep."""
+    n, w, gap, rope, top = 8, 0.5, 0.15, 0.2, 2.0
     half = n * w / 2
     bodies = [{"name": "post_l", "shape": "box", "size": [0.2, 1.2, 2], "pos": [-half - 0.25, 0, 1], "static": True},
               {"name": "post_r", "shape": "box", "size": [0.2, 1.2, 2], "pos": [half + 0.25, 0, 1], "static": True}]
-    for i in range(n):
-        bodies.append({"name": f"plank{i}", "shape": "box", "size": [w, 1, 0.05],
-                       "pos": r([-half + w / 2 + w * i, 0, 2.0]), "mass": 2})
+    for i, (x, z, t) in enumerate(bridge_rest(n, w, gap, rope)):
+        bodies.append({"name": f"plank{i}", "shape": "box", "size": [w, 1, 0.05], "pos": r([x, 0, top + z]),
+                       "quat": r([0, math.sin(t / 2), 0, math.cos(t / 2)]), "mass": 2})
     cons = []
     for i in range(n - 1):
         cons.append({"name": f"hinge{i}", "type": "hinge", "body0": f"plank{i}", "pos0": [w / 2, 0, 0],
@@ -50,7 +84,7 @@ def rope_bridge():
         for y in (-0.45, 0.45):
             cons.append({"name": f"rope_{side}{'+' if y > 0 else '-'}", "type": "rope", "body0": post,
                          "pos0": [-0.1 * sx, y, 1], "body1": plank, "pos1": [w / 2 * sx, y, 0],
-                         "length": 0.2})
+                         "length": rope})
     return scene("rope_bridge", bodies, cons)
 
 

@@ -39,18 +39,21 @@ static float cons_value(tp_batch *b, const tp_model *m, const char *name)
     return v[tp_model_find_constraint(m, name)];
 }
 
+/* Eight planks placed at their rest pose (the generator's statics): they
+ * stay up and sleep as one island, within 10 s (test_constraints'
+ * rope_bridge_at_rest_sleeps checks the pose against the statics). */
 Test(constraint_scenes, rope_bridge_sleeps_held_by_its_posts, .timeout = 300)
 {
     tp_model *m = load("rope_bridge.json");
     tp_batch *b = make_batch(m, 2, 1);
     batch_steps(b, steps_of(m, 10.0));
     tp_state_view v = batch_view(b);
-    for (int i = 0; i < 5; ++i) {
+    for (int i = 0; i < 8; ++i) {
         char name[32];
         snprintf(name, sizeof name, "plank%d", i);
         int p = body(m, name);
         cr_assert_eq(v.sleep_state[p], TP_SLEEPING, "%s awake after 10 s", name);
-        cr_assert_gt(v.pos[3 * p + 2], 1.0f, "%s fell to z %g", name, v.pos[3 * p + 2]);
+        cr_assert_gt(v.pos[3 * p + 2], 1.5f, "%s fell to z %g", name, v.pos[3 * p + 2]);
     }
     tp_batch_destroy(b);
     tp_model_destroy(m);
