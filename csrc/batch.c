@@ -47,6 +47,35 @@ static size_t batch_bytes_per_world(int bodies, int capacity)
            2 * (size_t)capacity * (sizeof(tp_contact) + sizeof(tp_contact_ref));
 }
 
+/* Shape k of body model bm (its one shape when it is not a compound). */
+static int body_shape(const tp_model *model, const tp_body_model *bm, int k)
+{
+    return bm->shape_count ? model->shapes[bm->shape_first + k].shape : bm->shape;
+}
+
+/* The default contact capacity: `cap`, or less where the model cannot make
+ * that many points: for every pair of bodies that may collide (one dynamic or
+ * a link, not parent and child links, not filtered out or excluded:
+ * kernels/broadphase.h), the most points of each pair of their shapes
+ * (tp_shape_pair_points); at least one manifold's worth. A robot gets what
+ * its links can touch. */
+static int model_contact_bound(const tp_model *model, int cap)
+{
+    const tp_body_model *bm = model->bodies;
+    long long points = 0;
+    for (int a = 0; a < model->body_count && points < cap; ++a)
+        for (int b = a + 1; b < model->body_count && points < cap; ++b) {
+            int moves = bm[a].type == TP_BODY_DYNAMIC || bm[a].link || bm[b].type == TP_BODY_DYNAMIC || bm[b].link;
+            if (!moves || tp_models_adjacent(bm, a, b) || tp_models_filtered(bm, a, b)) continue;
+            int na = bm[a].shape_count ? bm[a].shape_count : 1, nb = bm[b].shape_count ? bm[b].shape_count : 1;
+            for (int i = 0; i < na; ++i)
+                for (int j = 0; j < nb; ++j)
+                    points += tp_shape_pair_points(body_shape(model, &bm[a], i), body_shape(model, &bm[b], j));
+        }
+    if (points < TP_MAX_MANIFOLD_POINTS) points = TP_MAX_MANIFOLD_POINTS;
+    return points < cap ? (int)points : cap;
+}
+
 static void batch_free_arrays(tp_batch *b)
 {
     void *arrays[] = {b->pos, b->quat, b->v, b->w, b->force, b->torque, b->inv_mass, b->inv_inertia,
@@ -257,7 +286,8 @@ tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_bat
     b->threads = d.threads > 0 ? d.threads : omp_get_max_threads();
     /* links collide like dynamic bodies (dynamic_count counts them as kinematic) */
     int links = model->artic ? model->artic->km.joint_count : 0;
-    b->contact_capacity = d.contact_capacity > 0 ? d.contact_capacity : 16 * (model->dynamic_count + links) + 32;
+    b->contact_capacity = d.contact_capacity > 0 ? d.contact_capacity
+                                                 : model_contact_bound(model, 16 * (model->dynamic_count + links) + 32);
     b->link_point_capacity = d.link_point_capacity;
     b->seed = d.has_seed ? d.seed : model->def.randomize.seed;
     b->profile_stages = d.profile_stages != 0;

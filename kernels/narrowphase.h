@@ -48,6 +48,17 @@ TP_HD int tp_shape_family(int shape)
     return shape == TP_SHAPE_BALL ? 0 : (shape == TP_SHAPE_CAPSULE ? 1 : 2);
 }
 
+/* The most points a manifold of shapes s1 and s2 can have (either order):
+ * one with a ball, two with a capsule (segment clipping), four otherwise
+ * (polyhedra, cylinders: tp_reduce_points). Sizes contact capacities
+ * (csrc/batch.c). */
+TP_HD int tp_shape_pair_points(int s1, int s2)
+{
+    if (s1 == TP_SHAPE_CYLINDER || s2 == TP_SHAPE_CYLINDER) return TP_MAX_MANIFOLD_POINTS;
+    int f = tp_shape_family(s1) < tp_shape_family(s2) ? tp_shape_family(s1) : tp_shape_family(s2);
+    return f == 0 ? 1 : f == 1 ? 2 : TP_MAX_MANIFOLD_POINTS;
+}
+
 /* Should B be the first shape of the pair computation? */
 TP_HD int tp_pair_first_is_b(int shape_a, tp_vec3 pos_a, int shape_b, tp_vec3 pos_b)
 {

@@ -145,12 +145,14 @@ TP_HD int tp_body_unit(const tp_world *wd, int b)
 }
 
 /* Are a and b links of one tree joined by a joint (parent and child)? Such a
- * pair never collides. */
-TP_HD int tp_links_adjacent(const tp_world *wd, int a, int b)
+ * pair never collides. (tp_models_*: the same rule on the body models alone.) */
+TP_HD int tp_models_adjacent(const tp_body_model *model, int a, int b)
 {
-    const tp_body_model *ma = &wd->model[a], *mb = &wd->model[b];
+    const tp_body_model *ma = &model[a], *mb = &model[b];
     return ma->link && mb->link && (ma->link_parent == b + 1 || mb->link_parent == a + 1);
 }
+
+TP_HD int tp_links_adjacent(const tp_world *wd, int a, int b) { return tp_models_adjacent(wd->model, a, b); }
 
 /* Are a and b joined by a constraint (kernels/constraint.h)? Such a pair never
  * collides, as a joint's two parts do not by default in most engines. */
@@ -159,16 +161,22 @@ TP_HD int tp_bodies_constrained(const tp_world *wd, int a, int b);
 /* May bodies a and b collide at all? The bitmask rule
  * (contype_a & conaffinity_b) || (contype_b & conaffinity_a), as MuJoCo
  * filters geoms, then the pairs excluded by tp_builder_exclude_pair, then
- * the pairs joined by a constraint. */
-TP_HD int tp_bodies_filtered(const tp_world *wd, int a, int b)
+ * the pairs joined by a constraint (tp_models_filtered: all but the last,
+ * from the body models alone). */
+TP_HD int tp_models_filtered(const tp_body_model *model, int a, int b)
 {
-    const tp_body_model *ma = &wd->model[a], *mb = &wd->model[b];
+    const tp_body_model *ma = &model[a], *mb = &model[b];
     uint32_t ta = ma->has_filter ? ma->contype : 1u, aa = ma->has_filter ? ma->conaffinity : 1u;
     uint32_t tb = mb->has_filter ? mb->contype : 1u, ab = mb->has_filter ? mb->conaffinity : 1u;
     if (!(ta & ab) && !(tb & aa)) return 1;
     for (int k = 0; k < TP_MAX_BODY_EXCLUDES && ma->exclude[k]; ++k)
         if (ma->exclude[k] == b + 1) return 1;
-    return tp_bodies_constrained(wd, a, b);
+    return 0;
+}
+
+TP_HD int tp_bodies_filtered(const tp_world *wd, int a, int b)
+{
+    return tp_models_filtered(wd->model, a, b) || tp_bodies_constrained(wd, a, b);
 }
 
 /* An articulation link that is awake (its tree is stepped and solved). */

@@ -116,3 +116,78 @@ Test(robot_scenes, deterministic)
         tp_model_destroy(m);
     }
 }
+
+/* The contact buffers hold what the bodies can touch (csrc/batch.c,
+ * model_contact_bound): per pair that may collide, per pair of their shapes,
+ * 1 point with a ball, 2 with a capsule, 4 between boxes. Walker: the ground
+ * against the torso box (4), four thigh capsules (4 x 2) and four shins of a
+ * capsule and a ball (4 x 3): 24; link pairs other than parent and child: the
+ * torso and the shins 4 x 3, the thighs 6 x 2, a thigh and another leg's shin
+ * 12 x 3, the shins 6 x (2 + 1 + 1 + 1): 90; 114 in all (under the 16 x 9 + 32
+ * = 176 of 16 per body). Cart-pole: cart and pole boxes on the ground, 2 x 4
+ * (the two are parent and child). Compared through the contact bytes of a
+ * batch given that capacity. */
+static void expect_capacity(const char *name, int capacity)
+{
+    tp_model *m = load_scene(name);
+    tp_batch *d = make_batch(m, 1, 1), *e = NULL;
+    tp_batch_def bd = tp_default_batch_def();
+    bd.contact_capacity = capacity;
+    cr_assert_eq(tp_batch_create(m, &bd, &e), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_contact_memory_bytes(d), tp_batch_contact_memory_bytes(e),
+                 "%s: %zu contact bytes by default, %zu at capacity %d", name, tp_batch_contact_memory_bytes(d),
+                 tp_batch_contact_memory_bytes(e), capacity);
+    tp_batch_destroy(d);
+    tp_batch_destroy(e);
+    tp_model_destroy(m);
+}
+
+Test(robot_scenes, contact_capacity_is_what_the_links_can_touch)
+{
+    expect_capacity("walker.json", 114);
+    expect_capacity("cartpole.json", 8);
+}
+
+/* The bound holds when everything touches: walkers thrown about with their
+ * legs driven to random angles (knees through each other, feet at the torso)
+ * tumble for 4 s; no world overflows its contact buffer, and the worlds did
+ * touch themselves, not only the ground with four feet. */
+Test(robot_scenes, tumbling_walkers_fit_their_contacts)
+{
+    tp_model *m = load_scene("walker.json");
+    enum { W = 8 };
+    tp_batch *b = make_batch(m, W, 1);
+    int nv = tp_model_joint_dof_count(m);
+    float target[W * 14], qd[W * 14];
+    cr_assert_eq(nv, 14);
+    uint32_t r = 12345u;
+    for (int i = 0; i < W * nv; ++i) {
+        r = r * 1664525u + 1013904223u;
+        float u = (float)(r >> 8) / 16777216.0f * 2.0f - 1.0f; /* [-1, 1) */
+        target[i] = i % nv < 6 ? 0.0f : 2.5f * u;
+        qd[i] = i % nv < 6 ? 3.0f * u : 0.0f;
+    }
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_TARGET_Q, NULL, target), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_QD, NULL, qd), TP_OK, "%s", tp_last_error());
+    int most = 0, self = 0;
+    for (int s = 0; s < steps_for(m, 4.0); ++s) {
+        batch_steps(b, 1);
+        for (int w = 0; w < W; ++w) {
+            tp_contact_info c[200];
+            int n = 0;
+            cr_assert_eq(tp_batch_contacts(b, w, c, 200, &n), TP_OK);
+            most = n > most ? n : most;
+            for (int k = 0; k < n && k < 200; ++k) self += c[k].body_a != 0 && c[k].body_b != 0;
+        }
+    }
+    tp_state_view v = batch_view(b);
+    for (int w = 0; w < W; ++w) {
+        cr_assert_eq(v.contact_overflow[w], 0, "world %d: %d points overflowed", w, v.contact_overflow[w]);
+        cr_assert_eq(v.faults[w], 0);
+    }
+    cr_assert_gt(self, 0, "no link touched another link");
+    cr_assert_gt(most, 4, "at most %d points in a world", most);
+    cr_log_info("most points in a world %d, link-link points over the run %d\n", most, self);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
