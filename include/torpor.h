@@ -396,8 +396,11 @@ typedef struct tp_batch_def {
     int worlds;                 /* >= 1 (default 1) */
     tp_backend backend;         /* default cpu */
     int threads;                /* CPU threads over worlds; 0 = OpenMP default (default 0) */
-    int contact_capacity;       /* contact points per world; 0 = default (16 x dynamic bodies + 32).
-                                   Points that do not fit are counted in contact_overflow. */
+    int contact_capacity;       /* contact points per world; 0 = default (16 x (dynamic bodies + links)
+                                   + 32, or fewer where the bodies cannot make that many: per pair that
+                                   may collide, per pair of shapes, 1 with a ball, 2 with a capsule, 4
+                                   otherwise; docs/collision.md). Points that do not fit are counted in
+                                   contact_overflow. */
     int link_point_capacity;    /* contact points per world with an articulation link on a side (their
                                    Jacobians and responses are kept per world: 12 x the largest tree's
                                    dofs floats each); 0 = default (8 x links + 16, at most
