@@ -280,6 +280,7 @@ tp_status tp_batch_create(const tp_model *model, const tp_batch_def *def, tp_bat
     b->backend = backend;
     b->worlds = d.worlds;
     b->first_world = d.first_world;
+    b->reset_keyframe = -1;
     b->total_worlds = d.total_worlds ? d.total_worlds : d.first_world + d.worlds;
     b->device = backend == TP_BACKEND_CUDA ? d.device : 0;
     b->bodies = model->body_count;

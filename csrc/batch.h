@@ -73,6 +73,8 @@ struct tp_batch {
 
     /* Episodes and batched writes (csrc/writes_batched.c). */
     uint32_t *episode;            /* [W] resets of each world so far: its draws' episode (kernels/philox.h) */
+    int reset_keyframe;           /* the keyframe the reset under way starts from (tp_batch_reset_to_keyframe),
+                                     -1: the model's (randomize.keyframe, else q0 / qd0) */
     uint8_t *world_mark;          /* [W] scratch: worlds already seen in a list, all 0 between calls */
     int32_t *world_list;          /* [W] scratch: a selection turned into a list of worlds */
 

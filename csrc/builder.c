@@ -37,6 +37,11 @@ tp_status tp_builder_create(const tp_model_def *def, tp_builder **out)
     b->name = strdup(d.name ? d.name : "scene");
     if (!b->name) { free(b); return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_create: out of memory"); }
     b->def.name = b->name;
+    if (d.randomize.keyframe) {
+        b->start_keyframe = strdup(d.randomize.keyframe);
+        if (!b->start_keyframe) { free(b->name); free(b); return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_create: out of memory"); }
+    }
+    b->def.randomize.keyframe = b->start_keyframe;
     *out = b;
     return TP_OK;
 }
@@ -144,6 +149,12 @@ tp_status tp_builder_add_mover(tp_builder *b, const tp_mover_def *def, int *out_
 {
     if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_add_mover: builder is NULL");
     return tp_mover_builder_add(&b->movers, b->body_count, def, out_index);
+}
+
+tp_status tp_builder_add_keyframe(tp_builder *b, const tp_keyframe_def *def, int *out_index)
+{
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_add_keyframe: builder is NULL");
+    return tp_keyframe_list_add(&b->keyframes, b->joints.defs, b->joints.count, b->joints.act_count, def, out_index);
 }
 
 tp_status tp_builder_add_site(tp_builder *b, const tp_site_def *def, int *out_index)
@@ -256,6 +267,8 @@ void tp_builder_destroy(tp_builder *b)
     tp_cons_builder_free(&b->cons);
     tp_mover_builder_free(&b->movers);
     tp_site_list_free(&b->sites);
+    tp_keyframe_list_free(&b->keyframes);
+    free(b->start_keyframe);
     free(b->name);
     free(b);
 }

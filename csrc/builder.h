@@ -5,6 +5,7 @@
 
 #include "articulation_host.h"
 #include "constraint_host.h"
+#include "keyframe_host.h"
 #include "mover_host.h"
 #include "model.h"
 
@@ -22,6 +23,8 @@ struct tp_builder {
     tp_cons_builder cons;      /* constraints between two bodies (csrc/constraint_model.c) */
     tp_mover_builder movers;   /* movers (csrc/mover_model.c) */
     tp_site_list sites;        /* named frames on bodies (csrc/site_model.c) */
+    tp_keyframe_list keyframes; /* named joint states (csrc/keyframe_model.c) */
+    char *start_keyframe;      /* def.randomize.keyframe's copy (def points here), or NULL */
     int *excludes;             /* [exclude_count][2] body pairs that never collide */
     int exclude_count, exclude_capacity;
 };

@@ -47,13 +47,12 @@ typedef struct mj_joint {
     double pos[3], axis[3];
     int limited;
     double range[2], damping, armature, friction, stiffness, springref, ref;
-    double q0, qd0;
     xmlNodePtr node;
 } mj_joint;
 
 typedef struct mj_body {
     char *name;
-    int parent, subtree_end; /* bodies [self, subtree_end) are its subtree */
+    int parent;
     fr_pose world;
     int is_static, emitted;
     json_t *shapes;
@@ -63,7 +62,6 @@ typedef struct mj_body {
     fm_sum geoms, inertial;
     double mass, com[3], inertia[6];
     int joint_first, joint_count;
-    double vel[3], ang_vel[3];
     xmlNodePtr node;
 } mj_body;
 
@@ -83,6 +81,13 @@ typedef struct mj_site {
     int body;
     fr_pose local;
 } mj_site;
+
+/* A <key> in torpor's layout: joint_q [nq], joint_qd [nv], ctrl [nu] (has_ctrl: given). */
+typedef struct mj_key {
+    char *name;
+    double *q, *qd, *ctrl;
+    int has_ctrl;
+} mj_key;
 
 typedef struct mj_mesh {
     char *name, *path;
@@ -110,6 +115,8 @@ typedef struct mjcf {
     int act_count;
     mj_site *sites;
     int site_count;
+    mj_key *keys;
+    int key_count;
     json_t *statics;  /* worldbody geoms as static bodies */
     json_t *excludes; /* [name, name] pairs */
     xi_list top;      /* the top-level elements, includes expanded */
@@ -830,10 +837,7 @@ static int walk_body(mjcf *m, xmlNodePtr node, int parent, const fr_pose *parent
     if (!read_frame(m, node, -1, 0, &local)) return 0;
     fr_compose(parent_world, &local, &body->world);
     fr_pose world = body->world;
-    if (!read_body_children(m, node, b, &world, childclass)) return 0;
-    body = &m->bodies[b]; /* the array may have moved */
-    body->subtree_end = m->body_count;
-    return 1;
+    return read_body_children(m, node, b, &world, childclass);
 }
 
 /* Mass properties of each body from its inertial or its geoms (compiler
@@ -868,79 +872,107 @@ static void mark_static(mjcf *m)
     }
 }
 
-/* ---------------------------------------------------------------- keyframe */
+/* ---------------------------------------------------------------- keyframes */
 
 static int nq_of(int type) { return type == J_FREE ? 7 : type == J_BALL ? 4 : 1; }
 static int nv_of(int type) { return type == J_FREE ? 6 : type == J_BALL ? 3 : 1; }
 
-/* Move body b's subtree rigidly so that b is at `pose`. */
-static void move_subtree(mjcf *m, int b, const fr_pose *pose)
+/* MuJoCo's qpos0 of joint j (MJCF's joint frame: the body as the file places it). */
+static void joint_qpos0(const mjcf *m, const mj_joint *j, double *qpos)
 {
-    fr_pose old = m->bodies[b].world;
-    for (int d = b; d < m->bodies[b].subtree_end; ++d) {
-        fr_pose rel;
-        fr_relative(&old, &m->bodies[d].world, &rel);
-        fr_compose(pose, &rel, &m->bodies[d].world);
+    if (j->type == J_HINGE || j->type == J_SLIDE) {
+        qpos[0] = j->ref;
+    } else if (j->type == J_BALL) {
+        qpos[0] = 1, qpos[1] = qpos[2] = qpos[3] = 0;
+    } else {
+        const fr_pose *p = &m->bodies[j->body].world;
+        memcpy(qpos, p->pos, 3 * sizeof *qpos);
+        qpos[3] = p->quat[3], qpos[4] = p->quat[0], qpos[5] = p->quat[1], qpos[6] = p->quat[2];
     }
+}
+
+/* Joint j's MuJoCo qpos / qvel as torpor's joint_q / joint_qd (docs/import.md):
+ * 1-dof positions less ref; quaternions w x y z to x y z w; a free joint's
+ * origin velocity (world) and body-frame angular velocity turned into the
+ * centre-of-mass velocity and the angular velocity in the world frame. */
+static void joint_state(const mjcf *m, const mj_joint *j, const double *qpos, const double *qvel, double *q, double *qd)
+{
+    if (j->type == J_HINGE || j->type == J_SLIDE) {
+        q[0] = qpos[0] - j->ref;
+        qd[0] = qvel[0];
+        return;
+    }
+    int at = j->type == J_FREE ? 3 : 0; /* the quaternion's place */
+    memcpy(q, qpos, (size_t)at * sizeof *q);
+    q[at] = qpos[at + 1], q[at + 1] = qpos[at + 2], q[at + 2] = qpos[at + 3], q[at + 3] = qpos[at];
+    if (j->type == J_BALL) {
+        memcpy(qd, qvel, 3 * sizeof *qd);
+        return;
+    }
+    double r[4] = {q[3], q[4], q[5], q[6]}, w[3], c[3];
+    fq_normalize(r);
+    fq_rotate(r, qvel + 3, w);
+    fq_rotate(r, m->bodies[j->body].com, c);
+    qd[0] = qvel[0] + w[1] * c[2] - w[2] * c[1];
+    qd[1] = qvel[1] + w[2] * c[0] - w[0] * c[2];
+    qd[2] = qvel[2] + w[0] * c[1] - w[1] * c[0];
+    memcpy(qd + 3, w, sizeof w);
+}
+
+/* A <key>: its name (MuJoCo's keys may have none: "key<index>") and its joint
+ * state and controls in torpor's layout (the joints in MJCF's order, which the
+ * scene's joints keep: it is also torpor's joint_q order). */
+static int read_key(mjcf *m, xmlNodePtr node, int index, int nq, int nv)
+{
+    check_attrs(m, node, "name time qpos qvel act ctrl mpos mquat");
+    static const char *const ignored[] = {"time", "act", "mpos", "mquat"};
+    static const char *const why[] = {"a reset starts at time 0 s", "torpor's actuators have no activation state",
+                                      "torpor has no mocap bodies", "torpor has no mocap bodies"};
+    for (int i = 0; i < 4; ++i) {
+        char *v = xi_attr(node, ignored[i]);
+        if (v) xi_warn(m->x, "key", "%s ignored (%s)", ignored[i], why[i]);
+        xmlFree(v);
+    }
+    mj_key k;
+    memset(&k, 0, sizeof k);
+    char *name = xi_attr(node, "name");
+    char auto_name[32];
+    snprintf(auto_name, sizeof auto_name, "key%d", index);
+    k.name = dup_or(name, auto_name);
+    xmlFree(name);
+    double *qpos = calloc((size_t)nq + 1, sizeof *qpos), *qvel = calloc((size_t)nv + 1, sizeof *qvel);
+    k.q = calloc((size_t)nq + 1, sizeof *k.q);
+    k.qd = calloc((size_t)nv + 1, sizeof *k.qd);
+    k.ctrl = calloc((size_t)m->act_count + 1, sizeof *k.ctrl);
+    int ok = k.name && qpos && qvel && k.q && k.qd && k.ctrl, got_q = 0, got_c = 0;
+    if (!ok) xi_oom(m->x);
+    if (ok && nq) ok = get_nums(m, node, -1, 0, "qpos", qpos, nq, &got_q);
+    if (ok && nv) ok = get_nums(m, node, -1, 0, "qvel", qvel, nv, NULL);
+    if (ok && m->act_count) ok = get_nums(m, node, -1, 0, "ctrl", k.ctrl, m->act_count, &got_c);
+    for (int i = 0, iq = 0, iv = 0; ok && i < m->joint_count; iq += nq_of(m->joints[i].type), iv += nv_of(m->joints[i].type), ++i) {
+        if (!got_q) joint_qpos0(m, &m->joints[i], qpos + iq);
+        joint_state(m, &m->joints[i], qpos + iq, qvel + iv, k.q + iq, k.qd + iv);
+    }
+    k.has_ctrl = got_c;
+    free(qpos);
+    free(qvel);
+    if (ok && !grow_array((void **)&m->keys, m->key_count, sizeof *m->keys)) ok = xi_oom(m->x);
+    if (ok) m->keys[m->key_count++] = k;
+    else free(k.name), free(k.q), free(k.qd), free(k.ctrl);
+    return ok;
 }
 
 static int read_keyframe(mjcf *m, xmlNodePtr node)
 {
-    xmlNodePtr key = NULL;
-    int keys = 0;
+    int nq = 0, nv = 0;
+    for (int i = 0; i < m->joint_count; ++i) nq += nq_of(m->joints[i].type), nv += nv_of(m->joints[i].type);
     for (xmlNodePtr c = node->children; c; c = c->next)
         if (xi_is(c, "key")) {
-            if (!key) key = c;
-            keys++;
+            if (!read_key(m, c, m->key_count, nq, nv)) return 0;
         } else if (c->type == XML_ELEMENT_NODE) {
             return xi_fail(m->x, c, NULL, "element not supported in <keyframe>");
         }
-    if (!key) return 1;
-    check_attrs(m, key, "name time qpos qvel act ctrl mpos mquat");
-    if (keys > 1) xi_warn(m->x, "keyframe", "the first <key> is the initial state; the other %d ignored", keys - 1);
-    int nq = 0, nv = 0;
-    for (int i = 0; i < m->joint_count; ++i) nq += nq_of(m->joints[i].type), nv += nv_of(m->joints[i].type);
-    double *qpos = calloc((size_t)nq + 1, sizeof *qpos), *qvel = calloc((size_t)nv + 1, sizeof *qvel);
-    if (!qpos || !qvel) { free(qpos); free(qvel); return xi_oom(m->x); }
-    int got_q = 0, got_v = 0, ok = 1;
-    if (nq) ok = get_nums(m, key, -1, 0, "qpos", qpos, nq, &got_q);
-    if (ok && nv) ok = get_nums(m, key, -1, 0, "qvel", qvel, nv, &got_v);
-    for (int i = 0, iq = 0, iv = 0; ok && i < m->joint_count; iq += nq_of(m->joints[i].type), iv += nv_of(m->joints[i].type), ++i) {
-        mj_joint *j = &m->joints[i];
-        if (j->type == J_HINGE || j->type == J_SLIDE) {
-            if (got_q) j->q0 = qpos[iq] - j->ref;
-            if (got_v) j->qd0 = qvel[iv];
-        } else if (j->type == J_BALL) {
-            if (got_q && (qpos[iq] != 1 || qpos[iq + 1] != 0 || qpos[iq + 2] != 0 || qpos[iq + 3] != 0))
-                ok = xi_fail(m->x, key, "qpos", "joint \"%s\": a ball joint starts at its reference in torpor", j->name);
-            if (got_v && (qvel[iv] != 0 || qvel[iv + 1] != 0 || qvel[iv + 2] != 0))
-                ok = xi_fail(m->x, key, "qvel", "joint \"%s\": a ball joint starts at rest in torpor", j->name);
-        } else {
-            mj_body *body = &m->bodies[j->body];
-            if (got_q) {
-                fr_pose p;
-                memcpy(p.pos, qpos + iq, sizeof p.pos);
-                p.quat[0] = qpos[iq + 4]; p.quat[1] = qpos[iq + 5]; p.quat[2] = qpos[iq + 6]; p.quat[3] = qpos[iq + 3];
-                fq_normalize(p.quat);
-                move_subtree(m, j->body, &p);
-            }
-            if (got_v) { /* MuJoCo: the origin's velocity (world) and the angular velocity (body frame) */
-                double w[3], c[3];
-                fq_rotate(body->world.quat, qvel + iv + 3, w);
-                fq_rotate(body->world.quat, body->com, c);
-                memcpy(body->ang_vel, w, sizeof w);
-                body->vel[0] = qvel[iv] + w[1] * c[2] - w[2] * c[1];
-                body->vel[1] = qvel[iv + 1] + w[2] * c[0] - w[0] * c[2];
-                body->vel[2] = qvel[iv + 2] + w[0] * c[1] - w[1] * c[0];
-            }
-        }
-    }
-    char *ctrl = ok ? xi_attr(key, "ctrl") : NULL;
-    if (ctrl) xi_warn(m->x, "keyframe", "ctrl ignored (the controls start at 0; write them with tp_batch_set_ctrl)");
-    xmlFree(ctrl);
-    free(qpos);
-    free(qvel);
-    return ok;
+    return 1;
 }
 
 /* ---------------------------------------------------------------- actuators, contact */
@@ -1189,8 +1221,6 @@ static json_t *joint_json(const mj_joint *j, const char *name, const char *paren
         json_object_set_new(o, "stiffness", json_real(j->stiffness));
         json_object_set_new(o, "rest", json_real(j->springref - j->ref));
     }
-    if (j->q0 != 0) json_object_set_new(o, "q0", json_real(j->q0));
-    if (j->qd0 != 0) json_object_set_new(o, "qd0", json_real(j->qd0));
     if (j->ref != 0) json_object_set_new(o, "ref", json_real(j->ref));
     return o;
 }
@@ -1289,9 +1319,6 @@ static int build_scene(mjcf *m, json_t *scene)
         } else {
             set_mass(o, body->mass, body->com, body->inertia);
         }
-        if (body->vel[0] || body->vel[1] || body->vel[2]) json_object_set_new(o, "vel", num_array(body->vel, 3));
-        if (body->ang_vel[0] || body->ang_vel[1] || body->ang_vel[2])
-            json_object_set_new(o, "ang_vel", num_array(body->ang_vel, 3));
         json_array_append_new(bodies, o);
         body->emitted = 1;
         /* MuJoCo never lets a body touch its parent; with placeholder links between them they are not adjacent */
@@ -1327,6 +1354,31 @@ static int build_sites(mjcf *m, json_t *scene)
         json_object_set_new(o, "quat", num_array(pose.quat, 4));
         json_array_append_new(list, o);
     }
+    return 1;
+}
+
+/* The keys as the scene's keyframes (q and qd always full: a keyframe without
+ * them would take the initial state); the first is where every reset starts
+ * (randomize.keyframe), as MJCF files with a keyframe are meant to start. */
+static int build_keyframes(mjcf *m, json_t *scene)
+{
+    if (m->key_count == 0) return 1;
+    int nq = 0, nv = 0;
+    for (int i = 0; i < m->joint_count; ++i) nq += nq_of(m->joints[i].type), nv += nv_of(m->joints[i].type);
+    json_t *list = json_array();
+    json_object_set_new(scene, "keyframes", list);
+    for (int i = 0; i < m->key_count; ++i) {
+        const mj_key *k = &m->keys[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "name", json_string(k->name));
+        json_object_set_new(o, "q", num_array(k->q, nq));
+        json_object_set_new(o, "qd", num_array(k->qd, nv));
+        if (k->has_ctrl) json_object_set_new(o, "ctrl", num_array(k->ctrl, m->act_count));
+        json_array_append_new(list, o);
+    }
+    json_t *randomize = json_object();
+    json_object_set_new(randomize, "keyframe", json_string(m->keys[0].name));
+    json_object_set_new(scene, "randomize", randomize);
     return 1;
 }
 
@@ -1425,7 +1477,7 @@ static int read_top(mjcf *m, json_t *scene)
             return xi_fail(m->x, c, NULL, "element not supported: it would change the model's dynamics");
     }
     if (worldbodies == 0) return xi_fail(m->x, m->root, NULL, "no <worldbody>");
-    return build_scene(m, scene) && build_actuators(m, scene) && build_sites(m, scene);
+    return build_scene(m, scene) && build_actuators(m, scene) && build_sites(m, scene) && build_keyframes(m, scene);
 }
 
 static void mjcf_free(mjcf *m)
@@ -1439,6 +1491,13 @@ static void mjcf_free(mjcf *m)
     for (int i = 0; i < m->act_count; ++i) free(m->acts[i].name);
     for (int i = 0; i < m->site_count; ++i) free(m->sites[i].name);
     free(m->sites);
+    for (int i = 0; i < m->key_count; ++i) {
+        free(m->keys[i].name);
+        free(m->keys[i].q);
+        free(m->keys[i].qd);
+        free(m->keys[i].ctrl);
+    }
+    free(m->keys);
     for (int i = 0; i < m->mesh_count; ++i) {
         free(m->meshes[i].name);
         free(m->meshes[i].path);

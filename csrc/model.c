@@ -119,6 +119,23 @@ static tp_status events_on_links_check(const tp_builder *b, const tp_model *m)
     return TP_OK;
 }
 
+/* The model's keyframes and the one every reset starts from (randomize.keyframe). */
+static tp_status model_keyframes(const tp_builder *b, tp_model *m)
+{
+    tp_status st = tp_keyframe_list_compile(&b->keyframes, m->artic, tp_model_actuator_count(m), &m->keyframes);
+    m->start_keyframe = -1;
+    m->def.randomize.keyframe = NULL;
+    if (st != TP_OK || !b->start_keyframe) return st;
+    m->start_keyframe = tp_model_find_keyframe(m, b->start_keyframe);
+    if (m->start_keyframe < 0)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "model \"%s\": randomize.keyframe: no keyframe is called \"%s\" (the "
+                       "model has %d keyframes)", b->name, b->start_keyframe, m->keyframes.count);
+    if (!(m->start_keyframe_name = strdup(b->start_keyframe)))
+        return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_finish: out of memory");
+    m->def.randomize.keyframe = m->start_keyframe_name;
+    return TP_OK;
+}
+
 tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
 {
     if (!b || !out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_builder_finish: builder or out is NULL");
@@ -213,6 +230,7 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
     if (st == TP_OK) st = tp_mover_compile(&b->movers, m);
     if (st == TP_OK) st = tp_cons_events_check(b->events, b->event_count, m);
     if (st == TP_OK) st = tp_site_list_copy(&b->sites, &m->sites);
+    if (st == TP_OK) st = model_keyframes(b, m);
     if (st != TP_OK) {
         tp_model_destroy(m);
         return st;
@@ -244,6 +262,8 @@ void tp_model_destroy(tp_model *m)
     tp_cons_host_free(m->cons);
     tp_mover_host_free(m->movers);
     tp_site_list_free(&m->sites);
+    tp_keyframe_list_free(&m->keyframes);
+    free(m->start_keyframe_name);
     free(m->name);
     free(m);
 }

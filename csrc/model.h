@@ -3,6 +3,7 @@
 #define TP_MODEL_H
 
 #include "error.h"
+#include "keyframe_host.h"
 #include "site_host.h"
 #include "torpor.h"
 #include "tp_world.h"
@@ -33,6 +34,9 @@ struct tp_model {
     struct tp_cons_host *cons;   /* constraints between two bodies (csrc/constraint_host.h), NULL without any */
     struct tp_mover_host *movers; /* movers (csrc/mover_host.h), NULL without any */
     tp_site_list sites;          /* named frames on bodies (csrc/site_model.c) */
+    tp_keyframe_list keyframes;  /* named joint states, full arrays (csrc/keyframe_model.c) */
+    char *start_keyframe_name;   /* def.randomize.keyframe's copy (def points here), or NULL */
+    int start_keyframe;          /* the keyframe every reset starts from, or -1: q0 / qd0 */
 };
 
 /* Validation shared by the builder and the scene loader, so a rule lives in one

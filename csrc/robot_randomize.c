@@ -1,6 +1,7 @@
 /* robot_randomize.c - the host side of the per-world randomization of
- * articulations (docs/articulations.md, "Randomization"): the reset's input
- * (the draws themselves: kernels/robot_randomize.h, run by both backends),
+ * articulations (docs/articulations.md, "Randomization"): the reset's input,
+ * its initial joint state and controls the model's or a keyframe's (the
+ * draws themselves: kernels/robot_randomize.h, run by both backends),
  * the link scale arrays: csrc/articulation_world.c, their batched setter:
  * csrc/writes_batched.c; the link COM offsets' setter: csrc/link_coms.c. The
  * other per-world robot parameters: csrc/robot_params.c. */
@@ -12,7 +13,9 @@ tp_artic_initial tp_artic_batch_initial(const tp_batch *b)
 {
     const tp_artic_host *h = b->model->artic;
     const tp_randomize_def *d = &b->model->def.randomize;
-    tp_artic_initial init = {h->q0, h->qd0, h->target_q0, h->target_qd0, {0}};
+    int key = b->reset_keyframe >= 0 ? b->reset_keyframe : b->model->start_keyframe;
+    const tp_keyframe_def *k = key >= 0 ? &b->model->keyframes.defs[key] : NULL;
+    tp_artic_initial init = {k ? k->q : h->q0, k ? k->qd : h->qd0, h->target_q0, h->target_qd0, k ? k->ctrl : NULL, {0}};
     tp_robot_randomize *r = &init.robot;
     r->seed = b->seed;
     r->first_world = (uint32_t)b->first_world;

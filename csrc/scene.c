@@ -48,7 +48,7 @@ static int load_root(scene *sc, const json_t *root, tp_model **out)
     if (status != TP_OK) return scene_fail_builder(sc, status);
     if (!scene_read_bodies(sc, root) || !scene_read_excludes(sc, root) || !scene_read_joints(sc, root) ||
         !scene_read_actuators(sc, root) || !scene_read_constraints(sc, root) || !scene_read_movers(sc, root) ||
-        !scene_read_sites(sc, root) || !scene_read_events(sc, root))
+        !scene_read_sites(sc, root) || !scene_read_keyframes(sc, root) || !scene_read_events(sc, root))
         return 0;
     status = tp_builder_finish(sc->builder, out);
     if (status != TP_OK) return fail_finish(sc, status);

@@ -115,6 +115,9 @@ int scene_read_constraints(scene *sc, const json_t *root);
 int scene_read_movers(scene *sc, const json_t *root);
 /* The optional "sites" array of a version 2 scene (scene_sites.c), after the bodies. */
 int scene_read_sites(scene *sc, const json_t *root);
+/* The optional "keyframes" array of a version 2 scene (scene_keyframes.c),
+ * after the joints and actuators, and the check of randomize.keyframe. */
+int scene_read_keyframes(scene *sc, const json_t *root);
 /* The optional "events" array (scene_events.c); the joints are read first. */
 int scene_read_events(scene *sc, const json_t *root);
 

@@ -26,7 +26,7 @@ static const field model_fields[] = {
     OTHER("format"), OTHER("version"), OTHER("name"),
     FIELD("gravity", V_VEC3, tp_model_def, gravity), FIELD("dt", V_FLOAT, tp_model_def, dt),
     FIELD("substeps", V_INT, tp_model_def, substeps),
-    OTHER("solver"), OTHER("sleep"), OTHER("bodies"), OTHER("randomize"), OTHER("events"), OTHER("joints"), OTHER("constraints"),
+    OTHER("solver"), OTHER("sleep"), OTHER("bodies"), OTHER("randomize"), OTHER("events"), OTHER("joints"), OTHER("constraints"), OTHER("keyframes"),
     OTHER("movers"), OTHER("exclude"), OTHER("actuators"), OTHER("sites")};
 
 static const field solver_fields[] = {
@@ -75,7 +75,7 @@ static const field randomize_fields[] = {
     FIELD("actuator_gear_scale", V_VEC2, tp_randomize_def, actuator_gear_scale),
     FIELD("actuator_kp_scale", V_VEC2, tp_randomize_def, actuator_kp_scale),
     FIELD("actuator_kv_scale", V_VEC2, tp_randomize_def, actuator_kv_scale),
-    FIELD("link_com_offset", V_VEC3, tp_randomize_def, link_com_offset)};
+    FIELD("link_com_offset", V_VEC3, tp_randomize_def, link_com_offset), OTHER("keyframe")};
 
 static int read_header(scene *sc, const json_t *root)
 {
@@ -135,6 +135,7 @@ int scene_read_model_def(scene *sc, const json_t *root, tp_model_def *def)
     if (randomize) {
         scene_push_key(sc, "randomize");
         READ_KEY(sc, randomize, "seed", read_seed, &def->randomize.seed);
+        READ_KEY(sc, randomize, "keyframe", scene_as_name, &def->randomize.keyframe); /* checked by scene_keyframes.c */
         def->randomize.has_friction_range = json_object_get(randomize, "friction_range") != NULL;
         scene_pop(sc, 1);
     }

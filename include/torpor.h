@@ -142,13 +142,19 @@ typedef struct tp_randomize_def {
     int has_friction_range;
     float friction_range[2];
     /* Joint-state noise of articulations (docs/articulations.md, "Randomization"):
-     * each revolute and prismatic joint starts at q0 + dq and qd0 + dqd, drawn
+     * each revolute and prismatic joint starts at q0 + dq and qd0 + dqd (or the
+     * keyframe's q and qd, below, for q0 and qd0), drawn
      * per world and episode (Philox streams 3 and 4 keyed on the joint's index):
      * uniform in [-a, a], or normal with standard deviation a if
      * joint_noise_normal; q is then kept within the joint's limits. */
     float joint_q_noise;  /* rad or m, finite, >= 0 (default 0 = off) */
     float joint_qd_noise; /* rad/s or m/s, finite, >= 0 (default 0 = off) */
     int joint_noise_normal; /* 0 uniform (default), 1 normal */
+    /* The keyframe (tp_builder_add_keyframe) every reset, batch creation
+     * included, starts the joints and controls from, the joint noise drawn
+     * around it; NULL (default): q0 / qd0, controls 0. Copied; a name no
+     * keyframe has fails tp_builder_finish. */
+    const char *keyframe;
     /* Per-world robot parameters (docs/articulations.md, "Randomization"): each
      * joint's damping, armature and friction loss, and each actuator's gear,
      * kp and kv, is the model's value times a scale uniform in [lo, hi],
@@ -636,6 +642,7 @@ tp_status tp_batch_stage_seconds(const tp_batch *batch, double seconds[TP_STAGE_
 #include "torpor_render.h"
 #include "torpor_actuators.h" /* actuators and their controls */
 #include "torpor_sensors.h"   /* the IMU of every body */
+#include "torpor_keyframes.h" /* named joint states a reset starts from */
 
 
 /* ---------------------------------------------------------------- info */

@@ -88,6 +88,8 @@ tp_status tp_batch_episodes(const tp_batch *batch, uint32_t *out);
  * same bits as the CPU's). Errors: TP_ERR_INVALID_ARGUMENT (NULL batch, a bad
  * selection), TP_ERR_CUDA. */
 tp_status tp_batch_reset_worlds(tp_batch *batch, const tp_world_select *select);
+/* (A reset whose joints and controls start from a named keyframe:
+ * tp_batch_reset_to_keyframe, torpor_keyframes.h.) */
 /* Reset the selected worlds (a new episode, as tp_batch_reset_worlds), then
  * write the given poses [rows][B][3] + [rows][B][4] and, unless NULL,
  * velocities [rows][B][3] + [rows][B][3] of their dynamic and kinematic

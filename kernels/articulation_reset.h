@@ -13,15 +13,17 @@
 #include "layout.h"
 #include "robot_randomize.h"
 
-/* The model's initial joint arrays: q0 [nq], qd0 [nv], target_q0 [nv],
- * target_qd0 [nv] (joint_f starts at 0), and the batch's robot randomization. */
+/* The initial joint arrays of a reset: q0 [nq], qd0 [nv] (the model's, or a
+ * keyframe's), target_q0 [nv], target_qd0 [nv] (joint_f starts at 0), the
+ * controls ctrl0 [nu] (NULL: 0), and the batch's robot randomization. */
 typedef struct tp_artic_initial {
     const float *q0, *qd0, *target_q0, *target_qd0;
+    const float *ctrl0;
     tp_robot_randomize robot;
 } tp_artic_initial;
 
 /* World w's joint arrays (s, world w's view) at their initial values, its
- * controls (row w of ctrl [W][nu], NULL without actuators), actuator and
+ * controls (row w of ctrl [W][nu], NULL without actuators) at ctrl0, actuator and
  * limit forces at 0, its link mass scales (row w of link_scale [W][J]) at
  * 1 and its link COM offsets (row w of link_com [W][J][3]) at 0. The links
  * are not moved. */
@@ -38,7 +40,8 @@ TP_HD void tp_artic_world_start(const tp_artic_model *m, const tp_artic_initial 
         if (s->limit_f) s->limit_f[k] = 0.0f;
     }
     if (ctrl)
-        for (int k = 0; k < m->actuator_count; ++k) ctrl[(size_t)w * (size_t)m->actuator_count + (size_t)k] = 0.0f;
+        for (int k = 0; k < m->actuator_count; ++k)
+            ctrl[(size_t)w * (size_t)m->actuator_count + (size_t)k] = init->ctrl0 ? init->ctrl0[k] : 0.0f;
     if (link_scale)
         for (int k = 0; k < m->joint_count; ++k) link_scale[(size_t)w * (size_t)m->joint_count + (size_t)k] = 1.0f;
     if (link_com)

@@ -101,6 +101,8 @@ static void list_artic_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     add_array(c, (void **)&I->qd0, s->artic_initial.qd0, nv, 1);
     add_array(c, (void **)&I->target_q0, s->artic_initial.target_q0, nv, 1);
     add_array(c, (void **)&I->target_qd0, s->artic_initial.target_qd0, nv, 1);
+    if (s->artic_initial.ctrl0 && km->actuator_count > 0) /* the model's keyframe's controls (randomize.keyframe) */
+        add_array(c, (void **)&I->ctrl0, s->artic_initial.ctrl0, (size_t)km->actuator_count * sizeof(float), 1);
     add_array(c, (void **)&I->robot.added_of, s->artic_initial.robot.added_of, (size_t)km->joint_count * sizeof(int32_t), 1);
     if (km->actuator_count > 0)
         add_array(c, (void **)&I->robot.actuator_type, s->artic_initial.robot.actuator_type,

@@ -169,7 +169,8 @@ class Model:
               gravity: Sequence[float] = (0.0, 0.0, -9.81), dt: float = 1.0 / 60.0, substeps: int = 4,
               randomize: Optional[Mapping[str, Any]] = None, sleep: Optional[Mapping[str, Any]] = None,
               joints: Sequence[Mapping[str, Any]] = (), actuators: Sequence[Mapping[str, Any]] = (),
-              movers: Sequence[Mapping[str, Any]] = ()) -> "Model":
+              movers: Sequence[Mapping[str, Any]] = (),
+              keyframes: Sequence[Mapping[str, Any]] = ()) -> "Model":
         """Build a model in code (the C builder, tp_builder_*, which the JSON, MJCF and
         URDF loaders also call, so the same keys give the same model).
 
@@ -213,6 +214,11 @@ class Model:
         ``tangent1`` [3], ``responsiveness``, ``max_velocity`` (m/s or rad/s),
         ``max_force`` (N or N m), ``rigid``, ``apply_at_com``, ``reaction``,
         ``primary_axis_only``.
+        keyframes: dicts with the scene's keyframe keys (docs/scene-format.md,
+        "Keyframes"): ``name``, ``q`` (nq,) rad / m / quaternions [x, y, z, w] in the
+        layout of ``joint_q``, ``qd`` (nv,) rad/s / m/s, ``ctrl`` (nu,); a missing array
+        is the initial joint state (controls 0). ``randomize={"keyframe": name}``
+        makes every reset start from one.
         Raises InvalidArgumentError naming the bad value (a vector of the wrong
         length, an unknown shape, type or body name included); KeyError for an
         unknown key.
@@ -247,7 +253,7 @@ class Model:
         for key, value in (randomize or {}).items():
             if key == "friction_range":
                 md.randomize.has_friction_range = 1
-            setattr(md.randomize, key, value)
+            setattr(md.randomize, key, cstr(value) if key == "keyframe" else value)
         for key, value in (sleep or {}).items():
             setattr(md.sleep, key, value)
         def points(value, at):  # [n][3] floats the builder copies; kept alive until then
@@ -403,6 +409,19 @@ class Model:
                 else:
                     raise KeyError(f"movers[{i}]: unknown key {key!r}")
             _check(lib.tp_builder_add_mover(b, mv, ffi.NULL))
+        for i, key in enumerate(keyframes):
+            kd = ffi.new("tp_keyframe_def *", lib.tp_default_keyframe_def())
+            for k, value in key.items():
+                if k == "name":
+                    kd.name = cstr(value)
+                elif k in ("q", "qd", "ctrl"):
+                    a = np.ascontiguousarray(np.asarray(value, dtype=np.float32).reshape(-1))
+                    keep.append(a)
+                    setattr(kd, k, ffi.cast("const float *", a.ctypes.data))
+                    setattr(kd, {"q": "nq", "qd": "nv", "ctrl": "nu"}[k], a.size)
+                else:
+                    raise KeyError(f"keyframes[{i}]: unknown key {k!r}")
+            _check(lib.tp_builder_add_keyframe(b, kd, ffi.NULL))
         out = ffi.new("tp_model **")
         _check(lib.tp_builder_finish(b, out))
         return cls(ffi.gc(out[0], lib.tp_model_destroy))
@@ -620,6 +639,45 @@ class Model:
         _check(lib.tp_model_site(self._ptr, int(site), d))
         return (ffi.string(d.name).decode(), int(d.body), np.array([d.pos[k] for k in range(3)], dtype=np.float64),
                 np.array([d.quat[k] for k in range(4)], dtype=np.float64))
+
+
+    # -- keyframes (include/torpor_keyframes.h)
+    @property
+    def keyframe_names(self) -> list[str]:
+        """(keyframes,) names of the keyframes (named joint states; MJCF's <key>), in index order."""
+        d = ffi.new("tp_keyframe_def *")
+        out = []
+        for k in range(int(lib.tp_model_keyframe_count(self._ptr))):
+            _check(lib.tp_model_keyframe(self._ptr, k, d))
+            out.append(ffi.string(d.name).decode())
+        return out
+
+    def find_keyframe(self, name: str) -> int:
+        """Index of the keyframe called ``name``, or -1."""
+        return int(lib.tp_model_find_keyframe(self._ptr, name.encode()))
+
+    def _keyframe_index(self, keyframe: Union[int, str]) -> int:
+        if isinstance(keyframe, str):
+            index = self.find_keyframe(keyframe)
+            if index < 0:
+                raise InvalidArgumentError(int(lib.TP_ERR_INVALID_ARGUMENT),
+                                           f"model {self.name!r} has no keyframe {keyframe!r}; keyframes: "
+                                           f"{self.keyframe_names}")
+            return index
+        return int(keyframe)
+
+    def keyframe(self, keyframe: Union[int, str]) -> dict:
+        """A keyframe (index or name) as the model keeps it: {"name", "q" (nq,) rad / m /
+        quaternions [x, y, z, w] in the layout of ``joint_q``, "qd" (nv,) rad/s / m/s,
+        "ctrl" (nu,)}, float32 copies; the arrays are full (the initial joint state and
+        controls 0 where the definition gave none). InvalidArgumentError for an unknown one."""
+        d = ffi.new("tp_keyframe_def *")
+        _check(lib.tp_model_keyframe(self._ptr, self._keyframe_index(keyframe), d))
+
+        def arr(ptr, n):
+            return np.frombuffer(ffi.buffer(ptr, 4 * n), dtype=np.float32).copy() if n else np.zeros(0, np.float32)
+        return {"name": ffi.string(d.name).decode(), "q": arr(d.q, d.nq), "qd": arr(d.qd, d.nv),
+                "ctrl": arr(d.ctrl, d.nu)}
 
 
 def import_scene(path: Union[str, "os.PathLike[str]"]) -> tuple[str, list[str]]:
@@ -1076,10 +1134,18 @@ class Batch:
         """Friction coefficients [rows, B] (>= 0) of every body."""
         self._call(lib.tp_batch_set_frictions, worlds, (friction, (self.bodies,), "friction"))
 
-    def reset(self, worlds: WorldSelection = None) -> None:
-        """Reset the selected worlds: each starts its next episode with a new random draw."""
+    def reset(self, worlds: WorldSelection = None, keyframe: Union[int, str, None] = None) -> None:
+        """Reset the selected worlds: each starts its next episode with a new random draw.
+
+        keyframe (a name or index of :attr:`Model.keyframe_names`): the joints and
+        controls start from that keyframe (tp_batch_reset_to_keyframe), the scene's
+        joint noise drawn around it; None: the model's start (its randomize.keyframe,
+        else q0 / qd0). InvalidArgumentError for an unknown keyframe, nothing reset."""
         sel, _, keep = self._selection(worlds)
-        _check(self._c(lib.tp_batch_reset_worlds, sel))
+        if keyframe is None:
+            _check(self._c(lib.tp_batch_reset_worlds, sel))
+        else:
+            _check(self._c(lib.tp_batch_reset_to_keyframe, sel, self.model._keyframe_index(keyframe)))
 
     def reset_to_state(self, pos: Any = None, quat: Any = None, v: Any = None, w: Any = None,
                        worlds: WorldSelection = None, *, joint_q: Any = None, joint_qd: Any = None) -> None:
