@@ -269,3 +269,59 @@ def test_humanoid_falls_as_gymnasiums():
             if len(ends) == 2:
                 break
         assert len(ends) == 2 and abs(ends["tp"] - ends["mj"]) <= 0.1 * ends["mj"], (seed, ends)
+
+
+def moved_ipos_env(task, env, world):
+    """Gymnasium's env of the task with each link's body_ipos moved by the torpor world's link COM offset."""
+    ref = gym_env(task)
+    offsets = env.batch.link_com_offsets()[world].astype(np.float64)
+    link_joint = {env.model.joint_def(j)["child"]: j for j in range(env.model.joint_count)}  # a link's offset row
+    for k, body in enumerate(env.mj_bodies):
+        if body in link_joint:
+            ref.model.body_ipos[k + 1] += offsets[link_joint[body]]
+            ref.model.body_sameframe[k + 1] = 0  # MuJoCo skips ipos for bodies compiled in their inertial frame
+    return ref
+
+
+@pytest.mark.parametrize("task", ["Humanoid", "Ant", "Reacher"])
+def test_observations_follow_per_world_link_com_offsets(task):
+    """Per-world link COM offsets (Batch.set_link_com_offsets, a different draw per
+    world): each world's qvel conversion, xipos and observation equal MuJoCo's
+    mj_forward of the same state with body_ipos moved by that world's offsets (in
+    the air: no contact forces), float32 rounding as test_humanoid_com_terms_match_mujoco;
+    the root's published COM velocity is MuJoCo's velocity of its moved xipos."""
+    ref = gym_env(task)
+    rng = np.random.default_rng(3)
+    qpos, qvel = ref.init_qpos.copy(), rng.uniform(-1, 1, ref.model.nv)
+    if task != "Reacher":
+        qpos[2] += 1.0
+        qpos[3:7] = [0.9, 0.1, -0.3, 0.2]
+        qpos[3:7] /= np.linalg.norm(qpos[3:7])
+    env = vec_class(task)(3)
+    env.reset(seed=0)
+    offsets = rng.uniform(-0.05, 0.05, (3, env.model.joint_count, 3)).astype(np.float32)
+    env.batch.set_link_com_offsets(offsets)
+    env.set_state(np.tile(qpos, (3, 1)), np.tile(qvel, (3, 1)), np.arange(3))
+    ours, xipos, s = env._observe(), env.xipos(env.mj_bodies), env.batch.state()
+    moved = []
+    for w in range(3):
+        ref = moved_ipos_env(task, env, w)
+        ref.reset(seed=0)
+        ref.set_state(qpos, qvel)
+        theirs = ref._get_obs()
+        np.testing.assert_allclose(ours[w], theirs, atol=2e-5 * np.abs(theirs).max(), rtol=0)
+        np.testing.assert_allclose(env.qvel()[w], ref.data.qvel, atol=2e-5 * np.abs(qvel).max(), rtol=0)
+        np.testing.assert_allclose(xipos[w], ref.data.xipos[1:], atol=2e-6 * np.abs(ref.data.xipos).max(), rtol=0)
+        if task != "Reacher":
+            vel = np.zeros(6)
+            mujoco.mj_objectVelocity(ref.model, ref.data, mujoco.mjtObj.mjOBJ_BODY, 1, vel, 0)  # at xipos, world axes
+            np.testing.assert_allclose(s.v[w, env.mj_bodies[0]], vel[3:], atol=2e-5 * np.abs(vel).max(), rtol=0)
+        moved.append(np.abs(ref.data.xipos[1:] - gym_reference_xipos(task, qpos, qvel)).max())
+    assert min(moved) > 1e-3  # the offsets do move MuJoCo's answer: the test would see them ignored
+
+
+def gym_reference_xipos(task, qpos, qvel):
+    ref = gym_env(task)
+    ref.reset(seed=0)
+    ref.set_state(qpos, qvel)
+    return ref.data.xipos[1:].copy()

@@ -290,7 +290,10 @@ class MjcfVecEnv(TorporVecEnv):
         props = [m.body_inertia(int(b)) for b in self.mj_bodies]
         self.body_mass = np.array([p[0] for p in props])  # (nbody - 1,) kg
         self.body_inertia = np.array([p[2] for p in props])  # (nbody - 1, 3, 3) kg m^2 about the COM, body frame
-        self._coms = {b: m.body_inertia(b)[1] for b in range(m.body_count)}
+        self._coms = np.array([m.body_inertia(b)[1] for b in range(m.body_count)])  # (B, 3) model COM, body frame
+        self._link_joint = np.full(m.body_count, -1)  # the joint whose child each body is (its COM offset's row)
+        for j in range(m.joint_count):
+            self._link_joint[m.joint_def(j)["child"]] = j
         self.init_qpos = self._ref.copy()
         for qs, _, b in self._free:  # the root's origin and orientation at q0
             pos, quat = self._template_pose(b)
@@ -332,15 +335,35 @@ class MjcfVecEnv(TorporVecEnv):
             s = self.batch.state()
             for _, vs, b in self._free:
                 R = quat_matrix(s.quat[:, b].astype(np.float64))
-                com = R @ self._com_local(b)
+                com = np.einsum("wij,wj->wi", R, self.com_local([b], fresh=False)[:, 0])
                 w = qd[:, vs + 3:vs + 6].copy()
                 qd[:, vs:vs + 3] -= np.cross(w, com)  # the origin's velocity, v_com + w x (origin - com)
                 qd[:, vs + 3:vs + 6] = np.einsum("wji,wj->wi", R, w)  # body frame
         qd.flags.writeable = False
         return qd
 
-    def _com_local(self, body: int) -> np.ndarray:
-        return self._coms[body]
+    def com_local(self, bodies: Any, worlds: Any = None, fresh: bool = True) -> np.ndarray:
+        """(R, n, 3) float64 centres of mass of torpor bodies (n,) in their body frames (m), for
+        the worlds given by index (R,; None: all W): the model's (:meth:`torpor.Model.body_inertia`)
+        plus each world's link COM offset (:meth:`torpor.Batch.link_com_offsets`, drawn by
+        ``randomize.link_com_offset`` or written by ``set_link_com_offsets``) for bodies that are
+        links. ``fresh=False`` reuses the offsets read once per state of the batch (the env step
+        and reset)."""
+        bodies = np.asarray(bodies, np.int64)
+        d = self._memoized("link_com", self._link_offsets) if not fresh else self._link_offsets()
+        if d is None:  # no world has an offset
+            rows = self.num_envs if worlds is None else len(worlds)
+            return np.broadcast_to(self._coms[bodies], (rows, len(bodies), 3))
+        rows = self._link_joint[bodies]  # -1 (not a link) reads the zero row d[:, -1]
+        d = d[:, rows] if worlds is None else d[np.asarray(worlds)[:, None], rows]
+        return self._coms[bodies] + d
+
+    def _link_offsets(self) -> Optional[np.ndarray]:
+        """(W, J + 1, 3) float64 link COM offsets with a zero row last, or None where all are 0."""
+        d = self.batch.link_com_offsets()
+        if not d.any():
+            return None
+        return np.concatenate([d, np.zeros((d.shape[0], 1, 3), d.dtype)], axis=1).astype(np.float64)
 
     def set_state(self, qpos: np.ndarray, qvel: np.ndarray, worlds: np.ndarray) -> None:
         """Write MuJoCo qpos (R, nq) and qvel (R, nv) into the worlds given by index (R,)."""
@@ -350,17 +373,18 @@ class MjcfVecEnv(TorporVecEnv):
             q[:, qs + 3:qs + 7] = wxyz[:, [1, 2, 3, 0]]
             R = quat_matrix(q[:, qs + 3:qs + 7])
             w = np.einsum("wij,wj->wi", R, qd[:, vs + 3:vs + 6])
-            qd[:, vs:vs + 3] += np.cross(w, R @ self._com_local(b))
+            qd[:, vs:vs + 3] += np.cross(w, np.einsum("wij,wj->wi", R, self.com_local([b], worlds)[:, 0]))
             qd[:, vs + 3:vs + 6] = w
         self.batch.set_joints(q=q.astype(np.float32), qd=qd.astype(np.float32), worlds=worlds)
         self._memo = {}
 
     def xipos(self, bodies: np.ndarray) -> np.ndarray:
-        """(W, len(bodies), 3) world centres of mass (MuJoCo's xipos) of torpor bodies."""
+        """(W, len(bodies), 3) world centres of mass (MuJoCo's xipos, m) of torpor bodies, each
+        world's link COM offsets included (:meth:`com_local`)."""
         s = self.batch.state()
         R = quat_matrix(s.quat[:, bodies].astype(np.float64))
-        local = np.array([self._com_local(int(b)) for b in bodies])
-        return s.pos[:, bodies].astype(np.float64) + np.einsum("wbij,bj->wbi", R, local)
+        local = self.com_local(bodies, fresh=False)
+        return s.pos[:, bodies].astype(np.float64) + np.einsum("wbij,wbj->wbi", R, local)
 
     # ------------------------------------------------------------ episodes
     def _start(self, worlds: np.ndarray) -> None:

@@ -77,7 +77,7 @@ class ReacherVecEnv(MjcfVecEnv):
 
     Observation (10,): cos and sin of the two arm angles, the target's x and y
     (m), the arm's two joint velocities, fingertip minus target in x and y
-    (m, body centres of mass). Action (2,) in [-1, 1]. Reward
+    (m, the bodies' origins: Gymnasium's ``get_body_com`` is MuJoCo's xpos). Action (2,) in [-1, 1]. Reward
     -|fingertip - target| * reward_dist_weight - |a|^2 * reward_control_weight;
     never terminates; 50 steps. Reset: arm qpos U(-0.1, 0.1), the target
     uniform in the disc of radius 0.2 m (Gymnasium's rejection sampling: here
@@ -106,8 +106,8 @@ class ReacherVecEnv(MjcfVecEnv):
         return qpos, qvel
 
     def _gap(self) -> np.ndarray:
-        com = self.xipos(self._ends)
-        return com[:, 0] - com[:, 1]
+        ends = self.batch.state().pos[:, self._ends].astype(np.float64)  # Gymnasium's get_body_com: the body origin
+        return ends[:, 0] - ends[:, 1]
 
     def _observe(self) -> np.ndarray:
         qpos, qvel = self.qpos(), self.qvel()

@@ -124,7 +124,6 @@ class _FreeVecEnv(MjcfVecEnv):
         self._bodies = self.mj_bodies  # MuJoCo's bodies 1.. as torpor indices
         self._mass = self.body_mass
         self._total = self._mass.sum()
-        self._local = np.array([self._com_local(int(b)) for b in self._bodies])
 
     def _frame(self) -> dict:
         """Per-body quantities of MuJoCo's com-based terms: xipos (W, n, 3), subtree com (W, 3), R (W, n, 3, 3)."""
@@ -134,7 +133,8 @@ class _FreeVecEnv(MjcfVecEnv):
         s = self.batch.state()
         quat = s.quat[:, self._bodies].astype(np.float64)
         R = quat_matrix(quat)
-        xipos = s.pos[:, self._bodies].astype(np.float64) + np.einsum("wbij,bj->wbi", R, self._local)
+        local = self.com_local(self._bodies, fresh=False)  # the model's COM plus each world's link offset
+        xipos = s.pos[:, self._bodies].astype(np.float64) + np.einsum("wbij,wbj->wbi", R, local)
         com = np.einsum("b,wbi->wi", self._mass, xipos) / self._total
         return {"xipos": xipos, "com": com, "R": R, "s": s}
 
