@@ -1137,7 +1137,8 @@ class Batch:
     def reset(self, worlds: WorldSelection = None, keyframe: Union[int, str, None] = None) -> None:
         """Reset the selected worlds: each starts its next episode with a new random draw.
 
-        keyframe (a name or index of :attr:`Model.keyframe_names`): the joints and
+        worlds: None (all), an index list or a (W,) bool mask; :attr:`episodes` counts each
+        world's resets (the episode its draws are keyed on). keyframe (a name or index of :attr:`Model.keyframe_names`): the joints and
         controls start from that keyframe (tp_batch_reset_to_keyframe), the scene's
         joint noise drawn around it; None: the model's start (its randomize.keyframe,
         else q0 / qd0). InvalidArgumentError for an unknown keyframe, nothing reset."""

@@ -159,7 +159,9 @@ class TorporVecEnv(VectorEnv):
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[np.ndarray, dict]:
         """Reset every world. With ``seed`` the noise key becomes ``seed`` and
         every world starts over at episode 0 (so the same seed gives the same
-        observations); without, each world draws its next episode."""
+        observations); without, each world draws its next episode. The model's own
+        ``randomize`` draws (masses, damping, COM offsets, ...) follow the batch's
+        episodes and its scene seed, so ``seed`` does not repeat them (docs/envs.md)."""
         super().reset(seed=seed)
         if seed is not None:
             self._seed = int(seed) & (2**64 - 1)
