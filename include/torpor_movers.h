@@ -53,7 +53,10 @@
  * bit), and body1 is a present body wherever its mode reads attachment1
  * (two_attachment, relative_to ATTACHMENT1); otherwise it pushes nothing.
  * body0 or body1 -1 means "not set" (not the world). Island sleep policy: an
- * active mover keeps its body's island awake. Movers run on the cpu backend
+ * active mover keeps its body's island awake (under reaction, attachment1's
+ * too); assembly policy: seed 000's actuated movers use the stricter
+ * thresholds and a mover's two bodies are neighbours (docs/movers.md, "Attachment
+ * rules, enabled, sleep"). Movers run on the cpu backend
  * (the CUDA backend refuses a model with movers). */
 
 typedef struct tp_mover_def {

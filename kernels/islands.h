@@ -133,10 +133,16 @@ TP_HD void tp_islands_build_lanes(tp_world *wd, const tp_contact *contacts, int 
         int d = a >= 0 && tp_body_in_islands(wd, a) ? a : b;
         if (d >= 0 && tp_body_in_islands(wd, d)) root_flags[wd->island[d]] |= TP_ISLAND_DRIVEN | TP_ISLAND_RESTLESS;
     }
-    for (int k = 0; k < wd->mover_count; ++k) { /* an active mover drives its body (a mover joins no island) */
-        int a = wd->movers[k].body0;
+    for (int k = 0; k < wd->mover_count; ++k) {
+        /* an active mover drives its body (a mover joins no island), and
+         * under reaction the body it pulls on: a sleeping one, pulled by an
+         * awake body0, counts as touched by something awake (it wakes) */
+        int a = wd->movers[k].body0, p = tp_mover_pulls(wd, &wd->movers[k], &wd->mover_state[k]);
         if (tp_mover_driving(wd, &wd->movers[k], &wd->mover_state[k]) && tp_body_in_islands(wd, a))
             root_flags[wd->island[a]] |= TP_ISLAND_DRIVEN | TP_ISLAND_RESTLESS;
+        if (p < 0 || !tp_body_in_islands(wd, p)) continue;
+        root_flags[wd->island[p]] |= TP_ISLAND_DRIVEN | TP_ISLAND_RESTLESS;
+        if (tp_body_in_islands(wd, a) && wd->sleep_state[a] != TP_SLEEPING) root_flags[wd->island[p]] |= TP_ISLAND_HAS_AWAKE;
     }
     for (int i = 0; i < n; ++i) tp_kinematic_wake_flag(wd, &contacts[i], horizon, root_flags);
 }

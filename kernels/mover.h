@@ -80,4 +80,38 @@ TP_HD int tp_mover_driving(const tp_world *wd, const tp_mover_model *m, const tp
     return st->target[0] != 0.0f || st->target[1] != 0.0f || st->target[2] != 0.0f;
 }
 
+/* Seed 000's actuated joints among the movers (its table): an
+ * AlignPosition or AlignOrientation that is not rigid, a LinearVelocity (every
+ * mode), an AngularVelocity; active ones only. Under the assembly policy the
+ * assemblies it connects (body0's, and body1's where its mode reads it) use
+ * the stricter velocity thresholds. */
+TP_HD int tp_mover_actuated(const tp_world *wd, const tp_mover_model *m, const tp_mover_state *st)
+{
+    if (!tp_mover_active(wd, m, st)) return 0;
+    switch (m->type) {
+    case TP_MOVER_ALIGN_POSITION:
+    case TP_MOVER_ALIGN_ORIENTATION: return !(m->flags & TP_MOVER_RIGID);
+    case TP_MOVER_LINEAR_VELOCITY:
+    case TP_MOVER_ANGULAR_VELOCITY: return 1;
+    default: return 0;
+    }
+}
+
+/* The body an active mover links to body0, as a constraint does its two
+ * (seed 004: movers are constraints, though they make no assembly): body1
+ * where the mode reads it, else -1. The assembly policy's neighbour rule. */
+TP_HD int tp_mover_neighbour(const tp_world *wd, const tp_mover_model *m, const tp_mover_state *st)
+{
+    return tp_mover_active(wd, m, st) && tp_mover_uses_body1(m) ? m->body1 : -1;
+}
+
+/* The dynamic body an active mover pulls on besides body0 (reaction on
+ * attachment1's body), else -1: the mover's push on it wakes it. */
+TP_HD int tp_mover_pulls(const tp_world *wd, const tp_mover_model *m, const tp_mover_state *st)
+{
+    if (!(m->flags & TP_MOVER_REACTION) || !tp_mover_driving(wd, m, st)) return -1;
+    int b1 = tp_mover_neighbour(wd, m, st);
+    return b1 >= 0 && wd->model[b1].type == TP_BODY_DYNAMIC ? b1 : -1;
+}
+
 #endif

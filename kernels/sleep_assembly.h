@@ -5,7 +5,7 @@
  * tp_assembly_def:
  *   - awake -> not awake when its speed and |w| r are under the velocity
  *     thresholds (x actuated_factor for an actuated body, or one on an
- *     actuated constraint: tp_cons_actuated) and its |dv/dt| and
+ *     actuated constraint or mover: tp_cons_actuated, tp_mover_actuated) and its |dv/dt| and
  *     |dw/dt| r under the acceleration thresholds (r: bounding radius), held
  *     for quiet_time; it then sleeps, or is sleep-checking if it touches a
  *     body that stays awake;
@@ -14,7 +14,9 @@
  *   - sleep-checking: held in place (not integrated), wakes when its own
  *     acceleration exceeds the wake thresholds or a touching (or constrained)
  *     awake body's speed or |w| r exceeds the neighbour thresholds; sleeps
- *     once no awake body touches it or shares a constraint with it.
+ *     once no awake body touches it or shares a constraint with it (a mover
+ *     counts as a constraint between body0 and the body its mode reads);
+ *   - a body a mover pulls on (reaction) stays awake while body0 is awake.
  * How a held body's acceleration is measured: it takes part in the velocity
  * solve as a dynamic body (gravity and every row it is in, those against the
  * ground and other held or sleeping bodies included), but its pose is not
@@ -34,13 +36,14 @@
 #define TP_SLEEP_ASSEMBLY_H
 
 #include "contact.h"
+#include "mover.h"
 #include "tp_world.h"
 #include "wake.h"
 
 /* Per-body flags of the sleep decision (scratch [bodies]); a tree's are on
  * its root link's entry. */
 enum { TP_ASM_STAYS_AWAKE = 1, TP_ASM_TOUCHES_AWAKE = 2, TP_ASM_TREE_BUSY = 4, TP_ASM_TREE_TOUCHES = 8,
-       TP_ASM_ACTUATED = 16 /* on an actuated constraint (tp_cons_actuated) */ };
+       TP_ASM_ACTUATED = 16 /* on an actuated constraint or mover (tp_cons_actuated, tp_mover_actuated) */ };
 
 /* Put body b to sleep alone (tp_batch_sleep); a link, its whole tree. */
 TP_HD void tp_assembly_sleep_body(tp_world *wd, int b) { tp_assembly_set_state(wd, b, TP_SLEEPING); }
@@ -155,6 +158,12 @@ TP_HD void tp_assembly_sleep_update(tp_world *wd, const tp_assembly_def *a, floa
             if (wd->cons[k].body0 >= 0) flags[wd->cons[k].body0] |= TP_ASM_ACTUATED;
             if (wd->cons[k].body1 >= 0) flags[wd->cons[k].body1] |= TP_ASM_ACTUATED;
         }
+    for (int k = 0; k < wd->mover_count; ++k) /* and its actuated movers, on the bodies they connect */
+        if (tp_mover_actuated(wd, &wd->movers[k], &wd->mover_state[k])) {
+            int n = tp_mover_neighbour(wd, &wd->movers[k], &wd->mover_state[k]);
+            flags[wd->movers[k].body0] |= TP_ASM_ACTUATED;
+            if (n >= 0) flags[n] |= TP_ASM_ACTUATED;
+        }
     for (int b = 0; b < wd->bodies; ++b) {
         tp_vec3 v0 = tp_v3_load(v_start + 3 * b), w0 = tp_v3_load(w_start + 3 * b);
         if (wd->model[b].link) { /* trees: below */
@@ -165,6 +174,12 @@ TP_HD void tp_assembly_sleep_update(tp_world *wd, const tp_assembly_def *a, floa
         if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
         int actuated = wd->model[b].actuated || (flags[b] & TP_ASM_ACTUATED);
         if (tp_assembly_body_awake(wd, b, a, dt, v0, w0, actuated)) flags[b] |= TP_ASM_STAYS_AWAKE;
+    }
+    for (int k = 0; k < wd->mover_count; ++k) { /* pulled (reaction) by an awake body0: a force every step */
+        int p = tp_mover_pulls(wd, &wd->movers[k], &wd->mover_state[k]);
+        if (p >= 0 && tp_body_in_islands(wd, p) && wd->sleep_state[p] != TP_SLEEPING &&
+            wd->sleep_state[wd->movers[k].body0] == TP_AWAKE)
+            flags[p] |= TP_ASM_STAYS_AWAKE;
     }
     for (int b = 0; b < wd->bodies; ++b) /* a tree's quiet timer, on its root link */
         if (wd->model[b].link_root == b + 1 && !(wd->flags[b] & TP_FLAG_REMOVED) && wd->sleep_state[b] != TP_SLEEPING) {
@@ -185,6 +200,12 @@ TP_HD void tp_assembly_sleep_update(tp_world *wd, const tp_assembly_def *a, floa
         tp_assembly_neighbour(wd, m->body0, m->body1, a, flags);
         tp_assembly_neighbour(wd, m->body1, m->body0, a, flags);
     }
+    for (int k = 0; k < wd->mover_count; ++k) { /* and the bodies a mover links (tp_mover_neighbour) */
+        int x = wd->movers[k].body0, n = tp_mover_neighbour(wd, &wd->movers[k], &wd->mover_state[k]);
+        if (n < 0) continue;
+        tp_assembly_neighbour(wd, x, n, a, flags);
+        tp_assembly_neighbour(wd, n, x, a, flags);
+    }
     for (int b = 0; b < wd->bodies; ++b) /* a tree touching what stays awake stays awake */
         if (flags[b] & TP_ASM_TREE_TOUCHES) flags[b] |= TP_ASM_STAYS_AWAKE;
     for (int i = 0; i < n; ++i) {
@@ -198,6 +219,12 @@ TP_HD void tp_assembly_sleep_update(tp_world *wd, const tp_assembly_def *a, floa
         if (!m->enabled || m->body0 < 0 || m->body1 < 0) continue;
         if (tp_assembly_ends_moving(wd, m->body1, flags)) flags[m->body0] |= TP_ASM_TOUCHES_AWAKE;
         if (tp_assembly_ends_moving(wd, m->body0, flags)) flags[m->body1] |= TP_ASM_TOUCHES_AWAKE;
+    }
+    for (int k = 0; k < wd->mover_count; ++k) {
+        int x = wd->movers[k].body0, n = tp_mover_neighbour(wd, &wd->movers[k], &wd->mover_state[k]);
+        if (n < 0) continue;
+        if (tp_assembly_ends_moving(wd, n, flags)) flags[x] |= TP_ASM_TOUCHES_AWAKE;
+        if (tp_assembly_ends_moving(wd, x, flags)) flags[n] |= TP_ASM_TOUCHES_AWAKE;
     }
     for (int b = 0; b < wd->bodies; ++b)
         if (tp_body_in_islands(wd, b) && wd->sleep_state[b] != TP_SLEEPING) tp_assembly_apply(wd, b, flags);

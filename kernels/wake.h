@@ -16,20 +16,23 @@
  *     explicit wake, a wake of everything within a radius (csrc/batch_wake.c).
  * Island policy: a touching contact between a sleeping island and an awake body
  * (or a moving kinematic body touching or about to reach it,
- * tp_kinematic_wake_flag) wakes the whole island (tp_islands_wake_touched);
+ * tp_kinematic_wake_flag), or a mover's pull (reaction) from an awake body0
+ * (islands.h), wakes the whole island (tp_islands_wake_touched);
  * waking an island makes every body of it awake and resets every quiet timer
  * of it (the island timer rule); a host wake of a body wakes its island.
  * Assembly policy: a moving body that touches or is about to hit a sleeping one
  * turns it sleep-checking, or awake if faster than collision_wake_speed
  * (tp_assembly_contact_wakes), and so does an awake body sharing an enabled
- * constraint with it (tp_assembly_neighbour_met); a host wake wakes the body
- * alone (a constraint's changed parameter wakes both its bodies); a tree wakes
+ * constraint with it, or a mover that reads it (tp_assembly_neighbour_met);
+ * a body a mover pulls on (reaction) from an awake body0 wakes; a host wake
+ * wakes the body alone (a constraint's changed parameter wakes both its bodies); a tree wakes
  * whole (tp_tree_set_state). A checking body's own wake rules (acceleration,
  * fast neighbours) are part of its sleep decision (kernels/sleep_assembly.h). */
 #ifndef TP_WAKE_H
 #define TP_WAKE_H
 
 #include "contact.h"
+#include "mover.h"
 #include "tp_world.h"
 
 /* A contact point links (and supports) only when the surfaces are this close (m). */
@@ -314,6 +317,17 @@ TP_HD int tp_assembly_contact_wakes(tp_world *wd, const tp_contact *contacts, in
         if (!m->enabled || m->body0 < 0 || m->body1 < 0) continue;
         changed |= tp_assembly_neighbour_met(wd, m->body0, m->body1);
         changed |= tp_assembly_neighbour_met(wd, m->body1, m->body0);
+    }
+    for (int k = 0; k < wd->mover_count; ++k) { /* a mover links body0 to the body its mode reads */
+        const tp_mover_model *m = &wd->movers[k];
+        int n = tp_mover_neighbour(wd, m, &wd->mover_state[k]), p = tp_mover_pulls(wd, m, &wd->mover_state[k]);
+        if (p >= 0 && tp_body_in_islands(wd, p) && wd->sleep_state[p] != TP_AWAKE && tp_assembly_moving(wd, m->body0)) {
+            changed |= wd->sleep_state[p] == TP_SLEEPING; /* pulled (reaction): a force wakes it */
+            tp_assembly_wake_body(wd, p);
+        }
+        if (n < 0) continue;
+        changed |= tp_assembly_neighbour_met(wd, m->body0, n);
+        changed |= tp_assembly_neighbour_met(wd, n, m->body0);
     }
     return changed;
 }

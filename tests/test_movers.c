@@ -654,6 +654,149 @@ Test(movers, an_active_mover_keeps_its_body_awake)
     tp_model_destroy(m);
 }
 
+/* Two 1 kg cubes (0.5 m) in zero gravity, 2 m apart on x, joined by an
+ * AlignPosition with reaction, cube 0's centre to a goal 0.6 m short of cube
+ * 1's: "the two parts pull towards each other and meet in between". Only
+ * internal forces act, so the pair's centre of mass stays at x = 1: they end
+ * at 0.7 and 1.3. Cube 1 is put to sleep before the first step: the pull
+ * from the awake cube 0 must wake it (otherwise cube 0 flies the whole way
+ * to a frozen cube 1, and they end at 1.4 and 2). */
+static void pull_wakes_attachment1(int policy)
+{
+    tp_model_def md = mover_def(0.0f);
+    md.sleep.enabled = 1;
+    md.sleep.policy = policy;
+    tp_builder *b = builder_begin(&md);
+    tp_mover_def d = tp_default_mover_def();
+    d.apply_at_com = 1, d.two_attachment = 1, d.reaction = 1, d.max_velocity = 1.0f;
+    d.body0 = add_cube(b, 0.5f, 1.0f, 0.0f, 0.0f, 0.0f);
+    d.body1 = add_cube(b, 0.5f, 1.0f, 2.0f, 0.0f, 0.0f);
+    d.pos1[0] = -0.6f;
+    add_mover(b, &d);
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 1, 1);
+    cr_assert_eq(tp_batch_sleep(bt, 0, 1), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(batch_view(bt).sleep_state[1], TP_SLEEPING);
+    batch_steps(bt, 1);
+    cr_assert_eq(batch_view(bt).sleep_state[1], TP_AWAKE, "policy %d: the pulled cube is %d, not awake", policy,
+                 batch_view(bt).sleep_state[1]);
+    batch_steps(bt, 240);
+    double x0 = body_pos(bt, 0, 0)[0], x1 = body_pos(bt, 0, 1)[0];
+    cr_log_info("policy %d: the cubes met at x = %.5f and %.5f (0.7 and 1.3 expected)", policy, x0, x1);
+    /* island: the active mover keeps both awake to the end; assembly: each
+     * sleeps once under the actuated 0.033 m/s, which the approach law
+     * (0.3 x 10 per second x distance) reaches 0.011 m from its goal */
+    double tol = policy == TP_SLEEP_ISLAND ? 1e-3 : 0.033 / 3.0;
+    cr_assert(fabs(x1 - x0 - 0.6) < tol && fabs(0.5 * (x0 + x1) - 1.0) < tol, "policy %d: cubes at %g and %g",
+              policy, x0, x1);
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
+
+Test(movers, the_reaction_pull_wakes_attachment1s_body)
+{
+    pull_wakes_attachment1(TP_SLEEP_ISLAND);
+    pull_wakes_attachment1(TP_SLEEP_ASSEMBLY);
+}
+
+/* Assembly policy, zero gravity: seed 000's actuated movers (a LinearVelocity,
+ * an AngularVelocity, an AlignPosition that is not rigid) use the velocity
+ * thresholds x actuated_factor (0.033 m/s, |w| r 0.042 m/s), so a cube they
+ * drive at 0.1 m/s (under the plain 0.33 m/s) or 0.3 rad/s (|w| r = 0.13 m/s,
+ * under 0.42) stays awake and moves v t (turns w t). A VectorForce is no
+ * actuated joint: a cube pushed against nothing at 0.1 m/s by a zero force
+ * falls asleep at the plain threshold. */
+Test(movers, assembly_actuated_movers_use_the_stricter_threshold)
+{
+    tp_model_def md = mover_def(0.0f);
+    md.sleep.enabled = 1;
+    md.sleep.policy = TP_SLEEP_ASSEMBLY;
+    tp_builder *b = builder_begin(&md);
+    tp_mover_def lv = tp_default_mover_def_of(TP_MOVER_LINEAR_VELOCITY);
+    lv.velocity_mode = TP_VELOCITY_LINE, lv.target[0] = 0.1f, lv.body0 = add_cube(b, 0.5f, 1.0f, 0.0f, 0.0f, 0.0f);
+    add_mover(b, &lv);
+    tp_mover_def av = tp_default_mover_def_of(TP_MOVER_ANGULAR_VELOCITY);
+    av.target[2] = 0.3f, av.body0 = add_cube(b, 0.5f, 1.0f, 0.0f, 3.0f, 0.0f);
+    add_mover(b, &av);
+    tp_mover_def ap = tp_default_mover_def_of(TP_MOVER_ALIGN_POSITION);
+    ap.apply_at_com = 1, ap.max_velocity = 0.1f, ap.target[0] = 10.0f, ap.target[1] = 6.0f;
+    ap.body0 = add_cube(b, 0.5f, 1.0f, 0.0f, 6.0f, 0.0f);
+    add_mover(b, &ap);
+    tp_mover_def vf = tp_default_mover_def_of(TP_MOVER_VECTOR_FORCE);
+    vf.relative_to = TP_FRAME_WORLD, vf.target[0] = 1e-6f, vf.body0 = add_cube(b, 0.5f, 1.0f, 0.0f, 9.0f, 0.0f);
+    add_mover(b, &vf);
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 1, 1);
+    float kick[4][3] = {{0}};
+    kick[3][0] = 0.1f; /* the pushed cube starts at 0.1 m/s, as the others are driven */
+    cr_assert_eq(tp_batch_apply_impulses(bt, NULL, &kick[0][0], NULL), TP_OK, "%s", tp_last_error());
+    batch_steps(bt, 30);
+    float x0 = body_pos(bt, 0, 0)[0], x2 = body_pos(bt, 0, 2)[0], q1z = body_quat(bt, 0, 1)[2];
+    batch_steps(bt, 180); /* 3 s, ten times the quiet time */
+    tp_state_view v = batch_view(bt);
+    for (int i = 0; i < 3; ++i) cr_assert_eq(v.sleep_state[i], TP_AWAKE, "actuated cube %d is %d, not awake", i, v.sleep_state[i]);
+    cr_assert_eq(v.sleep_state[3], TP_SLEEPING, "the cube under a VectorForce is %d, not asleep", v.sleep_state[3]);
+    double t = 180 * DT;
+    cr_assert(fabs(body_pos(bt, 0, 0)[0] - x0 - 0.1 * t) < 2e-3, "LinearVelocity cube moved %g m, not %g",
+              body_pos(bt, 0, 0)[0] - x0, 0.1 * t);
+    cr_assert(fabs(body_pos(bt, 0, 2)[0] - x2 - 0.1 * t) < 2e-3, "AlignPosition cube moved %g m, not %g",
+              body_pos(bt, 0, 2)[0] - x2, 0.1 * t);
+    /* the turn about z: quat z = sin(angle / 2), angle 0.3 t from where it was */
+    double a0 = 2.0 * asin(q1z), a1 = 2.0 * asin(body_quat(bt, 0, 1)[2]);
+    cr_assert(fabs(a1 - a0 - 0.3 * t) < 2e-3, "AngularVelocity cube turned %g rad, not %g", a1 - a0, 0.3 * t);
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
+
+/* Assembly policy: a mover is a constraint between body0 and the body its
+ * mode reads (seed 004: "movers are constraints"), so seed 000's neighbour
+ * rules apply. A drone (AlignPosition, two attachments, no reaction; 2 kg)
+ * starting on its goal 1 m over its marker (a free 1 kg cube, zero gravity)
+ * sleeps with it. Knocked to 1 m/s (over the 0.48 m/s neighbour threshold),
+ * the marker wakes the drone in the next step. Knocked to 0.2 m/s, it leaves
+ * the drone sleep-checking (held where it is): the drone's own acceleration,
+ * the speed its mover gives it over dt, is about 0.2 m/s / dt = 12 m/s^2,
+ * under the 16.9 m/s^2 wake threshold. As the gap grows the mover's pull
+ * passes it within a few steps and the drone wakes; both follow their
+ * markers 1 s later. */
+Test(movers, assembly_a_movers_bodies_are_neighbours)
+{
+    tp_model_def md = mover_def(0.0f);
+    md.sleep.enabled = 1;
+    md.sleep.policy = TP_SLEEP_ASSEMBLY;
+    tp_builder *b = builder_begin(&md);
+    tp_mover_def d = tp_default_mover_def_of(TP_MOVER_ALIGN_POSITION);
+    d.apply_at_com = 1, d.two_attachment = 1, d.responsiveness = 25.0f, d.max_velocity = 8.0f;
+    d.body1 = add_cube(b, 0.4f, 1.0f, 0.0f, 0.0f, 0.0f);
+    d.body0 = add_cube(b, 0.5f, 2.0f, 0.0f, 0.0f, 1.0f);
+    d.pos1[2] = 1.0f; /* the goal: 1 m over the marker */
+    add_mover(b, &d);
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 2, 1);
+    batch_steps(bt, 60);
+    tp_state_view v = batch_view(bt);
+    for (int i = 0; i < 4; ++i) cr_assert_eq(v.sleep_state[i], TP_SLEEPING, "body %d of 4 is %d, not asleep", i, v.sleep_state[i]);
+    float knock[2][2][3] = {{{1.0f, 0, 0}, {0}}, {{0.2f, 0, 0}, {0}}};
+    cr_assert_eq(tp_batch_apply_impulses(bt, NULL, &knock[0][0][0], NULL), TP_OK, "%s", tp_last_error());
+    batch_steps(bt, 1);
+    v = batch_view(bt);
+    cr_assert_eq(v.sleep_state[1], TP_AWAKE, "the drone of a fast marker is %d, not awake", v.sleep_state[1]);
+    cr_assert_eq(v.sleep_state[2 + 1], TP_CHECKING, "the drone of a slow marker is %d, not checking", v.sleep_state[3]);
+    cr_assert_eq(body_pos(bt, 1, 1)[0], 0.0f, "the held drone moved to x = %g", body_pos(bt, 1, 1)[0]);
+    batch_steps(bt, 60);
+    for (int w = 0; w < 2; ++w) {
+        const float *mk = body_pos(bt, w, 0), *dr = body_pos(bt, w, 1);
+        double gap = sqrt((dr[0] - mk[0]) * (dr[0] - mk[0]) + (dr[1] - mk[1]) * (dr[1] - mk[1]) +
+                          (dr[2] - mk[2] - 1.0) * (dr[2] - mk[2] - 1.0));
+        cr_log_info("world %d: marker at x = %.4f, drone %.2e m off its goal, state %d", w, mk[0], gap,
+                    batch_view(bt).sleep_state[2 * w + 1]);
+        cr_assert_eq(batch_view(bt).sleep_state[2 * w + 1], TP_AWAKE, "world %d: the drone is not awake", w);
+        cr_assert(gap < 0.01, "world %d: marker at x = %g, drone %g m off its goal", w, mk[0], gap);
+    }
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
+
 /* ---------------------------------------------------------------- scene format */
 
 static void expect_scene_error(const char *json, const char *where, const char *reason)
