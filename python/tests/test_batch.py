@@ -134,10 +134,15 @@ def test_bad_inputs_raise_with_the_c_message(rand_model, tmp_path):
         b.reset([1, 1])
     with pytest.raises(torpor.InvalidArgumentError, match="within"):
         b.set_gravity([0, 0, -600])
-    with pytest.raises(ValueError, match="shape"):
+    # the package's own checks raise TorporError subclasses too (README: every failed call does)
+    with pytest.raises(torpor.InvalidArgumentError, match="shape"):
         b.apply_forces(np.zeros((2, b.bodies, 3)))
-    with pytest.raises(ValueError, match="mask"):
+    with pytest.raises(torpor.InvalidArgumentError, match="mask"):
         b.reset(np.array([True, False]))
+    with pytest.raises(torpor.InvalidArgumentError, match="1-D array of world indices"):
+        b.reset([[0, 1]])
+    with pytest.raises(torpor.InvalidArgumentError, match="1-D list of world indices"):
+        b.render(32, 32, [[0]])
     with pytest.raises(torpor.InvalidArgumentError, match="steps must be >= 0"):
         b.step(-1)
     assert b.state_hash() == h, "a refused call changed the batch"

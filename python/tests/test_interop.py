@@ -70,6 +70,11 @@ def test_jax_from_dlpack_reads_the_views():
         j = jax.dlpack.from_dlpack(v)
         assert j.shape == v.shape and j.dtype == np.float32
         assert np.array_equal(np.asarray(j), v)
+    b.set_joints(qd=[1.0, 0.0])
+    before = np.array(b.joint_q)
+    b.step(5)
+    again = jax.dlpack.from_dlpack(b.joint_q)  # taken again after the step: the new state
+    assert np.array_equal(np.asarray(again), b.joint_q) and not np.array_equal(np.asarray(again), before)
 
 
 def test_contacts_of_a_world():

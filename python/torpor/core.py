@@ -721,8 +721,10 @@ class View(np.ndarray):
     alias of the same memory: writing through the consumer's tensor changes the
     batch without the checks of its write calls, so treat it as read-only.
     JAX accepts only compact strides (a whole view, not a column slice such as
-    ``joint_qd[:, 1:]``) and copies memory that is not 64-byte aligned; torch
-    shares every view (python/tests/test_interop.py)."""
+    ``joint_qd[:, 1:]``) and copies memory that is not 64-byte aligned (shares
+    memory that is), so a JAX array may or may not show later steps: take it again
+    after a step. torch shares every view and shows later steps
+    (python/tests/test_interop.py)."""
 
     def __dlpack__(self, *args: Any, **kwargs: Any) -> Any:
         if self.flags.writeable:
@@ -1009,7 +1011,7 @@ class Batch:
         BackendError when the library was built without cairo."""
         idx = np.ascontiguousarray([0] if worlds is None else worlds, dtype=np.int32)
         if idx.ndim != 1:
-            raise ValueError(f"worlds must be a 1-D list of world indices, got shape {idx.shape}")
+            raise _invalid(f"worlds must be a 1-D list of world indices, got shape {idx.shape}")
         d = ffi.new("tp_render_def *", lib.tp_default_render_def())
         d.width, d.height = int(width), int(height)
         d.worlds = ffi.cast("int *", idx.ctypes.data)
@@ -1062,12 +1064,12 @@ class Batch:
         a = np.asarray(worlds)
         if a.dtype == np.bool_:
             if a.shape != (self.worlds,):
-                raise ValueError(f"a world mask must have shape ({self.worlds},), got {a.shape}")
+                raise _invalid(f"a world mask must have shape ({self.worlds},), got {a.shape}; nothing was changed")
             m = np.ascontiguousarray(a, dtype=np.uint8)
             sel = ffi.new("tp_world_select *", lib.tp_world_mask(ffi.cast("uint8_t *", m.ctypes.data)))
             return sel, self.worlds, [m, sel]
         if a.ndim != 1 or (a.size and not np.issubdtype(a.dtype, np.integer)):
-            raise ValueError(f"worlds must be None, a bool mask or a 1-D array of world indices, got {a.dtype} {a.shape}")
+            raise _invalid(f"worlds must be None, a bool mask or a 1-D array of world indices, got {a.dtype} {a.shape}")
         if a.size and (a.min() < -2**31 or a.max() >= 2**31):
             bad = int(a[(a < -2**31) | (a >= 2**31)][0])  # the int32 cast would wrap it into range
             raise _invalid(f"worlds: index {bad} out of range [0, {self.worlds}); nothing was changed")
@@ -1082,7 +1084,7 @@ class Batch:
         try:
             a = np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.float32), shape))
         except ValueError:
-            raise ValueError(f"{name} must have shape {shape} (or broadcast to it), got {np.shape(x)}") from None
+            raise _invalid(f"{name} must have shape {shape} (or broadcast to it), got {np.shape(x)}") from None
         return ffi.cast("float *", a.ctypes.data), a
 
     def _call(self, fn: Any, worlds: WorldSelection, *data: tuple) -> None:
@@ -1352,7 +1354,7 @@ class Batch:
         try:
             e = np.ascontiguousarray(np.broadcast_to(np.asarray(enabled, dtype=np.bool_), (rows, M)), dtype=np.uint8)
         except ValueError:
-            raise ValueError(f"enabled must have shape {(rows, M)} (or broadcast to it), got {np.shape(enabled)}") from None
+            raise _invalid(f"enabled must have shape {(rows, M)} (or broadcast to it), got {np.shape(enabled)}") from None
         _check(self._c(lib.tp_batch_set_mover_enabled, sel, ffi.cast("uint8_t *", e.ctypes.data), mask))
         del keep, keep_sel
 
