@@ -325,3 +325,26 @@ def gym_reference_xipos(task, qpos, qvel):
     ref.reset(seed=0)
     ref.set_state(qpos, qvel)
     return ref.data.xipos[1:].copy()
+
+
+def test_reset_mask_resets_only_those_worlds():
+    """reset(options={"reset_mask": m}) (Gymnasium's option): the masked worlds start
+    their next episode, the same draw as a whole-batch reset() gives them; the others
+    keep their state bit for bit. Bad options raise ValueError and reset nothing."""
+    env, ref = vec_class("Hopper")(4), vec_class("Hopper")(4)
+    env.reset(seed=5)
+    for _ in range(3):
+        env.step(np.full((4, 3), 0.5, np.float32))
+    kept = env.batch.joint_q.copy()
+    mask = np.array([False, True, False, True])
+    obs, _ = env.reset(options={"reset_mask": mask})
+    assert env.batch.joint_q[~mask].tobytes() == kept[~mask].tobytes()
+    ref.reset(seed=5)
+    theirs, _ = ref.reset()  # every world's episode 1
+    assert obs[mask].tobytes() == theirs[mask].tobytes()
+    for bad in ({"reset_mask": [True, False]}, {"reset_mask": np.ones(4, int)}, {"mask": mask}):
+        with pytest.raises(ValueError, match="reset"):
+            env.reset(options=bad)
+    with pytest.raises(ValueError, match="seed"):
+        env.reset(seed=1, options={"reset_mask": mask})
+    assert env.batch.joint_q[~mask].tobytes() == kept[~mask].tobytes()

@@ -157,12 +157,23 @@ class TorporVecEnv(VectorEnv):
         """Write the initial state of these worlds' episodes (just reset to the model's); none by default."""
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[dict] = None) -> tuple[np.ndarray, dict]:
-        """Reset every world. With ``seed`` the noise key becomes ``seed`` and
-        every world starts over at episode 0 (so the same seed gives the same
-        observations); without, each world draws its next episode. The model's own
-        ``randomize`` draws (masses, damping, COM offsets, ...) follow the batch's
-        episodes and its scene seed, so ``seed`` does not repeat them (docs/envs.md)."""
+        """Reset every world, or with ``options={"reset_mask": m}`` (m a (num_envs,) bool
+        array, Gymnasium's option) only the worlds where m is True, each to its next
+        episode; the observations (num_envs, obs_dim) are of every world. With ``seed``
+        (not together with a mask) the noise key becomes ``seed`` and every world starts
+        over at episode 0 (so the same seed gives the same observations); without, each
+        world draws its next episode. The model's own ``randomize`` draws (masses,
+        damping, COM offsets, ...) follow the batch's episodes and its scene seed, so
+        ``seed`` does not repeat them (docs/envs.md). ValueError for another option, a
+        mask of another shape or type, or a seed with a mask; nothing is reset then."""
+        mask = self._reset_mask(options, seed)
         super().reset(seed=seed)
+        if mask is not None:
+            rows = np.flatnonzero(mask)
+            self._episode[rows] += 1
+            self._draw(rows)
+            self._steps[rows], self._ended[rows] = 0, False
+            return self._observe(), {}
         if seed is not None:
             self._seed = int(seed) & (2**64 - 1)
             self._episode[:] = 0
@@ -172,6 +183,21 @@ class TorporVecEnv(VectorEnv):
         self._steps[:] = 0
         self._ended[:] = False
         return self._observe(), {}
+
+    def _reset_mask(self, options: Optional[dict], seed: Optional[int]) -> Optional[np.ndarray]:
+        """The (num_envs,) bool reset_mask of reset's options, checked; None without one."""
+        if not options:
+            return None
+        unknown = sorted(set(options) - {"reset_mask"})
+        if unknown:
+            raise ValueError(f"reset: unknown options {unknown} (known: 'reset_mask')")
+        mask = np.asarray(options["reset_mask"])
+        if mask.dtype != np.bool_ or mask.shape != (self.num_envs,):
+            raise ValueError(f"reset: options['reset_mask'] must be a ({self.num_envs},) bool array, "
+                             f"got {mask.dtype} {mask.shape}")
+        if seed is not None:
+            raise ValueError("reset: seed and options['reset_mask'] together (a seed restarts every world)")
+        return mask
 
     def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         a = np.asarray(actions, dtype=np.float32)
