@@ -100,6 +100,33 @@ TP_HD int tp_cons_driving(const tp_cons_model *m, const tp_cons_state *st)
     return err > TP_SERVO_AT_TARGET || err < -TP_SERVO_AT_TARGET;
 }
 
+/* Jv of a row at the current velocities. */
+TP_HD float tp_cons_row_speed(const tp_world *wd, int b0, int b1, const tp_cons_row *r)
+{
+    float s = 0.0f;
+    tp_vec3 lin = tp_v3_load(r->lin);
+    if (b0 >= 0) s += tp_dot(tp_v3_load(r->j0), tp_v3_load(wd->w + 3 * b0)) - tp_dot(lin, tp_v3_load(wd->v + 3 * b0));
+    if (b1 >= 0) s += tp_dot(tp_v3_load(r->j1), tp_v3_load(wd->w + 3 * b1)) + tp_dot(lin, tp_v3_load(wd->v + 3 * b1));
+    return s;
+}
+
+/* Is spring k unsettled: does its damper carry load? Its force along the
+ * spring, damping x |dL/dt|, over the row's effective mass is the
+ * acceleration its bodies would have were they stopped (as sleep stops them,
+ * which takes the damper's force away): while that exceeds `accel` (the
+ * policy's acceleration guard, m/s^2) the spring has not reached rest, even
+ * when it creeps slower than the velocity thresholds (an overdamped spring).
+ * A spring stretched from its free length and holding a static load is at
+ * rest: nothing moves and the damper carries nothing. Its rows are the last
+ * substep's; accel <= 0 (no guard): never. */
+TP_HD int tp_cons_spring_unsettled(const tp_world *wd, int k, float accel)
+{
+    const tp_cons_model *m = &wd->cons[k];
+    const tp_cons_row *r = &wd->cons_state[k].rows[0];
+    if (m->type != TP_CONSTRAINT_SPRING || !m->enabled || !(accel > 0.0f) || r->kind != TP_ROW_SPRING) return 0;
+    return m->damping * fabsf(tp_cons_row_speed(wd, m->body0, m->body1, r)) > accel * r->mass;
+}
+
 /* Is it an actuated joint of seed 000's table (the assembly policy's stricter
  * sleep thresholds for its bodies): a hinge or slider on a motor or servo, a
  * rope with its winch on? Enabled ones only. */

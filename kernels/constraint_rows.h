@@ -100,16 +100,6 @@ TP_HD void tp_cons_row_set(tp_cons_row *r, const tp_solver_body *sb, int b0, int
     r->gamma = r->beta = 0.0f;
 }
 
-/* Jv of a row at the current velocities. */
-TP_HD float tp_cons_row_speed(const tp_world *wd, int b0, int b1, const tp_cons_row *r)
-{
-    float s = 0.0f;
-    tp_vec3 lin = tp_v3_load(r->lin);
-    if (b0 >= 0) s += tp_dot(tp_v3_load(r->j0), tp_v3_load(wd->w + 3 * b0)) - tp_dot(lin, tp_v3_load(wd->v + 3 * b0));
-    if (b1 >= 0) s += tp_dot(tp_v3_load(r->j1), tp_v3_load(wd->w + 3 * b1)) + tp_dot(lin, tp_v3_load(wd->v + 3 * b1));
-    return s;
-}
-
 TP_HD void tp_cons_row_apply(tp_world *wd, const tp_solver_body *sb, int b0, int b1, const tp_cons_row *r, float l)
 {
     tp_vec3 lin = tp_v3_load(r->lin);

@@ -18,6 +18,8 @@
  * has changed by the linear threshold since it began, so a body turned around
  * by a gentle net force (a ball rolling up a slope) does not sleep at its
  * turning point.
+ * A spring whose damper carries load (an overdamped spring creeping towards
+ * rest) keeps its bodies from being quiet: tp_cons_spring_unsettled.
  * Awake bodies whose timer is running are reported as sleep-checking, except
  * in an island held awake by a driven tree. */
 #ifndef TP_SLEEP_H
@@ -93,6 +95,22 @@ TP_HD int tp_body_sleep_timer(tp_world *wd, const tp_sleep_params *p, const floa
     return !(wd->quiet_timer[b] >= p->quiet_time);
 }
 
+/* Spring k, if unsettled (tp_cons_spring_unsettled: its damper carries
+ * load), keeps its bodies from being quiet: their timers restart. Returns
+ * their island's root (a constraint joins its two ends), or -1. */
+TP_HD int tp_spring_restless_root(tp_world *wd, const tp_sleep_params *p, int k)
+{
+    if (!tp_cons_spring_unsettled(wd, k, p->accel_threshold)) return -1;
+    int root = -1, ends[2] = {wd->cons[k].body0, wd->cons[k].body1};
+    for (int e = 0; e < 2; ++e) {
+        int b = ends[e];
+        if (b < 0 || !tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
+        wd->quiet_timer[b] = 0.0f;
+        root = wd->island[b];
+    }
+    return root;
+}
+
 /* The state an awake body b reports: checking while its quiet timer runs
  * towards sleep; awake otherwise, and in an island a driven tree holds awake
  * (it cannot sleep, whatever the timer says). */
@@ -110,6 +128,10 @@ TP_HD void tp_sleep_update(tp_world *wd, const tp_sleep_params *p, const float *
     for (int b = 0; b < wd->bodies; ++b) {
         if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
         if (tp_body_sleep_timer(wd, p, v_start, b)) root_flags[wd->island[b]] |= TP_ISLAND_RESTLESS;
+    }
+    for (int k = 0; k < wd->cons_count; ++k) {
+        int r = tp_spring_restless_root(wd, p, k);
+        if (r >= 0) root_flags[r] |= TP_ISLAND_RESTLESS;
     }
     int free_fall_ok = !p->require_support || tp_gravity_is_zero(wd);
     /* One pass over the bodies, each reading its island's decision from its
@@ -151,6 +173,13 @@ TP_HD void tp_sleep_update_lanes(tp_world *wd, const tp_sleep_params *p, const f
     for (int b = tid; b < wd->bodies; b += nth) {
         if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
         if (tp_body_sleep_timer(wd, p, v_start, b)) ((volatile int32_t *)restless)[wd->island[b]] = 1;
+    }
+    if (wd->cons_count) { /* unsettled springs, after every timer (lane 0: they touch any lane's bodies) */
+        TP_BARRIER(nth);
+        for (int k = 0; k < wd->cons_count && tid == 0; ++k) {
+            int r = tp_spring_restless_root(wd, p, k);
+            if (r >= 0) ((volatile int32_t *)restless)[r] = 1;
+        }
     }
     TP_BARRIER(nth);
     int free_fall_ok = !p->require_support || tp_gravity_is_zero(wd);

@@ -16,7 +16,9 @@
  *     awake body's speed or |w| r exceeds the neighbour thresholds; sleeps
  *     once no awake body touches it or shares a constraint with it (a mover
  *     counts as a constraint between body0 and the body its mode reads);
- *   - a body a mover pulls on (reaction) stays awake while body0 is awake.
+ *   - a body a mover pulls on (reaction) stays awake while body0 is awake;
+ *   - an awake body on a spring whose damper carries load stays awake
+ *     (tp_cons_spring_unsettled, with the linear acceleration threshold).
  * How a held body's acceleration is measured: it takes part in the velocity
  * solve as a dynamic body (gravity and every row it is in, those against the
  * ground and other held or sleeping bodies included), but its pose is not
@@ -174,6 +176,15 @@ TP_HD void tp_assembly_sleep_update(tp_world *wd, const tp_assembly_def *a, floa
         if (!tp_body_in_islands(wd, b) || wd->sleep_state[b] == TP_SLEEPING) continue;
         int actuated = wd->model[b].actuated || (flags[b] & TP_ASM_ACTUATED);
         if (tp_assembly_body_awake(wd, b, a, dt, v0, w0, actuated)) flags[b] |= TP_ASM_STAYS_AWAKE;
+    }
+    for (int k = 0; k < wd->cons_count; ++k) { /* a spring whose damper carries load is not at rest */
+        if (!tp_cons_spring_unsettled(wd, k, a->linear_acceleration)) continue;
+        int ends[2] = {wd->cons[k].body0, wd->cons[k].body1};
+        for (int e = 0; e < 2; ++e)
+            if (ends[e] >= 0 && tp_body_in_islands(wd, ends[e]) && wd->sleep_state[ends[e]] == TP_AWAKE) {
+                wd->quiet_timer[ends[e]] = 0.0f;
+                flags[ends[e]] |= TP_ASM_STAYS_AWAKE;
+            }
     }
     for (int k = 0; k < wd->mover_count; ++k) { /* pulled (reaction) by an awake body0: a force every step */
         int p = tp_mover_pulls(wd, &wd->movers[k], &wd->mover_state[k]);

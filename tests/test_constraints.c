@@ -149,9 +149,8 @@ Test(constraints, rod_pendulum_90_degrees_period)
 
 /* A ball of mass m hanging on a spring (free length 1 m) from (0, 0, 3), its
  * centre `offset` below the spring's rest point. */
-static tp_model *spring_model(float mass, float k, float c, float offset)
+static tp_model *spring_model_of(tp_model_def md, float mass, float k, float c, float offset)
 {
-    tp_model_def md = quiet_def(-(float)G);
     tp_builder *b = builder_begin(&md);
     int ball = add_ball(b, 0.1f, mass, 0.0f, 0.0f, 2.0f - offset);
     tp_constraint_def d = tp_default_constraint_def();
@@ -164,6 +163,11 @@ static tp_model *spring_model(float mass, float k, float c, float offset)
     d.damping = c;
     add_cons(b, &d);
     return builder_finish(b);
+}
+
+static tp_model *spring_model(float mass, float k, float c, float offset)
+{
+    return spring_model_of(quiet_def(-(float)G), mass, k, c, offset);
 }
 
 Test(constraints, spring_static_sag)
@@ -180,6 +184,58 @@ Test(constraints, spring_static_sag)
     cr_assert_lt(fabs(force - mass * G) / (mass * G), 1e-3, "spring force %.4f N, weight %.4f N", force, mass * G);
     tp_batch_destroy(b);
     tp_model_destroy(m);
+}
+
+/* Sleep and springs (docs/constraints.md, "Islands and sleep"). A 2 kg ball
+ * released at the spring's free length (k = 400 N/m) settles at its static
+ * sag m g / k = 4.9 cm: stretched from its free length, holding a static
+ * load, at rest; it sleeps (with c = 40, under critical damping 56.6). With
+ * c = 4000 it creeps instead: x(t) = x0 e^(-k t / c) (the slow root of
+ * m s^2 + c s + k = 0, k / c = 0.1 /s, to 5e-6), at 2.5 mm/s at first and
+ * below the 0.05 m/s velocity threshold all along, but its damper carries
+ * the spring's unbalanced pull k x: stopped, the ball would accelerate at
+ * k x / m. It stays awake while that is over the acceleration threshold
+ * (0.24 m/s^2), until t* = (c / k) ln(x0 k / (0.24 m)) = 37.1 s, and sleeps
+ * within the quiet time after. */
+static void spring_sleep(int policy)
+{
+    tp_model_def md = quiet_def(-(float)G);
+    md.sleep.enabled = 1;
+    md.sleep.policy = policy;
+    float mass = 2.0f, k = 400.0f;
+    double x0 = mass * G / k, dt = md.dt;
+    tp_model *settles = spring_model_of(md, mass, k, 40.0f, 0.0f), *creeps = spring_model_of(md, mass, k, 4000.0f, 0.0f);
+    tp_batch *a = make_batch(settles, 1, 1), *c = make_batch(creeps, 1, 1);
+    batch_steps(a, (int)(3.0 / dt));
+    double sag = 2.0 - batch_view(a).pos[2];
+    cr_assert_eq(batch_view(a).sleep_state[0], TP_SLEEPING, "policy %d: the ball at its static sag is %d, not asleep",
+                 policy, batch_view(a).sleep_state[0]);
+    cr_assert_lt(fabs(sag - x0), 1e-3, "policy %d: asleep at a sag of %.5f m, m g / k = %.5f m", policy, sag, x0);
+    double t_star = 4000.0 / k * log(x0 * k / (0.24 * mass)), quiet = policy == TP_SLEEP_ISLAND ? 0.5 : 0.3;
+    int n10 = (int)lround(10.0 / dt), n_before = (int)((t_star - 0.5) / dt), n_after = (int)((t_star + quiet + 1.0) / dt);
+    batch_steps(c, n10);
+    double x = x0 - (2.0 - batch_view(c).pos[2]), law = x0 * exp(-k / 4000.0 * n10 * dt);
+    cr_log_info("policy %d: creeping spring %.5f m from rest at 10 s, x0 e^(-k t / c) = %.5f m", policy, x, law);
+    cr_assert_eq(batch_view(c).sleep_state[0], TP_AWAKE, "policy %d: the creeping ball slept at 10 s", policy);
+    cr_assert_lt(fabs(x - law), 0.01 * law, "policy %d: %.5f m from rest at 10 s, the law says %.5f m", policy, x, law);
+    batch_steps(c, n_before - n10);
+    cr_assert_neq(batch_view(c).sleep_state[0], TP_SLEEPING, "policy %d: asleep before t* = %.2f s", policy, t_star);
+    batch_steps(c, n_after - n_before);
+    x = x0 - (2.0 - batch_view(c).pos[2]);
+    cr_log_info("policy %d: the creeping ball asleep by %.2f s (t* %.2f s), %.2e m from rest (bound %.2e)", policy,
+                n_after * dt, t_star, x, 0.24 * mass / k);
+    cr_assert_eq(batch_view(c).sleep_state[0], TP_SLEEPING, "policy %d: awake after t* + quiet time", policy);
+    cr_assert_lt(fabs(x), 0.24 * mass / k * 1.05, "policy %d: asleep %.2e m from rest", policy, x);
+    tp_batch_destroy(a);
+    tp_batch_destroy(c);
+    tp_model_destroy(settles);
+    tp_model_destroy(creeps);
+}
+
+Test(constraints, spring_sleeps_at_rest_not_while_it_creeps)
+{
+    spring_sleep(TP_SLEEP_ISLAND);
+    spring_sleep(TP_SLEEP_ASSEMBLY);
 }
 
 /* The spring is implicit Euler on each substep h (docs/constraints.md):
