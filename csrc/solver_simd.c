@@ -218,20 +218,23 @@ static int simd_begin(tp_solver_simd *self, const tp_world *wd, const tp_solver_
 }
 
 /* The colors of a pass (tp_solver_wide_colors), each: its scalar constraints
- * (the order within a color does not change the bits), then its groups. */
+ * (the order within a color does not change the bits), then its groups, then
+ * its constraints between two bodies and movers (scalar, kernels/constraint_colors.h). */
 static void simd_colors(tp_solver_simd *self, int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts,
                         const tp_pass_args *a)
 {
     tp_simd_ctx *C = (tp_simd_ctx *)self;
     const tp_simd_pack *P = &C->pack;
     int scalar_end = P->color_scalar[TP_MAX_COLORS], group_end = P->color_group[TP_MAX_COLORS];
-    for (int c = 0; c < TP_MAX_COLORS && (P->color_scalar[c] < scalar_end || P->color_group[c] < group_end); ++c) {
+    int more = pass == TP_PASS_SWEEP && (wd->cons_count || wd->mover_count);
+    for (int c = 0; c < TP_MAX_COLORS && (more || P->color_scalar[c] < scalar_end || P->color_group[c] < group_end);
+         ++c) {
         for (int j = P->color_scalar[c]; j < P->color_scalar[c + 1]; ++j)
             tp_solver_sweep_range(pass, wd, w, contacts, P->scalar[j], P->scalar[j] + 1, a, 0, 1);
         int g0 = P->color_group[c], g1 = P->color_group[c + 1];
-        if (g0 == g1) continue;
-        if (pass == TP_PASS_WARM_START) C->k->warm_start(P, g0, g1, wd->v, wd->w);
-        else C->k->sweep(P, g0, g1, wd->v, wd->w, w->push, a->use_bias, a->reverse);
+        if (g0 < g1 && pass == TP_PASS_WARM_START) C->k->warm_start(P, g0, g1, wd->v, wd->w);
+        else if (g0 < g1) C->k->sweep(P, g0, g1, wd->v, wd->w, w->push, a->use_bias, a->reverse);
+        tp_solver_cons_color(pass, wd, w, c, a, 0, 1);
     }
 }
 

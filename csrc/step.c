@@ -62,8 +62,6 @@ static void world_step(tp_batch *b, int w, const tp_step_params *p, void *scratc
 {
     tp_world_step s = tp_world_step_at(&b->layout, w, b->current, scratch);
     s.solver.simd = tp_simd_bind(b->simd, (char *)scratch + b->simd_offset, b->bodies, b->contact_capacity);
-    if (b->layout.cons_count || b->layout.mover_count)
-        s.solver.simd = NULL; /* constraint and mover rows: the scalar sweeps (docs/constraints.md) */
     for (int stage = 0; stage < TP_STEP_STAGE_COUNT; ++stage) {
         /* the plan (stage 0) runs first and writes the record the others read */
         if (stage > 0 && !tp_stage_runs(stage, s.rec->work)) continue;

@@ -70,6 +70,7 @@ typedef struct tp_cons_state {
     float winch_from;      /* ROPE: the length at the step's start */
     uint8_t winch_stalled; /* ROPE: reeling in, its length did not move in the last step (tp_cons_end_step) */
     float force;           /* N (N m): |total| / dt of the last step */
+    int32_t color;         /* this step's color (kernels/constraint_colors.h), TP_CONS_UNCOLORED without rows */
 } tp_cons_state;
 
 /* Does a constraint drive its bodies, so that their island stays awake (the

@@ -1,6 +1,6 @@
 /* constraint_rows.h - the rows of the constraints between two bodies, solved
- * with the contact rows (kernels/sweeps.h calls them in every pass, after the
- * colors and the serial tail; kernels/solver.h builds them every substep).
+ * with the contact rows (in their colors: kernels/constraint_colors.h;
+ * kernels/solver.h builds them every substep).
  *
  *   - every substep, after the velocity update, each constraint's rows are
  *     built from the current poses (attachment frames in world), as TGS
@@ -299,8 +299,9 @@ TP_HD void tp_cons_solve_row(tp_world *wd, const tp_solver_body *sb, int b0, int
 }
 
 /* ---------------------------------------------------------------- the world's constraints
- * Solved in constraint order by one thread (lane 0 on the device) after the
- * contact rows of a pass: the same bits for any number of lanes. */
+ * Built, warm started, projected and summed in constraint order by one
+ * thread (lane 0 on the device); solved in the colors of the contact
+ * constraints (kernels/constraint_colors.h). */
 
 /* Is constraint k worth solving: enabled, and one of its bodies moves? */
 TP_HD int tp_cons_active(const tp_world *wd, const tp_solver_body *sb, int k)
@@ -451,18 +452,16 @@ TP_HD void tp_cons_project(tp_world *wd, const tp_solver_body *sb, float h)
     }
 }
 
-/* One sweep over every constraint's rows. */
-TP_HD void tp_cons_sweep(tp_world *wd, const tp_solver_body *sb, float inv_h, int use_bias)
+/* One Gauss-Seidel pass over the rows of constraint k (an active one: the
+ * colors hold only those, kernels/constraint_colors.h). */
+TP_HD void tp_cons_solve(tp_world *wd, const tp_solver_body *sb, int k, float inv_h, const tp_cons_soft *soft,
+                         int use_bias)
 {
-    tp_cons_soft soft = tp_cons_make_soft(1.0f / inv_h);
-    for (int k = 0; k < wd->cons_count; ++k) {
-        if (!tp_cons_active(wd, sb, k)) continue;
-        const tp_cons_model *m = &wd->cons[k];
-        tp_cons_state *st = &wd->cons_state[k];
-        for (int i = 0; i < TP_CONS_ROWS; ++i)
-            if (st->rows[i].kind != TP_ROW_OFF)
-                tp_cons_solve_row(wd, sb, m->body0, m->body1, &st->rows[i], &st->impulse[i], inv_h, &soft, use_bias);
-    }
+    const tp_cons_model *m = &wd->cons[k];
+    tp_cons_state *st = &wd->cons_state[k];
+    for (int i = 0; i < TP_CONS_ROWS; ++i)
+        if (st->rows[i].kind != TP_ROW_OFF)
+            tp_cons_solve_row(wd, sb, m->body0, m->body1, &st->rows[i], &st->impulse[i], inv_h, soft, use_bias);
 }
 
 /* End of a substep: the linear impulses on body1 summed for the force

@@ -46,6 +46,7 @@ typedef struct tp_mover_state {
     float fsum[3];           /* push summed over this step's substeps, N s (N m s) */
     float force;             /* |push| / dt of the last step, N (N m) */
     int32_t other;           /* the rows' body0: attachment1's body under reaction, else -1 */
+    int32_t color;           /* this step's color (kernels/constraint_colors.h), TP_CONS_UNCOLORED without rows */
     uint8_t enabled;         /* this world's enabled flag */
     uint8_t pushing;         /* rows built in this substep */
 } tp_mover_state;

@@ -1,5 +1,5 @@
-/* mover_rows.h - the rows of the movers, solved after the constraint rows
- * (kernels/sweeps.h calls tp_mover_sweep in every pass; kernels/solver.h
+/* mover_rows.h - the rows of the movers, solved in the colors with the
+ * contact and constraint rows (kernels/constraint_colors.h; kernels/solver.h
  * builds them every substep).
  *
  *   - every substep, after the velocity update, each active mover's rows are
@@ -233,8 +233,9 @@ TP_HD void tp_mover_build(tp_world *wd, const tp_solver_body *sb, const tp_mover
 }
 
 /* ---------------------------------------------------------------- the world's movers
- * Solved in mover order by one thread (lane 0 on the device) after the
- * constraint rows of a pass: the same bits for any number of lanes. */
+ * Built, warm started and summed in mover order by one thread (lane 0 on the
+ * device); solved in the colors of the contact constraints
+ * (kernels/constraint_colors.h). */
 
 TP_HD void tp_mover_begin_step(tp_world *wd)
 {
@@ -280,21 +281,19 @@ TP_HD void tp_mover_solve_motors(tp_world *wd, const tp_solver_body *sb, int b0,
     }
 }
 
-/* One sweep over every mover's rows. */
-TP_HD void tp_mover_sweep(tp_world *wd, const tp_solver_body *sb, float inv_h, int use_bias)
+/* One pass over the rows of mover k (one with rows: the colors hold only
+ * those, kernels/constraint_colors.h). */
+TP_HD void tp_mover_solve(tp_world *wd, const tp_solver_body *sb, int k, float inv_h, const tp_cons_soft *soft,
+                          int use_bias)
 {
-    tp_cons_soft soft = tp_cons_make_soft(1.0f / inv_h);
-    for (int k = 0; k < wd->mover_count; ++k) {
-        tp_mover_state *st = &wd->mover_state[k];
-        if (!st->pushing) continue;
-        int b0 = wd->movers[k].body0;
-        if (wd->movers[k].flags & TP_MOVER_RIGID) {
-            for (int i = 0; i < TP_MOVER_ROWS; ++i)
-                if (st->rows[i].kind != TP_ROW_OFF)
-                    tp_cons_solve_row(wd, sb, st->other, b0, &st->rows[i], &st->impulse[i], inv_h, &soft, use_bias);
-        } else {
-            tp_mover_solve_motors(wd, sb, b0, st);
-        }
+    tp_mover_state *st = &wd->mover_state[k];
+    int b0 = wd->movers[k].body0;
+    if (wd->movers[k].flags & TP_MOVER_RIGID) {
+        for (int i = 0; i < TP_MOVER_ROWS; ++i)
+            if (st->rows[i].kind != TP_ROW_OFF)
+                tp_cons_solve_row(wd, sb, st->other, b0, &st->rows[i], &st->impulse[i], inv_h, soft, use_bias);
+    } else {
+        tp_mover_solve_motors(wd, sb, b0, st);
     }
 }
 

@@ -67,13 +67,16 @@ TP_HD void tp_solver_end_substep(const tp_world *wd, tp_contact *contacts, tp_co
 }
 
 /* The constraints stage of one world: body masses for this step, constraints
- * from the key-sorted contacts, their colors, the shock pass's order, and
- * whether the step starts cold. Returns the number of constraints. */
+ * from the key-sorted contacts, their colors, the colors of the constraints
+ * between two bodies and of the movers (kernels/constraint_colors.h), the
+ * shock pass's order, and whether the step starts cold. Returns the number
+ * of (contact) constraints. */
 TP_HD int tp_solver_constraints(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w, const tp_solver_params *p)
 {
     tp_solver_prepare_bodies(wd, w->bodies);
     int n_cons = tp_build_constraints(wd, contacts, n, w->cons);
     tp_color_constraints(wd, w->cons, n_cons, p->serial, w->body_mask, w->order, w->color_start);
+    tp_cons_color_all(wd, w->bodies, p->serial, w->body_mask, w->cons_colors);
     tp_shock_prepare(wd, contacts, w->cons, n_cons, w);
     int fresh = 0; /* points without a warm-start impulse */
     for (int i = 0; i < n; ++i) fresh += contacts[i].normal_impulse == 0.0f;
@@ -84,8 +87,8 @@ TP_HD int tp_solver_constraints(tp_world *wd, tp_contact *contacts, int n, tp_so
 /* tp_solver_constraints as lane tid of nth (the CUDA backend's group of lanes
  * per world; kernels/coloring.h's lane forms): the bodies, the constraints,
  * their colors and order in lanes, the same bits as tp_solver_constraints; the
- * support depths and shock order (tp_shock_prepare, a breadth-first walk) on
- * lane 0. With one lane it is tp_solver_constraints itself (the CPU; see docs/cuda.md for
+ * colors of the constraints between two bodies and movers, the support depths
+ * and shock order (tp_shock_prepare, a breadth-first walk) on lane 0. With one lane it is tp_solver_constraints itself (the CPU; see docs/cuda.md for
  * why). Returns the number of constraints (every lane). */
 TP_HD int tp_solver_constraints_lanes(tp_world *wd, tp_contact *contacts, int n, tp_solver_work *w,
                                       const tp_solver_params *p, int tid, int nth)
@@ -99,6 +102,7 @@ TP_HD int tp_solver_constraints_lanes(tp_world *wd, tp_contact *contacts, int n,
                                tid, nth);
     TP_BARRIER(nth);
     if (tid == 0) {
+        tp_cons_color_all(wd, w->bodies, p->serial, w->body_mask, w->cons_colors);
         tp_shock_prepare(wd, contacts, w->cons, n_cons, w);
         *w->cold = p->warm_starting && 2 * fresh > n;
     }

@@ -111,6 +111,8 @@ typedef struct tp_solver_work {
     float *vel_note;            /* [bodies][12] v, w, push noted before a sweep (convergence checks:
                                  * tp_sweeps_moved, tp_shock_level_moved) */
     int32_t *moved;             /* [1] a body moved past TP_SWEEP_TOL in the checked sweep (tp_solver_sweeps) */
+    int32_t *cons_colors;       /* [TP_COLOR_BINS] constraints and movers of each color, the overflow color
+                                 * last (kernels/constraint_colors.h) */
     tp_color_lanes_scratch color; /* the coloring in lanes (kernels/coloring.h): tickets, counts, flags */
     struct tp_artic_solve *artic; /* the world's articulations (kernels/articulation_contact.h), NULL if none */
     tp_solver_simd *simd;       /* the CPU's wide sweeps, NULL for the scalar ones (set by csrc/step.c) */
@@ -125,7 +127,8 @@ TP_HD size_t tp_solver_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
     X(int32_t, color_start, TP_MAX_COLORS + 2) X(uint32_t, body_mask, b) X(tp_solver_body, bodies, b)         \
     X(float, push, 6 * b) X(int32_t, cold, 1) X(int32_t, depth, b) X(int32_t, shock_order, c)                  \
     X(int32_t, level_start, b + 2) X(tp_shock_point, shock_points, c) X(int32_t, carries, b)                  \
-    X(float, vel_note, 12 * b) X(int32_t, moved, 1) X(int32_t, color.ticket, b)                               \
+    X(float, vel_note, 12 * b) X(int32_t, moved, 1) X(int32_t, cons_colors, TP_COLOR_BINS)                    \
+    X(int32_t, color.ticket, b)                                                                               \
     X(int32_t, color.counts, (size_t)tp_color_slots((int)b) * TP_COLOR_BINS) X(int32_t, color.flags, 4)
 
 #define TP_SOLVER_ARRAY_BYTES(type, field, count) +tp_solver_align((size_t)(count) * sizeof(type))

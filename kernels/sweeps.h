@@ -14,8 +14,7 @@
 #ifndef TP_SWEEPS_H
 #define TP_SWEEPS_H
 
-#include "constraint_rows.h"
-#include "mover_rows.h"
+#include "constraint_colors.h"
 #include "contact_rows.h"
 
 #ifndef TP_RELAX_DIVISOR
@@ -215,33 +214,48 @@ TP_HD int tp_solver_wide_colors(int pass, tp_world *wd, tp_solver_work *w, tp_co
     return 0;
 }
 
-/* One pass over all constraints in solve order: colors in order (constraints
- * of a color are independent and shared among the threads, with a barrier
- * after each color), then the serial tail by thread 0; in serial mode
- * everything is in the tail, in key order. The sequence of updates each body
- * sees is that of visiting order[0 .. n_cons) one by one. */
+/* Does color c of a pass hold constraints or movers (kernels/constraint_colors.h)?
+ * Sweeps only: their warm start is in their rows' preparation. */
+TP_HD int tp_pass_cons_color(int pass, const tp_world *wd, const tp_solver_work *w, int c)
+{
+    return pass == TP_PASS_SWEEP && (wd->cons_count || wd->mover_count) && w->cons_colors[c] > 0;
+}
+
+/* The constraints and movers of color c in a sweep, if it has any. */
+TP_HD void tp_solver_cons_color(int pass, tp_world *wd, tp_solver_work *w, int c, const tp_pass_args *a, int tid,
+                                int nth)
+{
+    if (tp_pass_cons_color(pass, wd, w, c)) tp_cons_sweep_color(wd, w->bodies, c, a->inv_h, a->use_bias, tid, nth);
+}
+
+/* One pass over all constraints in solve order: colors in order (the contact
+ * constraints, constraints between two bodies and movers of a color are
+ * independent and shared among the threads, with a barrier after each
+ * color), then the serial tail by thread 0 (contacts, then constraints and
+ * movers); in serial mode everything is in the tail, contacts in key order.
+ * The sequence of updates each body sees is that of visiting order[0 ..
+ * n_cons) one by one, each color's constraints and movers after its
+ * contacts. */
 TP_HD void tp_solver_pass(int pass, tp_world *wd, tp_solver_work *w, tp_contact *contacts, const tp_pass_args *a,
                           int tid, int nth)
 {
     /* every kind of row swept here is in tp_solver_has_rows */
     int colored_end = w->color_start[TP_OVERFLOW_COLOR]; /* colors from c on are empty once color_start[c] is this */
+    int more = pass == TP_PASS_SWEEP && (wd->cons_count || wd->mover_count); /* constraint colors to look at */
     if (!tp_solver_wide_colors(pass, wd, w, contacts, a))
-        for (int c = 0; c < TP_MAX_COLORS && w->color_start[c] < colored_end; ++c) {
-            if (w->color_start[c] == w->color_start[c + 1]) continue; /* the same for every thread: uniform barriers */
+        for (int c = 0; c < TP_MAX_COLORS && (more || w->color_start[c] < colored_end); ++c) {
+            int points = w->color_start[c] < w->color_start[c + 1], rows = tp_pass_cons_color(pass, wd, w, c);
+            if (!points && !rows) continue; /* the same for every thread: uniform barriers */
             tp_solver_sweep_range(pass, wd, w, contacts, w->color_start[c], w->color_start[c + 1], a, tid, nth);
+            tp_solver_cons_color(pass, wd, w, c, a, tid, nth);
             TP_BARRIER(nth);
         }
     int begin = w->color_start[TP_OVERFLOW_COLOR], end = w->color_start[TP_OVERFLOW_COLOR + 1];
-    if (begin < end) {
-        if (tid == 0) tp_solver_sweep_range(pass, wd, w, contacts, begin, end, a, 0, 1);
-        TP_BARRIER(nth);
-    }
-    if (wd->cons_count && pass == TP_PASS_SWEEP) { /* constraints between two bodies (constraint_rows.h) */
-        if (tid == 0) tp_cons_sweep(wd, w->bodies, a->inv_h, a->use_bias);
-        TP_BARRIER(nth);
-    }
-    if (wd->mover_count && pass == TP_PASS_SWEEP) { /* movers (mover_rows.h) */
-        if (tid == 0) tp_mover_sweep(wd, w->bodies, a->inv_h, a->use_bias);
+    if (begin < end || tp_pass_cons_color(pass, wd, w, TP_OVERFLOW_COLOR)) {
+        if (tid == 0) {
+            tp_solver_sweep_range(pass, wd, w, contacts, begin, end, a, 0, 1);
+            tp_solver_cons_color(pass, wd, w, TP_OVERFLOW_COLOR, a, 0, 1);
+        }
         TP_BARRIER(nth);
     }
     if (w->artic && pass == TP_PASS_SWEEP) { /* joint limits, motors, friction: rows of the same sweep */

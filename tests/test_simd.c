@@ -125,6 +125,10 @@ Test(simd, scenes_dir)
         {"scenes/heap.json", 40, 1},      {"scenes/jenga.json", 40, 1},       {"scenes/ring_tower.json", 40, 1},
         {"scenes/walker.json", 60, 0},    {"scenes/arm_tower.json", 60, 1},   {"scenes/cartpole.json", 30, 0},
         {"scenes/pendulum.json", 30, 0},  {"scenes/double_pendulum.json", 30, 0},
+        /* constraints between two bodies and movers, in the colors with contacts */
+        {"scenes/motor_cart.json", 60, 1}, {"scenes/crane.json", 90, 1},      {"scenes/spring_pad.json", 90, 1},
+        {"scenes/rope_bridge.json", 30, 0}, {"scenes/drone.json", 30, 0},     {"scenes/turntable.json", 60, 0},
+        {"tests/scenes/constraints_mix.json", 120, 1},
     };
     for (size_t i = 0; i < sizeof rows / sizeof rows[0]; ++i) {
         double t0 = seconds();
