@@ -216,6 +216,7 @@ typedef struct tp_artic_scratch {
     float *rhs, *qdd, *tmp;     /* the current tree's slices of rhs_all, qdd_all, tmp_all */
     float *tmp_all;             /* [nv] (global dofs) */
     float *qd_free, *push_qd;   /* [nv] qd before the rows of a substep; pseudo velocities (split impulse) */
+    float *qd_note;             /* [2 nv] qd and push_qd as noted before a checked sweep (tp_sweeps_moved) */
     float *o, *target;          /* [trees][3] reference point of the step; [trees][6] momentum target */
     int32_t *h_start;           /* [trees] offsets into h_all */
     int32_t *dof_parent;        /* [nv] tree-local parent dof (the dof before it on its root path), -1 at a root */
@@ -250,7 +251,7 @@ TP_HD size_t tp_artic_align(size_t n) { return (n + 15u) & ~(size_t)15u; }
     X(lid, tp_sinertia_d, 2 * J)                                                                                     \
     X(s_all, float, V * 6)                                                                                           \
     X(h_all, double, V * n)                                                                                          \
-    X(rhs_all, float, 5 * V)                                                                                         \
+    X(rhs_all, float, 7 * V)                                                                                         \
     X(o, float, 9 * T)                                                                                               \
     X(h_start, int32_t, 3 * T)                                                                                       \
     X(dof_parent, int32_t, V + J)                                                                                    \
@@ -298,6 +299,7 @@ TP_HD tp_artic_scratch tp_artic_scratch_at(void *mem, const tp_artic_model *m, i
     x.la = x.lv + 6 * J; x.lf = x.la + 6 * J;
     x.lic = x.lid + J;
     x.qdd_all = x.rhs_all + V; x.tmp_all = x.qdd_all + V; x.qd_free = x.tmp_all + V; x.push_qd = x.qd_free + V;
+    x.qd_note = x.push_qd + V;
     x.target = x.o + 3 * T;
     x.row_start = x.h_start + T; x.row_end = x.row_start + T;
     x.row_lo = x.row_target + 3 * V; x.row_hi = x.row_lo + 3 * V; x.row_lambda = x.row_hi + 3 * V;

@@ -328,21 +328,42 @@ TP_HD int tp_body_note(const tp_world *wd, const tp_solver_work *w, int b, int n
 }
 
 /* Is sweep `it` of a phase of `count` followed by a convergence check? After
- * each backward sweep but the last; never with articulations, whose
- * joint-space velocities the note does not hold. */
+ * each backward sweep but the last. */
 TP_HD int tp_sweep_checked(const tp_solver_work *w, int it, int count)
 {
-    return (it & 1) && it + 1 < count && !w->artic;
+    (void)w;
+    return (it & 1) && it + 1 < count;
 }
 
-/* The simulated bodies among tid, tid + nth, ...: noted (note = 1; returns
- * 0), or 1 if one of them moved by more than TP_SWEEP_TOL since the note or
- * holds a NaN. */
+/* The articulations' joint velocities and pseudo velocities (m/s or rad/s
+ * per dof: the trees' share of what the sweeps move), dofs tid, tid + nth,
+ * ...: noted or compared as tp_body_note does a body's. */
+TP_HD int tp_artic_note(tp_artic_solve *A, int note, int tid, int nth)
+{
+    int nv = A->m->nv, moved = 0;
+    const float *qd = A->s.qd, *push = A->x.push_qd;
+    float *snap = A->x.qd_note;
+    for (int d = tid; d < nv; d += nth) {
+        if (note) {
+            snap[d] = qd[d];
+            snap[nv + d] = push[d];
+            continue;
+        }
+        float a = qd[d] - snap[d], b = push[d] - snap[nv + d];
+        moved |= !((a <= TP_SWEEP_TOL) & (a >= -TP_SWEEP_TOL) & (b <= TP_SWEEP_TOL) & (b >= -TP_SWEEP_TOL));
+    }
+    return moved;
+}
+
+/* The simulated bodies among tid, tid + nth, ... and the trees' dofs among
+ * them: noted (note = 1; returns 0), or 1 if one of them moved by more than
+ * TP_SWEEP_TOL since the note or holds a NaN. */
 TP_HD int tp_sweeps_moved(const tp_world *wd, const tp_solver_work *w, int note, int tid, int nth)
 {
     int moved = 0;
     for (int b = tid; b < wd->bodies; b += nth)
         if (w->bodies[b].simulated) moved |= tp_body_note(wd, w, b, note, TP_SWEEP_TOL);
+    if (w->artic) moved |= tp_artic_note(w->artic, note, tid, nth);
     return moved;
 }
 

@@ -61,7 +61,7 @@ static void stack3_init(stack3 *s, float inv1, float inv2)
 }
 
 /* Sweep `it` of `count` is checked after backward sweeps only, never after
- * the last, never with articulations. */
+ * the last, with articulations as without. */
 Test(converge, checked_after_backward_sweeps_but_the_last)
 {
     tp_solver_work w;
@@ -71,7 +71,37 @@ Test(converge, checked_after_backward_sweeps_but_the_last)
     cr_expect(!tp_sweep_checked(&w, 1, 2), "a phase of 2 sweeps runs both");
     cr_expect(tp_sweep_checked(&w, 1, 4));
     w.artic = (struct tp_artic_solve *)&w; /* any non-NULL articulation set */
-    cr_expect(!tp_sweep_checked(&w, 1, 8), "with articulations every sweep runs");
+    cr_expect(tp_sweep_checked(&w, 1, 8), "with articulations the same checks");
+}
+
+/* The trees' dofs count as the bodies do: joint velocities and pseudo
+ * velocities noted, each lane its dofs tid, tid + nth, ...; a change past
+ * TP_SWEEP_TOL of either, or a NaN, is a move; one within it is none. */
+Test(converge, tree_dofs_count_as_moves)
+{
+    tp_artic_model m;
+    memset(&m, 0, sizeof m);
+    m.nv = 3;
+    float qd[3] = {0.5f, -1.0f, 2.0f}, push[3] = {0.0f, 0.0f, 0.0f}, note[6];
+    tp_artic_solve A;
+    memset(&A, 0, sizeof A);
+    A.m = &m;
+    A.s.qd = qd;
+    A.x.push_qd = push;
+    A.x.qd_note = note;
+    for (int tid = 0; tid < 2; ++tid) cr_expect_eq(tp_artic_note(&A, 1, tid, 2), 0);
+    qd[1] += 0.5f * TP_SWEEP_TOL;
+    push[2] = -0.5f * TP_SWEEP_TOL;
+    cr_expect(!tp_artic_note(&A, 0, 0, 1), "changes within the tolerance");
+    qd[1] += 2.0f * TP_SWEEP_TOL;
+    cr_expect(tp_artic_note(&A, 0, 1, 2), "lane 1 sees dof 1");
+    cr_expect(!tp_artic_note(&A, 0, 0, 2), "lane 0 does not");
+    qd[1] = -1.0f;
+    push[0] = 3.0f * TP_SWEEP_TOL;
+    cr_expect(tp_artic_note(&A, 0, 0, 2), "the pseudo velocity counts");
+    push[0] = 0.0f;
+    qd[2] = NAN;
+    cr_expect(tp_artic_note(&A, 0, 0, 1), "a NaN is a move");
 }
 
 /* tp_sweeps_moved looks at the simulated bodies tid, tid + nth, ... only:
