@@ -82,7 +82,7 @@ TP_HD void tp_cons_color_all(tp_world *wd, const tp_solver_body *sb, int serial,
 TP_HD void tp_cons_sweep_color(tp_world *wd, const tp_solver_body *sb, int c, float inv_h, int use_bias, int tid,
                                int nth)
 {
-    tp_cons_soft soft = tp_cons_make_soft(1.0f / inv_h);
+    tp_row_soft soft = tp_cons_make_soft(1.0f / inv_h);
     for (int k = tid; k < wd->cons_count; k += nth)
         if (wd->cons_state[k].color == c) tp_cons_solve(wd, sb, k, inv_h, &soft, use_bias);
     for (int k = tid; k < wd->mover_count; k += nth)

@@ -26,6 +26,7 @@
 
 #include "constraint.h"
 #include "integrate.h"
+#include "row_law.h"
 #include "solver_scratch.h"
 
 #ifndef TP_JOINT_HERTZ
@@ -36,21 +37,10 @@
 #endif
 #define TP_CONS_PI 3.14159265358979f
 
-/* Box2D v3's softness of a row (b2MakeSoft) for substep h. */
-typedef struct tp_cons_soft {
-    float bias_rate, mass_scale, impulse_scale;
-} tp_cons_soft;
-
-TP_HD tp_cons_soft tp_cons_make_soft(float h)
+/* The equality rows' softness for substep h (kernels/row_law.h's soft step). */
+TP_HD tp_row_soft tp_cons_make_soft(float h)
 {
-    float hz = tp_minf(TP_JOINT_HERTZ, 0.25f / h);
-    float omega = 2.0f * TP_CONS_PI * hz, zeta = TP_JOINT_DAMPING_RATIO;
-    float a1 = 2.0f * zeta + h * omega, a2 = h * omega * a1, a3 = 1.0f / (1.0f + a2);
-    tp_cons_soft s;
-    s.bias_rate = omega / a1;
-    s.mass_scale = a2 * a3;
-    s.impulse_scale = a3;
-    return s;
+    return tp_row_make_soft(tp_minf(TP_JOINT_HERTZ, 0.25f / h), TP_JOINT_DAMPING_RATIO, h);
 }
 
 /* Body b's pose and centre of mass (the world for b = -1: identity at 0). */
@@ -263,30 +253,30 @@ TP_HD void tp_cons_build(const tp_world *wd, const tp_solver_body *sb, const tp_
     }
 }
 
-/* One Gauss-Seidel update of row i of a constraint. */
+/* One Gauss-Seidel update of row i of a constraint, by the row law
+ * (kernels/row_law.h): the soft step, a contact's speculative target and
+ * bounce, the clamps. */
 TP_HD void tp_cons_solve_row(tp_world *wd, const tp_solver_body *sb, int b0, int b1, tp_cons_row *r, float *acc,
-                             float inv_h, const tp_cons_soft *soft, int use_bias)
+                             float inv_h, const tp_row_soft *soft, int use_bias)
 {
     float jv = tp_cons_row_speed(wd, b0, b1, r), old = *acc, now;
     switch (r->kind) {
     case TP_ROW_EQ:
-        if (use_bias) now = old - r->mass * soft->mass_scale * (jv + soft->bias_rate * r->c) - soft->impulse_scale * old;
-        else now = old - r->mass * jv;
+        now = use_bias ? tp_row_soft_impulse(old, r->mass, jv, r->c, soft) : old - r->mass * jv;
         break;
     case TP_ROW_INEQ:
         jv += r->rate; /* a moving bound: the winch's length */
-        if (r->bounce > 0.0f) now = old - r->mass * (jv - r->bounce);
-        else if (r->c > 0.0f && !use_bias && old == 0.0f) return; /* as a contact: the biased sweeps meet it first */
-        else if (r->c > 0.0f) now = old - r->mass * (jv + r->c * inv_h); /* speculative: may close the gap */
-        else if (use_bias) now = old - r->mass * soft->mass_scale * (jv + soft->bias_rate * r->c) - soft->impulse_scale * old;
-        else now = old - r->mass * jv;
-        now = tp_maxf(now, 0.0f);
+        /* apart and not bouncing: as a contact, the unbiased sweeps leave it until a biased one pushed */
+        if (r->bounce <= 0.0f && r->c > 0.0f && !tp_row_active(1, use_bias, old)) return;
+        if (r->bounce > 0.0f || r->c > 0.0f || !use_bias) /* a bounce, speculative, or rigid */
+            now = tp_row_impulse(old, r->mass, jv, tp_row_target(r->c, inv_h, r->bounce));
+        else now = tp_maxf(tp_row_soft_impulse(old, r->mass, jv, r->c, soft), 0.0f); /* violated: soft push-out */
         break;
     case TP_ROW_MOTOR:
-        now = tp_clampf(old - r->mass * (jv - r->c), -r->max_impulse, r->max_impulse);
+        now = tp_row_clamped(old, r->mass, jv, -r->c, -r->max_impulse, r->max_impulse);
         break;
     case TP_ROW_WINCH:
-        now = tp_clampf(old - r->mass * (jv - r->c), 0.0f, r->max_impulse);
+        now = tp_row_clamped(old, r->mass, jv, -r->c, 0.0f, r->max_impulse);
         break;
     case TP_ROW_SPRING:
         if (!use_bias) return;
@@ -454,7 +444,7 @@ TP_HD void tp_cons_project(tp_world *wd, const tp_solver_body *sb, float h)
 
 /* One Gauss-Seidel pass over the rows of constraint k (an active one: the
  * colors hold only those, kernels/constraint_colors.h). */
-TP_HD void tp_cons_solve(tp_world *wd, const tp_solver_body *sb, int k, float inv_h, const tp_cons_soft *soft,
+TP_HD void tp_cons_solve(tp_world *wd, const tp_solver_body *sb, int k, float inv_h, const tp_row_soft *soft,
                          int use_bias)
 {
     const tp_cons_model *m = &wd->cons[k];

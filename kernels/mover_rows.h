@@ -283,7 +283,7 @@ TP_HD void tp_mover_solve_motors(tp_world *wd, const tp_solver_body *sb, int b0,
 
 /* One pass over the rows of mover k (one with rows: the colors hold only
  * those, kernels/constraint_colors.h). */
-TP_HD void tp_mover_solve(tp_world *wd, const tp_solver_body *sb, int k, float inv_h, const tp_cons_soft *soft,
+TP_HD void tp_mover_solve(tp_world *wd, const tp_solver_body *sb, int k, float inv_h, const tp_row_soft *soft,
                           int use_bias)
 {
     tp_mover_state *st = &wd->mover_state[k];

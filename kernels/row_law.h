@@ -47,6 +47,39 @@ TP_HD float tp_row_push_target(float s, float inv_h)
     return tp_maxf(TP_BAUMGARTE * inv_h * (s + TP_LINEAR_SLOP), -TP_MAX_PUSH_SPEED);
 }
 
+/* A soft row's coefficients for substep h: Box2D v3's soft step (Catto,
+ * "Solver2D", 2024; b2MakeSoft), a damped spring of hz (Hz) and damping ratio
+ * zeta pulling a position error out. */
+typedef struct tp_row_soft {
+    float bias_rate, mass_scale, impulse_scale;
+} tp_row_soft;
+
+TP_HD tp_row_soft tp_row_make_soft(float hz, float zeta, float h)
+{
+    float omega = 2.0f * 3.14159265358979f * hz;
+    float a1 = 2.0f * zeta + h * omega, a2 = h * omega * a1, a3 = 1.0f / (1.0f + a2);
+    tp_row_soft s;
+    s.bias_rate = omega / a1;
+    s.mass_scale = a2 * a3;
+    s.impulse_scale = a3;
+    return s;
+}
+
+/* A soft row's accumulated impulse after one visit: toward speed -bias_rate
+ * c at position error c, softened (mass_scale) and relaxed toward zero
+ * (impulse_scale), unclamped. */
+TP_HD float tp_row_soft_impulse(float acc, float mass, float speed, float c, const tp_row_soft *s)
+{
+    return acc - mass * s->mass_scale * (speed + s->bias_rate * c) - s->impulse_scale * acc;
+}
+
+/* A row's accumulated impulse after one visit toward target (negated, as
+ * tp_row_impulse's), clamped to [lo, hi]: motors and winches. */
+TP_HD float tp_row_clamped(float acc, float mass, float speed, float target, float lo, float hi)
+{
+    return tp_clampf(acc - mass * (speed + target), lo, hi);
+}
+
 /* The lane law on float. */
 #define TP_LANE_FN(name) tp_row_##name
 #define TP_LANE_QUAL TP_HD
