@@ -278,6 +278,8 @@ int tp_builder_find_constraint(const tp_builder *b, const char *name)
     return tp_cons_builder_find(&b->cons, name);
 }
 
+int tp_builder_find_mover(const tp_builder *b, const char *name) { return tp_mover_builder_find(&b->movers, name); }
+
 int tp_builder_link_joint(const tp_builder *b, int body, const char **name)
 {
     int joint = tp_joint_of_child(b->joints.defs, b->joints.count, body);

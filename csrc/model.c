@@ -229,6 +229,7 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
     if (st == TP_OK) st = tp_cons_compile(&b->cons, m);
     if (st == TP_OK) st = tp_mover_compile(&b->movers, m);
     if (st == TP_OK) st = tp_cons_events_check(b->events, b->event_count, m);
+    if (st == TP_OK) st = tp_mover_events_check(b->events, b->event_count, m);
     if (st == TP_OK) st = tp_site_list_copy(&b->sites, &m->sites);
     if (st == TP_OK) st = model_keyframes(b, m);
     if (st != TP_OK) {

@@ -73,6 +73,7 @@ float tp_compound_bound_radius(const tp_body_def *def);
 int tp_builder_link_joint(const tp_builder *b, int body, const char **name);
 /* Index of the builder's constraint called `name` so far, or -1 (scene events name them). */
 int tp_builder_find_constraint(const tp_builder *b, const char *name);
+int tp_builder_find_mover(const tp_builder *b, const char *name);
 /* Index (as added) of the builder's joint called `name`, or -1. */
 int tp_builder_find_joint(const tp_builder *b, const char *name);
 /* The joints added to a builder so far, as added. */

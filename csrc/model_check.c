@@ -280,7 +280,7 @@ int tp_body_def_check(const tp_body_def *def, char *field, size_t field_len, cha
 /* Actions that act on one body need `body`; the others must not name one. */
 static int action_needs_body(tp_event_action a)
 {
-    return a != TP_EVENT_GRAVITY && a != TP_EVENT_RESET && a != TP_EVENT_CONSTRAINT;
+    return a != TP_EVENT_GRAVITY && a != TP_EVENT_RESET && a != TP_EVENT_CONSTRAINT && a != TP_EVENT_MOVER;
 }
 
 int tp_event_def_check(const tp_event_def *def, int body_count, const tp_body_def *bodies, char *field,

@@ -82,5 +82,7 @@ tp_event_def tp_default_event_def(void)
     def.action = TP_EVENT_WAKE;
     def.body = -1;
     def.quat[3] = 1.0f;
+    def.mover = -1;
+    def.enabled = -1;
     return def;
 }

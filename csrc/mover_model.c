@@ -239,3 +239,10 @@ int tp_model_find_mover(const tp_model *m, const char *name)
         if (strcmp(m->movers->defs[k].name, name) == 0) return k;
     return -1;
 }
+
+int tp_mover_builder_find(const tp_mover_builder *mb, const char *name)
+{
+    for (int k = 0; k < mb->count; ++k)
+        if (mb->defs[k].name && strcmp(mb->defs[k].name, name) == 0) return k;
+    return -1;
+}

@@ -5,6 +5,7 @@
 #include "batch.h"
 #include "batch_wake.h"
 #include "error.h"
+#include "names.h"
 
 #include <math.h>
 #include <string.h>
@@ -29,18 +30,54 @@ static void wake_mover(tp_batch *b, int w, int k)
         if (ends[e] >= 0 && b->model->bodies[ends[e]].type == TP_BODY_DYNAMIC) tp_wake_body(b, w, ends[e]);
 }
 
-static tp_status check_target(const tp_batch *b, const char *call, int r, int k, const float *t)
+/* What is wrong with target t of mover m (NULL: nothing); *c: a non-finite component. */
+static const char *target_fault(const tp_mover_model *m, const float *t, int *c)
 {
-    for (int c = 0; c < 4; ++c)
-        if (!isfinite(t[c]))
-            return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: targets row %d, mover %d (%s) [%d] must be finite, got %g; "
-                           "nothing was changed", call, r, k, mover_name(b, k), c, (double)t[c]);
-    const tp_mover_model *m = &b->model->movers->table[k];
+    for (*c = 0; *c < 4; ++*c)
+        if (!isfinite(t[*c])) return "must be finite";
     if (m->type == TP_MOVER_ALIGN_ORIENTATION && !(m->flags & TP_MOVER_TWO_ATTACHMENT) && t[0] == 0.0f &&
         t[1] == 0.0f && t[2] == 0.0f && t[3] == 0.0f)
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: targets row %d, mover %d (%s): an align_orientation's goal must "
-                       "be a non-zero quaternion; nothing was changed", call, r, k, mover_name(b, k));
-    return TP_OK;
+        return "an align_orientation's goal must be a non-zero quaternion";
+    return NULL;
+}
+
+static tp_status check_target(const tp_batch *b, const char *call, int r, int k, const float *t)
+{
+    int c;
+    const char *why = target_fault(&b->model->movers->table[k], t, &c);
+    if (!why) return TP_OK;
+    if (c < 4)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: targets row %d, mover %d (%s) [%d] %s, got %g; nothing was "
+                       "changed", call, r, k, mover_name(b, k), c, why, (double)t[c]);
+    return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: targets row %d, mover %d (%s): %s; nothing was changed", call, r, k,
+                   mover_name(b, k), why);
+}
+
+/* World w's mover k gets target t (checked); a change wakes what it moves. */
+static void write_target(tp_batch *b, int w, int k, const float *target)
+{
+    tp_mover_state *ms = &b->mover_state[(size_t)w * (size_t)tp_model_mover_count(b->model) + (size_t)k];
+    float t[4];
+    memcpy(t, target, sizeof t);
+    const tp_mover_model *m = &b->model->movers->table[k];
+    if (m->type == TP_MOVER_ALIGN_ORIENTATION && !(m->flags & TP_MOVER_TWO_ATTACHMENT))
+        tp_q_store(t, tp_q_normalize_any(tp_q_load(t)));
+    if (memcmp(ms->target, t, sizeof t) == 0) return; /* unchanged: wakes nothing */
+    memcpy(ms->target, t, sizeof t);
+    if (ms->enabled) wake_mover(b, w, k); /* a disabled mover moves nothing */
+}
+
+/* World w's mover k enabled (e: 0 or 1); a change wakes what it moves. */
+static void write_enabled(tp_batch *b, int w, int k, uint8_t e)
+{
+    tp_mover_state *ms = &b->mover_state[(size_t)w * (size_t)tp_model_mover_count(b->model) + (size_t)k];
+    if (ms->enabled == e) return;
+    ms->enabled = e;
+    if (!e) { /* nothing to warm start when it comes back */
+        ms->pushing = 0;
+        memset(ms->impulse, 0, sizeof ms->impulse);
+    }
+    wake_mover(b, w, k);
 }
 
 tp_status tp_batch_set_mover_targets(tp_batch *b, const tp_world_select *s, const float *targets,
@@ -64,16 +101,7 @@ tp_status tp_batch_set_mover_targets(tp_batch *b, const tp_world_select *s, cons
         int w = tp_select_world(s, r);
         if (w < 0) continue;
         for (int k = 0; k < n; ++k) {
-            if (mover_mask && !mover_mask[k]) continue;
-            tp_mover_state *ms = &b->mover_state[(size_t)w * (size_t)n + (size_t)k];
-            float t[4];
-            memcpy(t, targets + 4 * ((size_t)r * (size_t)n + (size_t)k), sizeof t);
-            const tp_mover_model *m = &b->model->movers->table[k];
-            if (m->type == TP_MOVER_ALIGN_ORIENTATION && !(m->flags & TP_MOVER_TWO_ATTACHMENT))
-                tp_q_store(t, tp_q_normalize_any(tp_q_load(t)));
-            if (memcmp(ms->target, t, sizeof t) == 0) continue; /* unchanged: wakes nothing */
-            memcpy(ms->target, t, sizeof t);
-            if (ms->enabled) wake_mover(b, w, k); /* a disabled mover moves nothing */
+            if (!mover_mask || mover_mask[k]) write_target(b, w, k, targets + 4 * ((size_t)r * (size_t)n + (size_t)k));
         }
     }
     return TP_OK;
@@ -102,19 +130,49 @@ tp_status tp_batch_set_mover_enabled(tp_batch *b, const tp_world_select *s, cons
         int w = tp_select_world(s, r);
         if (w < 0) continue;
         for (int k = 0; k < n; ++k) {
-            if (mover_mask && !mover_mask[k]) continue;
-            tp_mover_state *ms = &b->mover_state[(size_t)w * (size_t)n + (size_t)k];
-            uint8_t e = enabled[(size_t)r * (size_t)n + (size_t)k];
-            if (ms->enabled == e) continue;
-            ms->enabled = e;
-            if (!e) { /* nothing to warm start when it comes back */
-                ms->pushing = 0;
-                memset(ms->impulse, 0, sizeof ms->impulse);
-            }
-            wake_mover(b, w, k);
+            if (!mover_mask || mover_mask[k]) write_enabled(b, w, k, enabled[(size_t)r * (size_t)n + (size_t)k]);
         }
     }
     return TP_OK;
+}
+
+/* Mover event i (the builder's order, as written). */
+static tp_status event_check(const tp_event_def *e, int i, const tp_model *m)
+{
+    if (e->action != TP_EVENT_MOVER) return TP_OK;
+    int n = tp_model_mover_count(m), c;
+    if (e->mover < 0 || e->mover >= n)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (mover at t = %g s): mover: no mover %d (the model has %d)",
+                       i, e->time, e->mover, n);
+    const char *name = m->movers->defs[e->mover].name, *why = NULL;
+    if (e->enabled < -1 || e->enabled > 1)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (mover at t = %g s): enabled: must be 0 or 1, got %d", i,
+                       e->time, e->enabled);
+    if (!e->has_target && e->enabled < 0)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (mover at t = %g s): \"%s\": writes neither a target nor "
+                       "enabled", i, e->time, name);
+    if (e->has_target && (why = target_fault(&m->movers->table[e->mover], e->target, &c)))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (mover at t = %g s): target of \"%s\" (a %s): %s", i,
+                       e->time, name, tp_mover_type_names[m->movers->table[e->mover].type], why);
+    return TP_OK;
+}
+
+tp_status tp_mover_events_check(const tp_event_def *events, int count, const tp_model *m)
+{
+    for (int i = 0; i < count; ++i) {
+        tp_status st = event_check(&events[i], i, m);
+        if (st != TP_OK) {
+            tp_fail_item("events", i); /* the scene's events[i] (tp_builder_finish's caller places it) */
+            return st;
+        }
+    }
+    return TP_OK;
+}
+
+void tp_mover_event_write(tp_batch *b, int w, const tp_event_def *e)
+{
+    if (e->has_target) write_target(b, w, e->mover, e->target);
+    if (e->enabled >= 0) write_enabled(b, w, e->mover, (uint8_t)e->enabled);
 }
 
 tp_status tp_batch_movers(tp_batch *b, float *targets, uint8_t *active, float *force)

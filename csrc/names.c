@@ -17,7 +17,7 @@ const char *const tp_mover_frame_names[TP_MOVER_FRAME_COUNT] = {"world", "attach
 const char *const tp_velocity_mode_names[TP_VELOCITY_MODE_COUNT] = {"line", "plane", "vector"};
 const char *const tp_event_action_names[TP_EVENT_ACTION_COUNT] = {
     "impulse", "angular_impulse", "force", "set_velocity", "set_angular_velocity", "teleport",
-    "gravity", "remove", "wake", "sleep", "reset", "constraint"};
+    "gravity", "remove", "wake", "sleep", "reset", "constraint", "mover"};
 const char *const tp_backend_names[TP_BACKEND_COUNT] = {"cpu", "cuda", "auto"};
 const char *const tp_sleep_state_names[TP_SLEEP_STATE_COUNT] = {"awake", "sleeping", "checking"};
 const char *const tp_constraint_type_names[TP_CONSTRAINT_TYPE_COUNT] = {"weld", "hinge", "prismatic", "ball",

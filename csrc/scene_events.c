@@ -17,12 +17,14 @@ static const field event_fields[] = {
     FIELD("time", V_DOUBLE, tp_event_def, time), OTHER("action"), OTHER("body"),
     FIELD("value", V_VEC3, tp_event_def, value), FIELD("pos", V_VEC3, tp_event_def, pos),
     FIELD("quat", V_VEC4, tp_event_def, quat), FIELD("duration", V_DOUBLE, tp_event_def, duration),
-    OTHER("worlds"), OTHER("constraint"), OTHER("param"), FIELD("to", V_FLOAT, tp_event_def, value)};
+    OTHER("worlds"), OTHER("constraint"), OTHER("param"), FIELD("to", V_FLOAT, tp_event_def, value),
+    OTHER("mover"), OTHER("target"), OTHER("enabled")};
 
 /* ---------------------------------------------------------------- events */
 
 /* Which keys an action needs or takes besides time, action and worlds. */
-enum { NEEDS_BODY = 1, NEEDS_VALUE = 2, NEEDS_POS = 4, TAKES_QUAT = 8, TAKES_DURATION = 16, NEEDS_CONSTRAINT = 32 };
+enum { NEEDS_BODY = 1, NEEDS_VALUE = 2, NEEDS_POS = 4, TAKES_QUAT = 8, TAKES_DURATION = 16, NEEDS_CONSTRAINT = 32,
+       NEEDS_MOVER = 64 };
 
 static unsigned action_keys(tp_event_action action)
 {
@@ -38,6 +40,7 @@ static unsigned action_keys(tp_event_action action)
     case TP_EVENT_WAKE:
     case TP_EVENT_SLEEP: return NEEDS_BODY;
     case TP_EVENT_CONSTRAINT: return NEEDS_CONSTRAINT; /* constraint, param, to */
+    case TP_EVENT_MOVER: return NEEDS_MOVER;           /* mover, and target or enabled */
     default: return 0; /* reset */
     }
 }
@@ -47,7 +50,8 @@ static int check_action_keys(scene *sc, const json_t *obj, tp_event_action actio
     static const struct { const char *key; unsigned needs, takes; } rules[] = {
         {"body", NEEDS_BODY, NEEDS_BODY}, {"value", NEEDS_VALUE, NEEDS_VALUE}, {"pos", NEEDS_POS, NEEDS_POS},
         {"quat", 0, TAKES_QUAT}, {"duration", 0, TAKES_DURATION}, {"constraint", NEEDS_CONSTRAINT, NEEDS_CONSTRAINT},
-        {"param", NEEDS_CONSTRAINT, NEEDS_CONSTRAINT}, {"to", NEEDS_CONSTRAINT, NEEDS_CONSTRAINT}};
+        {"param", NEEDS_CONSTRAINT, NEEDS_CONSTRAINT}, {"to", NEEDS_CONSTRAINT, NEEDS_CONSTRAINT},
+        {"mover", NEEDS_MOVER, NEEDS_MOVER}, {"target", 0, NEEDS_MOVER}, {"enabled", 0, NEEDS_MOVER}};
     unsigned keys = action_keys(action);
     const char *name = action_names[action];
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; ++i) {
@@ -62,6 +66,8 @@ static int check_action_keys(scene *sc, const json_t *obj, tp_event_action actio
             return scene_pop(sc, scene_fail(sc, 0, "required by action \"%s\"", name));
         }
     }
+    if ((keys & NEEDS_MOVER) && !json_object_get(obj, "target") && !json_object_get(obj, "enabled"))
+        return scene_fail(sc, 0, "action \"%s\" needs \"target\" or \"enabled\" (or both)", name);
     return 1;
 }
 
@@ -71,6 +77,30 @@ static int as_constraint(scene *sc, const json_t *v, int *out)
     if (!json_is_string(v)) return scene_fail(sc, 0, "must be the name of a constraint, got %s", scene_json_kind(v));
     *out = tp_builder_find_constraint(sc->builder, json_string_value(v));
     if (*out < 0) return scene_fail(sc, 0, "unknown constraint \"%s\"", json_string_value(v));
+    return 1;
+}
+
+/* The name of a mover read so far (the movers come before the events). */
+static int as_mover(scene *sc, const json_t *v, int *out)
+{
+    if (!json_is_string(v)) return scene_fail(sc, 0, "must be the name of a mover, got %s", scene_json_kind(v));
+    *out = tp_builder_find_mover(sc->builder, json_string_value(v));
+    if (*out < 0) return scene_fail(sc, 0, "unknown mover \"%s\"", json_string_value(v));
+    return 1;
+}
+
+/* A mover's new target: as the movers' "target" key (scene_movers.c). */
+static int as_target(scene *sc, const json_t *v, tp_event_def *ev)
+{
+    ev->has_target = 1;
+    memset(ev->target, 0, sizeof ev->target);
+    return scene_as_mover_target(sc, v, ev->target);
+}
+
+static int as_enabled(scene *sc, const json_t *v, int *out)
+{
+    if (!json_is_boolean(v)) return scene_fail(sc, 0, "must be true or false, got %s", scene_json_kind(v));
+    *out = json_is_true(v);
     return 1;
 }
 
@@ -126,6 +156,9 @@ static int read_event(scene *sc, const json_t *obj)
     READ_KEY(sc, obj, "worlds", as_worlds, &ev);
     READ_KEY(sc, obj, "constraint", as_constraint, &ev.constraint);
     READ_KEY(sc, obj, "param", as_param, &ev.param);
+    READ_KEY(sc, obj, "mover", as_mover, &ev.mover);
+    READ_KEY(sc, obj, "target", as_target, &ev);
+    READ_KEY(sc, obj, "enabled", as_enabled, &ev.enabled);
     char field[64], reason[256];
     if (!tp_event_def_check(&ev, sc->body_count, sc->bodies, field, sizeof field, reason, sizeof reason))
         return scene_fail_check(sc, field, reason, NULL, NULL);

@@ -28,7 +28,7 @@ static const field mover_fields[] = {
     FIELD("primary_axis_only", V_BOOL, tp_mover_def, primary_axis_only)};
 
 /* `target`: a number or 1 to 4 numbers (the rest 0). */
-static int as_target(scene *sc, const json_t *v, float *out)
+int scene_as_mover_target(scene *sc, const json_t *v, float *out)
 {
     if (json_is_number(v)) return scene_as_float(sc, v, &out[0]);
     size_t n = json_is_array(v) ? json_array_size(v) : 0;
@@ -68,7 +68,7 @@ static int read_mover(scene *sc, const json_t *obj, tp_mover_def *def)
     READ_KEY(sc, obj, "name", scene_as_name, &def->name);
     READ_KEY(sc, obj, "body0", scene_as_body, &def->body0);
     READ_KEY(sc, obj, "body1", scene_as_body, &def->body1);
-    READ_KEY(sc, obj, "target", as_target, def->target);
+    READ_KEY(sc, obj, "target", scene_as_mover_target, def->target);
     tp_status status = tp_builder_add_mover(sc->builder, def, NULL);
     if (status == TP_ERR_OUT_OF_MEMORY) return scene_fail_builder(sc, status);
     if (status != TP_OK) return fail_at_field(sc, obj, status);

@@ -113,6 +113,8 @@ int scene_read_actuators(scene *sc, const json_t *root);
 int scene_read_constraints(scene *sc, const json_t *root);
 /* The optional "movers" array of a version 2 scene (scene_movers.c), after the constraints. */
 int scene_read_movers(scene *sc, const json_t *root);
+/* A mover's `target`: a number or 1 to 4 numbers (the rest 0) into out[4]. */
+int scene_as_mover_target(scene *sc, const json_t *v, float *out);
 /* The optional "sites" array of a version 2 scene (scene_sites.c), after the bodies. */
 int scene_read_sites(scene *sc, const json_t *root);
 /* The optional "keyframes" array of a version 2 scene (scene_keyframes.c),

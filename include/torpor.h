@@ -260,6 +260,7 @@ typedef enum tp_event_action {
     TP_EVENT_SET_ANGULAR_VELOCITY, TP_EVENT_TELEPORT, TP_EVENT_GRAVITY, TP_EVENT_REMOVE,
     TP_EVENT_WAKE, TP_EVENT_SLEEP, TP_EVENT_RESET,
     TP_EVENT_CONSTRAINT, /* writes one parameter of one constraint (tp_constraint_param): value[0] */
+    TP_EVENT_MOVER,      /* writes one mover's target and/or enabled flag (include/torpor_movers.h) */
     TP_EVENT_ACTION_COUNT
 } tp_event_action;
 
@@ -278,6 +279,10 @@ typedef struct tp_event_def {
     int constraint;         /* constraint: its index (include/torpor_constraints.h) */
     int param;              /* constraint: a tp_constraint_param; the value is value[0] (checked as
                                tp_batch_set_constraint_params checks it) */
+    int mover;              /* mover: its index (include/torpor_movers.h) */
+    int has_target;         /* mover: 1: write target (a row of tp_batch_set_mover_targets, checked as it checks) */
+    float target[4];
+    int enabled;            /* mover: 0 or 1 written, -1 (default): unchanged; with has_target, at least one */
 } tp_event_def;
 
 const char *tp_event_action_name(tp_event_action action);

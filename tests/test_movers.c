@@ -846,6 +846,61 @@ Test(movers, scene_loads_and_matches_the_api)
     tp_model_destroy(m);
 }
 
+/* Mover events (docs/scene-format.md, "Events"): a drone in zero gravity on an
+ * AlignPosition of responsiveness 200 ("gets there in one physics step") at
+ * dt = 1/60 s. The event at t = 1 s moves its goal to (2, -1, 3): one step
+ * later the drone is there. The event at t = 2 s disables the mover and moves
+ * its goal on: a disabled mover moves nothing, so the drone stays. In world 1
+ * only, the event at 2.5 s enables it again: it goes to (5, 5, 5). */
+Test(movers, scene_events_write_targets_and_enabled)
+{
+    const char *json =
+        "{\"version\": 2, \"gravity\": [0, 0, 0], \"dt\": 0.016666667, \"substeps\": 4,\n"
+        " \"bodies\": [{\"name\": \"drone\", \"size\": [1, 1, 0.4]}],\n"
+        " \"movers\": [{\"name\": \"goal\", \"type\": \"align_position\", \"body0\": \"drone\", \"responsiveness\": 200,\n"
+        "   \"apply_at_com\": true}],\n"
+        " \"events\": [{\"time\": 1, \"action\": \"mover\", \"mover\": \"goal\", \"target\": [2, -1, 3]},\n"
+        "  {\"time\": 2, \"action\": \"mover\", \"mover\": \"goal\", \"target\": [5, 5, 5], \"enabled\": false},\n"
+        "  {\"time\": 2.5, \"action\": \"mover\", \"mover\": \"goal\", \"enabled\": true, \"worlds\": [1]}]}\n";
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(json, "t.json", &m), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_model_event_count(m), 3);
+    tp_event_def e;
+    cr_assert_eq(tp_model_event(m, 1, &e), TP_OK);
+    cr_assert(e.action == TP_EVENT_MOVER && e.mover == 0 && e.has_target && e.enabled == 0 && e.target[2] == 5.0f);
+    tp_batch *b = make_batch(m, 2, 1);
+    batch_steps(b, 61); /* the event fires before step 60; after it the drone is at its goal */
+    for (int w = 0; w < 2; ++w) {
+        const float *p = body_pos(b, w, 0);
+        cr_assert(fabs(p[0] - 2.0) < 1e-4 && fabs(p[1] + 1.0) < 1e-4 && fabs(p[2] - 3.0) < 1e-4, "world %d at (%g, %g, %g)",
+                  w, p[0], p[1], p[2]);
+    }
+    batch_steps(b, 59 + 30); /* to 2.5 s: disabled, the new goal unheeded */
+    float t[2][1][4];
+    uint8_t active[2];
+    cr_assert_eq(tp_batch_movers(b, &t[0][0][0], active, NULL), TP_OK);
+    cr_assert(t[0][0][0] == 5.0f && active[0] == 0 && active[1] == 0, "target %g, active %d %d", t[0][0][0], active[0],
+              active[1]);
+    cr_assert(fabs(body_pos(b, 0, 0)[0] - 2.0) < 1e-3, "the disabled mover moved the drone to x = %g", body_pos(b, 0, 0)[0]);
+    batch_steps(b, 2);
+    cr_assert(fabs(body_pos(b, 0, 0)[0] - 2.0) < 1e-3, "world 0 moved to x = %g", body_pos(b, 0, 0)[0]);
+    cr_assert(fabs(body_pos(b, 1, 0)[0] - 5.0) < 1e-4 && fabs(body_pos(b, 1, 0)[2] - 5.0) < 1e-4,
+              "world 1, enabled again, at x = %g", body_pos(b, 1, 0)[0]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+    expect_scene_error(SCENE_HEAD "\"movers\": [{\"name\": \"goal\", \"type\": \"align_position\", \"body0\": \"drone\"}],\n"
+                       "\"events\": [{\"time\": 1, \"action\": \"mover\", \"mover\": \"gaol\", \"target\": 1}]}",
+                       "t.json:3:52: events[0].mover", "unknown mover \"gaol\"");
+    expect_scene_error(SCENE_HEAD "\"movers\": [{\"name\": \"goal\", \"type\": \"align_position\", \"body0\": \"drone\"}],\n"
+                       "\"events\": [{\"time\": 1, \"action\": \"mover\", \"mover\": \"goal\"}]}",
+                       "events[0]", "needs \"target\" or \"enabled\"");
+    expect_scene_error(SCENE_HEAD "\"movers\": [{\"name\": \"turn\", \"type\": \"align_orientation\", \"body0\": \"drone\"}],\n"
+                       "\"events\": [{\"time\": 1, \"action\": \"mover\", \"mover\": \"turn\", \"target\": [0, 0, 0, 0]}]}",
+                       "t.json:3:12: events[0]", "non-zero quaternion");
+    expect_scene_error(SCENE_HEAD "\"events\": [{\"time\": 1, \"action\": \"wake\", \"body\": \"drone\", \"enabled\": true}]}",
+                       "events[0].enabled", "takes no \"enabled\"");
+}
+
 /* ---------------------------------------------------------------- determinism */
 
 /* A drone following a goal off its centre (it swings), a cart pushed along
