@@ -8,14 +8,17 @@
 #include "backend.h"
 
 #include "articulation_host.h"
+#include "constraint_host.h"
 #include "cuda_api.h"
 #include "error.h"
 #include "model.h"
+#include "mover_host.h"
 
 #include <stdlib.h>
 
 _Static_assert(TP_CUDA_GROUP_BODIES == TP_MIRROR_BODIES && TP_CUDA_GROUP_COUNTS == TP_MIRROR_COUNTS &&
-                   TP_CUDA_GROUP_CONTACTS == TP_MIRROR_CONTACTS && TP_CUDA_GROUP_SENSORS == TP_MIRROR_SENSORS,
+                   TP_CUDA_GROUP_CONTACTS == TP_MIRROR_CONTACTS && TP_CUDA_GROUP_SENSORS == TP_MIRROR_SENSORS &&
+                   TP_CUDA_GROUP_CONSTRAINTS == TP_MIRROR_CONSTRAINTS,
                "kernels/cuda/cuda_api.h's groups are csrc/mirror.h's");
 
 typedef struct tp_cuda_host {
@@ -76,6 +79,8 @@ static tp_status cuda_create(tp_batch *b)
     s.randomize = tp_batch_randomize_params(b);
     s.device = b->device;
     s.artic_initial = b->model->artic ? tp_artic_batch_initial(b) : (tp_artic_initial){0};
+    s.cons_model = b->model->cons ? b->model->cons->table : NULL;
+    s.mover_initial = b->model->movers ? b->model->movers->initial : NULL;
     char err[512];
     tp_status st = tp_cuda_create(&s, &h->dev, err, sizeof err);
     if (st != TP_OK) return tp_fail(st, "%s", err);

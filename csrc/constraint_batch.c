@@ -4,17 +4,18 @@
 
 #include "batch.h"
 #include "error.h"
+#include "mirror.h" /* TP_MIRROR_CONSTRAINTS */
 
 #include <stdlib.h>
 #include <string.h>
+
+_Static_assert(sizeof(tp_cons_model) % 4 == 0 && sizeof(tp_cons_state) % 4 == 0,
+               "tp_cons_world_reset copies them as 32-bit words");
 
 tp_status tp_cons_batch_create(tp_batch *b)
 {
     const tp_cons_host *h = b->model->cons;
     if (!h) return TP_OK;
-    if (b->backend == TP_BACKEND_CUDA)
-        return tp_fail(TP_ERR_BACKEND, "model \"%s\": %d constraints: constraints between bodies run on the cpu "
-                       "backend only so far (docs/constraints.md)", b->model->name, h->count);
     b->cons_state = calloc((size_t)b->worlds * (size_t)h->count, sizeof *b->cons_state);
     b->cons_table = calloc((size_t)b->worlds * (size_t)h->count, sizeof *b->cons_table);
     if (!b->cons_state || !b->cons_table)
@@ -39,19 +40,21 @@ size_t tp_cons_batch_bytes_per_world(const tp_batch *b)
     return b->model->cons ? (size_t)b->model->cons->count * (sizeof(tp_cons_state) + sizeof(tp_cons_model)) : 0;
 }
 
-/* No impulses to warm start, no read-outs yet; the model's parameters
- * (undoing the world's writes and its winches' moves). */
+/* The model's parameters, no impulses, no read-outs (kernels/constraint.h;
+ * the CUDA reset kernel runs the same function). */
 void tp_cons_batch_init_world(tp_batch *b, int w)
 {
     if (!b->cons_state) return;
-    size_t n = (size_t)b->model->cons->count;
-    memset(b->cons_state + (size_t)w * n, 0, n * sizeof *b->cons_state);
-    memcpy(b->cons_table + (size_t)w * n, b->model->cons->table, n * sizeof *b->cons_table);
+    int n = b->model->cons->count;
+    tp_cons_world_reset(b->cons_table + (size_t)w * (size_t)n, b->cons_state + (size_t)w * (size_t)n,
+                        b->model->cons->table, n, 0, 1);
 }
 
 tp_status tp_batch_constraints(tp_batch *b, float *value, float *force)
 {
     if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_constraints: batch is NULL");
+    tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_CONSTRAINTS); /* CUDA: the last step's */
+    if (st) return st;
     size_t n = (size_t)tp_model_constraint_count(b->model), total = n * (size_t)b->worlds;
     for (size_t i = 0; i < total; ++i) {
         if (value) value[i] = b->cons_state[i].value;

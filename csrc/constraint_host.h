@@ -39,8 +39,9 @@ int tp_cons_builder_find(const tp_cons_builder *cb, const char *name);
  * (csrc/constraint_params.c); a bad one is named with tp_fail_item. */
 tp_status tp_cons_events_check(const tp_event_def *events, int count, const struct tp_model *m);
 /* World w's parameter `which` of constraint k set to v (checked before),
- * waking its bodies if it changed: a constraint event. */
-void tp_cons_param_write(struct tp_batch *b, int w, int k, tp_constraint_param which, float v);
+ * waking its bodies if it changed: a constraint event. Fails only where the
+ * backend cannot make the world current on the host (CUDA). */
+tp_status tp_cons_param_write(struct tp_batch *b, int w, int k, tp_constraint_param which, float v);
 
 /* A batch's state arrays (into its layout) and each world's reset. */
 tp_status tp_cons_batch_create(struct tp_batch *b);

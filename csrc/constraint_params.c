@@ -6,6 +6,7 @@
 #include "batch_wake.h"
 #include "constraint_host.h"
 #include "error.h"
+#include "mirror.h" /* TP_MIRROR_CONSTRAINTS */
 #include "model.h"
 #include "names.h"
 
@@ -150,10 +151,13 @@ tp_status tp_cons_events_check(const tp_event_def *events, int count, const tp_m
     return TP_OK;
 }
 
-void tp_cons_param_write(tp_batch *b, int w, int k, tp_constraint_param which, float v)
+tp_status tp_cons_param_write(tp_batch *b, int w, int k, tp_constraint_param which, float v)
 {
+    tp_status st = tp_batch_begin_write(b, w, w); /* CUDA: the world's table current here, then sent */
+    if (st) return st;
     tp_cons_model *t = &b->cons_table[(size_t)w * (size_t)b->layout.cons_count + (size_t)k];
     if (set_value(t, which, v)) wake_ends(b, w, t);
+    return TP_OK;
 }
 
 tp_status tp_batch_set_constraint_params(tp_batch *b, tp_constraint_param which, const tp_world_select *s,
@@ -188,6 +192,7 @@ tp_status tp_batch_constraint_params(tp_batch *b, tp_constraint_param which, flo
     tp_status st = usable(b, which, call);
     if (st) return st;
     if (!out) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: out is NULL", call);
+    if ((st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_CONSTRAINTS))) return st; /* CUDA: winches moved them */
     size_t total = (size_t)b->worlds * (size_t)b->layout.cons_count;
     for (size_t i = 0; i < total; ++i) out[i] = get_value(&b->cons_table[i], which);
     return TP_OK;
@@ -196,6 +201,8 @@ tp_status tp_batch_constraint_params(tp_batch *b, tp_constraint_param which, flo
 tp_status tp_batch_constraint_impulses(tp_batch *b, float *impulse)
 {
     if (!b || !impulse) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_constraint_impulses: batch or impulse is NULL");
+    tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_CONSTRAINTS); /* CUDA: the last step's */
+    if (st) return st;
     size_t total = (size_t)b->worlds * (size_t)b->layout.cons_count;
     for (size_t i = 0; i < total; ++i) memcpy(impulse + 3 * i, b->cons_state[i].fsum, 3 * sizeof(float));
     return TP_OK;

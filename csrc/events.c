@@ -97,9 +97,8 @@ static tp_status apply_to_world(tp_batch *b, const tp_event_def *e, int w)
     case TP_EVENT_WAKE: return tp_op_wake(b, w, e->body);
     case TP_EVENT_SLEEP: return tp_op_sleep(b, w, e->body);
     case TP_EVENT_RESET: return tp_op_reset_worlds(b, &w, 1); /* (apply_event resets all of an event's at once) */
-    case TP_EVENT_CONSTRAINT: tp_cons_param_write(b, w, e->constraint, (tp_constraint_param)e->param, e->value[0]);
-        return TP_OK;
-    case TP_EVENT_MOVER: tp_mover_event_write(b, w, e); return TP_OK;
+    case TP_EVENT_CONSTRAINT: return tp_cons_param_write(b, w, e->constraint, (tp_constraint_param)e->param, e->value[0]);
+    case TP_EVENT_MOVER: return tp_mover_event_write(b, w, e);
     case TP_EVENT_ACTION_COUNT: break;
     }
     return tp_fail(TP_ERR_INVALID_ARGUMENT, "event: unknown action %d", (int)e->action);

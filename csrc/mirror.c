@@ -34,7 +34,7 @@ void tp_mirror_free(tp_mirror *m)
 static int one_group(int group)
 {
     return group == TP_MIRROR_BODIES || group == TP_MIRROR_COUNTS || group == TP_MIRROR_CONTACTS ||
-           group == TP_MIRROR_SENSORS;
+           group == TP_MIRROR_SENSORS || group == TP_MIRROR_CONSTRAINTS;
 }
 
 tp_status tp_mirror_add(tp_mirror *m, void *host, void *device, size_t world_bytes, int group)
@@ -135,6 +135,7 @@ static size_t group_world_bytes(const tp_mirror *m, int group)
 static tp_status copy_group(tp_mirror *m, int first, int last, int group, int to_device, int *copied)
 {
     size_t wb = group_world_bytes(m, group);
+    if (wb == 0) return TP_OK; /* no array in the group (a model without constraints): nothing to copy or wait for */
     int bridge = wb ? (int)(m->bridge_bytes / wb) : 0;
     for (int w = first; w <= last;) {
         if (!needs_copy(m, w, group, to_device)) {
@@ -191,7 +192,7 @@ tp_status tp_mirror_pull(tp_mirror *m, int first, int last, int groups)
 
 tp_status tp_mirror_begin_write(tp_mirror *m, int first, int last)
 {
-    tp_status st = tp_mirror_pull(m, first, last, TP_MIRROR_STATE);
+    tp_status st = tp_mirror_pull(m, first, last, TP_MIRROR_WRITTEN);
     if (st != TP_OK) return st;
     for (int w = first; w <= last; ++w) m->dirty[w] = 1;
     m->any_dirty = 1;
@@ -202,7 +203,7 @@ tp_status tp_mirror_push(tp_mirror *m)
 {
     if (!m->any_dirty) return TP_OK;
     int copied = 0;
-    tp_status st = copy_groups(m, 0, m->worlds - 1, TP_MIRROR_STATE, 1, &copied);
+    tp_status st = copy_groups(m, 0, m->worlds - 1, TP_MIRROR_WRITTEN, 1, &copied);
     if (st == TP_OK && copied) st = m->wait(m->ctx);
     if (st != TP_OK) return st; /* the worlds stay dirty: a later push sends them again */
     memset(m->dirty, 0, (size_t)m->worlds);

@@ -23,8 +23,11 @@
  * counts alone are what tp_batch_counts reads each step), TP_MIRROR_CONTACTS
  * (the contact buffers, read by tp_batch_contacts only) or TP_MIRROR_SENSORS
  * (the sensor arrays, read by tp_batch_imu and tp_batch_contact_sensors; added
- * when a sensor is turned on); the host never writes the last two. A write
- * pulls and a push sends the state groups only.
+ * when a sensor is turned on); the host never writes those two. A model with
+ * constraints or movers adds TP_MIRROR_CONSTRAINTS (each world's constraint
+ * table and state, the mover state: read by their read-outs, written by their
+ * per-world writes and events). A write pulls and a push sends the groups the
+ * host writes (TP_MIRROR_WRITTEN: the state groups and the constraints').
  *
  * A group may also have a span (tp_mirror_set_span): one region, the same
  * on both sides, that holds all of its arrays for all worlds at the same
@@ -50,9 +53,11 @@ enum {
     TP_MIRROR_COUNTS = 2,   /* what a sleep measurement reads each step: counts, body_awake, faults, overflow */
     TP_MIRROR_CONTACTS = 4, /* the contact buffers; never written by the host */
     TP_MIRROR_SENSORS = 8,  /* the sensor arrays (kernels/sensors.h); never written by the host */
-    TP_MIRROR_STATE = TP_MIRROR_BODIES | TP_MIRROR_COUNTS, /* what tp_batch_state, hashes and writes use */
+    TP_MIRROR_CONSTRAINTS = 16, /* constraint tables and state, mover state (kernels/constraint.h, mover.h) */
+    TP_MIRROR_STATE = TP_MIRROR_BODIES | TP_MIRROR_COUNTS, /* what tp_batch_state and hashes use */
+    TP_MIRROR_WRITTEN = TP_MIRROR_STATE | TP_MIRROR_CONSTRAINTS, /* what a write pulls and a push sends */
     TP_MIRROR_DEVICE_ONLY = TP_MIRROR_CONTACTS | TP_MIRROR_SENSORS, /* computed on the device alone */
-    TP_MIRROR_ALL = TP_MIRROR_STATE | TP_MIRROR_DEVICE_ONLY
+    TP_MIRROR_ALL = TP_MIRROR_WRITTEN | TP_MIRROR_DEVICE_ONLY
 };
 #define TP_MIRROR_MAX_ARRAYS 48
 /* Default largest gap (bytes of one group) a copy run bridges; about what one
@@ -67,7 +72,7 @@ typedef tp_status (*tp_mirror_wait_fn)(void *ctx);
 typedef struct tp_mirror_array {
     void *host, *device;
     size_t world_bytes;    /* bytes of one world */
-    int group;             /* one of TP_MIRROR_BODIES, _COUNTS, _CONTACTS, _SENSORS */
+    int group;             /* one of TP_MIRROR_BODIES, _COUNTS, _CONTACTS, _SENSORS, _CONSTRAINTS */
 } tp_mirror_array;
 
 /* One region holding all arrays of a group, for every world (see above). */
@@ -110,9 +115,10 @@ tp_status tp_mirror_set_span(tp_mirror *m, int group, void *host, void *device, 
 void tp_mirror_device_changed(tp_mirror *m, int first, int last);
 /* Make the host's copy of worlds [first, last] current for `groups`. */
 tp_status tp_mirror_pull(tp_mirror *m, int first, int last, int groups);
-/* Pull the state of worlds [first, last] and mark them to be pushed. */
+/* Pull what the host writes of worlds [first, last] (TP_MIRROR_WRITTEN) and
+ * mark them to be pushed. */
 tp_status tp_mirror_begin_write(tp_mirror *m, int first, int last);
-/* Send every dirty world's state to the device. */
+/* Send every dirty world's TP_MIRROR_WRITTEN groups to the device. */
 tp_status tp_mirror_push(tp_mirror *m);
 
 #endif

@@ -13,10 +13,13 @@ typedef struct tp_mover_builder {
     int count, capacity;
 } tp_mover_builder;
 
-/* The model's movers: definitions (names owned) and the kernels' table. */
+/* The model's movers: definitions (names owned), the kernels' table, and
+ * the state a world's reset gives each (its target and enabled flag, no
+ * impulses, no read-outs). */
 typedef struct tp_mover_host {
     tp_mover_def *defs;      /* [count] */
     tp_mover_model *table;   /* [count] */
+    tp_mover_state *initial; /* [count] */
     int count;
 } tp_mover_host;
 
@@ -37,7 +40,7 @@ int tp_mover_builder_find(const tp_mover_builder *mb, const char *name);
 tp_status tp_mover_events_check(const tp_event_def *events, int count, const struct tp_model *m);
 /* World w's mover of event e gets its target and/or enabled flag (checked
  * before), waking what it moves if they changed: a mover event. */
-void tp_mover_event_write(struct tp_batch *b, int w, const tp_event_def *e);
+tp_status tp_mover_event_write(struct tp_batch *b, int w, const tp_event_def *e);
 void tp_mover_host_free(tp_mover_host *h);
 
 /* A batch's state arrays (into its layout) and each world's reset. */

@@ -138,6 +138,7 @@ void tp_mover_host_free(tp_mover_host *h)
     if (!h) return;
     tp_named_list_free(h->defs, h->count, sizeof(tp_mover_def), offsetof(tp_mover_def, name));
     free(h->table);
+    free(h->initial);
     free(h);
 }
 
@@ -201,7 +202,8 @@ tp_status tp_mover_compile(const tp_mover_builder *mb, tp_model *m)
     m->movers = h;
     h->defs = calloc((size_t)mb->count, sizeof *h->defs);
     h->table = calloc((size_t)mb->count, sizeof *h->table);
-    if (!h->defs || !h->table) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_finish: out of memory for the movers");
+    h->initial = calloc((size_t)mb->count, sizeof *h->initial); /* padding zero too: copied as words */
+    if (!h->defs || !h->table || !h->initial) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_finish: out of memory for the movers");
     for (int k = 0; k < mb->count; ++k) {
         tp_mover_def d = mb->defs[k];
         d.name = tp_name_copy(mb->defs[k].name);
@@ -216,6 +218,9 @@ tp_status tp_mover_compile(const tp_mover_builder *mb, tp_model *m)
         unit3(d.tangent1);
         h->defs[k] = d;
         table_entry(&d, &m->def, &h->table[k]);
+        memcpy(h->initial[k].target, d.target, sizeof h->initial[k].target);
+        h->initial[k].enabled = (uint8_t)d.enabled;
+        h->initial[k].other = -1;
     }
     return TP_OK;
 }

@@ -5,6 +5,7 @@
 #include "batch.h"
 #include "batch_wake.h"
 #include "error.h"
+#include "mirror.h" /* TP_MIRROR_* */
 #include "names.h"
 
 #include <math.h>
@@ -169,15 +170,21 @@ tp_status tp_mover_events_check(const tp_event_def *events, int count, const tp_
     return TP_OK;
 }
 
-void tp_mover_event_write(tp_batch *b, int w, const tp_event_def *e)
+tp_status tp_mover_event_write(tp_batch *b, int w, const tp_event_def *e)
 {
+    tp_status st = tp_batch_begin_write(b, w, w); /* CUDA: the world's mover state current here, then sent */
+    if (st) return st;
     if (e->has_target) write_target(b, w, e->mover, e->target);
     if (e->enabled >= 0) write_enabled(b, w, e->mover, (uint8_t)e->enabled);
+    return TP_OK;
 }
 
 tp_status tp_batch_movers(tp_batch *b, float *targets, uint8_t *active, float *force)
 {
     if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_movers: batch is NULL");
+    /* CUDA: the last step's state, and the bodies' flags that `active` reads */
+    tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_CONSTRAINTS | TP_MIRROR_BODIES);
+    if (st) return st;
     int n = tp_model_mover_count(b->model);
     for (int w = 0; w < b->worlds; ++w) {
         tp_world wd = tp_batch_world(b, w);

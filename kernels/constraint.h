@@ -138,6 +138,25 @@ TP_HD int tp_cons_actuated(const tp_cons_model *m)
     return (m->type == TP_CONSTRAINT_HINGE || m->type == TP_CONSTRAINT_PRISMATIC) && m->actuator != TP_CONS_FREE;
 }
 
+/* dst = src, `bytes` (a multiple of 4, both 4-aligned) as 32-bit words,
+ * padding included, word i by thread i mod nth (src NULL: zeros). */
+TP_HD void tp_copy_words(void *dst, const void *src, size_t bytes, int tid, int nth)
+{
+    uint32_t *d = (uint32_t *)dst;
+    const uint32_t *s = (const uint32_t *)src;
+    for (size_t i = (size_t)tid; i < bytes / 4; i += (size_t)nth) d[i] = s ? s[i] : 0u;
+}
+
+/* A world's reset: its constraint table the model's (undoing the world's
+ * writes and its winches' moves), no impulses to warm start, no read-outs.
+ * Thread tid of nth (the CPU: 0 of 1; the CUDA reset kernel: a block). */
+TP_HD void tp_cons_world_reset(tp_cons_model *table, tp_cons_state *state, const tp_cons_model *model, int n, int tid,
+                               int nth)
+{
+    tp_copy_words(table, model, (size_t)n * sizeof *table, tid, nth);
+    tp_copy_words(state, NULL, (size_t)n * sizeof *state, tid, nth);
+}
+
 TP_HD int tp_bodies_constrained(const tp_world *wd, int a, int b)
 {
     for (int k = 0; k < wd->cons_count; ++k) {

@@ -115,4 +115,12 @@ TP_HD int tp_mover_pulls(const tp_world *wd, const tp_mover_model *m, const tp_m
     return b1 >= 0 && wd->model[b1].type == TP_BODY_DYNAMIC ? b1 : -1;
 }
 
+/* A world's reset: every mover's state the model's initial one (its target
+ * and enabled flag, no impulses, no read-outs: csrc/mover_model.c builds
+ * it). Thread tid of nth (the CPU: 0 of 1; the CUDA reset kernel: a block). */
+TP_HD void tp_mover_world_reset(tp_mover_state *state, const tp_mover_state *initial, int n, int tid, int nth)
+{
+    tp_copy_words(state, initial, (size_t)n * sizeof *state, tid, nth);
+}
+
 #endif

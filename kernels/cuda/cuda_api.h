@@ -39,14 +39,24 @@ typedef struct tp_cuda_setup {
      * joint arrays of a world, for resets. host.joint_q ... are mirrored with
      * TP_CUDA_GROUP_BODIES, host.artic_scratch gets a device-only twin. */
     tp_artic_initial artic_initial;
+    /* Constraints and movers (NULL without them): the model's constraint
+     * table [host.cons_count] and each mover's initial state
+     * [host.mover_count], what a reset gives a world (kernels/constraint.h,
+     * kernels/mover.h), uploaded once; host.cons, host.cons_state and
+     * host.mover_state are mirrored with TP_CUDA_GROUP_CONSTRAINTS,
+     * host.movers (the model's mover table) uploaded once. */
+    const tp_cons_model *cons_model;
+    const tp_mover_state *mover_initial;
 } tp_cuda_setup;
 
 /* Groups of mirrored arrays, copied separately: the values of csrc/mirror.h's
- * TP_MIRROR_BODIES, _COUNTS and _CONTACTS (csrc/backend_cuda.c checks). */
+ * TP_MIRROR_BODIES, _COUNTS, _CONTACTS, _SENSORS and _CONSTRAINTS
+ * (csrc/backend_cuda.c checks). */
 #define TP_CUDA_GROUP_BODIES 1   /* per-body state, per-world parameters, the joint arrays */
 #define TP_CUDA_GROUP_COUNTS 2   /* counts, body_awake, faults, overflow */
 #define TP_CUDA_GROUP_CONTACTS 4 /* the contact buffers */
 #define TP_CUDA_GROUP_SENSORS 8  /* the sensor arrays (tp_cuda_sensors_on) */
+#define TP_CUDA_GROUP_CONSTRAINTS 16 /* constraint tables and state, mover state */
 
 /* A device array that mirrors a host array of the batch, world-major:
  * world w's part is the world_bytes bytes at w * world_bytes. */

@@ -17,7 +17,7 @@
 
 #define TP_WORLD_THREADS 64          /* threads per block of the thread-per-world kernels */
 #define TP_BLOCK_THREADS 64          /* threads per block of the reset kernel (a thread per body; untuned) */
-#define TP_DEVICE_ARRAYS 80          /* room for the arrays memory.cu lists */
+#define TP_DEVICE_ARRAYS 96          /* room for the arrays memory.cu lists */
 
 /* Device pointers and sizes, passed by value to every kernel. */
 struct tp_dev {
@@ -25,6 +25,8 @@ struct tp_dev {
     const tp_body_init *body_init;   /* [bodies] the model's template, for resets */
     float gravity0[3];               /* the model's gravity, for resets */
     tp_artic_initial artic_initial;  /* the initial joint arrays, for resets (L.artic NULL: unused) */
+    const tp_cons_model *cons_model; /* [L.cons_count] the model's constraint table, for resets (NULL: none) */
+    const tp_mover_state *mover_initial; /* [L.mover_count] each mover's initial state, for resets (NULL: none) */
     char *scratch;                   /* [W] one world's step scratch each (kernels/step.h) */
     size_t scratch_bytes;
     uint8_t *busy_flag;              /* [W] 1 if the world's plan is busy (the plan stage writes it) */

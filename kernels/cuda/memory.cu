@@ -110,6 +110,29 @@ static void list_artic_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     add_array(c, (void **)&D->artic, &c->artic_model, sizeof(tp_artic_model), 1);
 }
 
+/* Constraints and movers: each world's constraint table and state and its
+ * mover state mirrored in their own group (read by the read-outs, written by
+ * the per-world writes and events), the model's constraint table, mover table
+ * and movers' initial state uploaded once (the reset kernel copies them into
+ * a world). */
+static void list_link_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
+{
+    const tp_layout *H = &s->host;
+    tp_layout *D = &c->d.L;
+    const int G = TP_CUDA_GROUP_CONSTRAINTS;
+    size_t C = (size_t)H->cons_count, M = (size_t)H->mover_count;
+    if (H->cons) {
+        add_world_array(c, (void **)&D->cons, H->cons, C * sizeof(tp_cons_model), G);
+        add_world_array(c, (void **)&D->cons_state, H->cons_state, C * sizeof(tp_cons_state), G);
+        add_array(c, (void **)&c->d.cons_model, s->cons_model, C * sizeof(tp_cons_model), 1);
+    }
+    if (H->movers) {
+        add_array(c, (void **)&D->movers, H->movers, M * sizeof(tp_mover_model), 1);
+        add_world_array(c, (void **)&D->mover_state, H->mover_state, M * sizeof(tp_mover_state), G);
+        add_array(c, (void **)&c->d.mover_initial, s->mover_initial, M * sizeof(tp_mover_state), 1);
+    }
+}
+
 /* The kernel model as the device reads it: the batch's, its tables the device's. */
 static void link_artic_model(tp_cuda_batch *c, const tp_cuda_setup *s)
 {
@@ -166,6 +189,7 @@ static void list_arrays(tp_cuda_batch *c, const tp_cuda_setup *s)
     add_array(c, (void **)&D->polys, c->host_polys, B * sizeof(tp_poly), 1);
     if (H->hulls) add_array(c, (void **)&D->hulls, H->hulls, (size_t)H->hull_total * sizeof(tp_poly), 1);
     if (H->artic) list_artic_arrays(c, s);
+    list_link_arrays(c, s);
     /* Device-only: per-world step scratch, the busy flags and list, the global sort's arrays. */
     size_t items = (size_t)c->sort_items;
     c->d.scratch_bytes = tp_solver_align(tp_step_scratch_bytes(H->bodies, H->capacity));

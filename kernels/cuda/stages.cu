@@ -279,9 +279,10 @@ struct tp_reset_list {
 
 /* Block k resets world list.world[k] as tp_batch_init_world does on the host:
  * the per-world part (thread 0; the contact sensors at 0 when on), a thread
- * per body with cuRAND's draws, then (thread 0) the joints, actuators and
- * links with the robot randomization's draws (kernels/robot_randomize.h), and
- * the counts. Launched outside the step's graph, on the batch's stream. */
+ * per body with cuRAND's draws, the constraint table and state and the mover
+ * state (words over the block's threads: kernels/constraint.h, mover.h), then
+ * (thread 0) the joints, actuators and links with the robot randomization's
+ * draws (kernels/robot_randomize.h), and the counts. Launched outside the step's graph, on the batch's stream. */
 __global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r, tp_reset_list list, tp_sensor_arrays sensors)
 {
     int w = list.world[blockIdx.x];
@@ -294,6 +295,8 @@ __global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r, tp_reset_list l
     tp_world wd = tp_layout_world(&d.L, w);
     for (int i = threadIdx.x; i < d.L.bodies; i += blockDim.x) tp_world_init_body_curand(&wd, i, &d.body_init[i], &r, list.episode[blockIdx.x]);
     __syncthreads();
+    if (wd.cons) tp_cons_world_reset(wd.cons, wd.cons_state, d.cons_model, wd.cons_count, threadIdx.x, blockDim.x);
+    if (wd.mover_state) tp_mover_world_reset(wd.mover_state, d.mover_initial, wd.mover_count, threadIdx.x, blockDim.x);
     if (threadIdx.x == 0) {
         if (d.L.artic) /* joints at their drawn initial values, links placed over the drawn bodies */
             tp_artic_reset_in_layout(&d.L, &d.artic_initial, w, list.episode[blockIdx.x], &wd);
