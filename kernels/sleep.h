@@ -187,7 +187,10 @@ TP_HD void tp_sleep_update_lanes(tp_world *wd, const tp_sleep_params *p, const f
         int r = wd->island[b];
         if (r >= 0) {
             uint8_t f = root_flags[r];
-            if ((f & TP_ISLAND_HAS_AWAKE) && !restless[r] && ((f & TP_ISLAND_SUPPORTED) || free_fall_ok)) {
+            /* restless by a timer (the mark), or already by a running drive
+             * or an active mover (the islands stage's flag) */
+            int restless_r = restless[r] || (f & TP_ISLAND_RESTLESS);
+            if ((f & TP_ISLAND_HAS_AWAKE) && !restless_r && ((f & TP_ISLAND_SUPPORTED) || free_fall_ok)) {
                 wd->sleep_state[b] = TP_SLEEPING;
                 for (int k = 0; k < 3; ++k) wd->v[3 * b + k] = wd->w[3 * b + k] = 0.0f;
             }

@@ -526,12 +526,6 @@ static long pair_worlds, whole_worlds;
 /* Worlds of the last compare that collided again in the wake stage. */
 static long again_worlds;
 
-/* `steps` steps of `scene` in `worlds` worlds, by tp_batch_step and by the
- * stage emulation with nth lanes per world in the solve (0: the device's
- * choice for the model, tp_solve_lanes): every world hash equal.
- * capacity: contacts per world (0: the default). kick_step >= 0: before that
- * step, an upward impulse of 1 N s on the last body of worlds 1 and
- * worlds - 2 in both batches. Returns the overflow count. */
 /* Load `scene` (a path under the source folder); with `assembly`,
  * "sleep": {"policy": "assembly"} put in front of its bodies (the scene has no
  * sleep section of its own: load_assembly_scene, tests/helpers.h). */
@@ -550,7 +544,38 @@ static tp_model *load_scene(const char *scene, int assembly)
 /* compare_kicked loads its scenes with the assembly policy while this is set. */
 static int assembly_policy;
 
-static long compare_kicked(const char *scene, int worlds, int steps, int nth, int capacity, int kick_step)
+/* What a test does to a batch before step `step` (the same to both). */
+typedef void (*step_hook)(tp_batch *b, int step);
+
+/* Constraint and mover state equal bit for bit (tables, rows, impulses,
+ * read-outs, winch lengths, targets, enabled flags). Returns the number of
+ * bytes compared. */
+static size_t check_links(const tp_batch *ref, const tp_batch *emb, const char *scene, int step)
+{
+    size_t W = (size_t)ref->worlds, C = (size_t)ref->layout.cons_count, M = (size_t)ref->layout.mover_count;
+    if (C) {
+        cr_assert(!memcmp(emb->cons_table, ref->cons_table, W * C * sizeof(tp_cons_model)),
+                  "%s step %d: a world's constraint table differs", scene, step);
+        cr_assert(!memcmp(emb->cons_state, ref->cons_state, W * C * sizeof(tp_cons_state)),
+                  "%s step %d: constraint state differs", scene, step);
+    }
+    if (M)
+        cr_assert(!memcmp(emb->mover_state, ref->mover_state, W * M * sizeof(tp_mover_state)),
+                  "%s step %d: mover state differs", scene, step);
+    return W * (C * (sizeof(tp_cons_model) + sizeof(tp_cons_state)) + M * sizeof(tp_mover_state));
+}
+
+/* Bytes of constraint and mover state the last compare checked after its steps. */
+static size_t link_bytes;
+
+/* `steps` steps of `scene` in `worlds` worlds, by tp_batch_step and by the
+ * stage emulation with nth lanes per world in the solve (0: the device's
+ * choice for the model, tp_solve_lanes): every world hash equal, and after
+ * every step the constraint and mover state (check_links). capacity:
+ * contacts per world (0: the default). hook (may be NULL): what is done to
+ * both batches before each step (writes, resets, impulses). Returns the
+ * overflow count. */
+static long compare_hooked(const char *scene, int worlds, int steps, int nth, int capacity, step_hook hook)
 {
     long overflow = 0;
     tp_model *m = load_scene(scene, assembly_policy);
@@ -564,19 +589,17 @@ static long compare_kicked(const char *scene, int worlds, int steps, int nth, in
     cr_assert_eq(tp_batch_create(m, &bd, &emb), TP_OK, "%s", tp_last_error());
     emu e;
     emu_init(&e, emb, nth);
+    link_bytes = 0;
     for (int s = 0; s < steps; ++s) {
-        if (s == kick_step) {
-            const float up[3] = {0.0f, 0.0f, 1.0f};
-            int kicked[2] = {1, worlds - 2};
-            for (int k = 0; k < 2; ++k) {
-                cr_assert_eq(tp_batch_apply_impulse(ref, kicked[k], tp_batch_bodies(ref) - 1, up, NULL), TP_OK);
-                cr_assert_eq(tp_batch_apply_impulse(emb, kicked[k], tp_batch_bodies(emb) - 1, up, NULL), TP_OK);
-            }
+        if (hook) {
+            hook(ref, s);
+            hook(emb, s);
         }
         cr_assert_eq(tp_batch_step(ref, 1), TP_OK, "%s", tp_last_error());
         cr_assert_eq(tp_events_apply_due(emb), TP_OK, "%s", tp_last_error());
         emu_step(emb, &e);
         emb->step_count++;
+        link_bytes += check_links(ref, emb, scene, s);
     }
     for (int w = 0; w < worlds; ++w) {
         uint64_t h_ref = 0, h_emu = 0;
@@ -609,9 +632,28 @@ static long compare_kicked(const char *scene, int worlds, int steps, int nth, in
     return overflow;
 }
 
+/* compare_kicked's step and worlds: before that step (>= 0), an upward
+ * impulse of 1 N s on the last body of worlds 1 and W - 2. */
+static int kick_at, kick_worlds;
+
+static void kick(tp_batch *b, int step)
+{
+    if (step != kick_at) return;
+    const float up[3] = {0.0f, 0.0f, 1.0f};
+    int kicked[2] = {1, kick_worlds - 2};
+    for (int k = 0; k < 2; ++k) cr_assert_eq(tp_batch_apply_impulse(b, kicked[k], tp_batch_bodies(b) - 1, up, NULL), TP_OK);
+}
+
+static long compare_kicked(const char *scene, int worlds, int steps, int nth, int capacity, int kick_step)
+{
+    kick_at = kick_step;
+    kick_worlds = worlds;
+    return compare_hooked(scene, worlds, steps, nth, capacity, kick_step >= 0 ? kick : NULL);
+}
+
 static long compare(const char *scene, int worlds, int steps, int nth, int capacity)
 {
-    return compare_kicked(scene, worlds, steps, nth, capacity, -1);
+    return compare_hooked(scene, worlds, steps, nth, capacity, NULL);
 }
 
 /* heap20 has 20 dynamic bodies: the device runs its solve with 32 lanes (a
@@ -871,6 +913,147 @@ Test(stages, constraint_scene_matches_step, .timeout = 300)
 {
     compare("tests/scenes/constraints_mix.json", 2, 180, 0, 0);
     compare("tests/scenes/constraints_mix.json", 1, 120, 3, 0);
+}
+
+/* ---------------------------------------------------------------- constraints and movers */
+
+/* Constraint k's parameter `which` set to v in world w of b (the other
+ * constraints and worlds as they are), through the per-world write. */
+static void set_cons(tp_batch *b, tp_constraint_param which, int w, int k, float v)
+{
+    int C = tp_model_constraint_count(tp_batch_model(b));
+    float *row = malloc((size_t)b->worlds * (size_t)C * sizeof(float));
+    cr_assert(row && k >= 0 && k < C);
+    cr_assert_eq(tp_batch_constraint_params(b, which, row), TP_OK, "%s", tp_last_error());
+    row[(size_t)w * (size_t)C + (size_t)k] = v;
+    const int32_t one = w;
+    cr_assert_eq(tp_batch_set_constraint_params(b, which, WORLD_LIST(&one, 1), row + (size_t)w * (size_t)C), TP_OK,
+                 "%s", tp_last_error());
+    free(row);
+}
+
+static void reset_world(tp_batch *b, int w)
+{
+    const int32_t one = w;
+    cr_assert_eq(tp_batch_reset_worlds(b, WORLD_LIST(&one, 1)), TP_OK, "%s", tp_last_error());
+}
+
+/* Mover k of world w enabled or not. */
+static void set_mover_on(tp_batch *b, int w, int k, int on)
+{
+    int M = tp_model_mover_count(tp_batch_model(b));
+    uint8_t row[8] = {0}, mask[8] = {0};
+    cr_assert(M <= 8 && k < M);
+    row[k] = (uint8_t)on;
+    mask[k] = 1;
+    const int32_t one = w;
+    cr_assert_eq(tp_batch_set_mover_enabled(b, WORLD_LIST(&one, 1), row, mask), TP_OK, "%s", tp_last_error());
+}
+
+/* Mover k of world w given target t. */
+static void set_mover_target(tp_batch *b, int w, int k, const float t[4])
+{
+    int M = tp_model_mover_count(tp_batch_model(b));
+    float row[4 * 8] = {0};
+    uint8_t mask[8] = {0};
+    cr_assert(M <= 8 && k < M);
+    memcpy(row + 4 * k, t, 4 * sizeof(float));
+    mask[k] = 1;
+    const int32_t one = w;
+    cr_assert_eq(tp_batch_set_mover_targets(b, WORLD_LIST(&one, 1), row, mask), TP_OK, "%s", tp_last_error());
+}
+
+/* scenes/crane.json (4 worlds; its events move the winch's target at 1 s and
+ * 5 s in every world): world 1's and 3's winch targets written apart at
+ * step 30, world 2 reset at 150 (its table the model's again, the events'
+ * target undone), world 3's sling disabled at 200 (the crate drops). */
+static void crane_hook(tp_batch *b, int step)
+{
+    int cable = tp_model_find_constraint(tp_batch_model(b), "cable");
+    int sling = tp_model_find_constraint(tp_batch_model(b), "sling");
+    if (step == 30) {
+        set_cons(b, TP_CONS_WINCH_TARGET, 1, cable, 2.5f);
+        set_cons(b, TP_CONS_WINCH_TARGET, 3, cable, 1.2f);
+    }
+    if (step == 150) reset_world(b, 2);
+    if (step == 200) set_cons(b, TP_CONS_ENABLED, 3, sling, 0.0f);
+}
+
+/* scenes/servo_door.json (3 worlds; its events open the door at 1 s and
+ * close it at 3 s): world 2's servo target written at step 100, world 0
+ * reset at 130 (then closed by the 3 s event with the others). */
+static void door_hook(tp_batch *b, int step)
+{
+    if (step == 100) set_cons(b, TP_CONS_TARGET, 2, tp_model_find_constraint(tp_batch_model(b), "door_hinge"), 0.8f);
+    if (step == 130) reset_world(b, 0);
+}
+
+/* scenes/rope_bridge.json (3 worlds): a plank of world 1 kicked at step 60,
+ * world 2 reset at 120, a rope of world 0 cut at 150. */
+static void bridge_hook(tp_batch *b, int step)
+{
+    if (step == 60) {
+        const float up[3] = {0.0f, 0.0f, 4.0f};
+        cr_assert_eq(tp_batch_apply_impulse(b, 1, tp_model_find_body(tp_batch_model(b), "plank2"), up, NULL), TP_OK);
+    }
+    if (step == 120) reset_world(b, 2);
+    if (step == 150) set_cons(b, TP_CONS_ENABLED, 0, tp_model_find_constraint(tp_batch_model(b), "rope_l+"), 0.0f);
+}
+
+/* scenes/drone.json (3 worlds): world 1's mover off at step 40 (the drone
+ * falls) and on again at 70, world 2 reset at 90. */
+static void drone_hook(tp_batch *b, int step)
+{
+    if (step == 40) set_mover_on(b, 1, 0, 0);
+    if (step == 70) set_mover_on(b, 1, 0, 1);
+    if (step == 90) reset_world(b, 2);
+}
+
+/* scenes/turntable.json (3 worlds): world 0's pin moved at step 30, world
+ * 1's spin reversed at 50, world 2's spin off at 60, world 1 reset at 100. */
+static void turntable_hook(tp_batch *b, int step)
+{
+    const float pin[4] = {0.2f, 0.0f, 3.0f, 0.0f}, back[4] = {0.0f, 0.0f, -2.0f, 0.0f};
+    if (step == 30) set_mover_target(b, 0, tp_model_find_mover(tp_batch_model(b), "pin"), pin);
+    if (step == 50) set_mover_target(b, 1, tp_model_find_mover(tp_batch_model(b), "spin"), back);
+    if (step == 60) set_mover_on(b, 2, tp_model_find_mover(tp_batch_model(b), "spin"), 0);
+    if (step == 100) reset_world(b, 1);
+}
+
+/* The issue's constraint scenes on the CUDA plan, over several worlds, with
+ * per-world writes, events and resets between steps: the constraint rows on
+ * the solve group's lanes as kernels/solver.h runs them, the islands' union
+ * over constraints, their sleep and wake rules; bit for bit against
+ * tp_batch_step, the constraint tables and state after every step too. The
+ * device's lane count and 3 lanes (a count that divides nothing). */
+Test(stages, constraint_scenes_with_writes_and_resets, .timeout = 300)
+{
+    compare_hooked("scenes/crane.json", 4, 360, 0, 0, crane_hook);
+    cr_expect_gt(link_bytes, 0);
+    compare_hooked("scenes/crane.json", 4, 240, 3, 0, crane_hook);
+    compare_hooked("scenes/servo_door.json", 3, 240, 0, 0, door_hook);
+    compare_hooked("scenes/rope_bridge.json", 3, 300, 0, 0, bridge_hook);
+    compare_hooked("scenes/rope_bridge.json", 3, 160, 3, 0, bridge_hook);
+}
+
+/* The mover scenes likewise: per-world enabled flags and targets, resets. */
+Test(stages, mover_scenes_with_writes_and_resets, .timeout = 300)
+{
+    compare_hooked("scenes/drone.json", 3, 180, 0, 0, drone_hook);
+    cr_expect_gt(link_bytes, 0);
+    compare_hooked("scenes/turntable.json", 3, 150, 0, 0, turntable_hook);
+    compare_hooked("scenes/turntable.json", 3, 120, 3, 0, turntable_hook);
+}
+
+/* Constraints under the assembly policy (tests/scenes/constraints_mix.json:
+ * its servo door is an actuated joint of seed 000's table, its bridge's
+ * planks neighbours through their hinges): the sleep stage's assembly rules
+ * on lane 0, the wake stage's, as tp_batch_step has them. */
+Test(stages, constraints_under_the_assembly_policy, .timeout = 300)
+{
+    assembly_policy = 1;
+    compare("tests/scenes/constraints_mix.json", 2, 240, 0, 0);
+    assembly_policy = 0;
 }
 
 /* Every robot scene of scenes/ on the CUDA plan: the tree passes of each
