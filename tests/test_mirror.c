@@ -372,3 +372,36 @@ Test(mirror, sensors_group_is_pulled_never_pushed)
     cr_assert_eq(f.dev_pos[9], -7.0f);
     tp_mirror_free(&f.m);
 }
+
+/* The constraints' group (constraint tables and state, mover state): pulled
+ * alone by their read-outs, pulled by a write and pushed after it with the
+ * state groups (TP_MIRROR_WRITTEN), never by a read of the state groups; a
+ * model without it (no such array) pulls nothing for it and waits for nothing. */
+Test(mirror, constraints_group_is_pulled_by_reads_and_writes_and_pushed)
+{
+    fake f;
+    fake_init(&f);
+    tp_mirror_device_changed(&f.m, 0, W - 1);
+    cr_assert_eq(tp_mirror_pull(&f.m, 0, W - 1, TP_MIRROR_CONSTRAINTS), TP_OK);
+    cr_assert_eq(f.m.copies, 0, "no array in the group: nothing copied");
+    cr_assert_eq(f.waits, 0, "nothing copied, nothing to wait for");
+    int32_t host_c[2 * W], dev_c[2 * W];
+    for (int i = 0; i < 2 * W; ++i) host_c[i] = -1, dev_c[i] = i;
+    cr_assert_eq(tp_mirror_add(&f.m, host_c, dev_c, 2 * sizeof(int32_t), TP_MIRROR_CONSTRAINTS), TP_OK);
+    tp_mirror_device_changed(&f.m, 0, W - 1); /* a step */
+    cr_assert_eq(tp_mirror_pull(&f.m, 0, W - 1, TP_MIRROR_STATE), TP_OK);
+    cr_assert_eq(host_c[4], -1, "a state read pulled the constraints");
+    cr_assert_eq(tp_mirror_begin_write(&f.m, 2, 2), TP_OK); /* a write of world 2 starts from the device's table */
+    cr_assert(host_c[4] == 4 && host_c[5] == 5, "the write did not pull the world's constraints");
+    cr_assert_eq(host_c[6], -1, "the write pulled world 3's constraints");
+    host_c[5] = 77;
+    f.m.bytes_pulled = 0;
+    cr_assert_eq(tp_mirror_pull(&f.m, 0, W - 1, TP_MIRROR_CONSTRAINTS), TP_OK); /* a read-out */
+    cr_assert_eq(f.m.bytes_pulled, (W - 1) * 2 * sizeof(int32_t), "the read-out pulled more than the other worlds' constraints");
+    cr_assert_eq(host_c[5], 77, "a read-out overwrote a host write");
+    cr_assert_eq(host_c[0], 0);
+    cr_assert_eq(tp_mirror_push(&f.m), TP_OK);
+    cr_assert_eq(dev_c[5], 77, "the write was not pushed");
+    cr_assert_eq(dev_c[7], 7);
+    tp_mirror_free(&f.m);
+}

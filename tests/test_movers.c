@@ -997,18 +997,6 @@ Test(movers, determinism_simd_widths)
     tp_model_destroy(m);
 }
 
-/* The CUDA backend refuses a model with movers, naming them. */
-Test(movers, cuda_refuses_movers)
-{
-    tp_model *m = mixed_model();
-    tp_batch_def bd = tp_default_batch_def();
-    bd.backend = TP_BACKEND_CUDA;
-    tp_batch *b = NULL;
-    cr_assert_neq(tp_batch_create(m, &bd, &b), TP_OK);
-    cr_assert_null(b);
-    tp_model_destroy(m);
-}
-
 /* ---------------------------------------------------------------- scenes */
 
 static tp_model *load_scene(const char *file)
