@@ -6,6 +6,7 @@
  *   gpu_check RESULTS smoke
  *   gpu_check RESULTS parity [--worlds N] [--steps N] [--capacity N] SCENE...
  *   gpu_check RESULTS refused SCENE...
+ *   gpu_check RESULTS writes [--worlds N] SCENE...
  *   gpu_check RESULTS bench [--worlds N,N,...] [--lanes N,N,...] [--awake | --asleep] [--settle-s S] SCENE...
  *
  * Every result is printed and appended to the markdown file RESULTS as soon
@@ -19,11 +20,17 @@
  *   (device reset, cuRAND draws) against the CPU's, then 1 and 30 steps.
  * parity: each scene on both backends, the same worlds and steps; state_hash,
  *   every world's hash, the counts (tp_batch_counts: one copy of every
- *   world's) and the joint arrays (tp_batch_joints) must be equal. --capacity
+ *   world's), the joint arrays (tp_batch_joints) and the constraints' and
+ *   movers' read-outs and per-world parameters must be equal. --capacity
  *   sets the contact points per world (a small one overflows and collides
  *   worlds whole: kernels/collide_pairs.h). Steps default to 120 for scenes/
  *   and 420 (7 s, past every acceptance case's last event and its sleep) for
  *   tests/scenes/.
+ * writes: each scene (with constraints or movers; at least 4 worlds) on
+ *   both backends with per-world writes and resets between steps: 30 steps;
+ *   world 1's constraints disabled, world 2's movers off, world 3's winch
+ *   targets moved; 30 steps; worlds 1 and 3 reset, world 2's movers on; 60
+ *   steps; a parity row after each part.
  * refused: each scene must be refused by the CUDA backend at creation, with
  *   TP_ERR_CAPACITY (a world too large for the solve block, docs/cuda.md
  *   "Large worlds"), not run.
@@ -239,6 +246,42 @@ static int joints_equal(const char *scene, tp_batch *cpu, tp_batch *gpu)
            !memcmp(a.target_qd, b.target_qd, v);
 }
 
+/* The constraints' and movers' read-outs of both (on CUDA copies of what
+ * the device changed: the constraints' mirror group), which the hashes
+ * leave out: each world's value, force and impulse of every constraint, its
+ * length (a winch moves it) and enabled flag, each mover's target, active
+ * flag and force. 1 if equal, 0 if not, -1 when they could not be read (the
+ * failure is reported). */
+static int links_equal(const char *scene, tp_batch *cpu, tp_batch *gpu)
+{
+    const tp_model *m = tp_batch_model(cpu);
+    size_t W = (size_t)tp_batch_worlds(cpu), C = (size_t)tp_model_constraint_count(m), M = (size_t)tp_model_mover_count(m);
+    if (C + M == 0) return 1;
+    size_t floats = W * (C * 7 + M * 5); /* value, force, impulse[3], length, enabled; target[4], force */
+    float *a = calloc(floats + 1, sizeof(float)), *b = calloc(floats + 1, sizeof(float));
+    uint8_t *aa = calloc(W * M + 1, 1), *ab = calloc(W * M + 1, 1);
+    if (!a || !b || !aa || !ab) {
+        free(a), free(b), free(aa), free(ab);
+        return failed(scene, "allocation of the read-outs", TP_ERR_OUT_OF_MEMORY), -1;
+    }
+    tp_status st = TP_OK;
+    for (int side = 0; side < 2 && st == TP_OK; ++side) {
+        tp_batch *bt = side ? gpu : cpu;
+        float *f = side ? b : a;
+        if (C) {
+            st = tp_batch_constraints(bt, f, f + W * C);
+            if (st == TP_OK) st = tp_batch_constraint_impulses(bt, f + 2 * W * C);
+            if (st == TP_OK) st = tp_batch_constraint_params(bt, TP_CONS_LENGTH, f + 5 * W * C);
+            if (st == TP_OK) st = tp_batch_constraint_params(bt, TP_CONS_ENABLED, f + 6 * W * C);
+        }
+        if (M && st == TP_OK) st = tp_batch_movers(bt, f + 7 * W * C, side ? ab : aa, f + 7 * W * C + 4 * W * M);
+    }
+    int equal = st == TP_OK && !memcmp(a, b, floats * sizeof(float)) && !memcmp(aa, ab, W * M);
+    free(a), free(b), free(aa), free(ab);
+    if (st != TP_OK) return failed(scene, "the constraint or mover read-outs", st), -1;
+    return equal;
+}
+
 /* One comparison row: steps taken so far on both, counts, hashes, joint arrays, equal or not. */
 static void compare_row(const char *scene, tp_batch *cpu, tp_batch *gpu, double seconds)
 {
@@ -255,11 +298,14 @@ static void compare_row(const char *scene, tp_batch *cpu, tp_batch *gpu, double 
     if (n < 0) return;
     int joints = joints_equal(scene, cpu, gpu);
     if (joints < 0) return;
-    int equal = hc == hg && n == 0 && counts && joints;
+    int links = links_equal(scene, cpu, gpu);
+    if (links < 0) return;
+    int equal = hc == hg && n == 0 && counts && joints && links;
     if (!equal) failures++;
     report("| %s | %d | %lld | %016llx | %016llx | %s | %.2f |", scene, tp_batch_worlds(cpu),
            (long long)tp_batch_step_count(gpu), (unsigned long long)hc, (unsigned long long)hg,
-           equal ? "yes" : n ? "NO (worlds differ)" : !counts ? "NO (counts)" : !joints ? "NO (joint arrays)" : "NO (state_hash)",
+           equal ? "yes" : n ? "NO (worlds differ)" : !counts ? "NO (counts)" : !joints ? "NO (joint arrays)"
+                 : !links ? "NO (constraint or mover read-outs)" : "NO (state_hash)",
            seconds);
     if (n) report("|  | first differing world %d of %d differing |  |  |  |  |  |", first, n);
 }
@@ -279,6 +325,89 @@ static void parity_scene(const char *scene, int worlds, int steps)
     else if ((st = tp_batch_step(cpu, steps)) != TP_OK) failed(scene, "cpu step", st);
     else if ((st = device_step(gpu, steps)) != TP_OK) failed(scene, "device step", st);
     else compare_row(scene, cpu, gpu, now() - t0);
+    tp_batch_destroy(gpu);
+    tp_batch_destroy(cpu);
+    tp_model_destroy(m);
+}
+
+/* The writes of the writes mode to one batch: `phase` 0: world 1's
+ * constraints all disabled, world 2's movers all off, world 3's winches'
+ * targets 0.5 m further; 1: worlds 1 and 3 reset, world 2's movers on
+ * again. Worlds past the batch's are left out. */
+static tp_status links_writes(tp_batch *b, int phase)
+{
+    const tp_model *m = tp_batch_model(b);
+    int W = tp_batch_worlds(b), C = tp_model_constraint_count(m), M = tp_model_mover_count(m);
+    if (W < 4 || M > 64) return TP_OK;
+    const int32_t w1 = 1, w2 = 2, w3 = 3, both[2] = {1, 3};
+    const tp_world_select s1 = tp_world_list(&w1, 1), s2 = tp_world_list(&w2, 1), s3 = tp_world_list(&w3, 1),
+                          s13 = tp_world_list(both, 2);
+    size_t n = (size_t)W * (size_t)(C > 0 ? C : 1);
+    float *winch = calloc(n, sizeof(float)), *target = calloc(n, sizeof(float)), zeros[64] = {0};
+    uint8_t on[64];
+    if (!winch || !target) {
+        free(winch), free(target);
+        return TP_ERR_OUT_OF_MEMORY;
+    }
+    for (int k = 0; k < M; ++k) on[k] = (uint8_t)phase;
+    tp_status st = TP_OK;
+    if (phase == 0 && C) {
+        float *off = C <= 64 ? zeros : calloc((size_t)C, sizeof(float));
+        st = off ? tp_batch_set_constraint_params(b, TP_CONS_ENABLED, &s1, off) : TP_ERR_OUT_OF_MEMORY;
+        if (off != zeros) free(off);
+        if (st == TP_OK) st = tp_batch_constraint_params(b, TP_CONS_WINCH, winch);
+        if (st == TP_OK) st = tp_batch_constraint_params(b, TP_CONS_WINCH_TARGET, target);
+        float *t3 = target + 3 * (size_t)C;
+        for (int k = 0; k < C && st == TP_OK; ++k)
+            if (winch[3 * (size_t)C + (size_t)k] != 0.0f) t3[k] += 0.5f;
+        if (st == TP_OK) st = tp_batch_set_constraint_params(b, TP_CONS_WINCH_TARGET, &s3, t3);
+    }
+    if (st == TP_OK && phase == 1) st = tp_batch_reset_worlds(b, &s13);
+    if (st == TP_OK && M) st = tp_batch_set_mover_enabled(b, &s2, on, NULL);
+    free(winch), free(target);
+    return st;
+}
+
+/* writes: a scene with constraints or movers on both backends, per-world
+ * writes and resets between steps (links_writes): 30 steps, the writes, 30
+ * steps, the resets, 60 steps, a comparison row after each part. What the
+ * device then shows: the writes pushed through the mirror before the next
+ * step, the reset kernel giving a world the model's tables, the read-outs
+ * pulled. */
+static void writes_scene(const char *scene, int worlds)
+{
+    tp_model *m = NULL;
+    tp_batch *cpu = NULL, *gpu = NULL;
+    tp_status st = tp_model_load(scene, &m);
+    if (st != TP_OK) {
+        failed(scene, "load", st);
+        return;
+    }
+    double t0 = now();
+    if ((st = make_device(m, worlds, &gpu)) != TP_OK) failed(scene, "creation on the device", st);
+    else if ((st = make(m, worlds, TP_BACKEND_CPU, &cpu)) != TP_OK) failed(scene, "creation on the cpu", st);
+    else {
+        const int steps[3] = {30, 30, 60};
+        for (int part = 0; part < 3; ++part) {
+            if (part > 0 && (st = links_writes(cpu, part - 1)) != TP_OK) {
+                failed(scene, "a cpu write or reset", st);
+                break;
+            }
+            if (part > 0 && (st = links_writes(gpu, part - 1)) != TP_OK) {
+                failed(scene, "a device write or reset", st);
+                break;
+            }
+            if ((st = tp_batch_step(cpu, steps[part])) != TP_OK) {
+                failed(scene, "cpu step", st);
+                break;
+            }
+            if ((st = device_step(gpu, steps[part])) != TP_OK) {
+                failed(scene, "device step", st);
+                break;
+            }
+            compare_row(scene, cpu, gpu, now() - t0);
+        }
+    }
     tp_batch_destroy(gpu);
     tp_batch_destroy(cpu);
     tp_model_destroy(m);
@@ -463,6 +592,7 @@ static int usage(void)
                     "       gpu_check RESULTS.md smoke\n"
                     "       gpu_check RESULTS.md parity [--worlds N] [--steps N] [--capacity N] SCENE...\n"
                     "       gpu_check RESULTS.md refused SCENE...\n"
+                    "       gpu_check RESULTS.md writes [--worlds N] SCENE...\n"
                     "       gpu_check RESULTS.md bench [--worlds N,N,...] [--lanes N,N,...] [--awake | --asleep] "
                     "[--settle-s S] SCENE...\n");
     return 2;
@@ -498,8 +628,8 @@ int main(int argc, char **argv)
     int worlds[16] = {8}, nworlds = 1, lanes[16] = {0}, nlanes = 1, steps = 0, nscenes = 0, runs = 3;
     const char *scenes[64];
     int is_smoke = !strcmp(mode, "smoke"), is_parity = !strcmp(mode, "parity"), is_refused = !strcmp(mode, "refused"),
-        is_bench = !strcmp(mode, "bench");
-    if (!is_smoke && !is_parity && !is_refused && !is_bench) return usage();
+        is_bench = !strcmp(mode, "bench"), is_writes = !strcmp(mode, "writes");
+    if (!is_smoke && !is_parity && !is_refused && !is_bench && !is_writes) return usage();
     for (int i = 3; i < argc; ++i) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--worlds") && v && !is_refused) {
@@ -534,6 +664,9 @@ int main(int argc, char **argv)
         table_header();
         for (int i = 0; i < nscenes; ++i)
             parity_scene(scenes[i], worlds[0], steps ? steps : !strncmp(scenes[i], "tests/", 6) ? 420 : 120);
+    } else if (is_writes) {
+        table_header();
+        for (int i = 0; i < nscenes; ++i) writes_scene(scenes[i], worlds[0] < 4 ? 4 : worlds[0]);
     } else if (is_refused) {
         report("| scene | size | %s creation | result |", device_name());
         report("|---|---|---|---|");

@@ -25,6 +25,9 @@
 #              world) and every acceptance case of
 #              tests/scenes/sleep/ (8 worlds, 420 steps), one process per scene
 #   refused    many_pyramids (too large for the solve block: TP_ERR_CAPACITY)
+#   writes     the constraint and mover scenes (crane, servo door, rope
+#              bridge, drone, turntable; 8 worlds) with per-world writes and
+#              resets between steps, against the CPU (gpu_check writes)
 #   overflow   heap20 with 24 contact points per world (overflow, worlds
 #              collided whole), 4 worlds, 80 steps
 #   pyramid3d  1 world, 5 steps (collided whole on one thread: slow)
@@ -253,6 +256,11 @@ fi
 if wanted refused; then
   { echo; echo "## Refused by the CUDA backend at creation"; } >> "$results"
   step refused 20 "${gc[@]}" refused scenes/many_pyramids.json
+fi
+if wanted writes; then
+  { echo; echo "## Constraints and movers: per-world writes and resets (CPU and CUDA)"; } >> "$results"
+  step writes 30 "${gc[@]}" writes --worlds 8 scenes/crane.json scenes/servo_door.json scenes/rope_bridge.json \
+    scenes/drone.json scenes/turntable.json
 fi
 if wanted overflow; then
   { echo; echo "## Contact overflow (24 points per world)"; } >> "$results"

@@ -4,8 +4,8 @@
 # device of TORPOR_GPU_CHECK_FAKE (the CPU backend standing in for CUDA;
 # nothing here runs on a GPU). Asserts the order of the results (headline,
 # then the robots' rows), equal parity rows (a robot scene's joint arrays
-# included), the refusal, a simulated device fault stopping
-# its process but not the next scene's, a hanging step cut at its limit with
+# included), the refusal, the writes step's rows (constraints and movers), a
+# simulated device fault stopping its process but not the next scene's, a hanging step cut at its limit with
 # the later steps skipped once the budget is spent, and the choice between a
 # prebuilt gpu_check whose sources match and a build.
 set -uo pipefail
@@ -30,7 +30,7 @@ run() { # out dir, then VAR=value settings; echoes run.sh's exit status
 common=(GPU_CHECK_BIN="$bin" GPU_CHECK_HEAD_WORLDS=4 GPU_CHECK_ROBOT_WORLDS=2,3 GPU_CHECK_BENCH_WORLDS=2)
 
 # 1. A fake device that computes like the CPU: every step passes, headline first, robots next.
-rc=$(run "$tmp/cpu" "${common[@]}" TORPOR_GPU_CHECK_FAKE=cpu GPU_CHECK_STEPS=headline,robots,smoke,parity,refused,overflow,robot_lanes \
+rc=$(run "$tmp/cpu" "${common[@]}" TORPOR_GPU_CHECK_FAKE=cpu GPU_CHECK_STEPS=headline,robots,smoke,parity,refused,writes,overflow,robot_lanes \
   GPU_CHECK_SCENES="scenes/tower.json scenes/cartpole.json scenes/mjcf/humanoid.xml tests/scenes/sleep/c02_throw.json")
 r="$tmp/cpu/results.md"
 check "fake cpu: exit 0" [ "$rc" = 0 ]
@@ -55,10 +55,14 @@ check "fake cpu: parity rows equal, one per scene (cart-pole's and the humanoid'
 check "fake cpu: the cart-pole's parity row" bash -c "sed -n '/## Parity/,/## Refused/p' '$r' | grep -q '| scenes/cartpole.json | 8 | 120 | .* | yes |'"
 check "fake cpu: one process per parity scene" [ "$(count "$r" 'gpu_check parity: 0 failure(s)')" = 5 ]
 check "fake cpu: many_pyramids refused as expected, and nothing else" [ "$(count "$r" 'refused as expected')" = 1 ]
+check "fake cpu: writes, 5 constraint and mover scenes x 3 equal rows" \
+  [ "$(sed -n '/## Constraints and movers/,/## Contact overflow/p' "$r" | grep -c '| yes |')" = 15 ]
+check "fake cpu: the crane's rows after its writes and resets" \
+  bash -c "sed -n '/## Constraints and movers/,/## Contact overflow/p' '$r' | grep -q '| scenes/crane.json | 8 | 120 | .* | yes |'"
 check "fake cpu: the walker at 4 and 16 solve lanes in the robot lanes step" \
   bash -c "sed -n '/## Robot solve lanes/,\$p' '$r' | grep -q '| scenes/walker.json | 4 | 4 | awake' &&
            sed -n '/## Robot solve lanes/,\$p' '$r' | grep -q '| scenes/walker.json | 4 | 16 | awake'"
-check "fake cpu: step table, 8 steps passed" [ "$(grep -c '| passed |' "$r")" = 8 ]
+check "fake cpu: step table, 9 steps passed" [ "$(grep -c '| passed |' "$r")" = 9 ]
 check "fake cpu: steps not asked for not run" bash -c "! grep -q '## Benchmarks' '$r'"
 
 # 2. A device fault: the process stops (exit 3), the next scene's process runs.
