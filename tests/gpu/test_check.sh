@@ -5,8 +5,9 @@
 # nothing here runs on a GPU). Asserts the order of the results (headline,
 # then the robots' rows), equal parity rows (a robot scene's joint arrays
 # included), the refusal, the writes step's rows (constraints and movers), a
-# simulated device fault stopping its process but not the next scene's, a hanging step cut at its limit with
-# the later steps skipped once the budget is spent, and the choice between a
+# simulated device fault stopping its process but not the next scene's, a
+# hanging step cut at its limit with the later steps skipped once the budget
+# is spent, and the choice between a
 # prebuilt gpu_check whose sources match and a build.
 set -uo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
