@@ -1,10 +1,9 @@
 /* constraint_batch.c - a batch's constraint state: creation, each world's
- * reset, the read-outs. */
+ * reset (the read-outs are in csrc/constraint_params.c). */
 #include "constraint_host.h"
 
 #include "batch.h"
 #include "error.h"
-#include "mirror.h" /* TP_MIRROR_CONSTRAINTS */
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,17 +47,4 @@ void tp_cons_batch_init_world(tp_batch *b, int w)
     int n = b->model->cons->count;
     tp_cons_world_reset(b->cons_table + (size_t)w * (size_t)n, b->cons_state + (size_t)w * (size_t)n,
                         b->model->cons->table, n, 0, 1);
-}
-
-tp_status tp_batch_constraints(tp_batch *b, float *value, float *force)
-{
-    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_constraints: batch is NULL");
-    tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_CONSTRAINTS); /* CUDA: the last step's */
-    if (st) return st;
-    size_t n = (size_t)tp_model_constraint_count(b->model), total = n * (size_t)b->worlds;
-    for (size_t i = 0; i < total; ++i) {
-        if (value) value[i] = b->cons_state[i].value;
-        if (force) force[i] = b->cons_state[i].force;
-    }
-    return TP_OK;
 }

@@ -1,7 +1,7 @@
 /* constraint_params.c - per-world constraint parameters (include/torpor_constraints.h,
  * "Per-world parameters"): each world's copy of the constraint table
  * (csrc/constraint_batch.c) read and written column by column, a changed
- * constraint waking its bodies; and the impulse read-out. */
+ * constraint waking its bodies; and the value, force and impulse read-outs. */
 #include "batch.h"
 #include "batch_wake.h"
 #include "constraint_host.h"
@@ -205,5 +205,18 @@ tp_status tp_batch_constraint_impulses(tp_batch *b, float *impulse)
     if (st) return st;
     size_t total = (size_t)b->worlds * (size_t)b->layout.cons_count;
     for (size_t i = 0; i < total; ++i) memcpy(impulse + 3 * i, b->cons_state[i].fsum, 3 * sizeof(float));
+    return TP_OK;
+}
+
+tp_status tp_batch_constraints(tp_batch *b, float *value, float *force)
+{
+    if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "tp_batch_constraints: batch is NULL");
+    tp_status st = tp_batch_pull(b, 0, b->worlds - 1, TP_MIRROR_CONSTRAINTS); /* CUDA: the last step's */
+    if (st) return st;
+    size_t n = (size_t)tp_model_constraint_count(b->model), total = n * (size_t)b->worlds;
+    for (size_t i = 0; i < total; ++i) {
+        if (value) value[i] = b->cons_state[i].value;
+        if (force) force[i] = b->cons_state[i].force;
+    }
     return TP_OK;
 }
