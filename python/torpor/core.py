@@ -6,6 +6,8 @@ W = worlds and B = bodies per world (static bodies included).
 """
 from __future__ import annotations
 
+import json
+import math
 import os
 import threading
 import time
@@ -97,15 +99,73 @@ def _invalid(message: str) -> "InvalidArgumentError":
     return InvalidArgumentError(int(lib.TP_ERR_INVALID_ARGUMENT), message)
 
 
+# ---------------------------------------------------------------- Model.build's scene
+
+_BUILD = "<Model.build>"  # the source Model.build's errors name
+_BODY_TYPE_KEYS = {"dynamic": {}, "static": {"static": True}, "kinematic": {"kinematic": True}}
+
+
+def _build_error(status: int) -> TorporError:
+    """The scene loader's last failure as Model.build reports it: the key path and
+    the reason, without the line:col of a text the caller never saw."""
+    info = ffi.new("tp_error_info *")
+    lib.tp_last_error_info(info)
+    field, reason = ffi.string(info.field).decode(), ffi.string(info.reason).decode()
+    if ffi.string(info.path).decode() != _BUILD:
+        return _ERRORS.get(status, TorporError)(status, ffi.string(info.message).decode())
+    return _ERRORS.get(status, TorporError)(status, f"{_BUILD}: {field}: {reason}" if field else f"{_BUILD}: {reason}")
+
+
+def _scene_error(path: str, why: str) -> SceneError:
+    return SceneError(int(lib.TP_ERR_PARSE), f"{_BUILD}: {path}: {why}")
+
+
+def _body_type(body: Any, path: str) -> Any:
+    """A body's ``"type"`` (Model.build's older spelling) as the scene's
+    ``static`` / ``kinematic`` keys; any other body unchanged."""
+    if not isinstance(body, Mapping) or "type" not in body:
+        return body
+    kind = body["type"]
+    if not isinstance(kind, str) or kind not in _BODY_TYPE_KEYS:
+        raise _scene_error(f"{path}.type", f"unknown body type {kind!r}; expected \"dynamic\", \"static\" or "
+                                           f"\"kinematic\"")
+    if "static" in body or "kinematic" in body:
+        raise _scene_error(f"{path}.type", "give either \"type\" or \"static\" / \"kinematic\", not both")
+    return {**{k: v for k, v in body.items() if k != "type"}, **_BODY_TYPE_KEYS[kind]}
+
+
+def _plain(value: Any, path: str) -> Any:
+    """``value`` in JSON's types (dict, list, str, int, float, bool, None), NumPy
+    arrays and scalars included (float32 to the same double, exactly); a
+    SceneError naming ``path`` for a value JSON cannot hold."""
+    if value is None or isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        if not -2 ** 63 <= int(value) < 2 ** 63:
+            raise _scene_error(path, f"{int(value)} is past the 64-bit integers a scene holds")
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        if not math.isfinite(value):
+            raise _scene_error(path, f"must be finite, got {float(value)} (JSON has no NaN or infinity)")
+        return float(value)
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist(), path)
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise _scene_error(path, f"keys must be strings, got {key!r}")
+            out[key] = _plain(item, f"{path}.{key}" if path else key)
+        return out
+    if isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
+        return [_plain(item, f"{path}[{i}]") for i, item in enumerate(value)]
+    raise _scene_error(path, f"a {type(value).__name__} has no JSON form; give a number, bool, string, list, "
+                             "NumPy array or dict")
+
+
 _BACKENDS = _enum_names(lib.tp_backend_name)
-_BODY_TYPES = _enum_values("tp_body_type", "TP_BODY_")
-_JOINT_TYPES = _enum_names(lib.tp_joint_type_name)
-_DRIVES = _enum_values("tp_drive_mode", "TP_DRIVE_")
-_ACTUATOR_TYPES = _enum_names(lib.tp_actuator_type_name)
-_SHAPES = _enum_names(lib.tp_shape_name)
-_MOVER_TYPES = _enum_names(lib.tp_mover_type_name)
-_MOVER_FRAMES = _enum_values("tp_mover_frame", "TP_FRAME_")
-_VELOCITY_MODES = _enum_values("tp_velocity_mode", "TP_VELOCITY_")
 _ROBOT_PARAMS = _enum_names(lib.tp_robot_param_name)
 _JOINT_ARRAYS = _enum_values("tp_joint_array", "TP_JOINT_ARRAY_")  # keyword of Batch.set_joints: tp_joint_array
 
@@ -169,261 +229,67 @@ class Model:
               gravity: Sequence[float] = (0.0, 0.0, -9.81), dt: float = 1.0 / 60.0, substeps: int = 4,
               randomize: Optional[Mapping[str, Any]] = None, sleep: Optional[Mapping[str, Any]] = None,
               joints: Sequence[Mapping[str, Any]] = (), actuators: Sequence[Mapping[str, Any]] = (),
-              movers: Sequence[Mapping[str, Any]] = (),
-              keyframes: Sequence[Mapping[str, Any]] = ()) -> "Model":
-        """Build a model in code (the C builder, tp_builder_*, which the JSON, MJCF and
-        URDF loaders also call, so the same keys give the same model).
+              movers: Sequence[Mapping[str, Any]] = (), keyframes: Sequence[Mapping[str, Any]] = (),
+              constraints: Sequence[Mapping[str, Any]] = (), solver: Optional[Mapping[str, Any]] = None,
+              sites: Sequence[Mapping[str, Any]] = (), events: Sequence[Mapping[str, Any]] = (),
+              exclude: Sequence[Sequence[str]] = ()) -> "Model":
+        """Build a model in code: the arguments are the top-level keys of a scene
+        (docs/scene-format.md, version 2), assembled into one and compiled by the
+        scene loader (tp_model_load_buffer, as :meth:`from_json`), so a scene built
+        here, the same scene loaded from JSON, and an MJCF import of it are one
+        model, bit for bit.
 
-        bodies: dicts with the keys of ``tp_body_def``: ``name``, ``type``
-        ("dynamic", "static", "kinematic"), ``shape`` ("box", "ball", "cylinder",
-        "capsule", "wedge", "corner_wedge", "convex"), ``size`` (m, full extents [3];
-        not read for "convex"), ``vertices`` (m [n][3], the points whose convex hull a
-        "convex" shape is, in the body frame; also a shape's key),
-        ``pos`` (m [3]), ``quat`` ([x, y, z, w]), ``vel`` (m/s [3]), ``ang_vel``
-        (rad/s [3]), ``density`` (kg/m^3), ``mass`` (kg), ``friction``,
-        ``restitution``; a compound body's ``shapes`` (a list of dicts with
-        ``shape``, ``size`` m [3], ``pos`` m [3] in the body frame, ``quat``,
-        ``density``), and given ``com`` (m [3], body frame) and ``inertia``
-        (kg m^2: [xx, yy, zz] or [xx, yy, zz, xy, xz, yz]). Missing keys take the
-        C defaults.
-        ``actuated`` (bool) and ``sensor`` (bool: a contact sensor; also a
-        compound shape's key).
-        gravity: m/s^2 [3]; dt: s; randomize: keys of ``tp_randomize_def``
-        (``seed``, ``pos_noise`` m, ``yaw_noise_deg``, ``mass_scale`` [2],
-        ``friction_range`` [2], ``joint_q_noise``, ``joint_damping_scale`` [2] ...,
-        ``link_com_offset`` m [3]);
-        sleep: keys of ``tp_sleep_def``.
-        joints: dicts with the scene's joint keys (docs/scene-format.md, "Joints"):
-        ``name``, ``type`` ("fixed", "revolute", "prismatic", "ball", "free"),
-        ``parent`` and ``child`` (a body name or index; parent "world" or -1),
-        ``axis`` [3] and ``anchor`` [3] (m, child frame), ``q0``, ``qd0``,
-        ``limits`` [lower, upper], ``damping``, ``friction``, ``armature``,
-        ``stiffness``, ``rest``, ``drive`` ("none", "position", "velocity"), ``kp``,
-        ``kd``, ``max_effort``, ``target_q``, ``target_qd``.
-        actuators: dicts with the scene's actuator keys: ``name``, ``type``
-        ("motor", "position", "velocity", "general"), ``joint`` (a joint name or
-        index), ``gear``, ``ctrl_range`` [2], ``force_range`` [2], ``kp``, ``kv``,
-        ``gain`` [3], ``bias`` [3].
-        movers: dicts with the scene's mover keys (docs/movers.md, "Scene format"):
-        ``name``, ``type`` ("align_position", "align_orientation", "linear_velocity",
-        "angular_velocity", "vector_force", "torque"), ``body0`` and ``body1`` (a body
-        name or index), ``pos0``, ``pos1`` (m [3]), ``quat0``, ``quat1``, ``target`` (a
-        number or 1 to 4 numbers), ``enabled``, ``mode`` ("one_attachment",
-        "two_attachment"), ``relative_to`` ("world", "attachment0", "attachment1"),
-        ``velocity_mode`` ("line", "plane", "vector"), ``line_direction``, ``tangent0``,
-        ``tangent1`` [3], ``responsiveness``, ``max_velocity`` (m/s or rad/s),
-        ``max_force`` (N or N m), ``rigid``, ``apply_at_com``, ``reaction``,
-        ``primary_axis_only``.
-        keyframes: dicts with the scene's keyframe keys (docs/scene-format.md,
-        "Keyframes"): ``name``, ``q`` (nq,) rad / m / quaternions [x, y, z, w] in the
-        layout of ``joint_q``, ``qd`` (nv,) rad/s / m/s, ``ctrl`` (nu,); a missing array
-        is the initial joint state (controls 0). ``randomize={"keyframe": name}``
-        makes every reset start from one.
-        Raises InvalidArgumentError naming the bad value (a vector of the wrong
-        length, an unknown shape, type or body name included); KeyError for an
-        unknown key.
+        Every key and value follows the scene format; nothing here reads them:
+        bodies: list of body dicts (or generators), each with the keys of
+        "Bodies": ``name``, ``shape``, ``size`` (m, [3] full extents), ``pos``
+        (m [3]), ``quat`` ([x, y, z, w]), ``vel`` (m/s [3]), ``ang_vel`` (rad/s
+        [3]), ``density`` (kg/m^3), ``mass`` (kg), ``friction``, ``restitution``,
+        ``static``, ``kinematic``, ``actuated``, ``sensor``, ``shapes`` (list of
+        dicts), ``vertices`` (m [n][3]), ``mesh`` (a path, relative to the working
+        directory), ``scale``, ``com`` (m [3]), ``inertia`` (kg m^2, [3] or [6]).
+        ``"type": "static"`` / ``"kinematic"`` / ``"dynamic"`` is also taken, as
+        ``"static": True`` / ``"kinematic": True`` / neither.
+        name: the scene's name; gravity: m/s^2 [3]; dt: s; substeps: per step;
+        solver, sleep, randomize: dicts of those blocks' keys.
+        joints, actuators, constraints (docs/constraints.md), movers
+        (docs/movers.md), sites, keyframes, events: lists of dicts with their
+        sections' keys; exclude: [body name, body name] pairs that never collide.
+        Bodies, joints and actuators are referred to by name (a parent is a body
+        name or ``"world"``). A keyframe's ``q`` is (nq,) in the layout of
+        ``joint_q``, ``qd`` (nv,), ``ctrl`` (nu,).
+
+        Values may be Python or NumPy numbers, bools, strings, lists, tuples,
+        NumPy arrays (any shape: nested lists) and mappings with string keys; a
+        float32 value reaches the model unchanged (Python writes the shortest
+        decimal that reads back as the same double).
+
+        Raises SceneError, whose message names the key path and the reason
+        (``<Model.build>: bodies[0].size: must have 3 elements, got 2``), for
+        everything the scene format refuses (an unknown key, with the nearest
+        valid one as a hint; a wrong type or length; a value out of range; an
+        unknown name) and for a value with no JSON form (an object of another
+        type, a non-string dict key, NaN or an infinity, an integer past 64
+        bits); nothing is built. CapacityError past TP_MAX_SCENE_BYTES (64 MiB)
+        of JSON.
         """
-        keep = []  # C strings alive until the builder has copied them
-
-        def bad(path: str, why: str) -> InvalidArgumentError:
-            return _invalid(f"{path}: {why}; nothing was built")
-
-        def vec(value: Any, n: int, path: str) -> list:
-            # cffi would take a short list in part (the rest keeps its default)
-            v = [float(x) for x in value]
-            if len(v) != n:
-                raise bad(path, f"must have {n} numbers, got {len(v)}")
-            return v
-
-        def named(table: Mapping[str, int], value: Any, path: str, what: str) -> int:
-            if value not in table:
-                raise bad(path, f"unknown {what} {value!r}; expected one of {', '.join(map(repr, table))}")
-            return table[value]
-
-        def cstr(s: str) -> Any:
-            p = ffi.new("char[]", s.encode())
-            keep.append(p)
-            return p
-
-        md = ffi.new("tp_model_def *", lib.tp_default_model_def())
-        md.name = cstr(name)
-        md.gravity = list(map(float, gravity))
-        md.dt = dt
-        md.substeps = substeps
-        for key, value in (randomize or {}).items():
-            if key == "friction_range":
-                md.randomize.has_friction_range = 1
-            setattr(md.randomize, key, cstr(value) if key == "keyframe" else value)
-        for key, value in (sleep or {}).items():
-            setattr(md.sleep, key, value)
-        def points(value, at):  # [n][3] floats the builder copies; kept alive until then
-            a = np.ascontiguousarray(np.asarray(value, dtype=np.float32))
-            if a.ndim != 2 or a.shape[1] != 3:
-                raise bad(at, f"must be an array of [x, y, z] points, got shape {a.shape}")
-            keep.append(a)
-            return ffi.cast("const float *", a.ctypes.data), a.shape[0]
-
-        builder = ffi.new("tp_builder **")
-        _check(lib.tp_builder_create(md, builder))
-        b = ffi.gc(builder[0], lib.tp_builder_destroy)
-        for i, body in enumerate(bodies):
-            bd = ffi.new("tp_body_def *", lib.tp_default_body_def())
-            for key, value in body.items():
-                if key == "name":
-                    bd.name = cstr(value)
-                elif key == "type":
-                    bd.type = named(_BODY_TYPES, value, f"bodies[{i}].type", "body type")
-                elif key == "shape":
-                    bd.shape = named(_SHAPES, value, f"bodies[{i}].shape", "shape")
-                elif key in ("size", "pos", "quat", "vel", "ang_vel"):
-                    setattr(bd, key, vec(value, 4 if key == "quat" else 3, f"bodies[{i}].{key}"))
-                elif key in ("density", "mass", "friction", "restitution"):
-                    setattr(bd, key, float(value))
-                elif key in ("actuated", "sensor"):
-                    setattr(bd, key, int(bool(value)))
-                elif key == "vertices":
-                    bd.vertices, bd.vertex_count = points(value, f"bodies[{i}].vertices")
-                elif key == "shapes":
-                    if not 1 <= len(value) <= lib.TP_MAX_BODY_SHAPES:  # 0 would build a plain body
-                        raise bad(f"bodies[{i}].shapes", f"must hold 1 to {lib.TP_MAX_BODY_SHAPES} shapes, got {len(value)}")
-                    shapes = ffi.new("tp_shape_def[]", len(value))
-                    keep.append(shapes)
-                    for j, sh in enumerate(value):
-                        shapes[j] = lib.tp_default_shape_def()
-                        for sk, sv in sh.items():
-                            at = f"bodies[{i}].shapes[{j}].{sk}"
-                            if sk == "shape":
-                                shapes[j].shape = named(_SHAPES, sv, at, "shape")
-                            elif sk in ("size", "pos", "quat"):
-                                setattr(shapes[j], sk, vec(sv, 4 if sk == "quat" else 3, at))
-                            elif sk == "density":
-                                shapes[j].density = float(sv)
-                            elif sk == "sensor":
-                                shapes[j].sensor = int(bool(sv))
-                            elif sk == "vertices":
-                                shapes[j].vertices, shapes[j].vertex_count = points(sv, at)
-                            else:
-                                raise KeyError(f"bodies[{i}].shapes[{j}]: unknown key {sk!r}")
-                    bd.shapes = shapes
-                    bd.shape_count = len(value)
-                elif key == "com":
-                    bd.com = vec(value, 3, f"bodies[{i}].com")
-                    bd.has_com = 1
-                elif key == "inertia":  # [xx, yy, zz] or all six
-                    v = [float(x) for x in value]
-                    if len(v) not in (3, 6):
-                        raise bad(f"bodies[{i}].inertia",
-                                  f"must have 3 numbers (the diagonal) or 6 (xx yy zz xy xz yz), got {len(v)}")
-                    bd.inertia = v + [0.0] * (6 - len(v))
-                    bd.has_inertia = 1
-                else:
-                    raise KeyError(f"bodies[{i}]: unknown key {key!r}")
-            _check(lib.tp_builder_add_body(b, bd, ffi.NULL))
-        names = [body.get("name", f"body{i}") for i, body in enumerate(bodies)]
-
-        def index_of(value: Any, table: list, path: str, what: str, world: bool) -> int:
-            if world and value in ("world", -1):
-                return -1
-            if isinstance(value, str):
-                if value not in table:
-                    raise bad(path, f"no {what} is called {value!r}")
-                return table.index(value)
-            return int(value)
-
-        for i, joint in enumerate(joints):
-            jd = ffi.new("tp_joint_def *", lib.tp_default_joint_def())
-            for key, value in joint.items():
-                at = f"joints[{i}].{key}"
-                if key == "name":
-                    jd.name = cstr(value)
-                elif key == "type":
-                    jd.type = named(_JOINT_TYPES, value, at, "joint type")
-                elif key in ("parent", "child"):
-                    setattr(jd, key, index_of(value, names, at, "body", key == "parent"))
-                elif key in ("axis", "anchor"):
-                    setattr(jd, key, vec(value, 3, at))
-                elif key == "limits":
-                    jd.lower, jd.upper = vec(value, 2, at)
-                    jd.has_limits = 1
-                elif key == "drive":
-                    jd.drive = named(_DRIVES, value, at, "drive mode")
-                elif key in ("q0", "qd0", "ref", "damping", "friction", "armature", "stiffness", "rest", "kp", "kd",
-                             "max_effort", "target_q", "target_qd"):
-                    setattr(jd, key, float(value))
-                else:
-                    raise KeyError(f"joints[{i}]: unknown key {key!r}")
-            _check(lib.tp_builder_add_joint(b, jd, ffi.NULL))
-        joint_names = [j.get("name", f"joint{i}") for i, j in enumerate(joints)]
-        for i, act in enumerate(actuators):
-            ad = ffi.new("tp_actuator_def *", lib.tp_default_actuator_def())
-            for key, value in act.items():
-                at = f"actuators[{i}].{key}"
-                if key == "name":
-                    ad.name = cstr(value)
-                elif key == "type":
-                    ad.type = named(_ACTUATOR_TYPES, value, at, "actuator type")
-                elif key == "joint":
-                    ad.joint = index_of(value, joint_names, at, "joint", False)
-                elif key in ("ctrl_range", "force_range"):
-                    setattr(ad, key, vec(value, 2, at))
-                    setattr(ad, key.replace("_range", "_limited"), 1)
-                elif key in ("gain", "bias"):
-                    setattr(ad, key, vec(value, 3, at))
-                elif key in ("gear", "kp", "kv"):
-                    setattr(ad, key, float(value))
-                else:
-                    raise KeyError(f"actuators[{i}]: unknown key {key!r}")
-            _check(lib.tp_builder_add_actuator(b, ad, ffi.NULL))
-        for i, mover in enumerate(movers):
-            if "type" not in mover:
-                raise bad(f"movers[{i}]", "needs a \"type\"")
-            t = named(_MOVER_TYPES, mover["type"], f"movers[{i}].type", "mover type")
-            mv = ffi.new("tp_mover_def *", lib.tp_default_mover_def_of(t))
-            for key, value in mover.items():
-                at = f"movers[{i}].{key}"
-                if key == "name":
-                    mv.name = cstr(value)
-                elif key == "type":
-                    continue
-                elif key in ("body0", "body1"):
-                    setattr(mv, key, index_of(value, names, at, "body", False))
-                elif key in ("pos0", "pos1", "line_direction", "tangent0", "tangent1"):
-                    setattr(mv, key, vec(value, 3, at))
-                elif key in ("quat0", "quat1"):
-                    setattr(mv, key, vec(value, 4, at))
-                elif key == "target":
-                    v = [float(value)] if np.ndim(value) == 0 else [float(x) for x in value]
-                    if not 1 <= len(v) <= 4:
-                        raise bad(at, f"must be a number or 1 to 4 numbers, got {len(v)}")
-                    mv.target = v + [0.0] * (4 - len(v))
-                elif key == "mode":
-                    mv.two_attachment = named({"one_attachment": 0, "two_attachment": 1}, value, at, "mover mode")
-                elif key == "relative_to":
-                    mv.relative_to = named(_MOVER_FRAMES, value, at, "frame")
-                elif key == "velocity_mode":
-                    mv.velocity_mode = named(_VELOCITY_MODES, value, at, "velocity mode")
-                elif key in ("responsiveness", "max_velocity", "max_force"):
-                    setattr(mv, key, float(value))
-                elif key in ("enabled", "rigid", "apply_at_com", "reaction", "primary_axis_only"):
-                    setattr(mv, key, int(bool(value)))
-                else:
-                    raise KeyError(f"movers[{i}]: unknown key {key!r}")
-            _check(lib.tp_builder_add_mover(b, mv, ffi.NULL))
-        for i, key in enumerate(keyframes):
-            kd = ffi.new("tp_keyframe_def *", lib.tp_default_keyframe_def())
-            for k, value in key.items():
-                if k == "name":
-                    kd.name = cstr(value)
-                elif k in ("q", "qd", "ctrl"):
-                    a = np.ascontiguousarray(np.asarray(value, dtype=np.float32).reshape(-1))
-                    keep.append(a)
-                    setattr(kd, k, ffi.cast("const float *", a.ctypes.data))
-                    setattr(kd, {"q": "nq", "qd": "nv", "ctrl": "nu"}[k], a.size)
-                else:
-                    raise KeyError(f"keyframes[{i}]: unknown key {k!r}")
-            _check(lib.tp_builder_add_keyframe(b, kd, ffi.NULL))
+        scene: dict = {"format": "torpor-scene", "version": 2, "name": name, "gravity": gravity, "dt": dt,
+                       "substeps": substeps}
+        for key, value in (("solver", solver), ("sleep", sleep), ("randomize", randomize)):
+            if value is not None:
+                scene[key] = value
+        scene["bodies"] = ([_body_type(body, f"bodies[{i}]") for i, body in enumerate(bodies)]
+                           if isinstance(bodies, (list, tuple)) else bodies)
+        for key, value in (("exclude", exclude), ("joints", joints), ("actuators", actuators),
+                           ("constraints", constraints), ("movers", movers), ("sites", sites),
+                           ("keyframes", keyframes), ("events", events)):
+            if value is not None and not (isinstance(value, (list, tuple)) and not value):
+                scene[key] = value
+        text = json.dumps(_plain(scene, ""), allow_nan=False)
+        data = text.encode()
         out = ffi.new("tp_model **")
-        _check(lib.tp_builder_finish(b, out))
+        status = lib.tp_model_load_buffer(data, len(data), _BUILD.encode(), out)
+        if status != 0:
+            raise _build_error(status)
         return cls(ffi.gc(out[0], lib.tp_model_destroy))
 
     @property
