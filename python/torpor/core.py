@@ -127,8 +127,8 @@ def _body_type(body: Any, path: str) -> Any:
         return body
     kind = body["type"]
     if not isinstance(kind, str) or kind not in _BODY_TYPE_KEYS:
-        raise _scene_error(f"{path}.type", f"unknown body type {kind!r}; expected \"dynamic\", \"static\" or "
-                                           f"\"kinematic\"")
+        raise _scene_error(f"{path}.type", f"unknown body type {json.dumps(_plain(kind, path))}; expected "
+                                           "\"dynamic\", \"static\" or \"kinematic\"")
     if "static" in body or "kinematic" in body:
         raise _scene_error(f"{path}.type", "give either \"type\" or \"static\" / \"kinematic\", not both")
     return {**{k: v for k, v in body.items() if k != "type"}, **_BODY_TYPE_KEYS[kind]}
@@ -233,44 +233,64 @@ class Model:
               constraints: Sequence[Mapping[str, Any]] = (), solver: Optional[Mapping[str, Any]] = None,
               sites: Sequence[Mapping[str, Any]] = (), events: Sequence[Mapping[str, Any]] = (),
               exclude: Sequence[Sequence[str]] = ()) -> "Model":
-        """Build a model in code: the arguments are the top-level keys of a scene
-        (docs/scene-format.md, version 2), assembled into one and compiled by the
-        scene loader (tp_model_load_buffer, as :meth:`from_json`), so a scene built
-        here, the same scene loaded from JSON, and an MJCF import of it are one
-        model, bit for bit.
+        """Build a model in code from the keys of a scene file (docs/scene-format.md).
 
-        Every key and value follows the scene format; nothing here reads them:
-        bodies: list of body dicts (or generators), each with the keys of
-        "Bodies": ``name``, ``shape``, ``size`` (m, [3] full extents), ``pos``
-        (m [3]), ``quat`` ([x, y, z, w]), ``vel`` (m/s [3]), ``ang_vel`` (rad/s
-        [3]), ``density`` (kg/m^3), ``mass`` (kg), ``friction``, ``restitution``,
-        ``static``, ``kinematic``, ``actuated``, ``sensor``, ``shapes`` (list of
-        dicts), ``vertices`` (m [n][3]), ``mesh`` (a path, relative to the working
-        directory), ``scale``, ``com`` (m [3]), ``inertia`` (kg m^2, [3] or [6]).
-        ``"type": "static"`` / ``"kinematic"`` / ``"dynamic"`` is also taken, as
-        ``"static": True`` / ``"kinematic": True`` / neither.
-        name: the scene's name; gravity: m/s^2 [3]; dt: s; substeps: per step;
-        solver, sleep, randomize: dicts of those blocks' keys.
-        joints, actuators, constraints (docs/constraints.md), movers
-        (docs/movers.md), sites, keyframes, events: lists of dicts with their
-        sections' keys; exclude: [body name, body name] pairs that never collide.
-        Bodies, joints and actuators are referred to by name (a parent is a body
-        name or ``"world"``). A keyframe's ``q`` is (nq,) in the layout of
-        ``joint_q``, ``qd`` (nv,), ``ctrl`` (nu,).
+        The arguments become the top-level keys of a version 2 scene (a superset
+        of version 1), which the scene loader compiles as it compiles
+        :meth:`from_json`'s text and MJCF / URDF imports (tp_model_load_buffer):
+        one reader of the format, so a scene built here and the same scene in a
+        JSON file are one model, bit for bit. Python reads no key itself.
 
-        Values may be Python or NumPy numbers, bools, strings, lists, tuples,
-        NumPy arrays (any shape: nested lists) and mappings with string keys; a
-        float32 value reaches the model unchanged (Python writes the shortest
-        decimal that reads back as the same double).
+        bodies: list of dicts, a body's keys ("Bodies"; a generator's too):
+        ``name``, ``shape`` ("box", "ball", "cylinder", "capsule", "wedge",
+        "corner_wedge", "convex"), ``size`` (m, [3] full extents), ``pos`` (m
+        [3]), ``quat`` ([x, y, z, w]), ``vel`` (m/s [3]), ``ang_vel`` (rad/s [3]),
+        ``density`` (kg/m^3), ``mass`` (kg), ``friction``, ``restitution``,
+        ``static``, ``kinematic``, ``actuated``, ``sensor`` (bools), ``shapes``
+        (a compound body: list of dicts with ``shape``, ``size``, ``pos``,
+        ``quat``, ``density``, ``sensor``), ``vertices`` (m, [n][3]), ``mesh`` (a
+        file, relative to the working directory), ``scale``, ``com`` (m [3], body
+        frame), ``inertia`` (kg m^2, [xx, yy, zz] or [xx, yy, zz, xy, xz, yz]).
+        ``"type"`` ("dynamic", "static", "kinematic"), this method's older
+        spelling, is taken as ``"static": True`` / ``"kinematic": True``.
+        name: the scene's name; gravity: m/s^2 [3]; dt: s per step; substeps:
+        solver substeps per step. solver, sleep, randomize: dicts of those
+        blocks' keys (``randomize={"seed": 3, "joint_q_noise": 0.05,
+        "keyframe": "stand"}``).
+        joints: dicts with ``name``, ``type`` ("revolute", "prismatic", "ball",
+        "free", "fixed"), ``parent`` (a body name or "world"), ``child`` (a body
+        name), ``axis`` [3] and ``anchor`` (m [3]) in the child frame, ``q0``,
+        ``qd0`` (rad or m, /s), ``limits`` [lower, upper], ``damping``,
+        ``friction``, ``armature``, ``stiffness``, ``rest``, ``drive``, ``kp``,
+        ``kd``, ``max_effort``, ``target_q``, ``target_qd``, ``ref``
+        ("Joints"). actuators: dicts with ``name``, ``type`` ("motor",
+        "position", "velocity", "general"), ``joint`` (a joint name), ``gear``,
+        ``ctrl_range`` and ``force_range`` [lower, upper], ``kp``, ``kv``,
+        ``gain``, ``bias`` [3] ("Actuators"). constraints: dicts of
+        docs/constraints.md, "Scene format" (``type`` "weld", "hinge",
+        "prismatic", "ball", "rope", "spring", "rod"; ``body0``, ``body1`` by
+        name). movers: dicts of docs/movers.md, "Scene format". sites: dicts
+        with ``name``, ``body``, ``pos``, ``quat``. keyframes: dicts with
+        ``name``, ``q`` (nq,) in the layout of ``joint_q``, ``qd`` (nv,),
+        ``ctrl`` (nu,). events: dicts with ``time`` (s), ``action``, ...
+        ("Events"). exclude: pairs [body name, body name] that never collide.
+        Bodies, joints and actuators are named, never numbered, as in a file.
+        An empty list or None leaves a key out.
 
-        Raises SceneError, whose message names the key path and the reason
-        (``<Model.build>: bodies[0].size: must have 3 elements, got 2``), for
-        everything the scene format refuses (an unknown key, with the nearest
-        valid one as a hint; a wrong type or length; a value out of range; an
-        unknown name) and for a value with no JSON form (an object of another
-        type, a non-string dict key, NaN or an infinity, an integer past 64
-        bits); nothing is built. CapacityError past TP_MAX_SCENE_BYTES (64 MiB)
-        of JSON.
+        Values may be Python or NumPy numbers, bools and strings, lists, tuples,
+        NumPy arrays (as nested lists) and mappings with string keys. A float32
+        value reaches the model unchanged: Python writes the shortest decimal
+        that reads back as the same double, which the loader rounds to the same
+        float32.
+
+        Raises SceneError, whose message is ``<Model.build>: PATH: REASON``
+        (``<Model.build>: bodies[0].size: must have 3 elements, got 2``;
+        ``bodies[0].sise: unknown key; did you mean "size"?``), for everything
+        the scene format refuses (an unknown key, a wrong type or length, a
+        value out of range, an unknown name) and for a value JSON cannot hold
+        (an object of another type, a non-string key, NaN or an infinity, an
+        integer past 64 bits); nothing is built. OutOfMemoryError, and
+        CapacityError past TP_MAX_SCENE_BYTES (64 MiB) of JSON text.
         """
         scene: dict = {"format": "torpor-scene", "version": 2, "name": name, "gravity": gravity, "dt": dt,
                        "substeps": substeps}
