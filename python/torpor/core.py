@@ -12,6 +12,7 @@ import os
 import threading
 import time
 import warnings
+from collections import abc
 from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Sequence, Union
 
@@ -127,42 +128,75 @@ def _body_type(body: Any, path: str) -> Any:
         return body
     kind = body["type"]
     if not isinstance(kind, str) or kind not in _BODY_TYPE_KEYS:
-        raise _scene_error(f"{path}.type", f"unknown body type {json.dumps(_plain(kind, path))}; expected "
-                                           "\"dynamic\", \"static\" or \"kinematic\"")
+        shown = json.dumps(kind) if isinstance(kind, str) else repr(kind)
+        raise _scene_error(f"{path}.type", f"unknown body type {shown}; expected \"dynamic\", \"static\" or \"kinematic\"")
     if "static" in body or "kinematic" in body:
         raise _scene_error(f"{path}.type", "give either \"type\" or \"static\" / \"kinematic\", not both")
     return {**{k: v for k, v in body.items() if k != "type"}, **_BODY_TYPE_KEYS[kind]}
 
 
-def _plain(value: Any, path: str) -> Any:
+class _NoJSON(Exception):
+    """A value JSON cannot hold; ``keys`` gathers its path on the way out of _plain."""
+
+    def __init__(self, why: str, keys: Optional[list] = None):
+        super().__init__(why)
+        self.why, self.keys = why, keys or []
+
+
+def _json_path(keys: list) -> str:
+    """["bodies", 0, "size"] -> "bodies[0].size"."""
+    path = ""
+    for key in keys:
+        path += f"[{key}]" if isinstance(key, int) else f".{key}" if path else key
+    return path
+
+
+def _plain(value: Any) -> Any:
     """``value`` in JSON's types (dict, list, str, int, float, bool, None), NumPy
-    arrays and scalars included (float32 to the same double, exactly); a
-    SceneError naming ``path`` for a value JSON cannot hold."""
-    if value is None or isinstance(value, (bool, str)):
+    arrays and scalars included (a float32 to the same double, exactly); _NoJSON
+    for a value JSON cannot hold. The path is built only on failure."""
+    if value is None or isinstance(value, (str, bool)):
         return value
-    if isinstance(value, np.bool_):
-        return bool(value)
-    if isinstance(value, (int, np.integer)):
-        if not -2 ** 63 <= int(value) < 2 ** 63:
-            raise _scene_error(path, f"{int(value)} is past the 64-bit integers a scene holds")
-        return int(value)
     if isinstance(value, (float, np.floating)):
         if not math.isfinite(value):
-            raise _scene_error(path, f"must be finite, got {float(value)} (JSON has no NaN or infinity)")
+            raise _NoJSON(f"must be finite, got {float(value)} (JSON has no NaN or infinity)")
         return float(value)
+    if isinstance(value, (int, np.integer)):
+        if not -2 ** 63 <= int(value) < 2 ** 63:
+            raise _NoJSON(f"{int(value)} is past the 64-bit integers a scene holds")
+        return int(value)
     if isinstance(value, np.ndarray):
-        return _plain(value.tolist(), path)
-    if isinstance(value, Mapping):
+        if value.dtype.kind == "f" and not all(map(math.isfinite, value.ravel().tolist())):  # cheaper than np.isfinite on [3]s
+            at = np.argwhere(~np.isfinite(value))[0]
+            raise _NoJSON(f"must be finite, got {value[tuple(at)]} (JSON has no NaN or infinity)", [int(i) for i in at])
+        if value.dtype.kind in "bf" or (value.dtype.kind in "iu" and (value.size == 0 or int(value.max()) < 2 ** 63)):
+            return value.tolist()  # Python floats, ints and bools only: nothing left to check
+        return _plain(value.tolist())
+    if isinstance(value, (dict, abc.Mapping)):  # dict first: typing's and abc's checks are slow
         out = {}
         for key, item in value.items():
             if not isinstance(key, str):
-                raise _scene_error(path, f"keys must be strings, got {key!r}")
-            out[key] = _plain(item, f"{path}.{key}" if path else key)
+                raise _NoJSON(f"keys must be strings, got {key!r}")
+            try:
+                out[key] = _plain(item)
+            except _NoJSON as e:
+                e.keys.insert(0, key)
+                raise
         return out
-    if isinstance(value, Sequence) and not isinstance(value, (bytes, bytearray)):
-        return [_plain(item, f"{path}[{i}]") for i, item in enumerate(value)]
-    raise _scene_error(path, f"a {type(value).__name__} has no JSON form; give a number, bool, string, list, "
-                             "NumPy array or dict")
+    if isinstance(value, (list, tuple)) or (isinstance(value, abc.Sequence) and
+                                             not isinstance(value, (bytes, bytearray))):
+        items: list = []
+        try:
+            for item in value:
+                items.append(_plain(item))
+        except _NoJSON as e:
+            e.keys.insert(0, len(items))
+            raise
+        return items
+    if isinstance(value, np.bool_):
+        return bool(value)
+    raise _NoJSON(f"a {type(value).__name__} has no JSON form; give a number, bool, string, list, NumPy array "
+                  "or dict")
 
 
 _BACKENDS = _enum_names(lib.tp_backend_name)
@@ -304,7 +338,10 @@ class Model:
                            ("keyframes", keyframes), ("events", events)):
             if value is not None and not (isinstance(value, (list, tuple)) and not value):
                 scene[key] = value
-        text = json.dumps(_plain(scene, ""), allow_nan=False)
+        try:
+            text = json.dumps(_plain(scene), allow_nan=False)
+        except _NoJSON as e:
+            raise _scene_error(_json_path(e.keys), e.why) from None
         data = text.encode()
         out = ffi.new("tp_model **")
         status = lib.tp_model_load_buffer(data, len(data), _BUILD.encode(), out)
