@@ -91,6 +91,16 @@ typedef struct tp_mover_rowset {
     int angular;
 } tp_mover_rowset;
 
+/* The largest velocity change a mover's rows may give their body in one
+ * substep, m/s: the accumulated impulse is held within this times the row's
+ * effective mass, the impulse whose float rounding (x 2^-23) moves the body
+ * by 1e-4 m/s, and above any speed a mover's approach law asks of a
+ * metre-scale scene (responsiveness 200 crosses 1 m in a 1/240 s substep:
+ * 240 m/s). Without it a mover with no force limit pushing a body that a
+ * contact or joint holds pushed harder every sweep, the contact pushing back
+ * as hard, without bound (docs/movers.md, "Rows"). */
+#define TP_MOVER_MAX_SPEED_CHANGE (1.0e-4f / 1.1920929e-7f)
+
 /* Row k along unit direction d: a velocity row toward `speed` (plus the
  * goal's own `goal_speed` when the goal's body is not in the rows), or, rigid,
  * an equality row with position error c. */
@@ -102,7 +112,7 @@ TP_HD void tp_mover_row(tp_mover_state *st, const tp_solver_body *sb, const tp_m
     int rigid = (m->flags & TP_MOVER_RIGID) != 0;
     tp_cons_row_set(r, sb, rs->other, m->body0, rs->angular ? z : d, rs->angular ? d : z, rs->r0, rs->r1,
                     rigid ? TP_ROW_EQ : TP_ROW_MOTOR, rigid ? c : speed + (rs->other < 0 ? goal_speed : 0.0f));
-    r->max_impulse = m->max_force * h;
+    r->max_impulse = tp_minf(m->max_force * h, r->mass * TP_MOVER_MAX_SPEED_CHANGE);
 }
 
 /* Rows along the world axes X, Y, Z: approach speed v, the goal's speed gv and

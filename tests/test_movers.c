@@ -699,6 +699,68 @@ Test(movers, the_reaction_pull_wakes_attachment1s_body)
     pull_wakes_attachment1(TP_SLEEP_ASSEMBLY);
 }
 
+/* Two 1 kg cubes (0.5 m) in zero gravity, 2 m apart, pulled together by an
+ * AlignPosition with reaction and no force limit whose goal (cube 1's centre)
+ * they cannot reach: they touch with centres 0.5 m apart and the mover keeps
+ * pushing. At rest against each other they must read a velocity at rest:
+ * the mover's accumulated impulse is held within TP_MOVER_MAX_SPEED_CHANGE
+ * (839 m/s) x the row's effective mass (0.5 kg, the pair's reduced mass),
+ * so its push is F = 839 x 0.5 / h = 100.7 kN, the same every step, and the
+ * rounding of each impulse applied (F h x 2^-23 / 1 kg = 5e-5 m/s) over the
+ * 4 substeps x (warm start + 12 sweeps) x 2 rows of a step bounds |v| by
+ * 104 x 5e-5 = 5.2e-3 m/s. Before, the push and the contact grew every sweep
+ * (15 MN after 50 s) and the cubes read +-0.5 m/s, the mover's speed, while
+ * their poses stood still. Island policy: the active mover keeps them awake;
+ * assembly policy: both sleep (the actuated threshold is 0.033 m/s). */
+static void pushing_mover_rests(int policy)
+{
+    tp_model_def md = mover_def(0.0f);
+    md.sleep.enabled = 1;
+    md.sleep.policy = policy;
+    tp_builder *b = builder_begin(&md);
+    tp_mover_def d = tp_default_mover_def();
+    d.apply_at_com = 1, d.two_attachment = 1, d.reaction = 1, d.max_velocity = 1.0f;
+    d.body0 = add_cube(b, 0.5f, 1.0f, 0.0f, 0.0f, 0.0f);
+    d.body1 = add_cube(b, 0.5f, 1.0f, 2.0f, 0.0f, 0.0f);
+    add_mover(b, &d);
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 1, 1);
+    batch_steps(bt, 150); /* they touch after 1.5 m at 1 m/s closing: 1.5 s */
+    double h = DT / SUBSTEPS, cap = (1.0e-4 / 1.1920929e-7) * 0.5 / h, bound = 4 * 13 * 2 * cap * h * pow(2, -23);
+    float f0 = 0.0f, f1 = 0.0f;
+    cr_assert_eq(tp_batch_movers(bt, NULL, NULL, &f0), TP_OK);
+    double x0 = body_pos(bt, 0, 0)[0], x1 = body_pos(bt, 0, 1)[0], worst = 0.0;
+    for (int s = 0; s < 300; ++s) {
+        batch_steps(bt, 1);
+        for (int i = 0; i < 2; ++i)
+            for (int c = 0; c < 3; ++c) worst = fmax(worst, fabs(body_v(bt, 0, i)[c]));
+    }
+    cr_assert_eq(tp_batch_movers(bt, NULL, NULL, &f1), TP_OK);
+    tp_state_view v = batch_view(bt);
+    cr_log_info("policy %d: centres %.5f m apart, |v| <= %.2e m/s (bound %.2e), push %.1f then %.1f N (cap %.1f), "
+                "states %d %d", policy, x1 - x0, worst, bound, f0, f1, cap, v.sleep_state[0], v.sleep_state[1]);
+    cr_assert(fabs(x1 - x0 - 0.5) < 2e-3, "policy %d: centres %g m apart, not touching", policy, x1 - x0);
+    cr_assert(fabs(body_pos(bt, 0, 0)[0] - x0) < 1e-4 && fabs(body_pos(bt, 0, 1)[0] - x1) < 1e-4,
+              "policy %d: the cubes moved from %g, %g to %g, %g", policy, x0, x1, body_pos(bt, 0, 0)[0],
+              body_pos(bt, 0, 1)[0]);
+    cr_assert(worst < bound, "policy %d: the cubes at rest read %g m/s", policy, worst);
+    if (policy == TP_SLEEP_ISLAND) {
+        cr_assert(f0 > 0.99 * cap && f0 <= 1.0001 * cap && f1 == f0, "push %g N then %g N, cap %g N", f0, f1, cap);
+        cr_assert(v.sleep_state[0] == TP_AWAKE && v.sleep_state[1] == TP_AWAKE, "slept under an active mover");
+    } else {
+        cr_assert(v.sleep_state[0] == TP_SLEEPING && v.sleep_state[1] == TP_SLEEPING, "states %d %d, not asleep",
+                  v.sleep_state[0], v.sleep_state[1]);
+    }
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
+
+Test(movers, a_mover_pushing_into_a_contact_leaves_its_bodies_at_rest)
+{
+    pushing_mover_rests(TP_SLEEP_ISLAND);
+    pushing_mover_rests(TP_SLEEP_ASSEMBLY);
+}
+
 /* Assembly policy, zero gravity: seed 000's actuated movers (a LinearVelocity,
  * an AngularVelocity, an AlignPosition that is not rigid) use the velocity
  * thresholds x actuated_factor (0.033 m/s, |w| r 0.042 m/s), so a cube they
