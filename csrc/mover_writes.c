@@ -22,11 +22,13 @@ static tp_status movers_of(tp_batch *b, const char *call, int *count)
 
 static const char *mover_name(const tp_batch *b, int k) { return b->model->movers->defs[k].name; }
 
-/* A changed mover wakes what it moves (and what it pulls on under reaction). */
+/* A changed mover wakes the bodies of both its attachments, with or without
+ * reaction (seed 000, "Additional wake situations": any property change of a
+ * constraint wakes the assembly of each part an attachment of it is in). */
 static void wake_mover(tp_batch *b, int w, int k)
 {
     const tp_mover_model *m = &b->model->movers->table[k];
-    int ends[2] = {m->body0, (m->flags & TP_MOVER_REACTION) ? m->body1 : -1};
+    int ends[2] = {m->body0, m->body1};
     for (int e = 0; e < 2; ++e)
         if (ends[e] >= 0 && b->model->bodies[ends[e]].type == TP_BODY_DYNAMIC) tp_wake_body(b, w, ends[e]);
 }
