@@ -761,6 +761,53 @@ Test(movers, a_mover_pushing_into_a_contact_leaves_its_bodies_at_rest)
     pushing_mover_rests(TP_SLEEP_ASSEMBLY);
 }
 
+/* Seed 000, "Additional wake situations": any property change of a constraint
+ * wakes the assembly of each part one of its attachments is in, so a write to
+ * a mover without reaction wakes attachment1's body too. Zero gravity: a
+ * drone (AlignPosition, two attachments, no reaction) on its goal 1 m over a
+ * free cube. Assembly policy: both sleep; a new target wakes both. Island
+ * policy (the active mover keeps the drone awake): disabled, both sleep;
+ * enabled again, both wake. */
+static void write_wakes_attachment1(int policy)
+{
+    tp_model_def md = mover_def(0.0f);
+    md.sleep.enabled = 1;
+    md.sleep.policy = policy;
+    tp_builder *b = builder_begin(&md);
+    tp_mover_def d = tp_default_mover_def();
+    d.two_attachment = 1;
+    d.body0 = add_cube(b, 0.5f, 2.0f, 0.0f, 0.0f, 1.0f);
+    d.body1 = add_cube(b, 0.5f, 1.0f, 0.0f, 0.0f, 0.0f);
+    d.pos1[2] = 1.0f;
+    add_mover(b, &d);
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 1, 1);
+    uint8_t off = 0, on = 1;
+    if (policy == TP_SLEEP_ISLAND) cr_assert_eq(tp_batch_set_mover_enabled(bt, NULL, &off, NULL), TP_OK);
+    batch_steps(bt, 60);
+    tp_state_view v = batch_view(bt);
+    cr_assert(v.sleep_state[0] == TP_SLEEPING && v.sleep_state[1] == TP_SLEEPING, "policy %d: states %d %d, not asleep",
+              policy, v.sleep_state[0], v.sleep_state[1]);
+    if (policy == TP_SLEEP_ISLAND) {
+        cr_assert_eq(tp_batch_set_mover_enabled(bt, NULL, &on, NULL), TP_OK);
+    } else {
+        float goal[4] = {1.0f, 0.0f, 0.0f, 0.0f}; /* not read in two-attachment mode: still a property change */
+        cr_assert_eq(tp_batch_set_mover_targets(bt, NULL, goal, NULL), TP_OK);
+    }
+    v = batch_view(bt);
+    cr_assert(v.sleep_state[0] == TP_AWAKE && v.sleep_state[1] == TP_AWAKE,
+              "policy %d: after the write the drone is %d, the cube it follows %d", policy, v.sleep_state[0],
+              v.sleep_state[1]);
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
+
+Test(movers, a_write_wakes_attachment1s_body_without_reaction)
+{
+    write_wakes_attachment1(TP_SLEEP_ISLAND);
+    write_wakes_attachment1(TP_SLEEP_ASSEMBLY);
+}
+
 /* Assembly policy, zero gravity: seed 000's actuated movers (a LinearVelocity,
  * an AngularVelocity, an AlignPosition that is not rigid) use the velocity
  * thresholds x actuated_factor (0.033 m/s, |w| r 0.042 m/s), so a cube they
@@ -1070,19 +1117,39 @@ static tp_model *load_scene(const char *file)
     return m;
 }
 
-/* scenes/drone.json: the drone rises from the ground to a marker 3.8 m up
- * that moves at 0.5 m/s, and keeps up with it (the goal's velocity is in
- * its target): after 3 s within 1 cm of it, at its speed. */
-Test(movers, scene_drone_follows_its_marker)
+/* Distance of body `body` of world 0 from point g. */
+static double gap_to(tp_batch *b, int body, const double *g)
+{
+    const float *p = body_pos(b, 0, body);
+    return sqrt((p[0] - g[0]) * (p[0] - g[0]) + (p[1] - g[1]) * (p[1] - g[1]) + (p[2] - g[2]) * (p[2] - g[2]));
+}
+
+/* scenes/drone.json, seed 004's drone whose goal a script jumps every 2 s:
+ * the goal is written by `mover` events at 2, 4, 6, 8 and 10 s. The approach
+ * law (responsiveness 25: 7.5 per second of the distance, capped at 8 m/s)
+ * flies at 8 m/s down to 8 / 7.5 = 1.07 m, then leaves 1 - 7.5 dt = 0.875 of
+ * the distance each step: within 1 mm 52 steps (0.87 s) later. So it rises
+ * 3.8 m to its first goal and hovers there (weight carried) by 2 s; 0.25 s
+ * after the jump to (4, -3, 4), 5 m away, it flies at 8 m/s toward it,
+ * 5 - 8 x 0.25 m short (within a step's 8 dt); by 4 s it is there. */
+Test(movers, scene_drone_follows_its_goal)
 {
     tp_model *m = load_scene("drone.json");
-    tp_batch *b = make_batch(m, 2, 1);
-    batch_steps(b, 180);
-    const float *d = body_pos(b, 1, 2), *k = body_pos(b, 1, 1);
-    double gap = sqrt((d[0] - k[0]) * (d[0] - k[0]) + (d[1] - k[1]) * (d[1] - k[1]) + (d[2] - k[2]) * (d[2] - k[2]));
-    cr_assert(fabs(k[0] - 1.5) < 1e-4, "marker at x = %g", k[0]);
-    cr_assert(gap < 1e-2, "drone %g m from the marker", gap);
-    cr_assert(fabs(body_v(b, 1, 2)[0] - 0.5) < 1e-2, "drone at %g m/s", body_v(b, 1, 2)[0]);
+    tp_batch *b = make_batch(m, 1, 1);
+    const double g0[3] = {0, 0, 4}, g1[3] = {4, -3, 4};
+    batch_steps(b, 120); /* the event at 2 s is due before the next step */
+    const float *v = body_v(b, 0, 1);
+    cr_assert(gap_to(b, 1, g0) < 1e-3, "at 2 s the drone is %g m off its first goal", gap_to(b, 1, g0));
+    cr_assert(sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]) < 1e-2, "hovering at %g %g %g m/s", v[0], v[1], v[2]);
+    batch_steps(b, 15);
+    v = body_v(b, 0, 1);
+    double left = gap_to(b, 1, g1), along = (v[0] * 0.8 - v[1] * 0.6);
+    cr_log_info("0.25 s after the jump: %.3f m to go (law %.3f), %.3f m/s toward the goal", left, 5.0 - 8.0 * 0.25,
+                along);
+    cr_assert(fabs(left - (5.0 - 8.0 * 0.25)) < 8.0 * DT, "%g m to go, the law says %g", left, 5.0 - 8.0 * 0.25);
+    cr_assert(fabs(along - 8.0) < 1e-2, "flying at %g m/s toward the goal, max 8", along);
+    batch_steps(b, 239 - 135);
+    cr_assert(gap_to(b, 1, g1) < 1e-3, "at 4 s the drone is %g m off its second goal", gap_to(b, 1, g1));
     tp_batch_destroy(b);
     tp_model_destroy(m);
 }

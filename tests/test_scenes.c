@@ -430,7 +430,7 @@ SCENE_TEST(crane, "crane.json", 1, 0, 0)
 SCENE_TEST(bungee, "bungee.json", 1, 0, 0)
 SCENE_TEST(spring_pad, "spring_pad.json", 1, 0, 0)
 SCENE_TEST(rod_pendulum, "rod_pendulum.json", 1, 0, 0)
-/* Movers (tests/test_movers.c checks what they do): the drone rises to its marker. */
+/* Movers (tests/test_movers.c checks what they do): the drone follows its goal, moved by mover events. */
 SCENE_TEST(drone, "drone.json", 1, 0, 0)
 SCENE_TEST(turntable, "turntable.json", 0, 0, 0)
 /* Every file in scenes/ is covered by a test above. */

@@ -1000,8 +1000,9 @@ static void bridge_hook(tp_batch *b, int step)
     if (step == 150) set_cons(b, TP_CONS_ENABLED, 0, tp_model_find_constraint(tp_batch_model(b), "rope_l+"), 0.0f);
 }
 
-/* scenes/drone.json (3 worlds): world 1's mover off at step 40 (the drone
- * falls) and on again at 70, world 2 reset at 90. */
+/* scenes/drone.json (3 worlds): its goal jumped by the scene's mover event
+ * at 2 s (step 120); world 1's mover off at step 40 (the drone falls) and on
+ * again at 70, world 2 reset at 90. */
 static void drone_hook(tp_batch *b, int step)
 {
     if (step == 40) set_mover_on(b, 1, 0, 0);
