@@ -80,8 +80,9 @@ tp_status tp_artic_compile(const tp_artic_builder *ab, struct tp_model *m, int s
 void tp_artic_host_free(tp_artic_host *h);
 
 /* A batch's joint arrays, [W][nq] / [W][nv], and the articulation stage's
- * per-world scratch [W][scratch_bytes] (per world, as the CUDA backend gives
- * every world its own step scratch). The batch's layout points at them. */
+ * scratch, one block per CPU thread [threads][scratch_bytes] (a world's solve
+ * writes before it reads, as with the step scratch; the CUDA backend gives
+ * every world a device block). The batch's layout points at the arrays. */
 typedef struct tp_artic_batch {
     tp_artic_model km; /* the model's, with this batch's link-point capacity (the layout points here) */
     float *q, *qd, *f, *target_q, *target_qd;
@@ -102,12 +103,16 @@ struct tp_batch;
  * mirrored with the bodies' group). */
 tp_status tp_artic_batch_create(struct tp_batch *b);
 void tp_artic_batch_destroy(struct tp_batch *b);
-/* Host bytes per world of the joint arrays and the articulation scratch (0 without joints). */
+/* Host bytes per world of the joint arrays (0 without joints). */
 size_t tp_artic_batch_bytes_per_world(const struct tp_batch *b);
+/* Host bytes of the articulation scratch, all threads' blocks (0 without joints). */
+size_t tp_artic_batch_shared_bytes(const struct tp_batch *b);
+/* CPU thread t's articulation scratch block (publish and impulses outside a step use thread 0's). */
+char *tp_artic_batch_scratch(struct tp_batch *b, int t);
 /* World w's joints at their initial values, links published. */
 void tp_artic_batch_init_world(struct tp_batch *b, int w);
 tp_artic_world tp_artic_batch_world(struct tp_batch *b, int w);
-/* Links of world w where (q, qd) put them, with world w's own scratch. */
+/* Links of world w where (q, qd) put them (with thread 0's scratch: not during a step). */
 void tp_artic_batch_publish(struct tp_batch *b, int w);
 /* An impulse p (N s, world) at world point `point` (m; NULL: the centre of
  * mass) plus an angular impulse L (N m s, world; NULL: none) on link `body`

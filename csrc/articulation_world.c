@@ -76,12 +76,13 @@ tp_status tp_artic_batch_create(tp_batch *b)
     a->km = h->km;
     int points = b->link_point_capacity > 0 ? b->link_point_capacity : 8 * h->km.joint_count + 16;
     a->km.point_capacity = points < b->contact_capacity ? points : b->contact_capacity;
-    a->scratch_bytes = tp_artic_align(tp_artic_scratch_bytes(&a->km, b->contact_capacity));
-    a->scratch = aligned_alloc(16, W * a->scratch_bytes);
+    /* one scratch block per CPU thread, 64-byte aligned so threads share no cache line */
+    a->scratch_bytes = (tp_artic_scratch_bytes(&a->km, b->contact_capacity) + 63u) & ~(size_t)63u;
+    a->scratch = aligned_alloc(64, (size_t)b->threads * a->scratch_bytes);
     if (!(a->q && a->qd && a->f && a->target_q && a->target_qd && a->scratch && actuators_create(b, a) &&
           link_scales_create(b, a) && params_create(b, a)))
-        return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays (%d worlds, %zu "
-                                             "bytes of scratch each)", b->worlds, a->scratch_bytes);
+        return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_batch_create: out of memory for the joint arrays (%d worlds, %d "
+                                             "threads with %zu bytes of scratch each)", b->worlds, b->threads, a->scratch_bytes);
     tp_layout *L = &b->layout;
     L->artic = &a->km;
     L->joint_q = a->q;
@@ -89,7 +90,7 @@ tp_status tp_artic_batch_create(tp_batch *b)
     L->joint_f = a->f;
     L->joint_target_q = a->target_q;
     L->joint_target_qd = a->target_qd;
-    L->artic_scratch = a->scratch;
+    L->artic_scratch = NULL; /* the CPU's are per thread (csrc/step.c); the CUDA backend gives each world one */
     L->artic_scratch_bytes = a->scratch_bytes;
     return TP_OK;
 }
@@ -102,7 +103,17 @@ size_t tp_artic_batch_bytes_per_world(const tp_batch *b)
                                                  (size_t)km->actuator_count * sizeof(tp_artic_actuator)
                                            : 0;
     return ((size_t)km->nq + 6 * (size_t)km->nv + (size_t)km->actuator_count + 4 * (size_t)km->joint_count) * sizeof(float) +
-           params + b->artic->scratch_bytes;
+           params;
+}
+
+size_t tp_artic_batch_shared_bytes(const tp_batch *b)
+{
+    return b->artic ? (size_t)b->threads * b->artic->scratch_bytes : 0;
+}
+
+char *tp_artic_batch_scratch(tp_batch *b, int t)
+{
+    return b->artic->scratch + (size_t)t * b->artic->scratch_bytes;
 }
 
 void tp_artic_batch_destroy(tp_batch *b)
@@ -131,14 +142,14 @@ void tp_artic_batch_publish(tp_batch *b, int w)
 {
     tp_artic_world s = tp_artic_batch_world(b, w);
     tp_world wd = tp_batch_world(b, w);
-    tp_artic_world_publish(&host_of(b)->km, &s, &wd, b->artic->scratch + (size_t)w * b->artic->scratch_bytes);
+    tp_artic_world_publish(&host_of(b)->km, &s, &wd, tp_artic_batch_scratch(b, 0));
 }
 
 void tp_artic_batch_impulse(tp_batch *b, int w, int body, const float p[3], const float point[3], const float L[3])
 {
     tp_artic_world s = tp_artic_batch_world(b, w);
     tp_vec3 zero = tp_v3(0.0f, 0.0f, 0.0f);
-    tp_artic_apply_impulse(&host_of(b)->km, &s, b->artic->scratch + (size_t)w * b->artic->scratch_bytes,
+    tp_artic_apply_impulse(&host_of(b)->km, &s, tp_artic_batch_scratch(b, 0),
                            b->model->bodies[body].link - 1, p ? tp_v3_load(p) : zero, point ? tp_v3_load(point) : zero,
                            point == NULL, L ? tp_v3_load(L) : zero);
     tp_artic_batch_publish(b, w);
@@ -150,5 +161,5 @@ void tp_artic_batch_init_world(tp_batch *b, int w)
     if (!h || !b->artic) return;
     tp_artic_initial init = tp_artic_batch_initial(b); /* with the robot randomization of this episode */
     tp_world wd = tp_batch_world(b, w);
-    tp_artic_reset_in_layout(&b->layout, &init, w, b->episode[w], &wd);
+    tp_artic_reset_in_layout(&b->layout, &init, w, b->episode[w], &wd, tp_artic_batch_scratch(b, 0));
 }

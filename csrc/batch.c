@@ -340,7 +340,7 @@ size_t tp_batch_memory_bytes(const tp_batch *b)
 {
     if (!b) return 0;
     size_t W = (size_t)b->worlds;
-    size_t shared = (size_t)b->threads * (b->scratch_bytes + sizeof(void *)) +
+    size_t shared = (size_t)b->threads * (b->scratch_bytes + sizeof(void *)) + tp_artic_batch_shared_bytes(b) +
                     ((size_t)b->model->event_count + 1) * sizeof *b->schedule + (size_t)b->bodies * sizeof(tp_poly);
     return batch_bytes_per_world(b->bodies, b->contact_capacity) + tp_artic_batch_bytes_per_world(b) +
            tp_cons_batch_bytes_per_world(b) + tp_mover_batch_bytes_per_world(b) + (shared + W - 1) / W;

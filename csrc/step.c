@@ -4,11 +4,13 @@
  * made at creation) steps the static range [t*W/T, (t+1)*W/T) of the W
  * worlds; each world runs the stages of kernels/step.h in list order,
  * serially, so its result does not depend on the thread count (a thread's
- * scratch memory is fully rewritten by each world before it is read). With
+ * scratch memory, the step's and the articulations', is fully rewritten by
+ * each world before it is read). With
  * one thread or one world there is no pool and the step runs inline.
  * With profile_stages, each stage is timed; the stages run are the same.
  * The CPU backend's operations table (csrc/backend.h) is at the end. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime, CLOCK_MONOTONIC under -std=c11 */
+#include "articulation_host.h"
 #include "backend.h"
 #include "error.h"
 #include "solver_simd.h"
@@ -58,9 +60,11 @@ static double now_seconds(void)
 
 /* Every stage of world w, in list order; stage_t [TP_STAGE_COUNT] gets each
  * stage's seconds when not NULL. */
-static void world_step(tp_batch *b, int w, const tp_step_params *p, void *scratch, double *stage_t)
+static void world_step(tp_batch *b, int w, const tp_step_params *p, int t, double *stage_t)
 {
+    void *scratch = b->scratch[t];
     tp_world_step s = tp_world_step_at(&b->layout, w, b->current, scratch);
+    if (s.artic) s.artic_scratch = tp_artic_batch_scratch(b, t);
     s.solver.simd = tp_simd_bind(b->simd, (char *)scratch + b->simd_offset, b->bodies, b->contact_capacity);
     for (int stage = 0; stage < TP_STEP_STAGE_COUNT; ++stage) {
         /* the plan (stage 0) runs first and writes the record the others read */
@@ -84,7 +88,7 @@ static void step_part(void *arg, int t, int threads)
     int first = (int)((long long)t * b->worlds / threads);
     int last = (int)((long long)(t + 1) * b->worlds / threads);
     double *stage_t = b->profile_stages ? b->stage_seconds + (size_t)t * TP_STAGE_COUNT : NULL;
-    for (int w = first; w < last; ++w) world_step(b, w, &job->p, b->scratch[t], stage_t);
+    for (int w = first; w < last; ++w) world_step(b, w, &job->p, t, stage_t);
 }
 
 static tp_status cpu_step(tp_batch *b)

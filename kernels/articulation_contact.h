@@ -269,7 +269,10 @@ TP_HD void tp_artic_tree_velocity(tp_artic_solve *A, tp_world *wd, int t)
     const tp_artic_tree *tr = &m->trees[t];
     float h = A->h;
     x->row_end[t] = x->row_start[t];
-    if (!tp_artic_tree_awake(m, wd, t)) return;
+    if (!tp_artic_tree_awake(m, wd, t)) { /* no rows; its pseudo velocities 0 for the sweeps' note (tp_artic_note) */
+        for (int d = tr->v_start; d < tr->v_start + tr->nv; ++d) x->push_qd[d] = 0.0f;
+        return;
+    }
     tp_artic_use_tree(m, x, t);
     if (!A->kin_fresh) {
         tp_artic_fk(m, tr, s->q, tp_v3_load(x->o + 3 * t), x);

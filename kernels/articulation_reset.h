@@ -64,17 +64,18 @@ TP_HD void tp_artic_world_reset(const tp_artic_model *m, const tp_artic_initial 
 }
 
 /* The reset of world w's joints, actuators and robot parameters in the
- * arrays of layout L (wd: the world's view, bodies already drawn): what both
+ * arrays of layout L (wd: the world's view, bodies already drawn; scratch:
+ * an articulation scratch block, tp_artic_scratch_bytes): what both
  * backends run, the CUDA reset kernel on one thread of the world's block. */
-TP_HD void tp_artic_reset_in_layout(const tp_layout *L, const tp_artic_initial *init, int w, uint32_t episode, tp_world *wd)
+TP_HD void tp_artic_reset_in_layout(const tp_layout *L, const tp_artic_initial *init, int w, uint32_t episode, tp_world *wd,
+                                    void *scratch)
 {
     tp_artic_world s = tp_artic_world_at(L->artic, L->joint_q, L->joint_qd, L->joint_f, L->joint_target_q,
                                          L->joint_target_qd, w);
     tp_artic_world_actuators(L->artic, &s, L->ctrl, L->actuator_f, L->limit_f, w);
     tp_artic_world_link_scales(L->artic, &s, L->link_scale, w);
     tp_artic_world_link_coms(L->artic, &s, L->link_com, w);
-    tp_artic_world_reset(L->artic, init, &s, L->ctrl, L->link_scale, L->link_com, w, episode, wd,
-                         L->artic_scratch + (size_t)w * L->artic_scratch_bytes);
+    tp_artic_world_reset(L->artic, init, &s, L->ctrl, L->link_scale, L->link_com, w, episode, wd, scratch);
     if (L->joint_params)
         tp_robot_params_world_draws(L->artic, &init->robot, L->joint_params + (size_t)w * (size_t)L->artic->joint_count * TP_AJP_COUNT,
                                     L->actuator_params ? L->actuator_params + (size_t)w * (size_t)L->artic->actuator_count : NULL,

@@ -108,7 +108,8 @@ TP_HD tp_world_step tp_world_step_at(const tp_layout *L, int w, int current, voi
         tp_artic_world_link_scales(L->artic, &s.joints, L->link_scale, w);
         tp_artic_world_link_coms(L->artic, &s.joints, L->link_com, w);
         tp_artic_world_params(L->artic, &s.joints, L->joint_params, L->actuator_params, w);
-        s.artic_scratch = L->artic_scratch + (size_t)w * L->artic_scratch_bytes;
+        /* the CPU backend's layout has none: world_step gives the thread's (csrc/step.c) */
+        s.artic_scratch = L->artic_scratch ? L->artic_scratch + (size_t)w * L->artic_scratch_bytes : NULL;
     }
     s.w_start = (float *)((char *)s.v_start + tp_solver_align(3 * nb * sizeof(float)));
     return s;

@@ -676,8 +676,9 @@ Test(articulation_contact, a_tree_is_one_body_for_coloring)
  * none. Memory: each link point keeps a Jacobian and a response of 2 sides
  * x 3 rows x the largest tree's dofs (1 here): 12 floats, plus its record, so
  * 100 more points cost between 100 x 48 bytes and 100 x (48 + 64) + 64 (the
- * record is under 64 bytes; parts are aligned to 16). The capacity never
- * exceeds the contact capacity (200 here, so 102 points fit). */
+ * record is under 64 bytes; parts are aligned to 16), with one world on one
+ * thread (the scratch is a block per thread, csrc/articulation_world.c). The
+ * capacity never exceeds the contact capacity (200 here, so 102 points fit). */
 static tp_batch *rod_on_two_balls(tp_model **m, int link_points)
 {
     tp_model_def md = contact_def(-9.81f, 0);
@@ -690,6 +691,7 @@ static tp_batch *rod_on_two_balls(tp_model **m, int link_points)
     tp_batch_def bd = tp_default_batch_def();
     bd.link_point_capacity = link_points;
     bd.contact_capacity = 200;
+    bd.threads = 1;
     tp_batch *batch = NULL;
     cr_assert_eq(tp_batch_create(*m, &bd, &batch), TP_OK, "%s", tp_last_error());
     return batch;

@@ -348,7 +348,7 @@ static tp_status device_reset(tp_batch *b, const int *worlds, int count)
             tp_body_draws u = tp_body_draws_philox(r.seed, tp_draw_world(&r, w), (uint32_t)k, b->episode[w]);
             tp_world_init_body(&wd, k, &b->model->body_init[k], &r, &u);
         }
-        tp_artic_reset_in_layout(L, &init, w, b->episode[w], &wd);
+        tp_artic_reset_in_layout(L, &init, w, b->episode[w], &wd, tp_artic_batch_scratch(b, 0));
         tp_world_count(&wd, L->awake_count + w, L->sleeping_count + w, L->checking_count + w);
     }
     return TP_OK;

@@ -49,6 +49,7 @@ _Static_assert(TP_SOLVE_MAX_LANES <= LANES_MAX, "tests/lanes.h runs fewer lanes 
 typedef struct emu {
     char *scratch;                  /* [W] one world's step scratch each */
     size_t scratch_bytes;
+    char *artic_scratch;            /* [W] one world's articulation scratch each (NULL without joints) */
     uint64_t *keys_in, *keys_out, *tmp_keys;
     int32_t *slots_in, *slots_out, *tmp_slots;
     tp_solve_plan plan;             /* the solve's lanes and shared memory (kernels/solve_group.h) */
@@ -111,6 +112,7 @@ static void emu_init(emu *e, const tp_batch *b, int lanes)
     size_t buf = items > TP_SORT_BLOCK_MAX ? items : TP_SORT_BLOCK_MAX; /* a block sort's tile fits too */
     e->scratch_bytes = tp_solver_align(tp_step_scratch_bytes(b->bodies, b->contact_capacity));
     e->scratch = alloc16(e->scratch_bytes * W);
+    e->artic_scratch = b->layout.artic ? alloc16(b->layout.artic_scratch_bytes * W) : NULL;
     e->keys_in = malloc(items * sizeof(uint64_t));
     e->keys_out = malloc(buf * sizeof(uint64_t));
     e->tmp_keys = malloc(buf * sizeof(uint64_t));
@@ -134,6 +136,7 @@ static void emu_init(emu *e, const tp_batch *b, int lanes)
 static void emu_free(emu *e)
 {
     free(e->scratch);
+    free(e->artic_scratch);
     free(e->keys_in);
     free(e->keys_out);
     free(e->tmp_keys);
@@ -155,7 +158,9 @@ static void emu_free(emu *e)
 
 static tp_world_step step_of(tp_batch *b, emu *e, int w)
 {
-    return tp_world_step_at(&b->layout, w, b->current, e->scratch + (size_t)w * e->scratch_bytes);
+    tp_world_step s = tp_world_step_at(&b->layout, w, b->current, e->scratch + (size_t)w * e->scratch_bytes);
+    if (s.artic) s.artic_scratch = e->artic_scratch + (size_t)w * b->layout.artic_scratch_bytes; /* the device's */
+    return s;
 }
 
 /* The world that item i (a thread, or a block) of `stage`'s launch works on,

@@ -299,7 +299,8 @@ __global__ void tp_reset_kernel(tp_dev d, tp_randomize_params r, tp_reset_list l
     if (wd.mover_state) tp_mover_world_reset(wd.mover_state, d.mover_initial, wd.mover_count, threadIdx.x, blockDim.x);
     if (threadIdx.x == 0) {
         if (d.L.artic) /* joints at their drawn initial values, links placed over the drawn bodies */
-            tp_artic_reset_in_layout(&d.L, &d.artic_initial, w, list.episode[blockIdx.x], &wd);
+            tp_artic_reset_in_layout(&d.L, &d.artic_initial, w, list.episode[blockIdx.x], &wd,
+                                     d.L.artic_scratch + (size_t)w * d.L.artic_scratch_bytes);
         tp_world_count(&wd, d.L.awake_count + w, d.L.sleeping_count + w, d.L.checking_count + w);
     }
 }
