@@ -56,8 +56,7 @@ int main(int argc, char **argv)
     int faults = 0;
     for (int w = 0; w < worlds; ++w) faults += s.faults[w];
     double ws = (double)worlds * steps;
-    /* links are kinematic in the rigid pipeline; every joint carries one */
-    int bodies = tp_model_dynamic_body_count(m) + tp_model_joint_count(m);
+    int bodies = tp_model_dynamic_body_count(m); /* free bodies and links (torpor.h) */
     printf("engine=torpor worlds=%d steps=%d warmup=%d bodies=%d cpu_s=%.6f wall_s=%.6f world_steps_per_cpu_s=%.1f "
            "body_steps_per_cpu_s=%.1f faults=%d bytes_per_world=%zu\n",
            worlds, steps, warmup, bodies, cpu, wall, ws / cpu, ws * bodies / cpu, faults, tp_batch_memory_bytes(b));
