@@ -299,6 +299,93 @@ Test(constraint_drives, a_stalled_winch_sleeps_and_a_write_wakes_it)
     tp_model_destroy(strong);
 }
 
+/* ---------------------------------------------------------------- prismatic drives and limits */
+
+/* A 1 kg slide (0.4 m cube) on a prismatic along world x from the world
+ * point (0, 0, 2), gravity down (the slider carries it); `d` gives the drive
+ * and limits. */
+static tp_model *slide_model(tp_constraint_def d, int sleep)
+{
+    tp_model_def md = world_def(sleep);
+    tp_builder *b = builder_begin(&md);
+    d.type = TP_CONSTRAINT_PRISMATIC;
+    d.body0 = -1;
+    d.body1 = add_body(b, TP_SHAPE_BOX, 0.4f, 0.4f, 0.4f, 1.0f, 0.0f, 0.0f, 2.0f);
+    d.pos0[2] = 2.0f;
+    add_cons(b, &d);
+    return builder_finish(b);
+}
+
+static float slide_position(tp_batch *b)
+{
+    float x;
+    cr_assert_eq(tp_batch_constraints(b, &x, NULL), TP_OK, "%s", tp_last_error());
+    return x;
+}
+
+/* Servo to 1 m at 0.5 m/s with 100 N: it reaches 0.5 m/s in m v / F = 5 ms,
+ * so at 1 s it is 0.5 (1 - 0.0025 + h / 2) m along (the motor's half substep
+ * ahead, as the hinge's servo); it settles on 1 m by 3 s. */
+Test(constraint_drives, prismatic_servo_speed_and_settling)
+{
+    tp_constraint_def d = tp_default_constraint_def();
+    d.actuator = TP_CONS_SERVO, d.target = 1.0f, d.speed = 0.5f, d.max_force = 100.0f;
+    tp_model *m = slide_model(d, 0);
+    tp_batch *b = make_batch(m, 1, 1);
+    double dt = tp_model_settings(m).dt, h = dt / tp_model_settings(m).substeps;
+    batch_steps(b, 60);
+    double expect = 0.5 * (1.0 - 0.5 * 0.5 * 1.0 / 100.0 + 0.5 * h);
+    cr_assert_lt(fabs(slide_position(b) - expect), 5e-3, "at 1 s the slide is at %g m, expected %g", slide_position(b),
+                 expect);
+    cr_assert_lt(fabs(batch_view(b).v[0] - 0.5f), 1e-3, "moving at %g m/s, servo speed 0.5", batch_view(b).v[0]);
+    batch_steps(b, 120);
+    cr_assert_lt(fabs(slide_position(b) - 1.0f), 1e-3, "settled at %g m, target 1", slide_position(b));
+    cr_assert_lt(fabsf(batch_view(b).v[0]), 1e-3, "still moving at %g m/s", batch_view(b).v[0]);
+    cr_assert_lt(fabsf(batch_view(b).pos[2] - 2.0f), 1e-3, "the slider let it sag to z %g", batch_view(b).pos[2]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* A motor at 1 m/s between limits [-0.5, 0.6] m: it stops at 0.6 m. */
+Test(constraint_drives, prismatic_motor_stops_at_its_limit)
+{
+    tp_constraint_def d = tp_default_constraint_def();
+    d.actuator = TP_CONS_MOTOR, d.velocity = 1.0f, d.max_force = 100.0f;
+    d.limits = 1, d.lower = -0.5f, d.upper = 0.6f;
+    tp_model *m = slide_model(d, 0);
+    tp_batch *b = make_batch(m, 1, 1);
+    float top = -10.0f;
+    for (int s = 0; s < 120; ++s) {
+        batch_steps(b, 1);
+        top = fmaxf(top, slide_position(b));
+    }
+    cr_assert_lt(top, 0.6f + 0.01f, "passed the upper limit: %g", top);
+    cr_assert_gt(slide_position(b), 0.6f - 0.01f, "held short of the limit at %g", slide_position(b));
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* Island policy: a servo still short of its target keeps its island awake,
+ * even when slower than the 0.05 m/s sleep threshold (0.02 m/s to 0.05 m:
+ * 2.5 s); at its target (within TP_SERVO_AT_TARGET) it sleeps. */
+Test(constraint_drives, a_servo_on_its_way_keeps_its_island_awake)
+{
+    tp_constraint_def d = tp_default_constraint_def();
+    d.actuator = TP_CONS_SERVO, d.target = 0.05f, d.speed = 0.02f, d.max_force = 100.0f;
+    tp_model *m = slide_model(d, 1);
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 120);
+    cr_assert_eq(batch_view(b).sleep_state[0], TP_AWAKE, "the slow servo's slide slept at %g m", slide_position(b));
+    cr_assert_lt(fabs(slide_position(b) - 0.04), 2e-3, "at 2 s the slide is at %g m, 0.02 m/s x 2 s = 0.04",
+                 slide_position(b));
+    batch_steps(b, 120);
+    cr_assert_eq(batch_view(b).sleep_state[0], TP_SLEEPING, "on its target (%g m) the slide is %d, not asleep",
+                 slide_position(b), batch_view(b).sleep_state[0]);
+    cr_assert_lt(fabs(slide_position(b) - 0.05), 1e-3, "asleep at %g m, target 0.05", slide_position(b));
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
 /* ---------------------------------------------------------------- enabled and parameter writes */
 
 /* Disabling the cable of world 1 lets its hook fall freely (z drops g t^2 / 2);

@@ -96,6 +96,37 @@ Test(constraint_scenes, motor_cart_drives_at_wheel_speed)
     tp_model_destroy(m);
 }
 
+/* The serial reference mode (docs/solver.md: every row in one order, no
+ * colors) drives the cart the same: the same 1.8 m/s. */
+Test(constraint_scenes, motor_cart_in_the_serial_reference_mode)
+{
+    char path[512], file[16384], text[16448];
+    snprintf(path, sizeof path, "%s/scenes/motor_cart.json", TP_SOURCE_DIR);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s", path);
+    size_t n = fread(file, 1, sizeof file - 1, f);
+    fclose(f);
+    cr_assert_lt(n, sizeof file - 1, "motor_cart.json longer than the buffer");
+    file[n] = '\0';
+    cr_assert_null(strstr(file, "\"solver\""), "motor_cart.json sets its solver already");
+    const char *brace = strchr(file, '{');
+    cr_assert_not_null(brace);
+    snprintf(text, sizeof text, "%.*s{\"solver\": {\"mode\": \"serial\"},%s", (int)(brace - file), file, brace + 1);
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(text, "motor_cart.json (serial)", &m), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_model_settings(m).solver.mode, TP_SOLVER_SERIAL);
+    tp_batch *b = make_batch(m, 1, 1);
+    int c = body(m, "chassis");
+    batch_steps(b, steps_of(m, 3.0));
+    float y0 = batch_view(b).pos[3 * c + 1];
+    batch_steps(b, steps_of(m, 1.0));
+    float speed = fabsf(batch_view(b).pos[3 * c + 1] - y0);
+    cr_log_info("motor cart, serial mode: %.4f m/s along y (1.8)", speed);
+    cr_assert_lt(fabsf(speed - 1.8f), 0.05f * 1.8f, "cart at %g m/s", speed);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
 /* Reeled in 3 m at 1.5 m/s from 1 s (2 s, slowing over the last 1/3 m): the
  * crate 3 m up at 4.5 s; paid out again from 5 s, back on the ground by 9 s. */
 Test(constraint_scenes, crane_lifts_the_crate_and_sets_it_down)

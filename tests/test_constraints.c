@@ -186,6 +186,36 @@ Test(constraints, spring_static_sag)
     tp_model_destroy(m);
 }
 
+/* Seed 004 (Springs): the spring is implicit, so a stiff one is stable. A
+ * 1 kg ball on k = 1e6 N/m (undamped): omega = 1000 rad/s, omega h = 4.2 at
+ * h = 1/240 s, past the explicit and semi-implicit Euler stability limit
+ * (omega h < 2: they would grow by |z| = 3.3 a substep). Released 1 cm below
+ * its rest point (sag m g / k = 9.8 um), implicit Euler only loses energy
+ * (the undamped swing shrinks by 1 / sqrt(1 + (omega h)^2) a substep), and
+ * the ball ends at m g / k at rest. */
+Test(constraints, stiff_spring_is_stable)
+{
+    float k = 1.0e6f;
+    double sag = G / k;
+    tp_model *m = spring_model(1.0f, k, 0.0f, 0.01f);
+    tp_batch *b = make_batch(m, 1, 1);
+    double worst = 0.0;
+    for (int s = 0; s < 120; ++s) {
+        batch_steps(b, 1);
+        worst = fmax(worst, fabs((2.0 - batch_view(b).pos[2]) - sag));
+    }
+    double end = (2.0 - batch_view(b).pos[2]) - sag;
+    cr_log_info("stiff spring: farthest %.3e m from rest (released 1e-2), %.3e m after 2 s, v %.2e m/s", worst, end,
+                batch_view(b).v[2]);
+    /* each substep multiplies the swing by 1 / sqrt(1 + (omega h)^2): after a step at most 0.01 x 18.4^-2 */
+    double h = tp_model_settings(m).dt / tp_model_settings(m).substeps, oh = 1000.0 * h;
+    cr_assert_leq(worst, 1.05 * 0.01 * pow(1.0 + oh * oh, -2.0), "the stiff spring swung %g m from rest", worst);
+    cr_assert_lt(fabs(end), 1e-5, "the ball ends %g m from m g / k", end);
+    cr_assert_lt(fabs(batch_view(b).v[2]), 1e-3, "still moving at %g m/s", batch_view(b).v[2]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
 /* Sleep and springs (docs/constraints.md, "Islands and sleep"). A 2 kg ball
  * released at the spring's free length (k = 400 N/m) settles at its static
  * sag m g / k = 4.9 cm: stretched from its free length, holding a static
@@ -557,6 +587,44 @@ Test(constraints, rope_free_fall_then_half_speed_rebound)
     cr_assert_lt(fabs(up - 0.5 * -down), 0.03 * -down, "rebound %g m/s after falling at %g m/s", up, -down);
     tp_batch_destroy(b);
     tp_model_destroy(m);
+}
+
+/* Seed 004 (Bouncing): a rope of restitution 0.5 does not bounce an end that
+ * reaches its length at under 0.5 m/s. The cube falls 1 cm of slack
+ * (sqrt(2 g 0.01) = 0.44 m/s at taut) and stays hanging: it never moves up
+ * at all. From 5 cm of slack (0.99 m/s) it comes back up at half the speed. */
+static double rope_rebound(float slack, double *fall)
+{
+    tp_model_def md = quiet_def(-(float)G);
+    tp_builder *bl = builder_begin(&md);
+    int w = add_box(bl, 0.6f, 0.6f, 0.6f, 1.0f, 0.0f, 0.0f, 10.0f - 6.0f - 0.3f + slack);
+    tp_constraint_def d = tp_default_constraint_def();
+    d.type = TP_CONSTRAINT_ROPE, d.body0 = -1, d.body1 = w, d.pos0[2] = 10.0f, d.pos1[2] = 0.3f;
+    d.length = 6.0f, d.restitution = 0.5f;
+    add_cons(bl, &d);
+    tp_model *m = builder_finish(bl);
+    tp_batch *b = make_batch(m, 1, 1);
+    double up = 0.0, down = 0.0;
+    for (int s = 0; s < 60; ++s) {
+        batch_steps(b, 1);
+        double v = batch_view(b).v[2];
+        down = fmin(down, v);
+        up = fmax(up, v);
+    }
+    *fall = -down;
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+    return up;
+}
+
+Test(constraints, rope_does_not_bounce_under_half_a_metre_a_second)
+{
+    double fall, up = rope_rebound(0.01f, &fall), v = sqrt(2.0 * G * 0.01);
+    cr_log_info("rope, 1 cm of slack: taut at %.4f m/s (free fall %.4f), up at %.2e m/s", fall, v, up);
+    cr_assert_lt(up, 1e-2, "bounced up at %g m/s from %g m/s", up, v);
+    up = rope_rebound(0.05f, &fall), v = sqrt(2.0 * G * 0.05);
+    cr_log_info("rope, 5 cm of slack: taut at %.4f m/s (free fall %.4f), up at %.4f m/s", fall, v, up);
+    cr_assert_lt(fabs(up - 0.5 * v), 0.03 * v, "rebound %g m/s after a fall to %g m/s", up, v);
 }
 
 /* A load hanging at rest on a taut bouncy rope stays still (no jitter). */

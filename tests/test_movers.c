@@ -654,6 +654,37 @@ Test(movers, an_active_mover_keeps_its_body_awake)
     tp_model_destroy(m);
 }
 
+/* Seed 004: "A mover does not join its two parts into an assembly". Island
+ * policy: two cubes under an AlignPosition between them (with reaction, so
+ * it acts on both) stay in two islands; a ball socket between the other two
+ * joins them into one. */
+Test(movers, a_mover_joins_no_island)
+{
+    tp_model_def md = mover_def(0.0f);
+    md.sleep.enabled = 1;
+    tp_builder *b = builder_begin(&md);
+    tp_mover_def d = tp_default_mover_def();
+    d.two_attachment = 1, d.reaction = 1;
+    d.body0 = add_cube(b, 0.5f, 1.0f, 0.0f, 0.0f, 0.0f);
+    d.body1 = add_cube(b, 0.5f, 1.0f, 2.0f, 0.0f, 0.0f);
+    d.pos1[0] = -2.0f; /* on its goal: nothing moves */
+    add_mover(b, &d);
+    tp_constraint_def c = tp_default_constraint_def();
+    c.type = TP_CONSTRAINT_BALL;
+    c.body0 = add_cube(b, 0.5f, 1.0f, 0.0f, 4.0f, 0.0f);
+    c.body1 = add_cube(b, 0.5f, 1.0f, 2.0f, 4.0f, 0.0f);
+    c.pos0[0] = 1.0f, c.pos1[0] = -1.0f;
+    cr_assert_eq(tp_builder_add_constraint(b, &c, NULL), TP_OK, "%s", tp_last_error());
+    tp_model *m = builder_finish(b);
+    tp_batch *bt = make_batch(m, 1, 1);
+    batch_steps(bt, 2);
+    const int32_t *isl = batch_view(bt).island;
+    cr_assert(isl[0] >= 0 && isl[1] >= 0 && isl[0] != isl[1], "the mover's cubes: islands %d and %d", isl[0], isl[1]);
+    cr_assert(isl[2] >= 0 && isl[2] == isl[3], "the ball socket's cubes: islands %d and %d", isl[2], isl[3]);
+    tp_batch_destroy(bt);
+    tp_model_destroy(m);
+}
+
 /* Two 1 kg cubes (0.5 m) in zero gravity, 2 m apart on x, joined by an
  * AlignPosition with reaction, cube 0's centre to a goal 0.6 m short of cube
  * 1's: "the two parts pull towards each other and meet in between". Only
