@@ -36,7 +36,8 @@
 #   lanes      tower awake at 16,384 worlds with 4, 8 and 32 solve lanes
 #   robot_lanes  walker awake at 16,384 worlds with 4 and 16 solve lanes (its
 #              default is 1: the link points' rows and contact colors spread)
-#   memcheck, racecheck   compute-sanitizer on tower and jenga, few worlds
+#   memcheck, racecheck   compute-sanitizer on crane, rope bridge and turntable
+#              (constraints and movers), tower and jenga, few worlds
 #
 # Environment: GPU_CHECK_BUDGET_S (default 420: seconds for the whole check,
 # build included; the device tool's timeout_s 540 leaves 20 % to spare),
@@ -292,8 +293,10 @@ for tool in memcheck racecheck; do
   { echo; echo "## compute-sanitizer $tool"; } >> "$results"
   if [ -z "$san" ]; then summary+=("| $tool | - | - | not run: compute-sanitizer is not installed |"); continue; fi
   worlds=4; [ $tool = racecheck ] && worlds=2
-  step $tool 60 "$san" --tool $tool --print-limit 50 --error-exitcode 4 "$bin" "$out/sanitizer_results.md" parity \
-    --worlds $worlds --steps 10 scenes/tower.json scenes/jenga.json > "$out/$tool.txt" 2>&1
-  note "compute-sanitizer $tool (tower and jenga, $worlds worlds, 10 steps): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.txt" | tail -1)"
+  # the constraint and mover scenes first (their rows in the solve's colors and lane 0's phases), then the stacks
+  step $tool 90 "$san" --tool $tool --print-limit 50 --error-exitcode 4 "$bin" "$out/sanitizer_results.md" parity \
+    --worlds $worlds --steps 10 scenes/crane.json scenes/rope_bridge.json scenes/turntable.json scenes/tower.json \
+    scenes/jenga.json > "$out/$tool.txt" 2>&1
+  note "compute-sanitizer $tool (crane, rope bridge, turntable, tower and jenga, $worlds worlds, 10 steps): $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$out/$tool.txt" | tail -1)"
 done
 finish
