@@ -473,6 +473,41 @@ Test(constraint_drives, a_change_wakes_the_bodies)
     tp_model_destroy(m);
 }
 
+/* Seed 000: "a new Constraint is created" with an attachment in an assembly
+ * wakes it. torpor's constraints are made with the model; a disabled one
+ * enabled is the new constraint: a box asleep on the ground under a disabled
+ * winch rope (2.5 m, just slack, from 3 m up; winch target 1 m) wakes when it
+ * is enabled and is reeled up to hang 1 m under the point (its centre 0.25 m
+ * lower); a second world left disabled stays asleep. */
+Test(constraint_drives, enabling_a_constraint_wakes_its_bodies)
+{
+    tp_model_def md = world_def(1);
+    tp_builder *bl = builder_begin(&md);
+    builder_add_ground(bl);
+    int box = add_body(bl, TP_SHAPE_BOX, 0.5f, 0.5f, 0.5f, 1.0f, 0.0f, 0.0f, 0.25f);
+    tp_constraint_def d = tp_default_constraint_def();
+    d.type = TP_CONSTRAINT_ROPE, d.body1 = box, d.pos0[2] = 3.0f, d.pos1[2] = 0.25f, d.length = 2.5f;
+    d.winch = 1, d.winch_target = 1.0f, d.winch_speed = 2.0f, d.winch_force = 100.0f;
+    d.enabled = 0;
+    add_cons(bl, &d);
+    tp_model *m = builder_finish(bl);
+    tp_batch *b = make_batch(m, 2, 1);
+    batch_steps(b, 60);
+    tp_state_view v = batch_view(b);
+    cr_assert(v.sleep_state[box] == TP_SLEEPING && v.sleep_state[2 + box] == TP_SLEEPING, "the boxes are %d %d",
+              v.sleep_state[box], v.sleep_state[2 + box]);
+    float en[2] = {1.0f, 0.0f};
+    set_param(b, TP_CONS_ENABLED, NULL, en);
+    v = batch_view(b);
+    cr_assert_eq(v.sleep_state[box], TP_AWAKE, "enabling the rope did not wake its box");
+    cr_assert_eq(v.sleep_state[2 + box], TP_SLEEPING, "the untouched world's box woke");
+    batch_steps(b, 180);
+    cr_assert_lt(fabsf(batch_view(b).pos[3 * box + 2] - (3.0f - 1.0f - 0.25f)), 0.01f, "the box hangs at z %g",
+                 batch_view(b).pos[3 * box + 2]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
 /* ---------------------------------------------------------------- determinism */
 
 /* Cranes with limits and winches over worlds, threads and SIMD widths, each
