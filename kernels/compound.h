@@ -65,7 +65,8 @@ typedef struct tp_body_shapes {
     int compound;                     /* points need the change of frame below */
     int shape[TP_MAX_BODY_SHAPES];
     const float *size[TP_MAX_BODY_SHAPES];
-    const struct tp_poly *poly[TP_MAX_BODY_SHAPES]; /* a convex shape's hull, else NULL (built per pair) */
+    const struct tp_poly *poly[TP_MAX_BODY_SHAPES]; /* a one-shape body: the batch's (tp_world.polys); a convex
+                                                       shape: its hull; else NULL (built per pair) */
     tp_vec3 pos[TP_MAX_BODY_SHAPES];  /* world, centre of the shape's box, m */
     tp_quat q[TP_MAX_BODY_SHAPES];    /* world orientation */
     tp_vec3 lo[TP_MAX_BODY_SHAPES], hi[TP_MAX_BODY_SHAPES]; /* world box grown by the margin, m */
@@ -100,7 +101,8 @@ TP_HD void tp_body_shapes_get(const tp_world *wd, int b, float margin, tp_body_s
             out->local[i] = 0;
             out->shape[i] = bm->shape;
             out->size[i] = bm->size;
-            out->poly[i] = bm->shape == TP_SHAPE_CONVEX ? &wd->hulls[bm->hull] : 0;
+            /* the batch's polytope (tp_body_poly): a box's is not rebuilt per pair, same bits */
+            out->poly[i] = wd->polys ? &wd->polys[b] : bm->shape == TP_SHAPE_CONVEX ? &wd->hulls[bm->hull] : 0;
             out->pos[i] = p;
             out->q[i] = q;
         }
