@@ -13,6 +13,7 @@
 #include "error.h"
 #include "solver_simd.h"
 #include "events.h"
+#include "huge_pages.h"
 #include "contact.h"
 #include "world_init.h"
 #include "step.h"
@@ -131,6 +132,8 @@ static int batch_alloc_arrays(tp_batch *b)
         b->contact_refs[i] = calloc(cap, sizeof(tp_contact_ref));
         b->contact_count[i] = calloc(W, sizeof(int32_t));
         if (!b->contacts[i] || !b->contact_refs[i] || !b->contact_count[i]) return 0;
+        tp_advise_huge_pages(b->contacts[i], cap * sizeof(tp_contact));
+        tp_advise_huge_pages(b->contact_refs[i], cap * sizeof(tp_contact_ref));
     }
     /* One scratch block per CPU thread, reused by every world it steps. */
     b->simd_offset = tp_align16(tp_step_scratch_bytes(b->bodies, b->contact_capacity));
