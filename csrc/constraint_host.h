@@ -34,10 +34,9 @@ void tp_cons_host_free(tp_cons_host *h);
 
 /* Index of the builder's constraint called `name`, or -1. */
 int tp_cons_builder_find(const tp_cons_builder *cb, const char *name);
-/* The builder's constraint events [count], in the order they were added: an
- * existing constraint, a parameter it has, a value it takes
- * (csrc/constraint_params.c); a bad one is named with tp_fail_item. */
-tp_status tp_cons_events_check(const tp_event_def *events, int count, const struct tp_model *m);
+/* Constraint event e, the builder's event i: an existing constraint, a
+ * parameter it has, a value it takes (csrc/constraint_params.c). */
+tp_status tp_cons_event_check(const tp_event_def *e, int i, const struct tp_model *m);
 /* World w's parameter `which` of constraint k set to v (checked before),
  * waking its bodies if it changed: a constraint event. Fails only where the
  * backend cannot make the world current on the host (CUDA). */

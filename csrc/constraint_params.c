@@ -119,10 +119,8 @@ static void wake_ends(tp_batch *b, int w, const tp_cons_model *t)
         if (ends[e] >= 0 && b->model->bodies[ends[e]].type == TP_BODY_DYNAMIC) tp_wake_body(b, w, ends[e]);
 }
 
-/* Constraint event i (the builder's order, as written). */
-static tp_status event_check(const tp_event_def *e, int i, const tp_model *m)
+tp_status tp_cons_event_check(const tp_event_def *e, int i, const tp_model *m)
 {
-    if (e->action != TP_EVENT_CONSTRAINT) return TP_OK;
     int n = tp_model_constraint_count(m);
     if (e->constraint < 0 || e->constraint >= n)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (constraint at t = %g s): constraint: no constraint %d "
@@ -136,18 +134,6 @@ static tp_status event_check(const tp_event_def *e, int i, const tp_model *m)
     if (why)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (constraint at t = %g s): %s of \"%s\" (a %s) %s, got %g", i,
                        e->time, param_names[e->param], name, tp_constraint_type_names[t.type], why, (double)e->value[0]);
-    return TP_OK;
-}
-
-tp_status tp_cons_events_check(const tp_event_def *events, int count, const tp_model *m)
-{
-    for (int i = 0; i < count; ++i) {
-        tp_status st = event_check(&events[i], i, m);
-        if (st != TP_OK) {
-            tp_fail_item("events", i); /* the scene's events[i] (tp_builder_finish's caller places it) */
-            return st;
-        }
-    }
     return TP_OK;
 }
 

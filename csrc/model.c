@@ -119,6 +119,23 @@ static tp_status events_on_links_check(const tp_builder *b, const tp_model *m)
     return TP_OK;
 }
 
+/* The constraint and mover events against the compiled tables, in the order
+ * written; a bad one is named with tp_fail_item (the scene's events[i]). */
+static tp_status constraint_and_mover_events_check(const tp_builder *b, const tp_model *m)
+{
+    for (int i = 0; i < b->event_count; ++i) {
+        const tp_event_def *e = &b->events[i];
+        tp_status st = e->action == TP_EVENT_CONSTRAINT ? tp_cons_event_check(e, i, m)
+                       : e->action == TP_EVENT_MOVER    ? tp_mover_event_check(e, i, m)
+                                                        : TP_OK;
+        if (st != TP_OK) {
+            tp_fail_item("events", i);
+            return st;
+        }
+    }
+    return TP_OK;
+}
+
 /* The model's keyframes and the one every reset starts from (randomize.keyframe). */
 static tp_status model_keyframes(const tp_builder *b, tp_model *m)
 {
@@ -228,8 +245,7 @@ tp_status tp_builder_finish(const tp_builder *b, tp_model **out)
     if (st == TP_OK) st = events_on_links_check(b, m);
     if (st == TP_OK) st = tp_cons_compile(&b->cons, m);
     if (st == TP_OK) st = tp_mover_compile(&b->movers, m);
-    if (st == TP_OK) st = tp_cons_events_check(b->events, b->event_count, m);
-    if (st == TP_OK) st = tp_mover_events_check(b->events, b->event_count, m);
+    if (st == TP_OK) st = constraint_and_mover_events_check(b, m);
     if (st == TP_OK) st = tp_site_list_copy(&b->sites, &m->sites);
     if (st == TP_OK) st = model_keyframes(b, m);
     if (st != TP_OK) {

@@ -33,11 +33,10 @@ void tp_mover_builder_free(tp_mover_builder *mb);
 tp_status tp_mover_compile(const tp_mover_builder *mb, struct tp_model *m);
 /* Index of the builder's mover called `name`, or -1. */
 int tp_mover_builder_find(const tp_mover_builder *mb, const char *name);
-/* The builder's mover events [count], in the order they were added: an
- * existing mover, a target or enabled flag to write, values as
- * tp_batch_set_mover_targets and tp_batch_set_mover_enabled take them
- * (csrc/mover_writes.c); a bad one is named with tp_fail_item. */
-tp_status tp_mover_events_check(const tp_event_def *events, int count, const struct tp_model *m);
+/* Mover event e, the builder's event i: an existing mover, a target or
+ * enabled flag to write, values as tp_batch_set_mover_targets and
+ * tp_batch_set_mover_enabled take them (csrc/mover_writes.c). */
+tp_status tp_mover_event_check(const tp_event_def *e, int i, const struct tp_model *m);
 /* World w's mover of event e gets its target and/or enabled flag (checked
  * before), waking what it moves if they changed: a mover event. */
 tp_status tp_mover_event_write(struct tp_batch *b, int w, const tp_event_def *e);

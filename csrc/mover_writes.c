@@ -139,10 +139,8 @@ tp_status tp_batch_set_mover_enabled(tp_batch *b, const tp_world_select *s, cons
     return TP_OK;
 }
 
-/* Mover event i (the builder's order, as written). */
-static tp_status event_check(const tp_event_def *e, int i, const tp_model *m)
+tp_status tp_mover_event_check(const tp_event_def *e, int i, const tp_model *m)
 {
-    if (e->action != TP_EVENT_MOVER) return TP_OK;
     int n = tp_model_mover_count(m), c;
     if (e->mover < 0 || e->mover >= n)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (mover at t = %g s): mover: no mover %d (the model has %d)",
@@ -157,18 +155,6 @@ static tp_status event_check(const tp_event_def *e, int i, const tp_model *m)
     if (e->has_target && (why = target_fault(&m->movers->table[e->mover], e->target, &c)))
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (mover at t = %g s): target of \"%s\" (a %s): %s", i,
                        e->time, name, tp_mover_type_names[m->movers->table[e->mover].type], why);
-    return TP_OK;
-}
-
-tp_status tp_mover_events_check(const tp_event_def *events, int count, const tp_model *m)
-{
-    for (int i = 0; i < count; ++i) {
-        tp_status st = event_check(&events[i], i, m);
-        if (st != TP_OK) {
-            tp_fail_item("events", i); /* the scene's events[i] (tp_builder_finish's caller places it) */
-            return st;
-        }
-    }
     return TP_OK;
 }
 
