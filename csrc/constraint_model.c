@@ -225,14 +225,9 @@ tp_status tp_cons_compile(const tp_cons_builder *cb, tp_model *m)
     if (cb->count == 0) return TP_OK;
     for (int k = 0; k < cb->count; ++k) {
         const tp_constraint_def *d = &cb->defs[k];
-        int ends[2] = {d->body0, d->body1};
-        for (int e = 0; e < 2; ++e)
-            if (ends[e] >= 0 && m->bodies[ends[e]].link) {
-                tp_status st = tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint \"%s\": body%d: \"%s\" is an "
-                                       "articulation link (join links with joints)", d->name, e, m->body_names[ends[e]]);
-                tp_fail_item("constraints", k);
-                return st;
-            }
+        tp_status st = tp_ends_not_links_check(m, "constraints", k, "constraint", d->name, d->body0, d->body1,
+                                               "join links with joints");
+        if (st != TP_OK) return st;
     }
     tp_cons_host *h = calloc(1, sizeof *h);
     if (!h) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_finish: out of memory for the constraints");

@@ -96,4 +96,10 @@ void tp_body_def_free_owned(tp_body_def *def);
 int tp_event_def_check(const tp_event_def *def, int body_count, const tp_body_def *bodies, char *field,
                        size_t field_len, char *reason, size_t reason_len);
 
+/* A constraint's or mover's ends (body0, body1; -1 the world) refused where
+ * one is an articulation link: `kind` "constraint" or "mover" called `name`,
+ * the scene's item list[k] (placed with tp_fail_item); `advice` ends the error. */
+tp_status tp_ends_not_links_check(const tp_model *m, const char *list, int k, const char *kind, const char *name,
+                                  int body0, int body1, const char *advice);
+
 #endif

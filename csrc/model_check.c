@@ -325,3 +325,16 @@ int tp_event_def_check(const tp_event_def *def, int body_count, const tp_body_de
     return 1;
 }
 
+tp_status tp_ends_not_links_check(const tp_model *m, const char *list, int k, const char *kind, const char *name,
+                                  int body0, int body1, const char *advice)
+{
+    int ends[2] = {body0, body1};
+    for (int e = 0; e < 2; ++e)
+        if (ends[e] >= 0 && m->bodies[ends[e]].link) {
+            tp_status st = tp_fail(TP_ERR_INVALID_ARGUMENT, "%s \"%s\": body%d: \"%s\" is an articulation link (%s)",
+                                   kind, name, e, m->body_names[ends[e]], advice);
+            tp_fail_item(list, k);
+            return st;
+        }
+    return TP_OK;
+}

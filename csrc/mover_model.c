@@ -188,14 +188,9 @@ tp_status tp_mover_compile(const tp_mover_builder *mb, tp_model *m)
     if (mb->count == 0) return TP_OK;
     for (int k = 0; k < mb->count; ++k) {
         const tp_mover_def *d = &mb->defs[k];
-        int ends[2] = {d->body0, d->body1};
-        for (int e = 0; e < 2; ++e)
-            if (ends[e] >= 0 && m->bodies[ends[e]].link) {
-                tp_status st = tp_fail(TP_ERR_INVALID_ARGUMENT, "mover \"%s\": body%d: \"%s\" is an articulation "
-                                       "link (drive links with actuators)", d->name, e, m->body_names[ends[e]]);
-                tp_fail_item("movers", k);
-                return st;
-            }
+        tp_status st = tp_ends_not_links_check(m, "movers", k, "mover", d->name, d->body0, d->body1,
+                                               "drive links with actuators");
+        if (st != TP_OK) return st;
     }
     tp_mover_host *h = calloc(1, sizeof *h);
     if (!h) return tp_fail(TP_ERR_OUT_OF_MEMORY, "tp_builder_finish: out of memory for the movers");

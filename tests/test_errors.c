@@ -169,8 +169,21 @@ static void expect_placed(const char *json, const char *source, int line, int co
     cr_assert(strstr(e.reason, needle), "%s", e.reason);
 }
 
+/* A bad mover event written before a bad constraint event: the first written
+ * is the one named (events[0]: line 6, column 3). */
+static const char *bad_mover_then_constraint_event_scene =
+    "{\"format\": \"torpor-scene\", \"version\": 2,\n"
+    " \"bodies\": [{\"name\": \"door\", \"pos\": [0, 0, 1]}],\n"
+    " \"constraints\": [{\"name\": \"hinge\", \"type\": \"hinge\", \"body1\": \"door\"}],\n"
+    " \"movers\": [{\"name\": \"turn\", \"type\": \"align_orientation\", \"body0\": \"door\"}],\n"
+    " \"events\": [\n"
+    "  {\"time\": 2.0, \"action\": \"mover\", \"mover\": \"turn\", \"target\": [0, 0, 0, 0]},\n"
+    "  {\"time\": 1.0, \"action\": \"constraint\", \"constraint\": \"hinge\", \"param\": \"length\", \"to\": 2}]}\n";
+
 Test(errors, mover_and_constraint_event_faults_placed_at_the_scene_element)
 {
+    expect_placed(bad_mover_then_constraint_event_scene, "events.json", 6, 3, "events[0]",
+                  "non-zero quaternion");
     expect_placed(link_mover_scene, "mover.json", 6, 3, "movers[1]", "\"spin\": body0: \"rod\" is an articulation link");
     expect_placed(bad_constraint_event_scene, "event.json", 8, 3, "events[1]", "length of \"hinge\" (a hinge) is not a parameter");
 }
