@@ -191,3 +191,93 @@ Test(robot_scenes, tumbling_walkers_fit_their_contacts)
     tp_batch_destroy(b);
     tp_model_destroy(m);
 }
+
+/* The walker scene with its substeps per dt replaced, loaded. */
+#define TP_PI_F 3.14159265f
+
+static tp_model *load_walker_at(int substeps)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/scenes/walker.json", TP_SOURCE_DIR);
+    FILE *f = fopen(path, "rb");
+    cr_assert(f, "cannot open %s", path);
+    static char text[1 << 16], out[(1 << 16) + 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    char *at = strstr(text, "\"substeps\": 4");
+    cr_assert(at, "walker.json no longer says \"substeps\": 4");
+    snprintf(out, sizeof out, "%.*s\"substeps\": %d%s", (int)(at - text), text, substeps, at + strlen("\"substeps\": 4"));
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(out, path, &m), TP_OK, "%s", tp_last_error());
+    return m;
+}
+
+/* A trot of the walker, open loop: thigh targets a sin(2 pi t / 1.2 s + phase),
+ * the diagonal pairs half a period apart, each shin bent by up to 0.3 rad while
+ * its leg swings forward; a from 0.15 to 0.29 rad over 8 worlds. With every
+ * hinge within 0.59 rad of straight, a loaded leg holds the hip at least
+ * 0.06 + 0.25 cos 0.29 + 0.25 cos 0.59 = 0.507 m up and the torso's centre
+ * 0.05 m above that; the feet stand 0.5 m by 0.3 m apart. So at one substep
+ * per dt (the setting bench_mujoco.py compares with MuJoCo) as at the scene's
+ * four, for 8 s: no world faults, the torso stays level within 30 degrees and
+ * between 0.45 m and 0.8 m, no point is more than 2 cm deep (the slop is
+ * 0.5 mm; 2 cm is a step's travel at 1.2 m/s), and after the first second
+ * some step has two or fewer feet carrying load (the legs do swing). */
+static void expect_walker_trots(int substeps)
+{
+    tp_model *m = load_walker_at(substeps);
+    enum { W = 8, NV = 14 };
+    cr_assert_eq(tp_model_joint_dof_count(m), NV);
+    int torso = tp_model_find_body(m, "torso");
+    tp_batch *b = make_batch(m, W, 1);
+    float dt = tp_model_settings(m).dt, target[W * NV] = {0};
+    const float phase[4] = {0.0f, TP_PI_F, TP_PI_F, 0.0f}; /* fl, fr, hl, hr */
+    float deepest = 0.0f, lowest = 1.0f, highest = 0.0f, least_up = 1.0f;
+    int fewest_feet = 4;
+    for (int s = 0; s < steps_for(m, 8.0); ++s) {
+        float t = (float)s * dt;
+        for (int w = 0; w < W; ++w)
+            for (int leg = 0; leg < 4; ++leg) {
+                float a = 0.15f + 0.02f * (float)w, x = 2.0f * TP_PI_F * t / 1.2f + phase[leg];
+                target[w * NV + 6 + 2 * leg] = a * sinf(x);
+                target[w * NV + 7 + 2 * leg] = -0.3f * fmaxf(0.0f, cosf(x));
+            }
+        cr_assert_eq(tp_batch_set_joints(b, TP_JOINT_ARRAY_TARGET_Q, NULL, target), TP_OK, "%s", tp_last_error());
+        batch_steps(b, 1);
+        tp_state_view v = batch_view(b);
+        for (int w = 0; w < W; ++w) {
+            const float *p = v.pos + 3 * ((size_t)w * v.bodies + torso), *q = v.quat + 4 * ((size_t)w * v.bodies + torso);
+            lowest = fminf(lowest, p[2]);
+            highest = fmaxf(highest, p[2]);
+            least_up = fminf(least_up, 1.0f - 2.0f * (q[0] * q[0] + q[1] * q[1])); /* the torso's z axis, up part */
+            tp_contact_info c[64];
+            int n = 0, feet = 0, last = -1;
+            cr_assert_eq(tp_batch_contacts(b, w, c, 64, &n), TP_OK);
+            for (int k = 0; k < n && k < 64; ++k) { /* in key order: a body's points together */
+                if (c[k].body_a != 0) continue; /* the ground is body 0 */
+                deepest = fmaxf(deepest, -c[k].separation);
+                if (c[k].normal_force > 0.0f && c[k].body_b != last) ++feet;
+                if (c[k].normal_force > 0.0f) last = c[k].body_b;
+            }
+            if (t >= 1.0f) fewest_feet = feet < fewest_feet ? feet : fewest_feet; /* after the 1 cm drop */
+            cr_assert_eq(v.faults[w], 0, "%d substeps: world %d faulted at step %d", substeps, w, s);
+        }
+    }
+    cr_log_info("walker trot, %d substeps: torso z %.3f..%.3f m, up %.3f, deepest %.4f m, fewest points %d\n",
+                substeps, lowest, highest, least_up, deepest, fewest_feet);
+    cr_assert_gt(lowest, 0.45f, "%d substeps: the torso sank to %.3f m", substeps, lowest);
+    cr_assert_lt(highest, 0.8f, "%d substeps: the torso rose to %.3f m", substeps, highest);
+    cr_assert_gt(least_up, cosf(30.0f * TP_PI_F / 180.0f), "%d substeps: the torso tilted, up %.3f", substeps,
+                 least_up);
+    cr_assert_lt(deepest, 0.02f, "%d substeps: a point %.4f m deep", substeps, deepest);
+    cr_assert_leq(fewest_feet, 2, "%d substeps: the feet never left the ground", substeps);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+Test(robot_scenes, walker_trots_at_one_and_four_substeps)
+{
+    expect_walker_trots(4);
+    expect_walker_trots(1);
+}
