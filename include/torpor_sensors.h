@@ -45,6 +45,10 @@ tp_status tp_batch_imu(tp_batch *batch, tp_imu_view *out);
  *                       pair's skipped rows add 0);
  *   touching [W][S]     1 if one of the shape's contact points has separation
  *                       <= 0 or a normal force > 0, else 0.
+ * A sensor on a sleeping body holds the reading it had when the body fell
+ * asleep (it is at rest, and its pairs make no contact points while it
+ * sleeps), until the body wakes. A sensor on a static body reads only the
+ * points of awake bodies: a body sleeping on it adds nothing.
  * The first tp_batch_contact_sensors call turns them on and fills them from
  * the last step; from then on every step call refills them (O(contacts)),
  * and a reset world reads 0 (it has no contacts until its next step).

@@ -75,3 +75,48 @@ Test(contact_sensors, bad_marks_are_refused_at_their_key)
         cr_assert(strstr(tp_last_error(), key[i]), "%s", tp_last_error());
     }
 }
+
+/* A 3 kg box marked as a sensor rests on the ground with sleep on: it reads
+ * m g up and touching while awake, and holds that reading once asleep (its
+ * pair makes no contact points then); woken by an upward kick that lifts it
+ * off the ground, it reads 0 and not touching. */
+Test(contact_sensors, a_sleeping_body_holds_its_reading)
+{
+    static const char *box_scene =
+        "{\"version\": 2,\n"
+        " \"bodies\": [{\"name\": \"ground\", \"size\": [10, 10, 1], \"pos\": [0, 0, -0.5], \"static\": true},\n"
+        "  {\"name\": \"box\", \"size\": [0.5, 0.5, 0.5], \"pos\": [0, 0, 0.25], \"mass\": 3, \"sensor\": true}]}";
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(box_scene, "box.json", &m), TP_OK, "%s", tp_last_error());
+    tp_batch *b = make_batch(m, 2, 1);
+    tp_contact_sensor_view v;
+    cr_assert_eq(tp_batch_contact_sensors(b, &v), TP_OK, "%s", tp_last_error());
+    const double mg = 3.0 * 9.81;
+    int slept = -1;
+    for (int step = 0; step < 300 && slept < 0; ++step) {
+        batch_steps(b, 1);
+        if (batch_view(b).sleep_state[1] == TP_SLEEPING) slept = step;
+    }
+    cr_assert_geq(slept, 0, "the box never slept");
+    for (int step = 0; step < 30; ++step) {
+        tp_state_view s = batch_view(b);
+        for (int w = 0; w < 2; ++w) {
+            cr_assert_eq(s.sleep_state[w * 2 + 1], TP_SLEEPING, "world %d woke", w);
+            cr_assert(fabs(v.force[3 * w + 2] - mg) < 0.01 * mg, "step %d world %d: asleep, reads %g N, m g = %g N",
+                      slept + step, w, v.force[3 * w + 2], mg);
+            cr_assert_eq(v.touching[w], 1, "world %d: asleep, not touching", w);
+        }
+        batch_steps(b, 1);
+    }
+    int one[1] = {1};
+    tp_world_select w1 = tp_world_list(one, 1);
+    float dv[2 * 3 * 2] = {0}; /* [1 row][2 bodies][3] */
+    dv[3 + 2] = 3.0f;           /* the box up at 3 m/s: airborne for 0.6 s */
+    cr_assert_eq(tp_batch_set_velocities(b, &w1, dv, dv + 6), TP_OK, "%s", tp_last_error());
+    batch_steps(b, 5);
+    cr_assert(v.force[0 * 3 + 2] > 0.99 * mg && v.touching[0] == 1, "world 0, still asleep, changed its reading");
+    cr_assert(v.force[1 * 3 + 2] == 0.0f && v.touching[1] == 0, "world 1, in the air, reads %g N, touching %d",
+              v.force[1 * 3 + 2], v.touching[1]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}

@@ -1163,8 +1163,10 @@ class Batch:
         touching (W, S) uint8, 1 where one of its contact points has separation <= 0 or
         a normal force > 0. Columns: :attr:`Model.contact_sensors`. Filled from the
         last step at the first call, then after every :meth:`step`; a reset world reads
-        0 until its next step. Both backends (on CUDA computed on the device; each call
-        copies the last step's values into the views)."""
+        0 until its next step. A sensor on a sleeping body holds its reading from when the
+        body fell asleep; one on a static body reads awake bodies only (a body asleep on it
+        adds nothing). Both backends (on CUDA computed on the device; each call copies the
+        last step's values into the views)."""
         view = ffi.new("tp_contact_sensor_view *")
         _check(self._c(lib.tp_batch_contact_sensors, view))  # CUDA: first copies the last step's values
         if self._touch is None:
