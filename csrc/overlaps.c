@@ -15,6 +15,7 @@
 #include "model.h"
 #include "sweeps.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,6 +59,7 @@ tp_status tp_model_overlaps(const tp_model *m, char **out_warnings)
     *out_warnings = NULL;
     tp_batch_def bd = tp_default_batch_def();
     bd.threads = 1;
+    bd.total_worlds = INT_MAX; /* world 0 of a run of any size: events may name any world */
     tp_batch *b = NULL;
     tp_status st = tp_batch_create(m, &bd, &b);
     if (st != TP_OK) return st;

@@ -46,6 +46,16 @@ Test(overlaps, overlapping_boxes_are_named_with_their_depth)
     tp_free(w);
 }
 
+/* An event for world 7 does not stop the check (the probe is world 0 of a run
+ * of any size). */
+Test(overlaps, an_event_for_a_later_world_does_not_stop_the_check)
+{
+    char *w = two_boxes(0.4f, ", \"events\": [{\"time\": 1, \"action\": \"impulse\", \"body\": \"a\","
+                              " \"value\": [0, 0, 1], \"worlds\": [7]}]");
+    cr_assert(w != NULL && strstr(w, "\"a\"") && strstr(w, "\"b\""), "no warning: %s", w ? w : tp_last_error());
+    tp_free(w);
+}
+
 Test(overlaps, touching_and_separated_bodies_do_not_warn)
 {
     char *w = two_boxes(1.0f, ""); /* faces touch */
