@@ -78,6 +78,15 @@ static tp_status check_velocities(const tp_artic_host *h, const float *row, int 
     return TP_OK;
 }
 
+/* What entry k of array `which` is: a dof's name, or for joint_q its joint's name. */
+static const char *entry_name(const tp_artic_host *h, tp_joint_array which, int k)
+{
+    if (which != TP_JOINT_ARRAY_Q) return h->dof_names[k];
+    for (int j = 0; j < h->km.joint_count; ++j)
+        if (k >= h->joints[j].q_start && k < h->joints[j].q_start + h->joints[j].nq) return h->names[h->added_of[j]];
+    return "?";
+}
+
 /* Every row of one array `which` that the write reads: finite, and a position
  * or quaternion the model accepts. */
 static tp_status check_array(const tp_batch *b, tp_joint_array which, const tp_world_select *s, const float *values,
@@ -91,8 +100,8 @@ static tp_status check_array(const tp_batch *b, tp_joint_array which, const tp_w
         const float *row = values + (size_t)i * (size_t)n;
         for (int k = 0; k < n; ++k)
             if (!isfinite(row[k]))
-                return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s row %d [%d] must be finite, got %g", call,
-                               array_names[which], i, k, (double)row[k]);
+                return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s row %d [%d] (%s): must be finite, got %g", call,
+                               array_names[which], i, k, entry_name(host_of(b), which, k), (double)row[k]);
         if (which == TP_JOINT_ARRAY_Q && (st = check_q_row(km, row, i, call))) return st;
         if ((which == TP_JOINT_ARRAY_QD || which == TP_JOINT_ARRAY_TARGET_QD) &&
             (st = check_velocities(host_of(b), row, i, array_names[which], call)))

@@ -17,6 +17,7 @@
 #include "manifold.h" /* TP_CONTACT_MARGIN */
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* ---------------------------------------------------------------- selections */
@@ -86,11 +87,13 @@ static tp_status check_values(const tp_batch *b, const tp_world_select *s, const
     for (int r = 0; r < rows; ++r) {
         if (sel_world(s, r) < 0) continue;
         const float *x = data + (size_t)r * (size_t)n;
-        for (int i = 0; i < n; ++i)
-            if (!isfinite(x[i]) || x[i] < lo || x[i] > hi)
-                return tp_fail(TP_ERR_INVALID_ARGUMENT,
-                               "%s: %s[%d][%d] (world %d) must be finite and within [%g, %g], got %g; nothing was "
-                               "changed", call, name, r, i, sel_world(s, r), (double)lo, (double)hi, (double)x[i]);
+        for (int i = 0; i < n; ++i) {
+            if (isfinite(x[i]) && x[i] >= lo && x[i] <= hi) continue;
+            char range[64] = "";
+            if (isfinite(lo) || isfinite(hi)) snprintf(range, sizeof range, " and within [%g, %g]", (double)lo, (double)hi);
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s[%d][%d] (world %d) must be finite%s, got %g; nothing was "
+                           "changed", call, name, r, i, sel_world(s, r), range, (double)x[i]);
+        }
     }
     return TP_OK;
 }

@@ -75,7 +75,7 @@ Test(joint_arrays, a_refused_write_changes_nothing_not_even_sleep)
     arrays[TP_JOINT_ARRAY_QD] = qd;
     uint8_t mask[2] = {1, 1};
     cr_assert_eq(tp_batch_set_joint_arrays(b, WORLD_MASK(mask), arrays), TP_ERR_INVALID_ARGUMENT);
-    cr_assert(strstr(tp_last_error(), "tp_batch_set_joint_arrays: joint_qd row 1 [0] must be finite"), "%s",
+    cr_assert(strstr(tp_last_error(), "tp_batch_set_joint_arrays: joint_qd row 1 [0] (pivot): must be finite"), "%s",
               tp_last_error());
     /* a valid q beside a target_q past TP_MAX_JOINT_Q, by a world list */
     float q[1] = {0.3f}, far[1] = {2.0f * TP_MAX_JOINT_Q};

@@ -215,7 +215,7 @@ Test(robot_params, reset_to_joint_state_sets_q_and_qd_after_a_new_draw)
     cr_assert(fabsf(s.pos[3 * 1] - expect_x) < 1e-5f, "links placed: pole x %g, expected %g", s.pos[3], expect_x);
     qd[1] = NAN;
     cr_assert_eq(tp_batch_reset_to_joint_state(b, NULL, NULL, NULL, NULL, NULL, NULL, qd), TP_ERR_INVALID_ARGUMENT);
-    cr_assert(strstr(tp_last_error(), "joint_qd row 0 [1] must be finite"), "%s", tp_last_error());
+    cr_assert(strstr(tp_last_error(), "joint_qd row 0 [1] (hinge): must be finite"), "%s", tp_last_error());
     cr_assert_eq(tp_batch_episodes(b, ep), TP_OK);
     cr_assert(ep[0] == 1 && ep[1] == 0 && ep[2] == 1, "nothing was reset");
     tp_batch_destroy(b);

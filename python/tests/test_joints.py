@@ -144,7 +144,7 @@ def test_refusals_carry_the_c_message_and_change_nothing():
     h = b.state_hash()
     qd = np.zeros((3, 2), np.float32)
     qd[1, 1] = np.nan
-    with pytest.raises(torpor.InvalidArgumentError, match=r"joint_qd row 1 \[1\] must be finite"):
+    with pytest.raises(torpor.InvalidArgumentError, match=r"joint_qd row 1 \[1\] \(pole_hinge\): must be finite"):
         b.set_joints(qd=qd)
     # a valid target_q beside a refused qd is not written (one all-or-nothing call)
     with pytest.raises(torpor.InvalidArgumentError, match="joint_qd row 0"):
@@ -204,7 +204,7 @@ def test_a_refused_write_leaves_sleeping_trees_asleep():
     assert (s.sleep_state[:, 1] == 1).all(), s.sleep_state
     before = (s.sleep_state.tobytes(), s.quiet_timer.tobytes(), s.body_awake.tobytes(), b.target_q.tobytes(),
               b.joint_qd.tobytes(), b.state_hash())
-    with pytest.raises(torpor.InvalidArgumentError, match=r"joint_qd row 1 \[0\] must be finite"):
+    with pytest.raises(torpor.InvalidArgumentError, match=r"joint_qd row 1 \[0\] \(pivot\): must be finite"):
         b.set_joints(target_q=[0.5], qd=[[0.0], [np.nan], [0.0]])
     with pytest.raises(torpor.InvalidArgumentError, match=r"target_q row 0 \[0\] \(pivot\): must be within"):
         b.set_joints(q=[0.2], target_q=[2e6], worlds=[1])
