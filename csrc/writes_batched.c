@@ -36,24 +36,45 @@ static int sel_world(const tp_world_select *s, int r)
     return !s->mask || s->mask[r] ? r : -1;
 }
 
+/* What tp_world_list(NULL, count) and tp_world_mask(NULL) point at: an empty
+ * list (count 0) selects no world; a NULL list of count != 0 and a NULL mask
+ * are marked here for check_select to refuse (NULL itself would select every
+ * world, and a stand-in array would be read past its one element). */
+static const int32_t empty_list[1], null_list[1];
+static const uint8_t null_mask[1];
+
 tp_world_select tp_world_list(const int32_t *indices, int count)
 {
-    static const int32_t none[1];
-    tp_world_select s = {indices ? indices : none, count, NULL}; /* NULL indices would select every world */
+    tp_world_select s = {indices ? indices : count == 0 ? empty_list : null_list, count, NULL};
     return s;
 }
 
 tp_world_select tp_world_mask(const uint8_t *mask)
 {
-    tp_world_select s = {NULL, 0, mask};
+    tp_world_select s = {NULL, 0, mask ? mask : null_mask};
     return s;
 }
 
+/* A selection made by tp_world_list(NULL, count != 0) or tp_world_mask(NULL). */
+static tp_status check_null_select(const tp_world_select *s, const char *call)
+{
+    if (s->indices == null_list)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: select.indices is NULL with count %d (tp_world_list(NULL, %d)); "
+                       "give the indices, or count 0 for no world; nothing was changed", call, s->count, s->count);
+    if (s->mask == null_mask)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: select.mask is NULL (tp_world_mask(NULL)); give a mask of one "
+                       "byte per world, or a NULL selection for every world; nothing was changed", call);
+    return TP_OK;
+}
+
 /* An index list must name each world once, in range; a list and a mask are
- * not both given. */
+ * not both given; tp_world_list(NULL, count != 0) and tp_world_mask(NULL) are
+ * refused. */
 static tp_status check_select(tp_batch *b, const tp_world_select *s, const char *call)
 {
     if (!b) return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: batch is NULL", call);
+    tp_status null_st = s ? check_null_select(s, call) : TP_OK;
+    if (null_st) return null_st;
     if (s && s->indices && s->mask)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: select gives both indices and mask; give one (or neither: "
                        "every world); nothing was changed", call);

@@ -574,7 +574,10 @@ typedef struct tp_world_select {
 } tp_world_select;
 
 /* An index list of `count` worlds (indices may be NULL when count is 0: an
- * empty list, which selects no world, unlike NULL), and a mask. */
+ * empty list, which selects no world, unlike NULL), and a mask of W bytes.
+ * tp_world_list(NULL, count != 0) and tp_world_mask(NULL) make a selection
+ * that every call taking it refuses (TP_ERR_INVALID_ARGUMENT naming the call,
+ * nothing changed); a NULL selection pointer is the way to select every world. */
 tp_world_select tp_world_list(const int32_t *indices, int count);
 tp_world_select tp_world_mask(const uint8_t *mask);
 

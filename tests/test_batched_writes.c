@@ -177,6 +177,40 @@ Test(batched, bad_values_change_nothing)
     tp_model_destroy(m);
 }
 
+/* tp_world_list(NULL, 3) kept count 3 over a one-element stand-in (read past
+ * it), and tp_world_mask(NULL) selected every world: both are refused now by
+ * the calls that take them, naming the call, and nothing changes;
+ * tp_world_list(NULL, 0) stays the empty list. */
+Test(batched, null_list_and_null_mask_refused)
+{
+    tp_model *m = load_rand();
+    tp_batch *a = make_batch(m, W, 1);
+    float x[W * B * 3];
+    fill(x, W, B, 3, 5.0f);
+    uint64_t before = batch_state_hash(a);
+    tp_world_select list = tp_world_list(NULL, 3), mask = tp_world_mask(NULL), empty = tp_world_list(NULL, 0);
+    cr_assert_eq(tp_batch_apply_forces(a, &list, x, NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "tp_batch_apply_forces: select.indices is NULL with count 3"), "message: %s",
+              tp_last_error());
+    cr_assert_eq(tp_batch_reset_worlds(a, &list), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "tp_batch_reset_worlds:"), "message: %s", tp_last_error());
+    cr_assert_eq(tp_batch_set_velocities(a, &mask, x, x), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "tp_batch_set_velocities: select.mask is NULL"), "message: %s", tp_last_error());
+    cr_assert_eq(tp_batch_reset_worlds(a, &mask), TP_ERR_INVALID_ARGUMENT);
+    const float center[3] = {0, 0, 0};
+    cr_assert_eq(tp_batch_wake_sphere(a, &mask, center, 1.0f), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "tp_batch_wake_sphere: select.mask is NULL"), "message: %s", tp_last_error());
+    cr_assert_eq(before, batch_state_hash(a), "a refused call changed the state");
+    uint32_t ep[W];
+    cr_assert_eq(tp_batch_episodes(a, ep), TP_OK);
+    for (int w = 0; w < W; ++w) cr_assert_eq(ep[w], 0u, "a refused reset counted an episode in world %d", w);
+    cr_assert_eq(tp_batch_reset_worlds(a, &empty), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_batch_episodes(a, ep), TP_OK);
+    for (int w = 0; w < W; ++w) cr_assert_eq(ep[w], 0u, "the empty list reset world %d", w);
+    tp_batch_destroy(a);
+    tp_model_destroy(m);
+}
+
 /* Per-world gravity: one falling cube per world; after t = 1 s each has moved
  * g t^2 / 2 along its own gravity (semi-implicit Euler is within dt g t of it:
  * 2 % at dt = 1/60). */
