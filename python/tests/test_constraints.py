@@ -74,7 +74,7 @@ def test_bad_values_name_the_constraint_and_change_nothing(batch):
         batch.set_constraint_params("winch_target", [3.0], constraints=["door_hinge"])
     with pytest.raises(torpor.InvalidArgumentError, match="unknown constraint parameter"):
         batch.constraint_params("colour")
-    with pytest.raises(KeyError):
+    with pytest.raises(torpor.InvalidArgumentError, match="constraints: no constraint 'nope'"):
         batch.set_constraint_params("enabled", [0], constraints=["nope"])
 
 
@@ -85,3 +85,23 @@ def test_disable_lets_the_hook_fall(batch):
     fall = z0 - batch.state().pos[1, 0, 2]
     assert fall == pytest.approx(0.5 * G * 0.5 ** 2, rel=0.03)
     assert batch.state().pos[0, 0, 2] == pytest.approx(z0, abs=5e-3)
+
+
+def test_constraints_picked_by_one_name_each_once(batch):
+    """A misspelt name raised KeyError, a single str was read letter by letter and a
+    repeated name was taken (the last value won)."""
+    batch.set_constraint_params("winch_target", [4.0], constraints="cable")
+    assert batch.constraint_params("winch_target")[:, 0].tolist() == [4, 4, 4]
+    batch.set_constraint_params("target", [[0.5], [0.25]], worlds=[2, 0], constraints=1)
+    assert batch.constraint_params("target")[:, 1].tolist() == [0.25, 0, 0.5]
+    before = batch.constraint_params("winch_target")
+    with pytest.raises(torpor.InvalidArgumentError,
+                       match=r"^constraints: no constraint 'cabel' \(the model has 2: cable, door_hinge\); nothing"):
+        batch.set_constraint_params("winch_target", [5.0], constraints=["cabel"])
+    with pytest.raises(torpor.InvalidArgumentError, match=r"constraint 'cable' \(cable\) is picked a second time"):
+        batch.set_constraint_params("winch_target", [[5.0, 6.0]], constraints=["cable", "cable"])
+    with pytest.raises(torpor.InvalidArgumentError, match=r"constraint 0 \(cable\) is picked a second time"):
+        batch.set_constraint_params("winch_target", [[5.0, 6.0]], constraints=["cable", 0])
+    with pytest.raises(torpor.InvalidArgumentError, match="constraints: no constraint 2 "):
+        batch.set_constraint_params("winch_target", [5.0], constraints=[2])
+    assert np.array_equal(batch.constraint_params("winch_target"), before)

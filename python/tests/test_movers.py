@@ -75,3 +75,48 @@ def test_build_refuses_bad_values():
         torpor.Model.build(BODIES, movers=[{"type": "align", "body0": "drone"}])
     with pytest.raises(torpor.SceneError, match=r"^<Model\.build>: movers\[0\]\.torq: unknown key"):
         torpor.Model.build(BODIES, movers=[{"type": "torque", "body0": "drone", "torq": 1}])
+
+
+@pytest.mark.parametrize("enabled, shown, index", [([np.nan, 1, 1], "nan", r"\[0\]"), ([1, 2, 1], "2", r"\[1\]"),
+                                                   (["no", "no", "no"], "'no'", r"\[0\]"),
+                                                   ([[1, 0], [1, 1], [0, 0.5]], "0.5", r"\[2, 1\]"),
+                                                   ([True, None, False], "None", r"\[1\]")])
+def test_enabled_takes_bools_and_0_1_only(enabled, shown, index):
+    """Any value went through bool() before the C check: NaN, 2 and "no" all enabled."""
+    b = torpor.Batch(model(), worlds=3)
+    b.set_mover_enabled(False)
+    before = b.movers()["active"].copy()
+    e = np.array(enabled, dtype=object if None in enabled else None)
+    if e.ndim == 1:
+        e = e[:, None]  # (3, 1): a column per world, broadcast over the movers
+        index = index[:-2] + r", 0\]"
+    with pytest.raises(torpor.InvalidArgumentError, match=rf"^enabled{index}: must be a bool, 0 or 1, got {shown};"):
+        b.set_mover_enabled(e)
+    b.step(1)
+    assert np.array_equal(b.movers()["active"], before) and not before.any(), "a refused write changed nothing"
+    b.set_mover_enabled([[1, 0], [True, False], [np.float32(1), np.int64(0)]])
+    b.step(1)
+    assert b.movers()["active"].tolist() == [[True, False]] * 3
+
+
+def test_movers_by_one_name_and_refusals():
+    b = torpor.Batch(model(), worlds=2)
+    b.set_mover_targets([0, 5, 0, 0], movers="follow")  # one name, not the letters f, o, l, ...
+    b.set_mover_enabled(False, movers=1)
+    m = b.movers()
+    assert m["target"][:, 0].tolist() == [[0, 5, 0, 0]] * 2 and m["target"][:, 1].tolist() == [[0, 0, 4, 0]] * 2
+    assert m["active"][:, 1].tolist() == [False, False]
+    before = b.movers()["target"].copy()
+    with pytest.raises(torpor.InvalidArgumentError, match=r"movers: mover 0 \(follow\) is picked a second time"):
+        b.set_mover_targets(0, movers=["follow", 0])
+    with pytest.raises(torpor.InvalidArgumentError, match=r"movers: no mover 'folow' \(the model has 2: follow, thrust\)"):
+        b.set_mover_targets(0, movers="folow")
+    with pytest.raises(torpor.InvalidArgumentError, match="movers: no mover 2 "):
+        b.set_mover_enabled(True, movers=[2])
+    with pytest.raises(torpor.InvalidArgumentError, match="movers: no mover True "):
+        b.set_mover_enabled(True, movers=[True])
+    assert np.array_equal(b.movers()["target"], before)
+    t = np.full((2, 2, 4), np.nan)  # (rows, M, 4) even with one mover picked: the other's column is not read
+    t[:, 1] = [0, 0, 7, 0]
+    b.set_mover_targets(t, movers="thrust")
+    assert b.movers()["target"][:, 1].tolist() == [[0, 0, 7, 0]] * 2

@@ -100,6 +100,62 @@ def _invalid(message: str) -> "InvalidArgumentError":
     return InvalidArgumentError(int(lib.TP_ERR_INVALID_ARGUMENT), message)
 
 
+def _at(name: str, index: tuple) -> str:
+    """``name`` and an element's index as the caller wrote it: "u[0, 2]", "u" for a scalar."""
+    return f"{name}[{', '.join(map(str, index))}]" if index else name
+
+
+def _item(x: Any) -> Any:
+    """A NumPy scalar as the Python value it holds (for messages), anything else as is."""
+    return x.item() if isinstance(x, np.generic) else x
+
+
+def _is_flag(x: Any) -> bool:
+    """A bool, or the number 0 or 1."""
+    return isinstance(x, (bool, np.bool_)) or (isinstance(x, (int, float, np.integer, np.floating)) and x in (0, 1))
+
+
+def _flags(value: Any, shape: tuple, name: str) -> np.ndarray:
+    """uint8 C-contiguous 0/1 of ``value`` broadcast to ``shape``: bools or the
+    numbers 0 and 1 only; InvalidArgumentError naming any other value (NaN, 2, a
+    string) and its index in ``value``."""
+    a = np.asarray(value)
+    if a.dtype != np.bool_:
+        if a.dtype.kind in "iuf":
+            bad = np.argwhere((a != 0) & (a != 1))
+            at = tuple(int(i) for i in bad[0]) if len(bad) else None  # (1, 0) for a bad 0-d value
+        else:
+            at = next((i for i in np.ndindex(a.shape) if not _is_flag(a[i])), None)
+        if at is not None:
+            raise _invalid(f"{_at(name, at)}: must be a bool, 0 or 1, got {_item(a[at])!r}; nothing was changed")
+    try:
+        return np.ascontiguousarray(np.broadcast_to(a, shape), dtype=np.uint8)
+    except ValueError:
+        raise _invalid(f"{name} must have shape {shape} (or broadcast to it), got {a.shape}") from None
+
+
+def _pick(kind: str, given: Any, names: list) -> list:
+    """Indices of ``given`` (a name or index, or a list of them) among ``names``
+    (the model's constraints or movers), in the order given: InvalidArgumentError
+    for an unknown name, an index out of range or one picked twice."""
+    items = [given] if isinstance(given, (str, int, np.integer)) else given
+    try:
+        items = list(items)
+    except TypeError:
+        raise _invalid(f"{kind}s must be a {kind} name or index, or a list of them, got {given!r}") from None
+    have = f"the model has {len(names)}: {', '.join(names)}" if names else "the model has none"
+    out: list = []
+    for k in items:
+        i = (names.index(k) if k in names else -1) if isinstance(k, str) else \
+            int(k) if isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)) else -1
+        if not 0 <= i < len(names):
+            raise _invalid(f"{kind}s: no {kind} {_item(k)!r} ({have}); nothing was changed")
+        if i in out:
+            raise _invalid(f"{kind}s: {kind} {_item(k)!r} ({names[i]}) is picked a second time; nothing was changed")
+        out.append(i)
+    return out
+
+
 # ---------------------------------------------------------------- Model.build's scene
 
 _BUILD = "<Model.build>"  # the source Model.build's errors name
@@ -1238,31 +1294,29 @@ class Batch:
 
     # -- movers (include/torpor_movers.h: tp_batch_set_mover_targets, tp_batch_set_mover_enabled, tp_batch_movers)
     def _mover_mask(self, movers: Any) -> tuple[Any, list]:
-        """(uint8_t * [M] or NULL, arrays to keep alive) from None (every mover) or
-        a list of mover names or indices."""
+        """(uint8_t * [M] or NULL, arrays to keep alive) from None (every mover), a
+        mover name or index, or a list of them (each once)."""
         M = self.model.mover_count
         if M == 0:
             raise _invalid(f"model {self.model.name!r} has no movers")
         if movers is None:
             return ffi.NULL, []
-        names = self.model.mover_names
         mask = np.zeros(M, np.uint8)
-        for k in movers:
-            i = names.index(k) if isinstance(k, str) and k in names else k
-            if isinstance(i, str) or not 0 <= int(i) < M:
-                raise _invalid(f"movers: no mover {k!r} (the model has {M}: {', '.join(names)}); nothing was changed")
-            mask[int(i)] = 1
+        mask[_pick("mover", movers, self.model.mover_names)] = 1
         return ffi.cast("uint8_t *", mask.ctypes.data), [mask]
 
     def set_mover_targets(self, targets: Any, worlds: WorldSelection = None, movers: Any = None) -> None:
         """Write the movers' targets of the selected worlds (docs/movers.md): targets of
-        shape (rows, M, 4), broadcast as needed (one (4,) target for every row and mover
-        included): AlignPosition a point (m, world), AlignOrientation a quaternion
-        [x, y, z, w], LinearVelocity its line / plane / vector speeds (m/s),
-        AngularVelocity rad/s, VectorForce N, Torque N m, the rest 0. movers: None (every
-        mover) or a list of names or indices; the others' values are not read. A
-        non-finite value raises InvalidArgumentError naming row, mover and component,
-        and nothing changes. A change wakes the mover's body."""
+        shape (rows, M, 4) with M = :attr:`Model.mover_count` whatever ``movers`` picks,
+        broadcast as needed (one (4,) target for every row and mover included); rows =
+        W, or the length of an index list. AlignPosition a point (m, world),
+        AlignOrientation a quaternion [x, y, z, w], LinearVelocity its line / plane /
+        vector speeds (m/s), AngularVelocity rad/s, VectorForce N, Torque N m, the rest 0.
+        movers: None (every mover), one name or index, or a list of them (each once);
+        the columns of the movers not picked are not read (so the shape stays (rows, M,
+        4), unlike :meth:`set_constraint_params`' picked columns). InvalidArgumentError,
+        nothing changed: a non-finite value (naming row, mover and component), an
+        unknown or repeated mover, a model without movers. A change wakes the mover's body."""
         mask, keep = self._mover_mask(movers)
         M = self.model.mover_count
         self._call(lambda b, sel, t: lib.tp_batch_set_mover_targets(b, sel, t, mask), worlds,
@@ -1270,16 +1324,16 @@ class Batch:
         del keep
 
     def set_mover_enabled(self, enabled: Any, worlds: WorldSelection = None, movers: Any = None) -> None:
-        """Enable or disable the movers of the selected worlds: enabled (rows, M) bools,
-        broadcast as needed; movers as :meth:`set_mover_targets`. A change wakes the
-        mover's body; a disabled mover pushes nothing and keeps nothing awake."""
+        """Enable or disable the movers of the selected worlds: enabled of shape (rows, M),
+        M = :attr:`Model.mover_count`, broadcast as needed (one value for all included),
+        each a bool or the number 0 or 1; movers and rows as :meth:`set_mover_targets`
+        (the movers not picked are not read). InvalidArgumentError, nothing changed: any
+        other value (NaN, 2, a string: naming it and its index in ``enabled``), a bad
+        shape or selection, an unknown or repeated mover. A change wakes the mover's
+        body; a disabled mover pushes nothing and keeps nothing awake."""
         mask, keep = self._mover_mask(movers)
-        M = self.model.mover_count
         sel, rows, keep_sel = self._selection(worlds)
-        try:
-            e = np.ascontiguousarray(np.broadcast_to(np.asarray(enabled, dtype=np.bool_), (rows, M)), dtype=np.uint8)
-        except ValueError:
-            raise _invalid(f"enabled must have shape {(rows, M)} (or broadcast to it), got {np.shape(enabled)}") from None
+        e = _flags(enabled, (rows, self.model.mover_count), "enabled")
         _check(self._c(lib.tp_batch_set_mover_enabled, sel, ffi.cast("uint8_t *", e.ctypes.data), mask))
         del keep, keep_sel
 
@@ -1374,12 +1428,15 @@ class Batch:
         return out
 
     def set_constraint_params(self, name: str, values: Any, worlds: WorldSelection = None,
-                              constraints: Optional[Sequence[Union[int, str]]] = None) -> None:
+                              constraints: Union[None, int, str, Sequence[Union[int, str]]] = None) -> None:
         """Write one per-world constraint parameter (names as :meth:`constraint_params`) of the selected
-        worlds (None = all, an index list or a bool mask): values (rows, C), or (rows, len(constraints))
-        when ``constraints`` (indices or names) picks the columns (the others keep their values), or one
-        row broadcast. Every value is checked first (InvalidArgumentError naming row, column and
-        constraint; nothing changes); a constraint without that parameter takes only its present value.
+        worlds (None = all, an index list or a bool mask; rows = W, or the length of an index list):
+        values (rows, C), C = :attr:`Model.constraint_count`; or, when ``constraints`` (one name or
+        index, or a list of them, each once) picks columns, (rows, K) with K the number picked, column
+        k for the k-th constraint picked (the others keep their values); broadcast as needed (one row,
+        or one value, for all). Every value is checked first (InvalidArgumentError naming row, column and
+        constraint; nothing changes), and an unknown or repeated constraint is an InvalidArgumentError
+        too; a constraint without that parameter takes only its present value.
         A changed value wakes the constraint's bodies; it holds until the next reset. Seed 004's
         semantics (docs/constraints.md): servo targets, motor speeds, winch targets and ``enabled``
         act from the next step."""
@@ -1388,13 +1445,7 @@ class Batch:
             self._call(lambda b, sel, v: lib.tp_batch_set_constraint_params(b, which, sel, v), worlds,
                        (values, (C,), name))
             return
-        cols = []
-        for c in constraints:
-            k = self.model.find_constraint(c) if isinstance(c, str) else int(c)
-            if not 0 <= k < C:
-                raise KeyError(f"model {self.model.name!r} has no constraint {c!r}; constraints: "
-                               f"{self.model.constraint_names}")
-            cols.append(k)
+        cols = _pick("constraint", constraints, self.model.constraint_names)
         sel, rows, keep = self._selection(worlds)
         _, part = self._rows(values, rows, (len(cols),), name)
         full = self.constraint_params(name)
