@@ -89,3 +89,14 @@ def test_contacts_of_a_world():
     assert c["normal_force"].sum() == pytest.approx(2 * 9.81, rel=1e-3), "four corners carry m g"
     with pytest.raises(torpor.InvalidArgumentError):
         b.contacts(2)
+
+
+def test_empty_views_export_through_dlpack(tower):
+    """A model without joints or actuators: the (W, 0) joint and actuator views were
+    plain read-only arrays, which NumPy refuses to export (BufferError)."""
+    b = torpor.Batch(tower, 3)
+    for v in (b.joint_q, b.joint_qd, b.joint_f, b.target_q, b.target_qd, b.ctrl, b.actuator_force, b.limit_force,
+              b.contact_sensors()[0]):
+        assert isinstance(v, torpor.View) and not v.flags.writeable and v.shape[0] == 3 and v.size == 0
+        t = np.from_dlpack(v)
+        assert t.shape == v.shape and t.dtype == v.dtype

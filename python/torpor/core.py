@@ -718,6 +718,13 @@ def _view(owner: Any, address: int, shape: tuple, typestr: str) -> "View":
     return np.asarray(_ArrayView(owner, address, shape, typestr, True)).view(View)
 
 
+def _empty_view(worlds: int) -> "View":
+    """Read-only (W, 0) float32 :class:`View`: a joint or actuator view of a model without any."""
+    a = np.zeros((worlds, 0), np.float32).view(View)
+    a.flags.writeable = False
+    return a
+
+
 _VIEW_FIELDS = {  # name: (element type, trailing shape, per body)
     "pos": ("<f4", (3,), True), "quat": ("<f4", (4,), True), "v": ("<f4", (3,), True), "w": ("<f4", (3,), True),
     "body_awake": ("|u1", (), True), "sleep_state": ("|u1", (), True), "quiet_timer": ("<f4", (), True),
@@ -1162,12 +1169,8 @@ class Batch:
             arrays = {}
             for name, width in (("q", nq), ("qd", nv), ("f", nv), ("target_q", nv), ("target_qd", nv)):
                 ptr = getattr(view, name)
-                if ptr == ffi.NULL:  # no joints: the C view has no arrays
-                    a = np.zeros((W, 0), np.float32)
-                    a.flags.writeable = False
-                else:
-                    a = _view(self._p(), int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4")
-                arrays[name] = a
+                arrays[name] = (_empty_view(W) if ptr == ffi.NULL else  # no joints: the C view has no arrays
+                                _view(self._p(), int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4"))
             self._joints = JointState(**arrays)
         return self._joints
 
@@ -1253,12 +1256,8 @@ class Batch:
             W, nu, nv = int(view.worlds), int(view.nu), int(view.nv)
             arrays = []
             for ptr, width in ((view.ctrl, nu), (view.force, nv), (view.limit_force, nv)):
-                if ptr == ffi.NULL:  # no actuators (or no joints): an empty view
-                    a = np.zeros((W, 0), np.float32)
-                    a.flags.writeable = False
-                else:
-                    a = _view(self._p(), int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4")
-                arrays.append(a)
+                arrays.append(_empty_view(W) if ptr == ffi.NULL else  # no actuators (or no joints)
+                              _view(self._p(), int(ffi.cast("uintptr_t", ptr)), (W, width), "<f4"))
             self._actuators = (arrays[0], arrays[1], arrays[2])
         return self._actuators
 
