@@ -2,6 +2,7 @@
 a mask / a broadcast row, refusals that change nothing, and the physics of a
 motor (gear u / m) through the view (include/torpor_actuators.h)."""
 import json
+import warnings
 
 import numpy as np
 import pytest
@@ -75,3 +76,16 @@ def test_held_motor_accelerates_the_cart_and_decimation_is_exact():
             b.step(1)
         assert a.state_hash() == b.state_hash()
     assert a.actuator_force[0, 0] == pytest.approx(2.0, rel=1e-6)
+
+
+def test_set_ctrl_past_float32_names_the_value():
+    """set_ctrl([1e39]) said "got inf" after a NumPy overflow warning: the cast to float32 came first."""
+    b = torpor.Batch(cartpole_motor(), 2)
+    b.set_ctrl([0.5])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(torpor.InvalidArgumentError, match=r"^u\[0\]: 1e\+39 is past float32's range .*nothing"):
+            b.set_ctrl([1e39])
+        with pytest.raises(torpor.InvalidArgumentError, match=r"^u\[1, 0\]: 1e\+300 is past float32's range"):
+            b.set_ctrl(np.array([[0.0], [1e300]]))
+    assert b.ctrl[:, 0].tolist() == [0.5, 0.5]

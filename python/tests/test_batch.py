@@ -1,4 +1,6 @@
 """The torpor package over libtorpor: zero-copy views, writes, resets, errors."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -236,3 +238,42 @@ def test_build_refuses_wrong_lengths_and_names():
     for body, message in bad:
         with pytest.raises(torpor.SceneError, match=rf"^<Model\.build>: {message}"):
             torpor.Model.build([body])
+
+
+def test_messages_name_the_callers_value(rand_model):
+    """Review item: values past float32 said "got inf" (with a RuntimeWarning), seed=-1 raised
+    OverflowError, step(1.5) ran one step, an int 0/1 "mask" said only "second time", and
+    render(0, 0) said "NULL rgb"."""
+    b = torpor.Batch(rand_model, worlds=4)
+    h = b.state_hash()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no NumPy overflow warning: checked before the cast
+        with pytest.raises(torpor.InvalidArgumentError, match=r"^gravity\[2\]: 1e\+39 is past float32's range"):
+            b.set_gravity([0, 0, 1e39])
+        with pytest.raises(torpor.InvalidArgumentError, match=r"^gravity\[1, 0\]: -1e\+300 is past float32's range"):
+            b.set_gravity(np.array([[0, 0, -9.81], [-1e300, 0, 0]]), worlds=[0, 2])
+        with pytest.raises(torpor.InvalidArgumentError, match=r"^force: 1e\+39 is past float32's range"):
+            b.apply_forces(10 ** 39)
+    with pytest.raises(torpor.InvalidArgumentError, match=r"^seed must be in \[0, 2\*\*64 - 1\] \(a uint64\), got -1"):
+        torpor.Batch(rand_model, seed=-1)
+    with pytest.raises(torpor.InvalidArgumentError, match=r"got 18446744073709551616"):
+        torpor.Batch(rand_model, seed=2 ** 64)
+    with pytest.raises(torpor.InvalidArgumentError, match=r"^seed must be an integer, got 1.5 \(float\)"):
+        torpor.Batch(rand_model, seed=1.5)
+    assert torpor.Batch(rand_model, seed=np.uint64(2 ** 64 - 1)).seed == 2 ** 64 - 1
+    for steps in (1.5, 2.0, True, "2"):
+        with pytest.raises(torpor.InvalidArgumentError, match=r"^steps must be an integer, got "):
+            b.step(steps)
+    with pytest.raises(torpor.InvalidArgumentError, match=r"worlds\[2\] = 1 names world 1 a second time: an int array "
+                                                          r"is a list of world indices; a mask must be a bool array"):
+        b.reset(np.array([1, 0, 1, 0]))
+    for size in ((0, 0), (15, 100), (100, 8193), (10 ** 7, 10 ** 7)):
+        with pytest.raises(torpor.InvalidArgumentError, match=rf"^render: size {size[0]} x {size[1]} \(width x height\) "
+                                                              r"is outside \[16, 8192\] pixels each"):
+            b.render(*size)
+    with pytest.raises(torpor.InvalidArgumentError, match=r"^width must be an integer, got 64.5"):
+        b.render(64.5, 64)
+    assert b.state_hash() == h and b.step_count == 0 and not b.episodes.any(), "a refused call changed the batch"
+    b.step(np.int64(2))
+    b.reset(np.array([1, 0]))  # an int array stays a list of indices
+    assert b.step_count == 2 and b.episodes.tolist() == [1, 1, 0, 0]

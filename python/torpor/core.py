@@ -134,6 +134,46 @@ def _flags(value: Any, shape: tuple, name: str) -> np.ndarray:
         raise _invalid(f"{name} must have shape {shape} (or broadcast to it), got {a.shape}") from None
 
 
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+_RENDER_MAX = 8192  # pixels, the largest width and height (tp_render_def, include/torpor_render.h)
+
+
+def _float32(x: Any, name: str) -> np.ndarray:
+    """``x`` as float32, refusing (InvalidArgumentError, naming the value and its
+    index) a finite value past float32's range, which the cast would make an
+    infinity; non-finite values pass on to the C call's check."""
+    a = np.asarray(x)
+    if a.dtype.kind not in "biuf":  # Python ints past 64 bits (objects), strings, ...
+        try:
+            a = a.astype(np.float64)
+        except (TypeError, ValueError, OverflowError) as e:
+            raise _invalid(f"{name} must hold numbers, got {a.dtype} values ({e})") from None
+    with np.errstate(over="ignore"):
+        f = a.astype(np.float32, copy=False)
+    if a.dtype.kind == "f" and a.dtype.itemsize > 4 and not np.isfinite(f).all():
+        over = np.argwhere(np.isfinite(a) & ~np.isfinite(f))
+        if len(over):
+            at = tuple(int(i) for i in over[0])
+            raise _invalid(f"{_at(name, at)}: {_item(a[at])!r} is past float32's range [-{_FLOAT32_MAX:.8g}, "
+                           f"{_FLOAT32_MAX:.8g}]; nothing was changed")
+    return f
+
+
+def _seed(seed: Any) -> int:
+    """A batch's seed: an integer in [0, 2**64 - 1] (tp_batch_def.seed, uint64_t)."""
+    value = _count(seed, "seed")
+    if not 0 <= value < 2 ** 64:
+        raise _invalid(f"seed must be in [0, 2**64 - 1] (a uint64), got {value}")
+    return value
+
+
+def _count(value: Any, name: str) -> int:
+    """``value`` as an int: a Python or NumPy integer (not a bool, not a float, even 2.0)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise _invalid(f"{name} must be an integer, got {_item(value)!r} ({type(value).__name__})")
+    return int(value)
+
+
 def _pick(kind: str, given: Any, names: list) -> list:
     """Indices of ``given`` (a name or index, or a list of them) among ``names``
     (the model's constraints or movers), in the order given: InvalidArgumentError
@@ -813,7 +853,8 @@ class Batch:
 
     Parameters: model; worlds (>= 1); backend "cpu", "cuda" or "auto";
     threads (CPU threads, 0 = omp_get_max_threads(), which OMP_NUM_THREADS
-    sets); seed (replaces the model's randomization seed); contact_capacity
+    sets); seed (an integer in [0, 2**64 - 1] that replaces the model's
+    randomization seed; InvalidArgumentError outside it); contact_capacity
     (points per world, 0 = default); first_world and total_worlds (a shard of
     a run split over processes or devices: this batch is worlds [first_world,
     first_world + worlds) of total_worlds, and each draws and steps exactly as
@@ -824,9 +865,12 @@ class Batch:
     Worlds are selected by ``worlds=``: None for all, an int array/list of
     indices (each once), or a bool array of shape (W,). Per-world data has one
     row per selected world for an index list, and W rows otherwise (rows of
-    unselected worlds are not read). Every write checks all its values first: a
-    non-finite or out-of-range value raises InvalidArgumentError with the C
-    message and nothing changes.
+    unselected worlds are not read); an int array is always a list of indices
+    (W 0s and 1s with a repeat are refused with a hint that a mask is bool).
+    Every write checks all its values first: a non-finite or out-of-range value
+    raises InvalidArgumentError with the C message, a finite value past
+    float32's range (about 3.4e38) one naming it and its index in the caller's
+    array, and nothing changes.
 
     Threads: every call into the library takes the batch's lock, so threads
     sharing a batch take turns (the C batch itself is not thread-safe);
@@ -858,7 +902,7 @@ class Batch:
         d.device = device
         if seed is not None:
             d.has_seed = 1
-            d.seed = seed
+            d.seed = _seed(seed)
         out = ffi.new("tp_batch **")
         _check(lib.tp_batch_create(model._ptr, d, out))
         self.model = model
@@ -932,8 +976,10 @@ class Batch:
         Runs as calls of a few steps each (as many as take about 10 ms), so
         Python sees Ctrl-C (KeyboardInterrupt) and other signals between them:
         an interrupted call has taken whole steps only, as :attr:`step_count`
-        tells, and the batch stays usable."""
-        steps = int(steps)
+        tells, and the batch stays usable. ``steps``: a Python or NumPy integer
+        >= 0 (0 does nothing); InvalidArgumentError for anything else (a float such
+        as 1.5 or 2.0, a bool, a negative count)."""
+        steps = _count(steps, "steps")
         if steps <= 0:
             _check(self._c(lib.tp_batch_step, steps))  # 0 is a no-op, < 0 the C error
             return
@@ -993,13 +1039,18 @@ class Batch:
         world-frame box [min x, y, z, max x, y, z] that every cell frames (default: the drawn worlds'
         dynamic bodies now, so the view follows them). Bodies are coloured by sleep state (awake red,
         sleep-checking orange, sleeping grey, static dark slate). The same state gives the same bytes.
-        Raises InvalidArgumentError for a size outside [16, 8192] or a bad world or box, and
-        BackendError when the library was built without cairo."""
+        Raises InvalidArgumentError for a width or height that is not an integer in [16, 8192]
+        pixels (height >= 76 with a title), or a bad world or box, and BackendError when the
+        library was built without cairo."""
+        width, height = _count(width, "width"), _count(height, "height")
+        if not (16 <= width <= _RENDER_MAX and 16 <= height <= _RENDER_MAX):
+            raise _invalid(f"render: size {width} x {height} (width x height) is outside [16, {_RENDER_MAX}] pixels "
+                           "each")
         idx = np.ascontiguousarray([0] if worlds is None else worlds, dtype=np.int32)
         if idx.ndim != 1:
             raise _invalid(f"worlds must be a 1-D list of world indices, got shape {idx.shape}")
         d = ffi.new("tp_render_def *", lib.tp_default_render_def())
-        d.width, d.height = int(width), int(height)
+        d.width, d.height = width, height
         d.worlds = ffi.cast("int *", idx.ctypes.data)
         d.world_count = idx.size
         d.labels = int(bool(labels))
@@ -1011,8 +1062,8 @@ class Batch:
                 raise ValueError(f"view_box must have shape (6,) [min x, y, z, max x, y, z], got {box.shape}")
             d.has_view_box = 1
             d.view_box = box.tolist()
-        out = np.empty((max(int(height), 0), max(int(width), 0), 3), dtype=np.uint8)
-        _check(self._c(lib.tp_batch_render, d, ffi.cast("uint8_t *", out.ctypes.data) if out.size else ffi.NULL))
+        out = np.empty((height, width, 3), dtype=np.uint8)
+        _check(self._c(lib.tp_batch_render, d, ffi.cast("uint8_t *", out.ctypes.data)))
         return out
 
     def world_hash(self, world: int) -> int:
@@ -1044,7 +1095,8 @@ class Batch:
         """The one parser of ``worlds=``: (tp_world_select * or NULL, rows of data,
         arrays to keep alive). The C call checks the indices (range, repeats) and
         names the bad one; here only what C cannot see: the type, the mask's shape
-        and indices past int32."""
+        and indices past int32; and W ints, 0s and 1s, which C would refuse for a
+        repeat, are refused here with a hint that a mask is a bool array."""
         if worlds is None:
             return ffi.NULL, self.worlds, []
         a = np.asarray(worlds)
@@ -1059,6 +1111,11 @@ class Batch:
         if a.size and (a.min() < -2**31 or a.max() >= 2**31):
             bad = int(a[(a < -2**31) | (a >= 2**31)][0])  # the int32 cast would wrap it into range
             raise _invalid(f"worlds: index {bad} out of range [0, {self.worlds}); nothing was changed")
+        if a.size == self.worlds > 1 and a.min() >= 0 and a.max() <= 1 and (a.size > 2 or a[0] == a[1]):
+            i = 1 if a[1] == a[0] else 2  # W 0s and 1s with a repeat, which C refuses: the first repeat
+            raise _invalid(f"worlds[{i}] = {int(a[i])} names world {int(a[i])} a second time: an int array is a list "
+                           "of world indices; a mask must be a bool array (np.asarray(worlds, dtype=bool)); "
+                           "nothing was changed")
         idx = np.ascontiguousarray(a, dtype=np.int32)
         # tp_world_list keeps an empty list a list (selecting no world, unlike NULL)
         sel = ffi.new("tp_world_select *", lib.tp_world_list(ffi.cast("int32_t *", idx.ctypes.data), idx.size))
@@ -1066,9 +1123,9 @@ class Batch:
 
     def _rows(self, x: Any, rows: int, tail: tuple, name: str) -> tuple[Any, np.ndarray]:
         """float32 C-contiguous [rows, *tail] (broadcast if needed) and its pointer."""
-        shape = (rows,) + tail
+        shape, f = (rows,) + tail, _float32(x, name)
         try:
-            a = np.ascontiguousarray(np.broadcast_to(np.asarray(x, dtype=np.float32), shape))
+            a = np.ascontiguousarray(np.broadcast_to(f, shape))
         except ValueError:
             raise _invalid(f"{name} must have shape {shape} (or broadcast to it), got {np.shape(x)}") from None
         return ffi.cast("float *", a.ctypes.data), a
