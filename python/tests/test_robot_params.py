@@ -115,3 +115,32 @@ def test_model_build_with_joints_and_actuators_equals_the_json_scene():
         torpor.Model.build(bodies, joints=[{"child": "crat"}])
     with pytest.raises(torpor.SceneError, match=r"^<Model\.build>: actuators\[0\]\.kp: "):
         torpor.Model.build(bodies, joints=scene["joints"], actuators=[{"joint": "slider", "kp": 3}])
+
+
+def test_reset_to_state_leaves_links_to_the_joint_state():
+    """reset_to_state's pos / quat do not pose articulation links, a free root's
+    included (tp_batch_reset_to_state): their rows are checked, not written; the
+    joint state places them. The docstring says so and points to joint_q."""
+    scene = {"version": 2, "gravity": [0, 0, 0], "sleep": {"enabled": False}, "bodies": [
+        {"name": "crate", "size": [0.5, 0.5, 0.5], "mass": 1, "pos": [3, 0, 1]},
+        {"name": "base", "size": [0.4, 0.4, 0.4], "mass": 1, "pos": [0, 0, 1]}],
+        "joints": [{"name": "root", "type": "free", "child": "base"}]}
+    m = torpor.Model.from_json(json.dumps(scene))
+    b = torpor.Batch(m, 2)
+    s = b.state()
+    pos, quat = s.pos.copy(), s.quat.copy()
+    pos[:, :, 2] += 5.0  # both bodies 5 m up
+    b.reset_to_state(pos, quat)
+    assert np.all(b.state().pos[:, 0, 2] == pos[:, 0, 2]), "the free body is posed"
+    assert np.all(b.state().pos[:, 1, 2] == 1.0), "the free root link keeps the reset's pose"
+    with pytest.raises(torpor.InvalidArgumentError, match="pos"):
+        bad = pos.copy()
+        bad[0, 1, 0] = np.nan  # a link's row is still checked
+        b.reset_to_state(bad, quat)
+    q = b.joint_q.copy()
+    q[:, 2] = 6.0  # the free joint's origin z
+    b.reset_to_state(pos, quat, joint_q=q)
+    assert np.allclose(b.state().pos[:, 1, 2], 6.0), "joint_q places the root"
+    doc = torpor.Batch.reset_to_state.__doc__
+    assert "checked but not written" in doc and "free root" in doc and "joint_q" in doc
+

@@ -1201,8 +1201,16 @@ class Batch:
         state joint_q [rows, nq] (rad, m, quaternions) and joint_qd [rows, nv] (rad/s,
         m/s), the links placed where the joints put them (tp_batch_reset_to_joint_state).
         pos and quat may both be None with a joint state (the bodies keep the reset's
-        state). Every value is checked before anything is reset (InvalidArgumentError
-        naming it)."""
+        state). rows = W, or the length of an index list.
+
+        Articulation links, a free root's included, are not posed by pos, quat, v, w:
+        their rows are checked but not written, and the reset leaves each tree at its
+        initial joint state (tp_batch_reset_to_state). To place a robot, give
+        ``joint_q`` / ``joint_qd`` (a free root's pose is its joint_q columns,
+        :meth:`Model.joint_slices`).
+
+        Every value is checked before anything is reset (InvalidArgumentError naming
+        it; nothing changes)."""
         B = self.bodies
         if joint_q is None and joint_qd is None:
             if pos is None or quat is None:
