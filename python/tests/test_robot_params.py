@@ -144,3 +144,15 @@ def test_reset_to_state_leaves_links_to_the_joint_state():
     doc = torpor.Batch.reset_to_state.__doc__
     assert "checked but not written" in doc and "free root" in doc and "joint_q" in doc
 
+
+def test_actuator_def_names_its_type_and_joint():
+    """actuator_def gave type and joint as ints where joint_def gives names."""
+    m = cartpole()
+    push, hold = m.actuator_def(0), m.actuator_def(1)
+    assert (push["type"], push["joint"], push["joint_index"]) == ("motor", "slider", 0)
+    assert (hold["type"], hold["joint"], hold["joint_index"]) == ("position", "hinge", 1)
+    assert m.joint_def(hold["joint_index"])["type"] == "revolute"
+    scene = {"version": 2, "bodies": [{"name": "a", "size": [1, 1, 1]}],
+             "joints": [{"name": "j", "child": "a", "axis": [0, 0, 2]}]}
+    axis = torpor.Model.from_json(json.dumps(scene)).joint_def(0)["axis"]
+    assert axis.tolist() == [0, 0, 2], "the axis as written, not normalized (the docstring says which)"

@@ -531,7 +531,9 @@ class Model:
 
     def joint_def(self, joint: int) -> dict:
         """The definition of joint ``joint`` (tp_joint_def) as a dict: name, type,
-        parent and child (body indices, -1 the world), axis, anchor, q0, qd0,
+        parent and child (body indices, -1 the world), axis ((3,), child frame, as
+        the scene wrote it: not normalized; the dynamics use its unit vector),
+        anchor ((3,) m, child frame), q0, qd0,
         limits ((lower, upper) or None), damping, friction, armature, stiffness, rest,
         ref (an imported 1-dof joint's offset: MJCF's qpos = q + ref, rad or m)."""
         jd = ffi.new("tp_joint_def *")
@@ -605,15 +607,19 @@ class Model:
         return [ffi.string(lib.tp_model_actuator_name(self._ptr, k)).decode() for k in range(self.actuator_count)]
 
     def actuator_def(self, actuator: int) -> dict:
-        """The definition of actuator ``actuator`` (tp_actuator_def) as a dict: name,
-        type (0 motor, 1 position, 2 velocity, 3 general), joint, gear, ctrl_range
-        ((lo, hi), or (-inf, inf) when not limited), force_range (likewise, N m or N),
-        kp, kv, gain, bias."""
+        """The definition of actuator ``actuator`` (tp_actuator_def) as a dict, names as
+        in a scene file (docs/scene-format.md, "Actuators"): name; type ("motor",
+        "position", "velocity" or "general"); joint (the driven joint's name) and
+        joint_index (its index in :attr:`joint_names`); gear; ctrl_range ((lo, hi), or
+        (-inf, inf) when not limited); force_range (likewise, N m or N); kp; kv; gain
+        and bias (3 floats each). InvalidArgumentError for an index out of [0, nu)."""
         ad = ffi.new("tp_actuator_def *")
         _check(lib.tp_model_actuator(self._ptr, actuator, ad))
         unbounded = (-float("inf"), float("inf"))
         return {"name": ffi.string(ad.name).decode() if ad.name != ffi.NULL else self.actuator_names[actuator],
-                "type": int(ad.type), "joint": int(ad.joint), "gear": float(ad.gear),
+                "type": ffi.string(lib.tp_actuator_type_name(ad.type)).decode(),
+                "joint": ffi.string(lib.tp_model_joint_name(self._ptr, ad.joint)).decode(),
+                "joint_index": int(ad.joint), "gear": float(ad.gear),
                 "ctrl_range": tuple(map(float, ad.ctrl_range)) if ad.ctrl_limited else unbounded,
                 "force_range": tuple(map(float, ad.force_range)) if ad.force_limited else unbounded,
                 "kp": float(ad.kp), "kv": float(ad.kv), "gain": list(ad.gain), "bias": list(ad.bias)}
