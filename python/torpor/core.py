@@ -174,6 +174,13 @@ def _count(value: Any, name: str) -> int:
     return int(value)
 
 
+def _index_of(item: Any, names: list) -> int:
+    """Index of a name, or an integer index as given (not a bool), among ``names``; -1 for anything else."""
+    if isinstance(item, str):
+        return names.index(item) if item in names else -1
+    return int(item) if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)) else -1
+
+
 def _pick(kind: str, given: Any, names: list) -> list:
     """Indices of ``given`` (a name or index, or a list of them) among ``names``
     (the model's constraints or movers), in the order given: InvalidArgumentError
@@ -186,8 +193,7 @@ def _pick(kind: str, given: Any, names: list) -> list:
     have = f"the model has {len(names)}: {', '.join(names)}" if names else "the model has none"
     out: list = []
     for k in items:
-        i = (names.index(k) if k in names else -1) if isinstance(k, str) else \
-            int(k) if isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)) else -1
+        i = _index_of(k, names)
         if not 0 <= i < len(names):
             raise _invalid(f"{kind}s: no {kind} {_item(k)!r} ({have}); nothing was changed")
         if i in out:
