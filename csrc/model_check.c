@@ -50,8 +50,9 @@ static int range_check(const float r[2], float min, int strict, const char *name
     return 1;
 }
 
-/* Mass scale: 0 < lo <= hi; friction range (when set): 0 <= lo <= hi; robot
- * parameter scales 0 <= lo <= hi (gear 0 < lo). */
+/* Mass scale: 0 < lo <= hi, each within [TP_MIN_MASS_SCALE, TP_MAX_MASS_SCALE];
+ * friction range (when set): 0 <= lo <= hi; robot parameter scales
+ * 0 <= lo <= hi <= TP_MAX_MASS_SCALE (gear 0 < lo): [1e38, 1e38] made gears infinite. */
 static int randomize_ranges_check(const tp_randomize_def *r, char *field, size_t field_len, char *reason,
                                   size_t reason_len)
 {
@@ -74,10 +75,32 @@ static int randomize_ranges_check(const tp_randomize_def *r, char *field, size_t
         {r->actuator_gear_scale, "randomize.actuator_gear_scale"},
         {r->actuator_kp_scale, "randomize.actuator_kp_scale"},
         {r->actuator_kv_scale, "randomize.actuator_kv_scale"}};
-    for (size_t i = 0; i < sizeof scales / sizeof scales[0]; ++i)
+    for (size_t i = 0; i < sizeof scales / sizeof scales[0]; ++i) {
         if (!range_check(scales[i].range, 0.0f, scales[i].range == r->actuator_gear_scale, scales[i].name, field,
                          field_len, reason, reason_len))
             return 0;
+        if (!(scales[i].range[1] <= TP_MAX_MASS_SCALE)) { /* lo <= hi: hi is the one past the bound */
+            snprintf(field, field_len, "%s[1]", scales[i].name);
+            snprintf(reason, reason_len, "must be <= %g (TP_MAX_MASS_SCALE, docs/scene-format.md, \"Bounds\"), got %g",
+                     (double)TP_MAX_MASS_SCALE, (double)scales[i].range[1]);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Joint noise amplitudes within the bounds the batch's joint_q / joint_qd
+ * writes take (TP_MAX_JOINT_Q, TP_MAX_JOINT_QD): 1e30 rad/s of noise faulted
+ * every world at its first step. */
+static int joint_noise_check(const tp_randomize_def *r, char *field, size_t field_len, char *reason, size_t reason_len)
+{
+    const struct { const char *name, *bound, *unit; float value, max; } noise[] = {
+        {"randomize.joint_q_noise", "TP_MAX_JOINT_Q", "rad or m", r->joint_q_noise, TP_MAX_JOINT_Q},
+        {"randomize.joint_qd_noise", "TP_MAX_JOINT_QD", "rad/s or m/s", r->joint_qd_noise, TP_MAX_JOINT_QD}};
+    for (int i = 0; i < 2; ++i)
+        if (!(noise[i].value >= 0.0f && noise[i].value <= noise[i].max))
+            return CHECK_FAIL(noise[i].name, "must be within [0, %g] %s (%s), got %g", (double)noise[i].max,
+                              noise[i].unit, noise[i].bound, (double)noise[i].value);
     return 1;
 }
 
@@ -144,11 +167,7 @@ int tp_model_def_check(const tp_model_def *def, char *field, size_t field_len, c
     if (!isfinite(def->randomize.yaw_noise_deg) || def->randomize.yaw_noise_deg < 0.0f ||
         def->randomize.yaw_noise_deg > 180.0f)
         return CHECK_FAIL("randomize.yaw_noise_deg", "must be within [0, 180] degrees, got %g", (double)def->randomize.yaw_noise_deg);
-    const float *noise[] = {&def->randomize.joint_q_noise, &def->randomize.joint_qd_noise};
-    const char *noise_names[] = {"randomize.joint_q_noise", "randomize.joint_qd_noise"};
-    for (int i = 0; i < 2; ++i)
-        if (!isfinite(*noise[i]) || *noise[i] < 0.0f)
-            return CHECK_FAIL(noise_names[i], "must be a finite number >= 0, got %g", (double)*noise[i]);
+    if (!joint_noise_check(&def->randomize, field, field_len, reason, reason_len)) return 0;
     for (int k = 0; k < 3; ++k) {
         float a = def->randomize.link_com_offset[k];
         if (!(a >= 0.0f && a <= TP_MAX_SIZE)) {

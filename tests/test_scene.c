@@ -516,6 +516,32 @@ Test(scene_errors, model_numbers_out_of_range)
                  "t.json:1:74: events[0].worlds[1]: ", "must be a world index >= 0, got -3");
 }
 
+/* The randomize block's joint noise and robot scales within the bounds the
+ * batch's writes take (TP_MAX_JOINT_Q, TP_MAX_JOINT_QD, TP_MAX_MASS_SCALE):
+ * 1e30 rad/s of noise faulted every world at its first step, a gear scale of
+ * 1e38 made the gears infinite. The bounds themselves load. */
+Test(scene_errors, randomize_noise_and_scales_are_bounded)
+{
+    expect_error("{\"randomize\": {\"joint_qd_noise\": 1e30}, \"bodies\": [{}]}", "t.json:1:34: randomize.joint_qd_noise: ",
+                 "must be within [0, 10000] rad/s or m/s (TP_MAX_JOINT_QD), got 1e+30");
+    expect_error("{\"randomize\": {\"joint_q_noise\": 2e6}, \"bodies\": [{}]}", "t.json:1:33: randomize.joint_q_noise: ",
+                 "must be within [0, 1e+06] rad or m (TP_MAX_JOINT_Q), got 2e+06");
+    expect_error("{\"randomize\": {\"actuator_gear_scale\": [1e38, 1e38]}, \"bodies\": [{}]}",
+                 "t.json:1:", "randomize.actuator_gear_scale[1]: must be <= 100 (TP_MAX_MASS_SCALE");
+    const char *scales[] = {"joint_damping_scale", "joint_armature_scale", "joint_friction_scale",
+                            "actuator_kp_scale", "actuator_kv_scale"};
+    for (int i = 0; i < 5; ++i) {
+        char json[160], want[96];
+        snprintf(json, sizeof json, "{\"randomize\": {\"%s\": [0, 100.5]}, \"bodies\": [{}]}", scales[i]);
+        snprintf(want, sizeof want, "randomize.%s[1]: must be <= 100", scales[i]);
+        expect_error(json, "t.json:1:", want);
+        snprintf(json, sizeof json, "{\"randomize\": {\"%s\": [0, 100]}, \"bodies\": [{}]}", scales[i]);
+        tp_model_destroy(load_ok(json));
+    }
+    tp_model_destroy(load_ok("{\"randomize\": {\"joint_q_noise\": 1e6, \"joint_qd_noise\": 1e4, "
+                             "\"actuator_gear_scale\": [0.5, 100]}, \"bodies\": [{}]}"));
+}
+
 Test(scene_errors, unknown_names_of_values)
 {
     expect_error("{\"bodies\": [{\"shape\": \"sphere\"}]}", "t.json:1:23: bodies[0].shape: ", "unknown shape \"sphere\"");
