@@ -84,6 +84,26 @@ static int fail_at_field(scene *sc, const json_t *obj, tp_status status)
     return scene_pop(sc, scene_fail(sc, 0, "%s", colon + 2));
 }
 
+/* Attachment `pos` of end `body` in the world at the scene's start pose
+ * (the world's own frame for -1). */
+static tp_vec3 start_point(const scene *sc, int body, const float *pos)
+{
+    if (body < 0) return tp_v3_load(pos);
+    const tp_body_def *b = &sc->bodies[body];
+    return tp_add(tp_v3_load(b->pos), tp_q_rotate(tp_q_normalize_any(tp_q_load(b->quat)), tp_v3_load(pos)));
+}
+
+/* A rope, rod or spring with no `length` keeps the distance its attachments
+ * start at (as a weld keeps its offset): length 0 snapped the body onto the
+ * anchor in one step. An explicit length, 0 included, is kept. */
+static void default_length(const scene *sc, const json_t *obj, tp_constraint_def *def)
+{
+    int distance = def->type == TP_CONSTRAINT_ROPE || def->type == TP_CONSTRAINT_ROD || def->type == TP_CONSTRAINT_SPRING;
+    if (!distance || json_object_get(obj, "length")) return;
+    if (!tp_v3_finite(tp_v3_load(def->pos0)) || !tp_v3_finite(tp_v3_load(def->pos1))) return; /* the builder says */
+    def->length = tp_len(tp_sub(start_point(sc, def->body1, def->pos1), start_point(sc, def->body0, def->pos0)));
+}
+
 static int read_constraint(scene *sc, const json_t *obj, tp_constraint_def *def)
 {
     if (!json_is_object(obj)) return scene_fail(sc, 0, "must be an object (a constraint), got %s", scene_json_kind(obj));
@@ -102,6 +122,7 @@ static int read_constraint(scene *sc, const json_t *obj, tp_constraint_def *def)
     def->limits = json_object_get(obj, "limits") != NULL;
     def->cone = json_object_get(obj, "cone") != NULL;
     def->twist = json_object_get(obj, "twist") != NULL;
+    default_length(sc, obj, def);
     tp_status status = tp_builder_add_constraint(sc->builder, def, NULL);
     if (status == TP_ERR_OUT_OF_MEMORY) return scene_fail_builder(sc, status);
     if (status != TP_OK) return fail_at_field(sc, obj, status);

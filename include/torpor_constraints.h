@@ -63,7 +63,8 @@ typedef struct tp_constraint_def {
     float max_force;            /* MOTOR, SERVO: N m or N, >= 0 */
     int limits;                 /* HINGE, PRISMATIC: 1 keeps lower <= value <= upper */
     float lower, upper;
-    float length;               /* ROPE, ROD: m, >= 0; SPRING: free length, m, >= 0 */
+    float length;               /* ROPE, ROD: m, >= 0; SPRING: free length, m, >= 0 (default 0; a scene
+                                   without the key: the attachments' distance at the start) */
     float restitution;          /* ROPE: in [0, 1] */
     float stiffness, damping;   /* SPRING: N/m > 0, N s/m >= 0 */
     int enabled;                /* 0: no rows and no island link (the bodies still never collide) */

@@ -747,6 +747,48 @@ Test(constraints, scene_loads_and_matches_the_api)
     tp_model_destroy(m);
 }
 
+/* A rope, rod or spring with no `length` keeps the distance its attachments
+ * start at (bob turned half a turn about x: attachment1 0.1 m below its
+ * centre, 1.6 m from the anchor), so a rope holds the ball hanging there
+ * (length 0 had snapped it onto the anchor); an explicit length wins, 0
+ * included (a rod pinning the attachments together, as documented). */
+#define HANG_HEAD "{\"version\": 2, \"bodies\": [{\"name\": \"bob\", \"shape\": \"ball\", \"size\": [0.2, 0.2, 0.2], " \
+                  "\"pos\": [0, 0, 0.5], \"quat\": [1, 0, 0, 0]}],\n\"constraints\": [{\"name\": \"c\", \"body1\": \"bob\", " \
+                  "\"pos0\": [0, 0, 2], \"pos1\": [0, 0, 0.1], "
+
+static float hang_length(const char *rest)
+{
+    char json[512];
+    snprintf(json, sizeof json, HANG_HEAD "%s}]}", rest);
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(json, "t.json", &m), TP_OK, "%s", tp_last_error());
+    tp_constraint_def d;
+    cr_assert_eq(tp_model_constraint(m, 0, &d), TP_OK);
+    tp_model_destroy(m);
+    return d.length;
+}
+
+Test(constraints, scene_length_defaults_to_the_start_distance)
+{
+    cr_assert_float_eq(hang_length("\"type\": \"rope\""), 1.6f, 1e-6f);
+    cr_assert_float_eq(hang_length("\"type\": \"rod\""), 1.6f, 1e-6f);
+    cr_assert_float_eq(hang_length("\"type\": \"spring\""), 1.6f, 1e-6f);
+    cr_assert_float_eq(hang_length("\"type\": \"rope\", \"length\": 1.2"), 1.2f, 0.0f);
+    cr_assert_float_eq(hang_length("\"type\": \"rod\", \"length\": 0"), 0.0f, 0.0f);
+    cr_assert_float_eq(hang_length("\"type\": \"rope\", \"length\": 0"), 0.0f, 0.0f);
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(HANG_HEAD "\"type\": \"rope\"}]}", "t.json", &m), TP_OK, "%s", tp_last_error());
+    tp_batch *b = make_batch(m, 1, 1);
+    batch_steps(b, 120);
+    float value[1];
+    cons_read(b, value, NULL);
+    tp_state_view v = batch_view(b);
+    cr_assert_lt(fabsf(value[0] - 1.6f), 0.01f, "the rope is %g m long after 2 s", (double)value[0]);
+    cr_assert_lt(fabsf(v.pos[2] - 0.5f), 0.01f, "bob at z %g after 2 s", (double)v.pos[2]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
 /* ---------------------------------------------------------------- determinism */
 
 /* A chain of six boxes on hinges and ball sockets, hung from the world and
