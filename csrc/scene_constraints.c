@@ -33,6 +33,56 @@ static const field cons_fields[] = {
     FIELD("winch_responsiveness", V_FLOAT, tp_constraint_def, winch_responsiveness),
     FIELD("winch_force", V_FLOAT, tp_constraint_def, winch_force)};
 
+/* The keys each type uses past name, type, body0, body1 and enabled (one
+ * list per tp_constraint_type): any other is refused at its key, as a joint
+ * refuses a key its type ignores, instead of being silently dropped. A
+ * weld's attachments are computed; a rope, spring or rod has no axis. */
+static const char *const common_keys[] = {"name", "type", "body0", "body1", "enabled", NULL};
+static const char *const weld_keys[] = {NULL};
+static const char *const driven_keys[] = {"pos0", "pos1", "quat0", "quat1", "axis0", "axis1", "actuator", "limits",
+                                          "velocity", "target", "speed", "max_force", NULL};
+static const char *const ball_keys[] = {"pos0", "pos1", "quat0", "quat1", "axis0", "axis1", "cone", "twist", NULL};
+static const char *const rope_keys[] = {"pos0", "pos1", "length", "restitution", "winch", "winch_target",
+                                        "winch_speed", "winch_responsiveness", "winch_force", NULL};
+static const char *const spring_keys[] = {"pos0", "pos1", "length", "stiffness", "damping", NULL};
+static const char *const rod_keys[] = {"pos0", "pos1", "length", NULL};
+static const char *const *const type_keys[TP_CONSTRAINT_TYPE_COUNT] = {
+    weld_keys, driven_keys, driven_keys, ball_keys, rope_keys, spring_keys, rod_keys};
+/* A hinge's or prismatic's drive keys by actuator (tp_constraint_actuator order). */
+static const char *const drive_keys[] = {"velocity", "target", "speed", "max_force", NULL};
+static const char *const none_keys[] = {NULL};
+static const char *const motor_keys[] = {"velocity", "max_force", NULL};
+static const char *const servo_keys[] = {"target", "speed", "max_force", NULL};
+static const char *const *const actuator_keys[TP_CONS_ACTUATOR_COUNT] = {none_keys, motor_keys, servo_keys};
+
+/* Why `key`, present, is unused by def's type or actuator (NULL: it is used). */
+static const char *unused_reason(const tp_constraint_def *def, const char *key, char *buf, size_t len)
+{
+    const char *t = tp_constraint_type_names[def->type];
+    if (scene_key_in(key, common_keys)) return NULL;
+    if (!scene_key_in(key, type_keys[def->type])) {
+        snprintf(buf, len, "a %s has no %s", t, key);
+        return buf;
+    }
+    if (!scene_key_in(key, drive_keys) || scene_key_in(key, actuator_keys[def->actuator])) return NULL;
+    snprintf(buf, len, "a %s with \"actuator\": \"%s\" has no %s (\"motor\": velocity, max_force; \"servo\": "
+             "target, speed, max_force)", t, tp_constraint_actuator_names[def->actuator], key);
+    return buf;
+}
+
+/* Every key of obj used by def's type and actuator (read: both in range), in the table's order. */
+static int check_unused(scene *sc, const json_t *obj, const tp_constraint_def *def)
+{
+    char buf[160];
+    for (int i = 0; i < COUNT(cons_fields); ++i) {
+        const char *why = json_object_get(obj, cons_fields[i].key) ? unused_reason(def, cons_fields[i].key, buf, sizeof buf) : NULL;
+        if (!why) continue;
+        scene_push_key(sc, cons_fields[i].key);
+        return scene_pop(sc, scene_fail(sc, 0, "%s", why));
+    }
+    return 1;
+}
+
 /* "world" (-1) or the name of a body. */
 static int as_end(scene *sc, const json_t *v, int *out)
 {
@@ -111,6 +161,7 @@ static int read_constraint(scene *sc, const json_t *obj, tp_constraint_def *def)
     if (!scene_read_fields(sc, obj, cons_fields, COUNT(cons_fields), def)) return 0;
     if (!json_object_get(obj, "type")) return scene_fail_missing(sc, "type");
     if (!json_object_get(obj, "body1")) return scene_fail_missing(sc, "body1");
+    if (!check_unused(sc, obj, def)) return 0;
     READ_KEY(sc, obj, "name", scene_as_name, &def->name);
     READ_KEY(sc, obj, "body0", as_end, &def->body0);
     READ_KEY(sc, obj, "body1", as_end, &def->body1);

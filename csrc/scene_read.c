@@ -326,3 +326,10 @@ int scene_as_body(scene *sc, const json_t *v, int *out)
     if (h.best) return scene_fail(sc, 0, "unknown body \"%s\"; did you mean \"%s\"?", name, h.best);
     return scene_fail(sc, 0, "unknown body \"%s\"; no body of the scene has that name", name);
 }
+
+int scene_key_in(const char *key, const char *const *keys)
+{
+    for (; *keys; ++keys)
+        if (strcmp(key, *keys) == 0) return 1;
+    return 0;
+}

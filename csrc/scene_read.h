@@ -91,6 +91,8 @@ int scene_check_keys(scene *sc, const json_t *obj, const field *fields, int coun
 int scene_read_fields(scene *sc, const json_t *obj, const field *fields, int count, void *def);
 int scene_read_section(scene *sc, const json_t *parent, const char *key, const field *fields, int count, void *def);
 int scene_fail_missing(scene *sc, const char *key);
+/* Is `key` one of the NULL-terminated `keys`? (the keys a type uses: scene_constraints.c, scene_movers.c) */
+int scene_key_in(const char *key, const char *const *keys);
 /* A non-empty name; the body an event, a joint's parent or child names (scene_read.c). */
 int scene_as_name(scene *sc, const json_t *v, const char **out);
 int scene_as_body(scene *sc, const json_t *v, int *out);

@@ -728,6 +728,48 @@ Test(constraints, scene_errors_point_at_the_value)
                        "rop");
 }
 
+/* A key the constraint's type or actuator does not use is refused at that
+ * key, naming the type (it was silently ignored); the same keys load where used. */
+Test(constraints, scene_refuses_keys_the_type_does_not_use)
+{
+    const struct { const char *keys, *where, *reason; } cases[] = {
+        {"\"type\": \"hinge\", \"velocity\": 2", "constraints[0].velocity: ",
+         "a hinge with \"actuator\": \"none\" has no velocity"},
+        {"\"type\": \"hinge\", \"actuator\": \"servo\", \"velocity\": 2", "constraints[0].velocity: ",
+         "a hinge with \"actuator\": \"servo\" has no velocity"},
+        {"\"type\": \"prismatic\", \"actuator\": \"motor\", \"target\": 1", "constraints[0].target: ",
+         "a prismatic with \"actuator\": \"motor\" has no target"},
+        {"\"type\": \"hinge\", \"max_force\": 5, \"actuator\": \"none\"", "constraints[0].max_force: ",
+         "has no max_force"},
+        {"\"type\": \"hinge\", \"length\": 1", "constraints[0].length: ", "a hinge has no length"},
+        {"\"type\": \"hinge\", \"stiffness\": 10", "constraints[0].stiffness: ", "a hinge has no stiffness"},
+        {"\"type\": \"weld\", \"velocity\": 1", "constraints[0].velocity: ", "a weld has no velocity"},
+        {"\"type\": \"weld\", \"pos0\": [0, 0, 1]", "constraints[0].pos0: ", "a weld has no pos0"},
+        {"\"type\": \"spring\", \"restitution\": 0.5", "constraints[0].restitution: ", "a spring has no restitution"},
+        {"\"type\": \"rod\", \"damping\": 1", "constraints[0].damping: ", "a rod has no damping"},
+        {"\"type\": \"rope\", \"axis0\": [1, 0, 0]", "constraints[0].axis0: ", "a rope has no axis0"},
+        {"\"type\": \"ball\", \"limits\": [0, 1]", "constraints[0].limits: ", "a ball has no limits"},
+        {"\"type\": \"rope\", \"cone\": 1", "constraints[0].cone: ", "a rope has no cone"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char json[512];
+        snprintf(json, sizeof json, SCENE_HEAD "\"constraints\": [{\"body1\": \"bob\", %s}]}", cases[i].keys);
+        expect_scene_error(json, cases[i].where, cases[i].reason);
+    }
+    const char *used[] = {"\"type\": \"hinge\", \"actuator\": \"motor\", \"velocity\": 2, \"max_force\": 5",
+                          "\"type\": \"prismatic\", \"actuator\": \"servo\", \"target\": 1, \"speed\": 2, \"max_force\": 5",
+                          "\"type\": \"spring\", \"length\": 1, \"stiffness\": 10, \"damping\": 1",
+                          "\"type\": \"rope\", \"length\": 1, \"restitution\": 0.5, \"winch_target\": 2",
+                          "\"type\": \"ball\", \"axis0\": [1, 0, 0], \"cone\": 1, \"twist\": [-1, 1]",
+                          "\"type\": \"weld\", \"enabled\": false, \"name\": \"w\""};
+    for (size_t i = 0; i < sizeof used / sizeof used[0]; ++i) {
+        char json[512];
+        snprintf(json, sizeof json, SCENE_HEAD "\"constraints\": [{\"body1\": \"bob\", %s}]}", used[i]);
+        tp_model *m = NULL;
+        cr_assert_eq(tp_model_load_string(json, "t.json", &m), TP_OK, "%s: %s", used[i], tp_last_error());
+        tp_model_destroy(m);
+    }
+}
+
 Test(constraints, scene_loads_and_matches_the_api)
 {
     const char *json = SCENE_HEAD "\"constraints\": [{\"name\": \"r\", \"type\": \"hinge\", \"body0\": \"world\", "
