@@ -27,6 +27,59 @@ static const field mover_fields[] = {
     FIELD("reaction", V_BOOL, tp_mover_def, reaction),
     FIELD("primary_axis_only", V_BOOL, tp_mover_def, primary_axis_only)};
 
+/* The keys each type uses past the attachments, name, type, bodies, target
+ * and enabled (one list per tp_mover_type): any other is refused at its key,
+ * as a joint refuses a key its type ignores, instead of being silently dropped. */
+static const char *const common_keys[] = {"name", "type", "body0", "body1", "pos0", "quat0", "pos1", "quat1",
+                                          "target", "enabled", NULL};
+static const char *const align_position_keys[] = {"mode", "responsiveness", "max_velocity", "max_force", "rigid",
+                                                  "apply_at_com", "reaction", NULL};
+static const char *const align_orientation_keys[] = {"mode", "responsiveness", "max_velocity", "max_force", "rigid",
+                                                     "reaction", "primary_axis_only", NULL};
+static const char *const linear_velocity_keys[] = {"relative_to", "velocity_mode", "line_direction", "tangent0",
+                                                   "tangent1", "max_force", "apply_at_com", "reaction", NULL};
+static const char *const angular_velocity_keys[] = {"relative_to", "max_force", "reaction", NULL};
+static const char *const vector_force_keys[] = {"relative_to", "apply_at_com", NULL};
+static const char *const torque_keys[] = {"relative_to", NULL};
+static const char *const *const type_keys[TP_MOVER_TYPE_COUNT] = {
+    align_position_keys, align_orientation_keys, linear_velocity_keys, angular_velocity_keys, vector_force_keys,
+    torque_keys};
+/* A linear_velocity's direction keys by velocity_mode (tp_velocity_mode order: line, plane, vector). */
+static const char *const direction_keys[] = {"line_direction", "tangent0", "tangent1", NULL};
+static const char *const line_keys[] = {"line_direction", NULL};
+static const char *const plane_keys[] = {"tangent0", "tangent1", NULL};
+static const char *const vector_keys[] = {NULL};
+static const char *const *const mode_keys[TP_VELOCITY_MODE_COUNT] = {line_keys, plane_keys, vector_keys};
+
+/* Why `key`, present, is unused by def's type or velocity mode (NULL: it is used). */
+static const char *unused_reason(const tp_mover_def *def, const char *key, char *buf, size_t len)
+{
+    const char *t = tp_mover_type_names[def->type];
+    if (scene_key_in(key, common_keys)) return NULL;
+    if (!scene_key_in(key, type_keys[def->type])) {
+        snprintf(buf, len, "a%s %s mover has no %s", t[0] == 'a' ? "n" : "", t, key);
+        return buf;
+    }
+    if (!scene_key_in(key, direction_keys) || scene_key_in(key, mode_keys[def->velocity_mode])) return NULL;
+    snprintf(buf, len, "a %s mover with \"velocity_mode\": \"%s\" has no %s (\"line\": line_direction; \"plane\": "
+             "tangent0, tangent1)", t, tp_velocity_mode_names[def->velocity_mode], key);
+    return buf;
+}
+
+/* Every key of obj used by def's type and velocity mode, in the table's order. */
+static int check_unused(scene *sc, const json_t *obj, const tp_mover_def *def)
+{
+    char buf[160];
+    for (int i = 0; i < COUNT(mover_fields); ++i) {
+        const char *key = mover_fields[i].key;
+        const char *why = json_object_get(obj, key) ? unused_reason(def, key, buf, sizeof buf) : NULL;
+        if (!why) continue;
+        scene_push_key(sc, key);
+        return scene_pop(sc, scene_fail(sc, 0, "%s", why));
+    }
+    return 1;
+}
+
 /* `target`: a number or 1 to 4 numbers (the rest 0). */
 int scene_as_mover_target(scene *sc, const json_t *v, float *out)
 {
@@ -65,6 +118,7 @@ static int read_mover(scene *sc, const json_t *obj, tp_mover_def *def)
         return 0;
     *def = tp_default_mover_def_of((tp_mover_type)type);
     if (!scene_read_fields(sc, obj, mover_fields, COUNT(mover_fields), def)) return 0;
+    if (!check_unused(sc, obj, def)) return 0;
     READ_KEY(sc, obj, "name", scene_as_name, &def->name);
     READ_KEY(sc, obj, "body0", scene_as_body, &def->body0);
     READ_KEY(sc, obj, "body1", scene_as_body, &def->body1);

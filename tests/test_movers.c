@@ -964,6 +964,45 @@ Test(movers, scene_errors_point_at_the_value)
     expect_scene_error(SCENE_HEAD "\"movers\": [{\"type\": \"torque\"}]}", "movers[0]", "body0");
 }
 
+/* A key the mover's type or velocity mode does not use is refused at that
+ * key, naming the type (it was silently ignored); the same keys load where used. */
+Test(movers, scene_refuses_keys_the_type_does_not_use)
+{
+    const struct { const char *keys, *where, *reason; } cases[] = {
+        {"\"type\": \"linear_velocity\", \"rigid\": true", "movers[0].rigid: ", "a linear_velocity mover has no rigid"},
+        {"\"type\": \"vector_force\", \"primary_axis_only\": true", "movers[0].primary_axis_only: ",
+         "a vector_force mover has no primary_axis_only"},
+        {"\"type\": \"align_position\", \"velocity_mode\": \"line\"", "movers[0].velocity_mode: ",
+         "an align_position mover has no velocity_mode"},
+        {"\"type\": \"linear_velocity\", \"line_direction\": [0, 0, 0]", "movers[0].line_direction: ",
+         "a linear_velocity mover with \"velocity_mode\": \"vector\" has no line_direction"},
+        {"\"type\": \"linear_velocity\", \"velocity_mode\": \"line\", \"tangent0\": [0, 1, 0]", "movers[0].tangent0: ",
+         "with \"velocity_mode\": \"line\" has no tangent0"},
+        {"\"type\": \"torque\", \"max_force\": 3", "movers[0].max_force: ", "a torque mover has no max_force"},
+        {"\"type\": \"angular_velocity\", \"responsiveness\": 3", "movers[0].responsiveness: ",
+         "an angular_velocity mover has no responsiveness"},
+        {"\"type\": \"align_orientation\", \"relative_to\": \"world\"", "movers[0].relative_to: ",
+         "an align_orientation mover has no relative_to"}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; ++i) {
+        char json[512];
+        snprintf(json, sizeof json, SCENE_HEAD "\"movers\": [{\"body0\": \"drone\", %s}]}", cases[i].keys);
+        expect_scene_error(json, cases[i].where, cases[i].reason);
+    }
+    const char *used[] = {"\"type\": \"align_position\", \"rigid\": true, \"apply_at_com\": true, \"mode\": \"one_attachment\"",
+                          "\"type\": \"align_orientation\", \"primary_axis_only\": true, \"max_velocity\": 2",
+                          "\"type\": \"linear_velocity\", \"velocity_mode\": \"plane\", \"tangent0\": [1, 0, 0], "
+                          "\"tangent1\": [0, 1, 0], \"relative_to\": \"attachment0\"",
+                          "\"type\": \"vector_force\", \"apply_at_com\": true, \"relative_to\": \"world\"",
+                          "\"type\": \"torque\", \"relative_to\": \"world\", \"enabled\": false"};
+    for (size_t i = 0; i < sizeof used / sizeof used[0]; ++i) {
+        char json[512];
+        snprintf(json, sizeof json, SCENE_HEAD "\"movers\": [{\"body0\": \"drone\", %s}]}", used[i]);
+        tp_model *m = NULL;
+        cr_assert_eq(tp_model_load_string(json, "t.json", &m), TP_OK, "%s: %s", used[i], tp_last_error());
+        tp_model_destroy(m);
+    }
+}
+
 Test(movers, scene_loads_and_matches_the_api)
 {
     const char *json = SCENE_HEAD "\"movers\": [{\"name\": \"follow\", \"type\": \"align_position\", \"body0\": \"drone\", "
