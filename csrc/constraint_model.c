@@ -58,6 +58,27 @@ static tp_status check_nonneg(float v, const char *field)
     return TP_OK;
 }
 
+/* An attachment position within TP_MAX_SIZE of its frame's origin in each
+ * component, as a joint's anchor: a hinge at 1e30 m moved its body there. */
+static tp_status check_pos(const float *p, const char *field)
+{
+    for (int k = 0; k < 3; ++k)
+        if (!(fabsf(p[k]) <= TP_MAX_SIZE))
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: %s: must be within [%g, %g] m in each component "
+                           "(docs/scene-format.md, \"Bounds\"), got [%g, %g, %g]", field, -(double)TP_MAX_SIZE,
+                           (double)TP_MAX_SIZE, (double)p[0], (double)p[1], (double)p[2]);
+    return TP_OK;
+}
+
+/* A length (m) in [0, TP_MAX_SIZE]: 1e30 led to NaN. */
+static tp_status check_length(float v, const char *field)
+{
+    if (!(v >= 0.0f && v <= TP_MAX_SIZE))
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: %s: must be within [0, %g] m, got %g", field,
+                       (double)TP_MAX_SIZE, (double)v);
+    return TP_OK;
+}
+
 /* The ball socket's limits, the winch and enabled. */
 static tp_status check_more(const tp_constraint_def *d)
 {
@@ -79,6 +100,7 @@ static tp_status check_more(const tp_constraint_def *d)
     if (!isfinite(d->winch_target))
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: winch_target: must be finite, got %g",
                        (double)d->winch_target);
+    if (d->winch_target >= 0.0f && (st = check_length(d->winch_target, "winch_target"))) return st; /* < 0: the length */
     if ((st = check_nonneg(d->winch_speed, "winch_speed")) || (st = check_nonneg(d->winch_force, "winch_force")) ||
         (st = check_nonneg(d->winch_responsiveness, "winch_responsiveness")))
         return st;
@@ -102,6 +124,7 @@ static tp_status check_def(const tp_body_def *bodies, int body_count, const tp_c
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: body0, body1: neither is a dynamic body (one must move)");
     if (!finite3(d->pos0) || !finite3(d->pos1))
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: %s: must be finite", finite3(d->pos0) ? "pos1" : "pos0");
+    if ((st = check_pos(d->pos0, "pos0")) || (st = check_pos(d->pos1, "pos1"))) return st;
     if (!quat_ok(d->quat0) || !quat_ok(d->quat1))
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: %s: must be a finite, non-zero quaternion (the axis is "
                        "undefined)", quat_ok(d->quat0) ? "quat1" : "quat0");
@@ -125,6 +148,7 @@ static tp_status check_def(const tp_body_def *bodies, int body_count, const tp_c
                        (double)d->lower, (double)d->upper);
     if (!(d->length >= 0.0f) || !isfinite(d->length))
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: length: must be >= 0 and finite, got %g", (double)d->length);
+    if ((st = check_length(d->length, "length"))) return st;
     if (!(d->restitution >= 0.0f && d->restitution <= 1.0f))
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: restitution: must be in [0, 1], got %g", (double)d->restitution);
     if (d->type == TP_CONSTRAINT_SPRING && (!(d->stiffness > 0.0f) || !isfinite(d->stiffness)))

@@ -11,6 +11,7 @@
 #include "names.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const param_names[TP_CONS_PARAM_COUNT] = {
@@ -62,11 +63,15 @@ static int has_param(int type, tp_constraint_param which)
     }
 }
 
-/* Why value v cannot be `which` (NULL: it can). */
-static const char *bad_value(tp_constraint_param which, float v)
+/* Why value v cannot be `which` (NULL: it can); buf holds a formatted reason. */
+static const char *bad_value(tp_constraint_param which, float v, char *buf, size_t len)
 {
     if (!isfinite(v)) return "must be finite";
     switch (which) {
+    case TP_CONS_LENGTH: case TP_CONS_WINCH_TARGET: /* lengths, m: 1e30 led to NaN */
+        if (v >= 0.0f && v <= TP_MAX_SIZE) return NULL;
+        snprintf(buf, len, v < 0.0f ? "must be >= 0" : "must be within [0, %g] m (TP_MAX_SIZE)", (double)TP_MAX_SIZE);
+        return buf;
     case TP_CONS_ENABLED: case TP_CONS_WINCH: return v == 0.0f || v == 1.0f ? NULL : "must be 0 or 1";
     case TP_CONS_VELOCITY: case TP_CONS_TARGET: return NULL;
     case TP_CONS_SPEED: case TP_CONS_STIFFNESS: return v > 0.0f ? NULL : "must be > 0";
@@ -89,7 +94,8 @@ static tp_status usable(tp_batch *b, tp_constraint_param which, const char *call
 static tp_status check_value(tp_batch *b, tp_constraint_param which, int r, int w, int k, float v, const char *call)
 {
     tp_cons_model *t = &b->cons_table[(size_t)w * (size_t)b->layout.cons_count + (size_t)k];
-    const char *name = b->model->cons->defs[k].name, *why = bad_value(which, v);
+    char buf[64];
+    const char *name = b->model->cons->defs[k].name, *why = bad_value(which, v, buf, sizeof buf);
     if (why)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s row %d [%d] (%s) %s, got %g; nothing was changed", call,
                        param_names[which], r, k, name, why, (double)v);
@@ -129,7 +135,9 @@ tp_status tp_cons_event_check(const tp_event_def *e, int i, const tp_model *m)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (constraint at t = %g s): param: unknown constraint "
                        "parameter %d", i, e->time, e->param);
     tp_cons_model t = m->cons->table[e->constraint];
-    const char *why = bad_value((tp_constraint_param)e->param, e->value[0]), *name = m->cons->defs[e->constraint].name;
+    char buf[64];
+    const char *why = bad_value((tp_constraint_param)e->param, e->value[0], buf, sizeof buf);
+    const char *name = m->cons->defs[e->constraint].name;
     if (!why && !has_param(t.type, (tp_constraint_param)e->param)) why = "is not a parameter of its type";
     if (why)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (constraint at t = %g s): %s of \"%s\" (a %s) %s, got %g", i,

@@ -38,6 +38,12 @@ static const char *target_fault(const tp_mover_model *m, const float *t, int *c)
 {
     for (*c = 0; *c < 4; ++*c)
         if (!isfinite(t[*c])) return "must be finite";
+    _Static_assert(TP_MAX_SIZE == 1e4f, "the message below says 1e4");
+    for (int k = 0; m->type == TP_MOVER_ALIGN_POSITION && k < 3; ++k) /* a goal at 1e20 m overflowed its distance */
+        if (!(fabsf(t[k]) <= TP_MAX_SIZE)) {
+            *c = k;
+            return "must be within [-1e4, 1e4] m (TP_MAX_SIZE, an align_position's goal)";
+        }
     if (m->type == TP_MOVER_ALIGN_ORIENTATION && !(m->flags & TP_MOVER_TWO_ATTACHMENT) && t[0] == 0.0f &&
         t[1] == 0.0f && t[2] == 0.0f && t[3] == 0.0f)
         return "an align_orientation's goal must be a non-zero quaternion";
@@ -152,7 +158,11 @@ tp_status tp_mover_event_check(const tp_event_def *e, int i, const tp_model *m)
     if (!e->has_target && e->enabled < 0)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (mover at t = %g s): \"%s\": writes neither a target nor "
                        "enabled", i, e->time, name);
-    if (e->has_target && (why = target_fault(&m->movers->table[e->mover], e->target, &c)))
+    if (e->has_target && (why = target_fault(&m->movers->table[e->mover], e->target, &c)) && c < 4)
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (mover at t = %g s): target[%d] of \"%s\" (a %s) %s, got %g",
+                       i, e->time, c, name, tp_mover_type_names[m->movers->table[e->mover].type], why,
+                       (double)e->target[c]);
+    if (why)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (mover at t = %g s): target of \"%s\" (a %s): %s", i,
                        e->time, name, tp_mover_type_names[m->movers->table[e->mover].type], why);
     return TP_OK;

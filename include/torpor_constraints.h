@@ -54,7 +54,8 @@ typedef struct tp_constraint_def {
     const char *name;           /* NULL: "constraint<i>" */
     tp_constraint_type type;
     int body0, body1;           /* body indices; -1: the world (at most one of them) */
-    float pos0[3], quat0[4];    /* attachment0 in body0's frame (world frame for -1), m; unit [x y z w] */
+    float pos0[3], quat0[4];    /* attachment0 in body0's frame (world frame for -1), m, each component within
+                                   TP_MAX_SIZE; unit [x y z w] */
     float pos1[3], quat1[4];    /* attachment1 in body1's frame */
     tp_constraint_actuator actuator; /* HINGE and PRISMATIC */
     float velocity;             /* MOTOR: rad/s or m/s */
@@ -63,7 +64,7 @@ typedef struct tp_constraint_def {
     float max_force;            /* MOTOR, SERVO: N m or N, >= 0 */
     int limits;                 /* HINGE, PRISMATIC: 1 keeps lower <= value <= upper */
     float lower, upper;
-    float length;               /* ROPE, ROD: m, >= 0; SPRING: free length, m, >= 0 (default 0; a scene
+    float length;               /* ROPE, ROD: m; SPRING: free length, m; in [0, TP_MAX_SIZE] (default 0; a scene
                                    without the key: the attachments' distance at the start) */
     float restitution;          /* ROPE: in [0, 1] */
     float stiffness, damping;   /* SPRING: N/m > 0, N s/m >= 0 */
@@ -73,7 +74,7 @@ typedef struct tp_constraint_def {
     int twist;                  /* BALL: 1 keeps twist_lower <= twist <= twist_upper */
     float twist_lower, twist_upper; /* rad in [-pi, pi] */
     int winch;                  /* ROPE: 1 turns the winch on */
-    float winch_target;         /* m >= 0; < 0: the rope's length (the winch holds still) */
+    float winch_target;         /* m in [0, TP_MAX_SIZE]; < 0: the rope's length (the winch holds still) */
     float winch_speed;          /* m/s >= 0 */
     float winch_responsiveness; /* >= 0 (1/s x 10) */
     float winch_force;          /* N >= 0 */
@@ -125,12 +126,12 @@ typedef enum tp_constraint_param {
     TP_CONS_TARGET = 2,       /* HINGE, PRISMATIC: servo target, finite */
     TP_CONS_SPEED = 3,        /* HINGE, PRISMATIC: servo speed, > 0 */
     TP_CONS_MAX_FORCE = 4,    /* HINGE, PRISMATIC: >= 0 */
-    TP_CONS_LENGTH = 5,       /* ROPE, ROD, SPRING: >= 0 (a rope's, as its winch moves it) */
+    TP_CONS_LENGTH = 5,       /* ROPE, ROD, SPRING: in [0, TP_MAX_SIZE] m (a rope's, as its winch moves it) */
     TP_CONS_RESTITUTION = 6,  /* ROPE: in [0, 1] */
     TP_CONS_STIFFNESS = 7,    /* SPRING: > 0 */
     TP_CONS_DAMPING = 8,      /* SPRING: >= 0 */
     TP_CONS_WINCH = 9,        /* ROPE: 0 or 1 */
-    TP_CONS_WINCH_TARGET = 10,/* ROPE: >= 0 */
+    TP_CONS_WINCH_TARGET = 10,/* ROPE: in [0, TP_MAX_SIZE] m */
     TP_CONS_WINCH_SPEED = 11, /* ROPE: >= 0 */
     TP_CONS_WINCH_RESPONSIVENESS = 12, /* ROPE: >= 0 */
     TP_CONS_WINCH_FORCE = 13, /* ROPE: >= 0 */

@@ -21,7 +21,8 @@
  * constraints (position and orientation in the body frame).
  *
  * Types and their `target` (a per-world value: tp_batch_set_mover_targets):
- *   ALIGN_POSITION    attachment0 pulled onto the goal: target[0..3) (m, world)
+ *   ALIGN_POSITION    attachment0 pulled onto the goal: target[0..3) (m, world,
+ *                     each within TP_MAX_SIZE, as the attachments' positions)
  *                     or, two_attachment, attachment1. It heads for the goal at
  *                     distance x responsiveness x 0.3 per second, capped at
  *                     max_velocity (m/s), with at most max_force (N); it holds
@@ -112,8 +113,8 @@ const char *tp_mover_type_name(tp_mover_type type);
  * mover_mask [M] (NULL: every mover): only movers with a non-zero byte are
  * written; the others' values are not read. A change wakes the island of the
  * mover's bodies; an unchanged value wakes nothing. A reset sets the model's
- * values again. Errors: TP_ERR_INVALID_ARGUMENT (a non-finite target or a zero
- * quaternion, naming row, mover and component; an enabled byte other than 0
+ * values again. Errors: TP_ERR_INVALID_ARGUMENT (a non-finite target, an
+ * ALIGN_POSITION goal past TP_MAX_SIZE, or a zero quaternion, naming row, mover and component; an enabled byte other than 0
  * or 1; a model without movers). */
 tp_status tp_batch_set_mover_targets(tp_batch *batch, const tp_world_select *select, const float *targets,
                                      const uint8_t *mover_mask);

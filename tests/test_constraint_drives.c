@@ -444,6 +444,27 @@ Test(constraint_drives, parameter_writes_are_checked)
     tp_model_destroy(m);
 }
 
+/* A length or winch target past TP_MAX_SIZE (1e30 led to NaN) is refused
+ * naming the value, and nothing changes; TP_MAX_SIZE itself is written. */
+Test(constraint_drives, lengths_are_bounded_by_the_max_size)
+{
+    tp_model *m = crane_model(10000.0f);
+    tp_batch *b = make_batch(m, 2, 1);
+    const tp_constraint_param which[2] = {TP_CONS_LENGTH, TP_CONS_WINCH_TARGET};
+    for (int i = 0; i < 2; ++i) {
+        float before[2], got[2];
+        get_param(b, which[i], before);
+        cr_assert_eq(tp_batch_set_constraint_params(b, which[i], NULL, (float[2]){3.0f, 1e30f}), TP_ERR_INVALID_ARGUMENT);
+        cr_assert(strstr(tp_last_error(), "row 1 [0] (cable) must be within [0, 10000] m (TP_MAX_SIZE), got 1e+30"),
+                  "%s", tp_last_error());
+        get_param(b, which[i], got);
+        cr_assert(got[0] == before[0] && got[1] == before[1], "changed despite the error: %g %g", got[0], got[1]);
+        set_param(b, which[i], NULL, (float[2]){3.0f, TP_MAX_SIZE});
+    }
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
 /* A change wakes the constraint's bodies (seed 000, "Additional wake
  * situations"); writing the value it has wakes nothing. */
 Test(constraint_drives, a_change_wakes_the_bodies)

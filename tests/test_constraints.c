@@ -770,6 +770,32 @@ Test(constraints, scene_refuses_keys_the_type_does_not_use)
     }
 }
 
+/* Attachment positions, lengths and winch targets within TP_MAX_SIZE, as a
+ * joint's anchor (a hinge at 1e30 m moved its body there), in the scene and
+ * the builder; a constraint event's length too. The bound itself loads. */
+Test(constraints, positions_and_lengths_are_bounded)
+{
+    expect_scene_error(SCENE_HEAD "\"constraints\": [{\"type\": \"hinge\", \"body1\": \"bob\", \"pos0\": [1e30, 0, 0]}]}",
+                       "t.json:2:", "constraints[0].pos0: must be within [-10000, 10000] m in each component "
+                       "(docs/scene-format.md, \"Bounds\"), got [1e+30, 0, 0]");
+    expect_scene_error(SCENE_HEAD "\"constraints\": [{\"type\": \"ball\", \"body1\": \"bob\", \"pos1\": [0, -2e4, 0]}]}",
+                       "constraints[0].pos1: ", "got [0, -20000, 0]");
+    expect_scene_error(SCENE_HEAD "\"constraints\": [{\"type\": \"rod\", \"body1\": \"bob\", \"length\": 1e30}]}",
+                       "constraints[0].length: ", "must be within [0, 10000] m, got 1e+30");
+    expect_scene_error(SCENE_HEAD "\"constraints\": [{\"type\": \"rope\", \"body1\": \"bob\", \"length\": 1, "
+                                  "\"winch_target\": 2e4}]}",
+                       "constraints[0].winch_target: ", "must be within [0, 10000] m, got 20000");
+    expect_scene_error(SCENE_HEAD "\"constraints\": [{\"name\": \"r\", \"type\": \"rope\", \"body1\": \"bob\", \"length\": 1}],"
+                                  "\"events\": [{\"time\": 0, \"action\": \"constraint\", \"constraint\": \"r\", "
+                                  "\"param\": \"length\", \"to\": 1e30}]}",
+                       "events[0]", "length of \"r\" (a rope) must be within [0, 10000] m (TP_MAX_SIZE), got 1e+30");
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(SCENE_HEAD "\"constraints\": [{\"type\": \"rope\", \"body1\": \"bob\", "
+                                                 "\"pos0\": [1e4, 0, -1e4], \"length\": 1e4, \"winch_target\": 1e4}]}",
+                                      "t.json", &m), TP_OK, "%s", tp_last_error());
+    tp_model_destroy(m);
+}
+
 Test(constraints, scene_loads_and_matches_the_api)
 {
     const char *json = SCENE_HEAD "\"constraints\": [{\"name\": \"r\", \"type\": \"hinge\", \"body0\": \"world\", "

@@ -1003,6 +1003,38 @@ Test(movers, scene_refuses_keys_the_type_does_not_use)
     }
 }
 
+/* Attachment positions and an align_position's goal within TP_MAX_SIZE (a
+ * goal at 1e20 m overflowed its squared distance: active, 0 N), in the
+ * scene, a mover event and tp_batch_set_mover_targets (nothing changes). */
+Test(movers, positions_and_goals_are_bounded)
+{
+    expect_scene_error(SCENE_HEAD "\"movers\": [{\"type\": \"align_position\", \"body0\": \"drone\", \"target\": [1e20, 0, 0]}]}",
+                       "movers[0].target: ", "must be within [-10000, 10000] m in each component "
+                       "(docs/scene-format.md, \"Bounds\"), got [1e+20, 0, 0]");
+    expect_scene_error(SCENE_HEAD "\"movers\": [{\"type\": \"torque\", \"body0\": \"drone\", \"pos0\": [0, 0, 2e4]}]}",
+                       "movers[0].pos0: ", "got [0, 0, 20000]");
+    expect_scene_error(SCENE_HEAD "\"movers\": [{\"name\": \"m\", \"type\": \"align_position\", \"body0\": \"drone\"}],"
+                                  "\"events\": [{\"time\": 0, \"action\": \"mover\", \"mover\": \"m\", \"target\": [0, 1e20, 0]}]}",
+                       "events[0]", "target[1] of \"m\" (a align_position) must be within [-1e4, 1e4] m");
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(SCENE_HEAD "\"movers\": [{\"type\": \"align_position\", \"body0\": \"drone\", "
+                                                 "\"target\": [1e4, -1e4, 0]}, {\"type\": \"vector_force\", "
+                                                 "\"body0\": \"drone\", \"target\": [1e20, 0, 0]}]}", "t.json", &m),
+                 TP_OK, "%s", tp_last_error());
+    tp_batch *b = make_batch(m, 1, 1);
+    float t[2][4] = {{1e20f, 0, 0, 0}, {0, 0, 0, 0}}, got[2][4];
+    cr_assert_eq(tp_batch_set_mover_targets(b, NULL, &t[0][0], NULL), TP_ERR_INVALID_ARGUMENT);
+    cr_assert(strstr(tp_last_error(), "targets row 0, mover 0 (mover0) [0] must be within [-1e4, 1e4] m"), "%s",
+              tp_last_error());
+    cr_assert_eq(tp_batch_movers(b, &got[0][0], NULL, NULL), TP_OK);
+    cr_assert(got[0][0] == 1e4f && got[1][0] == 1e20f, "changed despite the error: %g %g", got[0][0], got[1][0]);
+    t[0][0] = 1e4f;
+    t[1][0] = 1e30f; /* a force: no position bound */
+    cr_assert_eq(tp_batch_set_mover_targets(b, NULL, &t[0][0], NULL), TP_OK, "%s", tp_last_error());
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
 Test(movers, scene_loads_and_matches_the_api)
 {
     const char *json = SCENE_HEAD "\"movers\": [{\"name\": \"follow\", \"type\": \"align_position\", \"body0\": \"drone\", "
