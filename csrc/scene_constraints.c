@@ -83,6 +83,17 @@ static int check_unused(scene *sc, const json_t *obj, const tp_constraint_def *d
     return 1;
 }
 
+/* A given winch_target is >= 0, as the constraint event and
+ * tp_batch_set_constraint_params take it: the C default's "< 0: the length"
+ * is what an absent key means, and -3 was silently taken for it. */
+static int check_winch_target(scene *sc, const json_t *obj, const tp_constraint_def *def)
+{
+    if (!json_object_get(obj, "winch_target") || def->winch_target >= 0.0f) return 1;
+    scene_push_key(sc, "winch_target");
+    return scene_pop(sc, scene_fail(sc, 0, "must be >= 0 (leave it out for the rope's length), got %g",
+                                    (double)def->winch_target));
+}
+
 /* "world" (-1) or the name of a body. */
 static int as_end(scene *sc, const json_t *v, int *out)
 {
@@ -161,7 +172,7 @@ static int read_constraint(scene *sc, const json_t *obj, tp_constraint_def *def)
     if (!scene_read_fields(sc, obj, cons_fields, COUNT(cons_fields), def)) return 0;
     if (!json_object_get(obj, "type")) return scene_fail_missing(sc, "type");
     if (!json_object_get(obj, "body1")) return scene_fail_missing(sc, "body1");
-    if (!check_unused(sc, obj, def)) return 0;
+    if (!check_unused(sc, obj, def) || !check_winch_target(sc, obj, def)) return 0;
     READ_KEY(sc, obj, "name", scene_as_name, &def->name);
     READ_KEY(sc, obj, "body0", as_end, &def->body0);
     READ_KEY(sc, obj, "body1", as_end, &def->body1);

@@ -138,6 +138,16 @@ static int as_worlds(scene *sc, const json_t *v, tp_event_def *ev)
     return 1;
 }
 
+/* The constraint and mover actions need version 2, as the constraints and
+ * movers they name do (a version 1 scene said "unknown constraint"). */
+static int check_action_version(scene *sc, tp_event_action action)
+{
+    if (sc->version >= 2 || (action != TP_EVENT_CONSTRAINT && action != TP_EVENT_MOVER)) return 1;
+    scene_push_key(sc, "action");
+    return scene_pop(sc, scene_fail(sc, 0, "action \"%s\" needs \"version\": 2 (docs/scene-format.md)",
+                                    action_names[action]));
+}
+
 static int read_event(scene *sc, const json_t *obj)
 {
     if (!json_is_object(obj)) return scene_fail(sc, 0, "must be an object (an event), got %s", scene_json_kind(obj));
@@ -150,7 +160,7 @@ static int read_event(scene *sc, const json_t *obj)
     if (!scene_pop(sc, scene_as_enum(sc, json_object_get(obj, "action"), action_names, COUNT(action_names), "action", &action)))
         return 0;
     ev.action = (tp_event_action)action;
-    if (!check_action_keys(sc, obj, ev.action)) return 0;
+    if (!check_action_version(sc, ev.action) || !check_action_keys(sc, obj, ev.action)) return 0;
     ev.has_quat = json_object_get(obj, "quat") != NULL;
     READ_KEY(sc, obj, "body", scene_as_body, &ev.body);
     READ_KEY(sc, obj, "worlds", as_worlds, &ev);

@@ -796,6 +796,40 @@ Test(constraints, positions_and_lengths_are_bounded)
     tp_model_destroy(m);
 }
 
+/* A negative winch_target in a scene is refused, as the constraint event and
+ * tp_batch_set_constraint_params refuse it (it was silently taken as "the
+ * length", the C default's meaning); an absent one still means the length. */
+Test(constraints, scene_refuses_a_negative_winch_target)
+{
+    expect_scene_error(SCENE_HEAD "\"constraints\": [{\"type\": \"rope\", \"body1\": \"bob\", \"length\": 2, "
+                                  "\"winch_target\": -3}]}",
+                       "t.json:2:", "constraints[0].winch_target: must be >= 0 (leave it out for the rope's length), got -3");
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(SCENE_HEAD "\"constraints\": [{\"type\": \"rope\", \"body1\": \"bob\", \"length\": 2}]}",
+                                      "t.json", &m), TP_OK, "%s", tp_last_error());
+    tp_constraint_def d;
+    cr_assert_eq(tp_model_constraint(m, 0, &d), TP_OK);
+    cr_assert_float_eq(d.winch_target, 2.0f, 0.0f);
+    tp_model_destroy(m);
+    cr_assert_eq(tp_model_load_string(SCENE_HEAD "\"constraints\": [{\"type\": \"rope\", \"body1\": \"bob\", \"length\": 2, "
+                                                 "\"winch_target\": 0}]}", "t.json", &m), TP_OK, "%s", tp_last_error());
+    cr_assert_eq(tp_model_constraint(m, 0, &d), TP_OK);
+    cr_assert_float_eq(d.winch_target, 0.0f, 0.0f);
+    tp_model_destroy(m);
+}
+
+/* A version 1 scene's constraint or mover event says the action needs
+ * version 2, as the constraints and movers do (it said "unknown constraint"). */
+Test(constraints, version_1_constraint_event_needs_version_2)
+{
+    expect_scene_error("{\"bodies\": [{}], \"events\": [{\"time\": 0, \"action\": \"constraint\", \"constraint\": \"r\", "
+                       "\"param\": \"length\", \"to\": 1}]}",
+                       "t.json:1:51: events[0].action: ", "action \"constraint\" needs \"version\": 2");
+    expect_scene_error("{\"version\": 1, \"bodies\": [{}], \"events\": [{\"time\": 0, \"action\": \"mover\", \"mover\": \"m\", "
+                       "\"target\": 1}]}",
+                       "events[0].action: ", "action \"mover\" needs \"version\": 2");
+}
+
 Test(constraints, scene_loads_and_matches_the_api)
 {
     const char *json = SCENE_HEAD "\"constraints\": [{\"name\": \"r\", \"type\": \"hinge\", \"body0\": \"world\", "
