@@ -236,6 +236,35 @@ TP_HD int tp_poly_capsule_apart(const tp_poly *p, tp_vec3 s0, tp_vec3 s1, float 
     return 1;
 }
 
+/* Largest absolute coordinate of a and b (NaN propagates; tp_maxf would drop it). */
+TP_HD float tp_v3_max_abs2(tp_vec3 a, tp_vec3 b)
+{
+    float m = 0.0f, c[6] = {a.x, a.y, a.z, b.x, b.y, b.z};
+    for (int k = 0; k < 6; ++k) m = !(tp_absf(c[k]) <= m) ? tp_absf(c[k]) : m;
+    return m;
+}
+
+/* Is a capsule (core [s0, s1], radius r) farther than margin from box p, by
+ * a face plane that both core ends lie beyond? Then tp_collide_poly_capsule
+ * returns no point either (the core misses the box, and every candidate
+ * distance of tp_segment_poly_nearest is at least that plane distance, less
+ * rounding), so it need not run. A box's vertices lie exactly on its face
+ * planes; the slack covers the rounding of the candidates' points (a few
+ * float ulps of the largest coordinate). Non-finite input: 0 (the full test
+ * runs). Only for a box's polytope (tp_poly_build): a hull's vertices may lie
+ * off its planes. */
+TP_HD int tp_capsule_clear_of_box(const tp_poly *p, tp_vec3 s0, tp_vec3 s1, float r, float margin)
+{
+    float sep = -3.0e38f, size = tp_v3_max_abs2(s0, s1);
+    for (int i = 0; i < p->nf; ++i) {
+        float d0 = tp_dot(p->f[i].n, s0) - p->f[i].d, d1 = tp_dot(p->f[i].n, s1) - p->f[i].d;
+        float both = d0 < d1 ? d0 : d1;
+        if (both > sep) sep = both;
+        size = tp_maxf(size, tp_absf(p->f[i].d));
+    }
+    return size < 1.0e15f && sep - r > margin + 1.0e-5f * (1.0f + size);
+}
+
 /* Polyhedron p (first) against a capsule of radius r whose core runs from s0 to
  * s1 in p's frame. */
 TP_HD int tp_collide_poly_capsule(const tp_poly *p, tp_vec3 s0, tp_vec3 s1, float r, float margin,

@@ -105,8 +105,10 @@ TP_HD int tp_collide_in_first_polys(int s1, const float *size1, const tp_poly *p
     if (f2 == 0) return tp_collide_poly_ball(poly1, xf.t, r2, margin, m);
     if (f2 == 1) {
         float h = tp_capsule_half_core(size2);
-        return tp_collide_poly_capsule(poly1, tp_xf_apply(xf, tp_v3(-h, 0.0f, 0.0f)),
-                                       tp_xf_apply(xf, tp_v3(h, 0.0f, 0.0f)), r2, margin, m);
+        tp_vec3 e0 = tp_xf_apply(xf, tp_v3(-h, 0.0f, 0.0f)), e1 = tp_xf_apply(xf, tp_v3(h, 0.0f, 0.0f));
+        /* a leg's capsule above the ground box: no point, without the nearest-pair search */
+        if (s1 == TP_SHAPE_BOX && tp_capsule_clear_of_box(poly1, e0, e1, r2, margin)) return 0;
+        return tp_collide_poly_capsule(poly1, e0, e1, r2, margin, m);
     }
     if (!poly2) {
         if (!tp_poly_build(&p2, s2, size2)) return 0;

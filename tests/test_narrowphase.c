@@ -699,3 +699,59 @@ Test(narrowphase, prebuilt_polytopes_give_the_bits_of_per_pair_ones)
     cr_assert(touching > 500 && touching < 2900, "%d of 3000 cases touch: the poses miss the interesting range",
               touching);
 }
+
+/* tp_capsule_clear_of_box lets the narrowphase skip a capsule that a box face
+ * plane keeps beyond the margin. Wherever it says so, the full test must find
+ * no point: capsules of random sizes and poses around boxes from 1 cm to
+ * 40 m (a ground), far from the origin too, many within a millimetre of the
+ * margin, where the skip's slack decides. */
+Test(narrowphase, capsule_clear_of_a_box_only_where_the_full_test_finds_no_point)
+{
+    uint64_t st = 0x9E3779B97F4A7C15ull;
+    int skipped = 0, near_margin = 0;
+    for (int k = 0; k < 20000; ++k) {
+        float size = k % 3 == 0 ? 40.0f : k % 3 == 1 ? 1.0f : 0.01f, z[3], cap[3];
+        for (int i = 0; i < 3; ++i) z[i] = size * (0.2f + (float)rnd_unit(&st));
+        cap[0] = 0.01f + 0.5f * (float)rnd_unit(&st), cap[1] = cap[2] = 0.5f * cap[0] * (float)rnd_unit(&st);
+        tp_poly box;
+        memset(&box, 0, sizeof box);
+        tp_poly_build(&box, TP_SHAPE_BOX, z);
+        float r = tp_shape_radius(TP_SHAPE_CAPSULE, cap), h = tp_capsule_half_core(cap);
+        /* the capsule's centre at a gap of about the margin above a random face */
+        tp_vec3 u = tp_v3((float)rnd_unit(&st) - 0.5f, (float)rnd_unit(&st) - 0.5f, (float)rnd_unit(&st) - 0.5f);
+        tp_vec3 c = tp_v3(u.x * z[0], u.y * z[1], u.z * z[2]);
+        int axis = (int)(3.0 * rnd_unit(&st)) % 3;
+        float gap = TP_CONTACT_MARGIN + 0.002f * ((float)rnd_unit(&st) - 0.5f);
+        if (k % 5 == 0) gap = 0.2f * (float)rnd_unit(&st) - 0.05f;
+        float *ca = axis == 0 ? &c.x : axis == 1 ? &c.y : &c.z;
+        *ca = 0.5f * z[axis] + gap + r + h * (float)rnd_unit(&st);
+        tp_quat q = rnd_quat(&st, PI_D);
+        if (k % 4 == 0) q = axis_angle(0, 1, 0, 0.5 * PI_D + 0.02 * (rnd_unit(&st) - 0.5));
+        tp_vec3 off = tp_q_rotate(q, tp_v3(h, 0.0f, 0.0f));
+        tp_vec3 e0 = tp_sub(c, off), e1 = tp_add(c, off);
+        if (k % 7 == 0) e0 = tp_add(e0, tp_v3(1000.0f, 0.0f, 0.0f)), e1 = tp_add(e1, tp_v3(1000.0f, 0.0f, 0.0f));
+        float margin = TP_CONTACT_MARGIN + (k % 2 ? 0.0f : 0.01f * (float)rnd_unit(&st));
+        tp_pair_manifold m;
+        int n = tp_collide_poly_capsule(&box, e0, e1, r, margin, &m);
+        if (tp_capsule_clear_of_box(&box, e0, e1, r, margin)) {
+            cr_assert_eq(n, 0, "case %d: skipped, but the full test finds %d points", k, n);
+            ++skipped;
+        }
+        near_margin += n == 0 && !tp_capsule_clear_of_box(&box, e0, e1, r, margin);
+    }
+    cr_assert(skipped > 5000 && near_margin > 100, "skipped %d, not skipped without points %d", skipped, near_margin);
+}
+
+/* Non-finite capsule ends are never skipped: the full test decides what they give. */
+Test(narrowphase, capsule_clear_of_a_box_never_for_non_finite_ends)
+{
+    float z[3] = {1.0f, 1.0f, 1.0f};
+    tp_poly box;
+    memset(&box, 0, sizeof box);
+    tp_poly_build(&box, TP_SHAPE_BOX, z);
+    tp_vec3 far = tp_v3(0.0f, 0.0f, 5.0f);
+    cr_assert(tp_capsule_clear_of_box(&box, far, tp_v3(1.0f, 0.0f, 5.0f), 0.1f, TP_CONTACT_MARGIN));
+    cr_assert(!tp_capsule_clear_of_box(&box, far, tp_v3(INFINITY, 0.0f, 5.0f), 0.1f, TP_CONTACT_MARGIN));
+    cr_assert(!tp_capsule_clear_of_box(&box, far, tp_v3(NAN, 0.0f, 5.0f), 0.1f, TP_CONTACT_MARGIN));
+    cr_assert(!tp_capsule_clear_of_box(&box, far, tp_v3(1.0f, 0.0f, 5.0f), NAN, TP_CONTACT_MARGIN));
+}
