@@ -54,6 +54,7 @@ typedef struct tp_simd_pack {
     int lanes;
     int color_group[TP_MAX_COLORS + 1];  /* groups of color c: [color_group[c], color_group[c + 1]) */
     int color_scalar[TP_MAX_COLORS + 1]; /* scalar[color_scalar[c] .. color_scalar[c + 1]): order positions */
+    int first_color;                     /* the first color with groups or scalar constraints (TP_MAX_COLORS: none) */
     int n_groups, slot_used;             /* groups and slots packed */
     int group_cap, slot_cap;
     tp_simd_group *groups;

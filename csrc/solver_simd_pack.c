@@ -213,6 +213,10 @@ int tp_simd_pack_phase(tp_simd_pack *P, const tp_world *wd, const tp_solver_work
     }
     P->color_group[TP_MAX_COLORS] = groups;
     P->color_scalar[TP_MAX_COLORS] = n_scalar;
+    P->first_color = 0;
+    while (P->first_color < TP_MAX_COLORS && P->color_group[P->first_color + 1] == 0 &&
+           P->color_scalar[P->first_color + 1] == 0)
+        P->first_color++;
     P->n_groups = groups;
     for (int g = 0; g < groups; ++g) P->wide += P->groups[g].used;
     return 1;
