@@ -236,12 +236,11 @@ TP_HD int tp_poly_capsule_apart(const tp_poly *p, tp_vec3 s0, tp_vec3 s1, float 
     return 1;
 }
 
-/* Largest absolute coordinate of a and b (NaN propagates; tp_maxf would drop it). */
-TP_HD float tp_v3_max_abs2(tp_vec3 a, tp_vec3 b)
+/* The larger of m and |x|, NaN if either is (tp_maxf drops a NaN first argument). */
+TP_HD float tp_max_abs_nan(float m, float x)
 {
-    float m = 0.0f, c[6] = {a.x, a.y, a.z, b.x, b.y, b.z};
-    for (int k = 0; k < 6; ++k) m = !(tp_absf(c[k]) <= m) ? tp_absf(c[k]) : m;
-    return m;
+    float a = tp_absf(x);
+    return a <= m || m != m ? m : a;
 }
 
 /* Is a capsule (core [s0, s1], radius r) farther than margin from box p, by
@@ -255,12 +254,13 @@ TP_HD float tp_v3_max_abs2(tp_vec3 a, tp_vec3 b)
  * off its planes. */
 TP_HD int tp_capsule_clear_of_box(const tp_poly *p, tp_vec3 s0, tp_vec3 s1, float r, float margin)
 {
-    float sep = -3.0e38f, size = tp_v3_max_abs2(s0, s1);
+    float sep = -3.0e38f, size = 0.0f, c[6] = {s0.x, s0.y, s0.z, s1.x, s1.y, s1.z};
+    for (int k = 0; k < 6; ++k) size = tp_max_abs_nan(size, c[k]);
     for (int i = 0; i < p->nf; ++i) {
         float d0 = tp_dot(p->f[i].n, s0) - p->f[i].d, d1 = tp_dot(p->f[i].n, s1) - p->f[i].d;
         float both = d0 < d1 ? d0 : d1;
         if (both > sep) sep = both;
-        size = tp_maxf(size, tp_absf(p->f[i].d));
+        size = tp_max_abs_nan(size, p->f[i].d);
     }
     return size < 1.0e15f && sep - r > margin + 1.0e-5f * (1.0f + size);
 }

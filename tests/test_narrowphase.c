@@ -754,4 +754,7 @@ Test(narrowphase, capsule_clear_of_a_box_never_for_non_finite_ends)
     cr_assert(!tp_capsule_clear_of_box(&box, far, tp_v3(INFINITY, 0.0f, 5.0f), 0.1f, TP_CONTACT_MARGIN));
     cr_assert(!tp_capsule_clear_of_box(&box, far, tp_v3(NAN, 0.0f, 5.0f), 0.1f, TP_CONTACT_MARGIN));
     cr_assert(!tp_capsule_clear_of_box(&box, far, tp_v3(1.0f, 0.0f, 5.0f), NAN, TP_CONTACT_MARGIN));
+    cr_assert(!tp_capsule_clear_of_box(&box, far, tp_v3(1.0f, 0.0f, 5.0f), 0.1f, NAN));
+    cr_assert(!tp_capsule_clear_of_box(&box, far, tp_v3(1.0f, 0.0f, 5.0f), 0.1f, INFINITY));
+    cr_assert(!tp_capsule_clear_of_box(&box, tp_v3(0.0f, 0.0f, 1e16f), tp_v3(1.0f, 0.0f, 1e16f), 0.1f, TP_CONTACT_MARGIN));
 }
