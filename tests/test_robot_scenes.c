@@ -199,13 +199,9 @@ static tp_model *load_walker_at(int substeps)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/scenes/walker.json", TP_SOURCE_DIR);
-    FILE *f = fopen(path, "rb");
-    cr_assert(f, "cannot open %s", path);
-    static char text[1 << 16], out[(1 << 16) + 16];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[n] = '\0';
-    char *at = strstr(text, "\"substeps\": 4");
+    static char out[(1 << 16) + 16];
+    const char *text = read_scene_text(path);
+    const char *at = strstr(text, "\"substeps\": 4");
     cr_assert(at, "walker.json no longer says \"substeps\": 4");
     snprintf(out, sizeof out, "%.*s\"substeps\": %d%s", (int)(at - text), text, substeps, at + strlen("\"substeps\": 4"));
     tp_model *m = NULL;
