@@ -159,11 +159,11 @@ tp_status tp_mover_event_check(const tp_event_def *e, int i, const tp_model *m)
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (mover at t = %g s): \"%s\": writes neither a target nor "
                        "enabled", i, e->time, name);
     if (e->has_target && (why = target_fault(&m->movers->table[e->mover], e->target, &c)) && c < 4)
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (mover at t = %g s): target[%d] of \"%s\" (a %s) %s, got %g",
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (mover at t = %g s): target[%d] of \"%s\" (type %s) %s, got %g",
                        i, e->time, c, name, tp_mover_type_names[m->movers->table[e->mover].type], why,
                        (double)e->target[c]);
     if (why)
-        return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (mover at t = %g s): target of \"%s\" (a %s): %s", i,
+        return tp_fail(TP_ERR_INVALID_ARGUMENT, "event %d (mover at t = %g s): target of \"%s\" (type %s): %s", i,
                        e->time, name, tp_mover_type_names[m->movers->table[e->mover].type], why);
     return TP_OK;
 }

@@ -157,12 +157,16 @@ static tp_vec3 start_point(const scene *sc, int body, const float *pos)
 /* A rope, rod or spring with no `length` keeps the distance its attachments
  * start at (as a weld keeps its offset): length 0 snapped the body onto the
  * anchor in one step. An explicit length, 0 included, is kept. */
-static void default_length(const scene *sc, const json_t *obj, tp_constraint_def *def)
+static int default_length(scene *sc, const json_t *obj, tp_constraint_def *def)
 {
     int distance = def->type == TP_CONSTRAINT_ROPE || def->type == TP_CONSTRAINT_ROD || def->type == TP_CONSTRAINT_SPRING;
-    if (!distance || json_object_get(obj, "length")) return;
-    if (!tp_v3_finite(tp_v3_load(def->pos0)) || !tp_v3_finite(tp_v3_load(def->pos1))) return; /* the builder says */
+    if (!distance || json_object_get(obj, "length")) return 1;
+    if (!tp_v3_finite(tp_v3_load(def->pos0)) || !tp_v3_finite(tp_v3_load(def->pos1))) return 1; /* the builder says */
     def->length = tp_len(tp_sub(start_point(sc, def->body1, def->pos1), start_point(sc, def->body0, def->pos0)));
+    if (def->length <= TP_MAX_SIZE) return 1;
+    return scene_fail(sc, 0, "the attachments start %g m apart and no \"length\" is given; a %s's length is at most "
+                      "%g m (docs/scene-format.md, \"Bounds\")", (double)def->length,
+                      tp_constraint_type_names[def->type], (double)TP_MAX_SIZE);
 }
 
 static int read_constraint(scene *sc, const json_t *obj, tp_constraint_def *def)
@@ -184,7 +188,7 @@ static int read_constraint(scene *sc, const json_t *obj, tp_constraint_def *def)
     def->limits = json_object_get(obj, "limits") != NULL;
     def->cone = json_object_get(obj, "cone") != NULL;
     def->twist = json_object_get(obj, "twist") != NULL;
-    default_length(sc, obj, def);
+    if (!default_length(sc, obj, def)) return 0;
     tp_status status = tp_builder_add_constraint(sc->builder, def, NULL);
     if (status == TP_ERR_OUT_OF_MEMORY) return scene_fail_builder(sc, status);
     if (status != TP_OK) return fail_at_field(sc, obj, status);

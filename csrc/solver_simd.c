@@ -228,7 +228,7 @@ static void simd_colors(tp_solver_simd *self, int pass, tp_world *wd, tp_solver_
     int scalar_end = P->color_scalar[TP_MAX_COLORS], group_end = P->color_group[TP_MAX_COLORS];
     int more = pass == TP_PASS_SWEEP && (wd->cons_count || wd->mover_count);
     /* without constraint colors to look at, the colors before the first packed one hold nothing
-       (a walker's four foot constraints are in the last four of 24) */
+       (contacts against static bodies take the highest free colors) */
     for (int c = more ? 0 : P->first_color;
          c < TP_MAX_COLORS && (more || P->color_scalar[c] < scalar_end || P->color_group[c] < group_end); ++c) {
         for (int j = P->color_scalar[c]; j < P->color_scalar[c + 1]; ++j)

@@ -45,13 +45,15 @@ tp_status tp_batch_imu(tp_batch *batch, tp_imu_view *out);
  *                       pair's skipped rows add 0);
  *   touching [W][S]     1 if one of the shape's contact points has separation
  *                       <= 0 or a normal force > 0, else 0.
- * A sensor on a sleeping body holds the reading it had when the body fell
- * asleep (it is at rest, and its pairs make no contact points while it
- * sleeps), until the body wakes. A sensor on a static body reads only the
- * points of awake bodies: a body sleeping on it adds nothing.
+ * With sleep.skip_constraints on (the default) a sleeping body's pairs make
+ * no contact points: a sensor on a sleeping body holds its last reading from
+ * before the body slept (it is at rest) until it wakes, and a sensor on a
+ * static body reads awake bodies only (a body sleeping on it adds nothing). A
+ * body already asleep when the sensors are first turned on reads 0 until it
+ * wakes. With skip_constraints off, sleeping bodies' points count as any.
  * The first tp_batch_contact_sensors call turns them on and fills them from
- * the last step; from then on every step call refills them (O(contacts)),
- * and a reset world reads 0 (it has no contacts until its next step).
+ * the last step; from then on every step call refills them (O(contacts +
+ * bodies)), and a reset world reads 0 (it has no contacts until its next step).
  * Both backends, as for the IMU above (on CUDA, call it after each step to
  * copy the last step's values into the view's arrays). A model without sensors gives
  * sensors = 0. Errors: TP_ERR_INVALID_ARGUMENT (NULL), TP_ERR_OUT_OF_MEMORY, TP_ERR_CUDA. */

@@ -69,20 +69,20 @@ TP_HD void tp_contact_sensors_clear_world(const tp_sensor_arrays *s, int w)
     for (int k = 0; k < s->count; ++k) touching[k] = 0;
 }
 
-/* Whether body b of world w sleeps: its sensors then hold their reading
- * (a sleeping body is at rest and its pairs make no contact points). */
-TP_HD int tp_sensor_body_sleeps(const tp_layout *L, int w, int b)
+/* Whether body b's sensors hold their reading in world w: it sleeps and its
+ * pairs make no contact points (sleep.skip_constraints, the default). */
+TP_HD int tp_sensor_body_held(const tp_layout *L, int w, int b)
 {
-    return L->sleep_state[(size_t)w * (size_t)L->bodies + (size_t)b] == TP_SLEEPING;
+    return !L->solve_sleeping && L->sleep_state[(size_t)w * (size_t)L->bodies + (size_t)b] == TP_SLEEPING;
 }
 
-/* World w's contact sensors of awake bodies at 0, before the step's points add up. */
-TP_HD void tp_contact_sensors_clear_awake(const tp_layout *L, const tp_sensor_arrays *s, int w)
+/* World w's contact sensors that do not hold their reading at 0, before the step's points add up. */
+TP_HD void tp_contact_sensors_clear_live(const tp_layout *L, const tp_sensor_arrays *s, int w)
 {
     float *force = s->force + 3 * (size_t)w * (size_t)s->count;
     uint8_t *touching = s->touching + (size_t)w * (size_t)s->count;
     for (int b = 0; b < L->bodies; ++b) {
-        if (tp_sensor_body_sleeps(L, w, b)) continue;
+        if (tp_sensor_body_held(L, w, b)) continue;
         for (int j = 0; j < TP_MAX_BODY_SHAPES; ++j) {
             int k = s->index[(size_t)b * TP_MAX_BODY_SHAPES + (size_t)j];
             if (k < 0) continue;
@@ -96,20 +96,20 @@ TP_HD void tp_contact_sensors_clear_awake(const tp_layout *L, const tp_sensor_ar
  * step's): the force on each sensor's shape (the force on A is -F, on B +F,
  * F = normal and friction forces along the normal and the friction rows'
  * tangents), touching if a point has separation <= 0 or a normal force > 0.
- * A sensor on a sleeping body keeps the reading it had when the body fell
- * asleep. A world with no contacts (just reset) reads 0. */
+ * A sensor on a body held asleep (tp_sensor_body_held) keeps its last reading
+ * from before the body slept. A world with no contacts (just reset) reads 0. */
 TP_HD void tp_contact_sensors_fill_world(const tp_layout *L, const tp_sensor_arrays *s, int w, int current)
 {
     float *force = s->force + 3 * (size_t)w * (size_t)s->count;
     uint8_t *touching = s->touching + (size_t)w * (size_t)s->count;
-    tp_contact_sensors_clear_awake(L, s, w);
+    tp_contact_sensors_clear_live(L, s, w);
     int n = L->contact_count[current][w];
     const tp_contact *cs = L->contacts[current] + (size_t)w * (size_t)L->capacity;
     for (int i = 0; i < n; ++i) {
         const tp_contact *c = &cs[i];
         int sa = tp_contact_sensor_of(L, s, c, 0), sb = tp_contact_sensor_of(L, s, c, 1);
-        if (sa >= 0 && tp_sensor_body_sleeps(L, w, c->body_a)) sa = -1;
-        if (sb >= 0 && tp_sensor_body_sleeps(L, w, c->body_b)) sb = -1;
+        if (sa >= 0 && tp_sensor_body_held(L, w, c->body_a)) sa = -1;
+        if (sb >= 0 && tp_sensor_body_held(L, w, c->body_b)) sb = -1;
         if (sa < 0 && sb < 0) continue;
         tp_vec3 nrm = tp_v3_load(c->normal), t1, t2;
         tp_tangent_basis(nrm, &t1, &t2);

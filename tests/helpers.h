@@ -137,21 +137,21 @@ static inline uint64_t golden_hash(tp_batch *b)
     return h;
 }
 
-/* The scene file at `path` with "sleep": {"policy": "assembly"} put in front
- * of its bodies (the scene must have no sleep section of its own), loaded. */
-/* The text of the file at `path` (at most 64 KiB; a static buffer, overwritten by the next call). */
+/* The text of the file at `path` (under 64 KiB; a static buffer, overwritten by the next call). */
 static inline char *read_scene_text(const char *path)
 {
     FILE *f = fopen(path, "rb");
     cr_assert(f, "cannot open %s", path);
     static char text[1 << 16];
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    cr_assert(feof(f), "%s is over %zu bytes", path, sizeof text - 1);
+    size_t n = fread(text, 1, sizeof text, f);
+    cr_assert(n < sizeof text, "%s is %zu bytes or more", path, sizeof text);
     fclose(f);
     text[n] = '\0';
     return text;
 }
 
+/* The scene file at `path` with "sleep": {"policy": "assembly"} put in front
+ * of its bodies (the scene must have no sleep section of its own), loaded. */
 static inline tp_model *load_assembly_scene(const char *path)
 {
     static char out[(1 << 16) + 64];

@@ -878,6 +878,10 @@ Test(constraints, scene_length_defaults_to_the_start_distance)
     cr_assert_float_eq(hang_length("\"type\": \"rope\", \"length\": 1.2"), 1.2f, 0.0f);
     cr_assert_float_eq(hang_length("\"type\": \"rod\", \"length\": 0"), 0.0f, 0.0f);
     cr_assert_float_eq(hang_length("\"type\": \"rope\", \"length\": 0"), 0.0f, 0.0f);
+    /* the start distance past the length bound: said as such, not as a length the scene never gave */
+    expect_scene_error("{\"version\": 2, \"bodies\": [{\"name\": \"a\", \"pos\": [-9000, 0, 0]}, {\"name\": \"b\","
+                       " \"pos\": [9000, 0, 0]}],\n\"constraints\": [{\"type\": \"rope\", \"body0\": \"a\", \"body1\": \"b\"}]}",
+                       "constraints[0]: ", "the attachments start 18000 m apart and no \"length\" is given");
     tp_model *m = NULL;
     cr_assert_eq(tp_model_load_string(HANG_HEAD "\"type\": \"rope\"}]}", "t.json", &m), TP_OK, "%s", tp_last_error());
     tp_batch *b = make_batch(m, 1, 1);

@@ -76,47 +76,93 @@ Test(contact_sensors, bad_marks_are_refused_at_their_key)
     }
 }
 
-/* A 3 kg box marked as a sensor rests on the ground with sleep on: it reads
- * m g up and touching while awake, and holds that reading once asleep (its
- * pair makes no contact points then); woken by an upward kick that lifts it
- * off the ground, it reads 0 and not touching. */
+/* A 3 kg box marked as a sensor on a static ground pad, also a sensor, with
+ * sleep on; sleep.skip_constraints as given. */
+static tp_model *box_on_pad(int skip_constraints)
+{
+    char json[1024];
+    snprintf(json, sizeof json,
+             "{\"version\": 2, \"sleep\": {\"skip_constraints\": %s},\n"
+             " \"bodies\": [{\"name\": \"ground\", \"size\": [10, 10, 1], \"pos\": [0, 0, -0.5], \"static\": true,"
+             " \"sensor\": true},\n"
+             "  {\"name\": \"box\", \"size\": [0.5, 0.5, 0.5], \"pos\": [0, 0, 0.25], \"mass\": 3, \"sensor\": true}]}",
+             skip_constraints ? "true" : "false");
+    tp_model *m = NULL;
+    cr_assert_eq(tp_model_load_string(json, "box.json", &m), TP_OK, "%s", tp_last_error());
+    return m;
+}
+
+/* Steps until world 0's box sleeps; the step count. */
+static int step_until_asleep(tp_batch *b)
+{
+    for (int step = 0; step < 300; ++step) {
+        batch_steps(b, 1);
+        if (batch_view(b).sleep_state[1] == TP_SLEEPING) return step;
+    }
+    cr_assert_fail("the box never slept");
+    return -1;
+}
+
+/* Sensor k of world w reads m g up on the box (k = 1) or down on the pad (k = 0), touching. */
+static void expect_weight(const tp_contact_sensor_view *v, int w, int k, double mg, const char *when)
+{
+    float fz = v->force[3 * (2 * w + k) + 2];
+    double expect = k ? mg : -mg;
+    cr_assert(fabs(fz - expect) < 0.01 * mg, "%s: world %d sensor %d reads %g N, expected %g N", when, w, k, fz, expect);
+    cr_assert_eq(v->touching[2 * w + k], 1, "%s: world %d sensor %d not touching", when, w, k);
+}
+
+/* With skip_constraints on (the default) a sleeping body's pairs make no
+ * points: the box's sensor holds its m g while the box sleeps, the pad reads
+ * nothing of it; kicked up off the pad, world 1 reads 0 on both while world 0
+ * sleeps on. */
 Test(contact_sensors, a_sleeping_body_holds_its_reading)
 {
-    static const char *box_scene =
-        "{\"version\": 2,\n"
-        " \"bodies\": [{\"name\": \"ground\", \"size\": [10, 10, 1], \"pos\": [0, 0, -0.5], \"static\": true},\n"
-        "  {\"name\": \"box\", \"size\": [0.5, 0.5, 0.5], \"pos\": [0, 0, 0.25], \"mass\": 3, \"sensor\": true}]}";
-    tp_model *m = NULL;
-    cr_assert_eq(tp_model_load_string(box_scene, "box.json", &m), TP_OK, "%s", tp_last_error());
+    tp_model *m = box_on_pad(1);
     tp_batch *b = make_batch(m, 2, 1);
     tp_contact_sensor_view v;
     cr_assert_eq(tp_batch_contact_sensors(b, &v), TP_OK, "%s", tp_last_error());
     const double mg = 3.0 * 9.81;
-    int slept = -1;
-    for (int step = 0; step < 300 && slept < 0; ++step) {
-        batch_steps(b, 1);
-        if (batch_view(b).sleep_state[1] == TP_SLEEPING) slept = step;
-    }
-    cr_assert_geq(slept, 0, "the box never slept");
+    step_until_asleep(b);
+    batch_steps(b, 1); /* the step it fell asleep in still made its points */
     for (int step = 0; step < 30; ++step) {
-        tp_state_view s = batch_view(b);
         for (int w = 0; w < 2; ++w) {
-            cr_assert_eq(s.sleep_state[w * 2 + 1], TP_SLEEPING, "world %d woke", w);
-            cr_assert(fabs(v.force[3 * w + 2] - mg) < 0.01 * mg, "step %d world %d: asleep, reads %g N, m g = %g N",
-                      slept + step, w, v.force[3 * w + 2], mg);
-            cr_assert_eq(v.touching[w], 1, "world %d: asleep, not touching", w);
+            cr_assert_eq(batch_view(b).sleep_state[w * 2 + 1], TP_SLEEPING, "world %d woke", w);
+            expect_weight(&v, w, 1, mg, "asleep");
+            cr_assert(v.force[3 * 2 * w + 2] == 0.0f && v.touching[2 * w] == 0, "the pad reads the sleeping box");
         }
         batch_steps(b, 1);
     }
     int one[1] = {1};
     tp_world_select w1 = tp_world_list(one, 1);
-    float dv[2 * 3 * 2] = {0}; /* [1 row][2 bodies][3] */
+    float dv[2 * 3 * 2] = {0}; /* v and w: [1 row][2 bodies][3] each */
     dv[3 + 2] = 3.0f;           /* the box up at 3 m/s: airborne for 0.6 s */
     cr_assert_eq(tp_batch_set_velocities(b, &w1, dv, dv + 6), TP_OK, "%s", tp_last_error());
     batch_steps(b, 5);
-    cr_assert(v.force[0 * 3 + 2] > 0.99 * mg && v.touching[0] == 1, "world 0, still asleep, changed its reading");
-    cr_assert(v.force[1 * 3 + 2] == 0.0f && v.touching[1] == 0, "world 1, in the air, reads %g N, touching %d",
-              v.force[1 * 3 + 2], v.touching[1]);
+    cr_assert_eq(batch_view(b).sleep_state[1], TP_SLEEPING, "world 0 woke with world 1");
+    expect_weight(&v, 0, 1, mg, "world 0 still asleep");
+    cr_assert(v.force[3 * 3 + 2] == 0.0f && v.touching[3] == 0, "world 1, in the air, reads %g N, touching %d",
+              v.force[3 * 3 + 2], v.touching[3]);
+    tp_batch_destroy(b);
+    tp_model_destroy(m);
+}
+
+/* With skip_constraints off a sleeping body's rows are solved: both sensors
+ * read the live m g, box and pad. */
+Test(contact_sensors, with_sleeping_rows_solved_both_read_the_weight)
+{
+    tp_model *m = box_on_pad(0);
+    tp_batch *b = make_batch(m, 1, 1);
+    tp_contact_sensor_view v;
+    cr_assert_eq(tp_batch_contact_sensors(b, &v), TP_OK, "%s", tp_last_error());
+    const double mg = 3.0 * 9.81;
+    step_until_asleep(b);
+    for (int step = 0; step < 30; ++step) {
+        batch_steps(b, 1);
+        cr_assert_eq(batch_view(b).sleep_state[1], TP_SLEEPING, "the box woke");
+        expect_weight(&v, 0, 1, mg, "asleep, rows solved");
+        expect_weight(&v, 0, 0, mg, "asleep, rows solved");
+    }
     tp_batch_destroy(b);
     tp_model_destroy(m);
 }

@@ -1015,7 +1015,7 @@ Test(movers, positions_and_goals_are_bounded)
                        "movers[0].pos0: ", "got [0, 0, 20000]");
     expect_scene_error(SCENE_HEAD "\"movers\": [{\"name\": \"m\", \"type\": \"align_position\", \"body0\": \"drone\"}],"
                                   "\"events\": [{\"time\": 0, \"action\": \"mover\", \"mover\": \"m\", \"target\": [0, 1e20, 0]}]}",
-                       "events[0]", "target[1] of \"m\" (a align_position) must be within [-1e4, 1e4] m");
+                       "events[0]", "target[1] of \"m\" (type align_position) must be within [-1e4, 1e4] m");
     tp_model *m = NULL;
     cr_assert_eq(tp_model_load_string(SCENE_HEAD "\"movers\": [{\"type\": \"align_position\", \"body0\": \"drone\", "
                                                  "\"target\": [1e4, -1e4, 0]}, {\"type\": \"vector_force\", "

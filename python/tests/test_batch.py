@@ -240,6 +240,17 @@ def test_build_refuses_wrong_lengths_and_names():
             torpor.Model.build([body])
 
 
+def test_step_counts_take_numpy_integers(rand_model):
+    """A NumPy integer or a 0-d integer array is a step count, as int() takes them; a
+    0-d float array is not."""
+    b = torpor.Batch(rand_model, worlds=2)
+    b.step(np.int64(1))
+    b.step(np.array(2))
+    assert b.step_count == 3
+    with pytest.raises(torpor.InvalidArgumentError, match=r"^steps must be an integer, got "):
+        b.step(np.array(1.0))
+
+
 def test_messages_name_the_callers_value(rand_model):
     """Review item: values past float32 said "got inf" (with a RuntimeWarning), seed=-1 raised
     OverflowError, step(1.5) ran one step, an int 0/1 "mask" said only "second time", and

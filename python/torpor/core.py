@@ -168,7 +168,10 @@ def _seed(seed: Any) -> int:
 
 
 def _count(value: Any, name: str) -> int:
-    """``value`` as an int: a Python or NumPy integer (not a bool, not a float, even 2.0)."""
+    """``value`` as an int: a Python or NumPy integer, or a 0-d integer array (not a bool, not a
+    float, even 2.0)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value[()]
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
         raise _invalid(f"{name} must be an integer, got {_item(value)!r} ({type(value).__name__})")
     return int(value)
@@ -1299,9 +1302,10 @@ class Batch:
         touching (W, S) uint8, 1 where one of its contact points has separation <= 0 or
         a normal force > 0. Columns: :attr:`Model.contact_sensors`. Filled from the
         last step at the first call, then after every :meth:`step`; a reset world reads
-        0 until its next step. A sensor on a sleeping body holds its reading from when the
-        body fell asleep; one on a static body reads awake bodies only (a body asleep on it
-        adds nothing). Both backends (on CUDA computed on the device; each call copies the
+        0 until its next step. With ``sleep.skip_constraints`` on (the default), a sensor on
+        a sleeping body holds its last reading from before it slept, one on a static body
+        reads awake bodies only (a body asleep on it adds nothing), and a body already asleep
+        at the first call reads 0 until it wakes. Both backends (on CUDA computed on the device; each call copies the
         last step's values into the views)."""
         view = ffi.new("tp_contact_sensor_view *")
         _check(self._c(lib.tp_batch_contact_sensors, view))  # CUDA: first copies the last step's values
