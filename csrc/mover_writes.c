@@ -38,8 +38,8 @@ static const char *target_fault(const tp_mover_model *m, const float *t, int *c)
 {
     for (*c = 0; *c < 4; ++*c)
         if (!isfinite(t[*c])) return "must be finite";
-    _Static_assert(TP_MAX_SIZE == 1e4f, "the message below says 1e4");
-    for (int k = 0; m->type == TP_MOVER_ALIGN_POSITION && k < 3; ++k) /* a goal at 1e20 m overflowed its distance */
+    _Static_assert((int)TP_MAX_SIZE == 10000, "the message below says 1e4");
+    for (int k = 0; m->type == TP_MOVER_ALIGN_POSITION && k < 3; ++k) /* its squared distance stays finite */
         if (!(fabsf(t[k]) <= TP_MAX_SIZE)) {
             *c = k;
             return "must be within [-1e4, 1e4] m (TP_MAX_SIZE, an align_position's goal)";
