@@ -58,19 +58,7 @@ static tp_status check_nonneg(float v, const char *field)
     return TP_OK;
 }
 
-/* An attachment position within TP_MAX_SIZE of its frame's origin in each
- * component, as a joint's anchor: a hinge at 1e30 m moved its body there. */
-static tp_status check_pos(const float *p, const char *field)
-{
-    for (int k = 0; k < 3; ++k)
-        if (!(fabsf(p[k]) <= TP_MAX_SIZE))
-            return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: %s: must be within [%g, %g] m in each component "
-                           "(docs/scene-format.md, \"Bounds\"), got [%g, %g, %g]", field, -(double)TP_MAX_SIZE,
-                           (double)TP_MAX_SIZE, (double)p[0], (double)p[1], (double)p[2]);
-    return TP_OK;
-}
-
-/* A length (m) in [0, TP_MAX_SIZE]: 1e30 led to NaN. */
+/* A length (m) in [0, TP_MAX_SIZE] (so its squares stay finite). */
 static tp_status check_length(float v, const char *field)
 {
     if (!(v >= 0.0f && v <= TP_MAX_SIZE))
@@ -124,7 +112,8 @@ static tp_status check_def(const tp_body_def *bodies, int body_count, const tp_c
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: body0, body1: neither is a dynamic body (one must move)");
     if (!finite3(d->pos0) || !finite3(d->pos1))
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: %s: must be finite", finite3(d->pos0) ? "pos1" : "pos0");
-    if ((st = check_pos(d->pos0, "pos0")) || (st = check_pos(d->pos1, "pos1"))) return st;
+    if ((st = tp_position_check(d->pos0, "constraint", "pos0")) || (st = tp_position_check(d->pos1, "constraint", "pos1")))
+        return st;
     if (!quat_ok(d->quat0) || !quat_ok(d->quat1))
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "constraint: %s: must be a finite, non-zero quaternion (the axis is "
                        "undefined)", quat_ok(d->quat0) ? "quat1" : "quat0");

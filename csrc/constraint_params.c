@@ -68,7 +68,7 @@ static const char *bad_value(tp_constraint_param which, float v, char *buf, size
 {
     if (!isfinite(v)) return "must be finite";
     switch (which) {
-    case TP_CONS_LENGTH: case TP_CONS_WINCH_TARGET: /* lengths, m: 1e30 led to NaN */
+    case TP_CONS_LENGTH: case TP_CONS_WINCH_TARGET: /* lengths, m: their squares stay finite */
         if (v >= 0.0f && v <= TP_MAX_SIZE) return NULL;
         snprintf(buf, len, v < 0.0f ? "must be >= 0" : "must be within [0, %g] m (TP_MAX_SIZE)", (double)TP_MAX_SIZE);
         return buf;

@@ -99,6 +99,10 @@ int tp_event_def_check(const tp_event_def *def, int body_count, const tp_body_de
 /* A constraint's or mover's ends (body0, body1; -1 the world) refused where
  * one is an articulation link: `kind` "constraint" or "mover" called `name`,
  * the scene's item list[k] (placed with tp_fail_item); `advice` ends the error. */
+/* Position p (m; an attachment, an align_position's goal) within TP_MAX_SIZE
+ * in each component, as a joint's anchor, so its squares stay finite; the
+ * error reads "KIND: FIELD: ...". */
+tp_status tp_position_check(const float *p, const char *kind, const char *field);
 tp_status tp_ends_not_links_check(const tp_model *m, const char *list, int k, const char *kind, const char *name,
                                   int body0, int body1, const char *advice);
 

@@ -52,7 +52,7 @@ static int range_check(const float r[2], float min, int strict, const char *name
 
 /* Mass scale: 0 < lo <= hi, each within [TP_MIN_MASS_SCALE, TP_MAX_MASS_SCALE];
  * friction range (when set): 0 <= lo <= hi; robot parameter scales
- * 0 <= lo <= hi <= TP_MAX_MASS_SCALE (gear 0 < lo): [1e38, 1e38] made gears infinite. */
+ * 0 <= lo <= hi <= TP_MAX_MASS_SCALE (gear 0 < lo), so scaled parameters stay finite. */
 static int randomize_ranges_check(const tp_randomize_def *r, char *field, size_t field_len, char *reason,
                                   size_t reason_len)
 {
@@ -90,8 +90,7 @@ static int randomize_ranges_check(const tp_randomize_def *r, char *field, size_t
 }
 
 /* Joint noise amplitudes within the bounds the batch's joint_q / joint_qd
- * writes take (TP_MAX_JOINT_Q, TP_MAX_JOINT_QD): 1e30 rad/s of noise faulted
- * every world at its first step. */
+ * writes take (TP_MAX_JOINT_Q, TP_MAX_JOINT_QD): a drawn state is one a write could give. */
 static int joint_noise_check(const tp_randomize_def *r, char *field, size_t field_len, char *reason, size_t reason_len)
 {
     const struct { const char *name, *bound, *unit; float value, max; } noise[] = {
@@ -355,5 +354,15 @@ tp_status tp_ends_not_links_check(const tp_model *m, const char *list, int k, co
             tp_fail_item(list, k);
             return st;
         }
+    return TP_OK;
+}
+
+tp_status tp_position_check(const float *p, const char *kind, const char *field)
+{
+    for (int k = 0; k < 3; ++k)
+        if (!(fabsf(p[k]) <= TP_MAX_SIZE))
+            return tp_fail(TP_ERR_INVALID_ARGUMENT, "%s: %s: must be within [%g, %g] m in each component "
+                           "(docs/scene-format.md, \"Bounds\"), got [%g, %g, %g]", kind, field, -(double)TP_MAX_SIZE,
+                           (double)TP_MAX_SIZE, (double)p[0], (double)p[1], (double)p[2]);
     return TP_OK;
 }

@@ -61,18 +61,6 @@ static tp_status check_body(int body_count, int body, const char *field)
     return TP_OK;
 }
 
-/* A position within TP_MAX_SIZE in each component (an attachment, as a joint's
- * anchor; an align_position's goal: at 1e20 its squared distance overflowed). */
-static tp_status check_pos(const float *p, const char *field)
-{
-    for (int k = 0; k < 3; ++k)
-        if (!(fabsf(p[k]) <= TP_MAX_SIZE))
-            return tp_fail(TP_ERR_INVALID_ARGUMENT, "mover: %s: must be within [%g, %g] m in each component "
-                           "(docs/scene-format.md, \"Bounds\"), got [%g, %g, %g]", field, -(double)TP_MAX_SIZE,
-                           (double)TP_MAX_SIZE, (double)p[0], (double)p[1], (double)p[2]);
-    return TP_OK;
-}
-
 /* A limit: >= 0, not NaN (FLT_MAX: none). */
 static tp_status check_limit(float v, const char *field)
 {
@@ -100,8 +88,9 @@ static tp_status check_def(int body_count, const tp_mover_def *d)
     if (!finite_n(d->target, 4))
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "mover: target: must be finite, got [%g, %g, %g, %g]",
                        (double)d->target[0], (double)d->target[1], (double)d->target[2], (double)d->target[3]);
-    if ((st = check_pos(d->pos0, "pos0")) || (st = check_pos(d->pos1, "pos1"))) return st;
-    if (d->type == TP_MOVER_ALIGN_POSITION && (st = check_pos(d->target, "target"))) return st;
+    if ((st = tp_position_check(d->pos0, "mover", "pos0")) || (st = tp_position_check(d->pos1, "mover", "pos1")))
+        return st;
+    if (d->type == TP_MOVER_ALIGN_POSITION && (st = tp_position_check(d->target, "mover", "target"))) return st;
     if (d->type == TP_MOVER_ALIGN_ORIENTATION && !d->two_attachment && !quat_ok(d->target))
         return tp_fail(TP_ERR_INVALID_ARGUMENT, "mover: target: an align_orientation's goal must be a non-zero "
                        "quaternion [x, y, z, w]");
